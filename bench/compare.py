@@ -1,0 +1,561 @@
+#!/usr/bin/env python3
+"""Compare Tern against Open MPI and MPICH with the bench/ micro-benchmarks.
+
+Builds bench/tern_*.c with each library's compiler wrapper, runs every
+benchmark REPS times per library (alternating the libraries inside each
+repetition to spread machine noise), takes the median per message size and
+prints one table per benchmark and rank count:
+
+    size | tern | openmpi | mpich | tern/best
+
+"best" is the better of the other libraries (lower latency, higher
+bandwidth / message rate).  A ratio that misses the target (latency ratio
+> 1.0, bandwidth ratio < 1.0) is marked with '*'.
+
+See docs/benchmarks.md for the details (binding policy, columns, caveats).
+"""
+
+import argparse
+import datetime
+import os
+import platform
+import re
+import shlex
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(HERE)
+
+# name -> (source, kind, value column, unit, higher_is_better, description)
+BENCHES = {
+    "latency":   ("tern_latency.c", "p2p", 1, "us", False, "one-way latency (us)"),
+    "bw":        ("tern_bw.c", "p2p", 1, "MB/s", True, "bandwidth (MB/s), window 64"),
+    "bibw":      ("tern_bibw.c", "p2p", 1, "MB/s", True, "bi-directional bandwidth (MB/s), window 64"),
+    "mr":        ("tern_mr.c", "p2p", 2, "msg/s", True, "message rate (messages/s), window 64"),
+    "barrier":   ("tern_barrier.c", "coll", 0, "us", False, "MPI_Barrier average latency (us)"),
+    "allreduce": ("tern_allreduce.c", "coll", 1, "us", False,
+                  "MPI_Allreduce (MPI_FLOAT, MPI_SUM) average latency (us)"),
+}
+ALL_LIBS = ("tern", "openmpi", "mpich")
+DEBIAN_PKGS = ["openmpi-bin", "libopenmpi-dev", "mpich", "libmpich-dev"]
+
+
+def log(msg):
+    print(msg, file=sys.stderr, flush=True)
+
+
+def ncores():
+    """Physical cores among the CPUs this process may run on (what the
+    launchers' "bind to core" counts), falling back to the CPU count."""
+    try:
+        cpus = sorted(os.sched_getaffinity(0))
+    except AttributeError:
+        cpus = list(range(os.cpu_count() or 1))
+    cores = set()
+    for c in cpus:
+        base = "/sys/devices/system/cpu/cpu%d/topology/" % c
+        try:
+            with open(base + "physical_package_id") as f:
+                pkg = f.read().strip()
+            with open(base + "core_id") as f:
+                core = f.read().strip()
+        except OSError:
+            return len(cpus)
+        cores.add((pkg, core))
+    return len(cores) or len(cpus)
+
+
+# --------------------------------------------------------------- libraries
+
+class Lib:
+    def __init__(self, name, cc, launcher):
+        self.name = name
+        self.cc = cc
+        self.launcher = launcher
+        self.error = None        # set when the library cannot be used at all
+        self.exes = {}           # bench -> executable
+        self.build_errors = {}   # bench -> message
+        self.extra_launch = []
+
+    def launch_cmd(self, nranks, exe, args, cores, bind):
+        if self.name == "openmpi":
+            cmd = [self.launcher, "--allow-run-as-root", "--oversubscribe"]
+            if bind == "none":
+                cmd += ["--bind-to", "none"]
+            elif nranks <= cores:
+                cmd += ["--bind-to", "core"]
+            else:
+                cmd += ["--bind-to", "core:overload-allowed"]
+            cmd += ["-n", str(nranks)]
+        elif self.name == "mpich":
+            # Hydra wraps round-robin over the cores when oversubscribed.
+            cmd = [self.launcher, "-n", str(nranks), "-bind-to", "none" if bind == "none" else "core"]
+        else:
+            cmd = [self.launcher] + self.extra_launch + ["-n", str(nranks)]
+        return cmd + [exe] + args
+
+
+def make_libs(opts):
+    libs = {}
+    for name in opts.libs:
+        if name == "tern":
+            bdir = opts.tern_build
+            lib = Lib("tern", os.path.join(bdir, "bin", "mpicc"), os.path.join(bdir, "bin", "tern-run"))
+            for p in (lib.cc, lib.launcher):
+                if not os.access(p, os.X_OK):
+                    lib.error = "missing %s (build Tern first or pass --tern-build)" % p
+            if opts.tern_run_args is not None:
+                lib.extra_launch = shlex.split(opts.tern_run_args)
+            elif not lib.error and opts.bind != "none":
+                lib.extra_launch = tern_bind_args(lib.launcher)
+        elif name == "openmpi":
+            lib = Lib("openmpi", "mpicc.openmpi", "mpirun.openmpi")
+        else:
+            lib = Lib("mpich", "mpicc.mpich", "mpiexec.mpich")
+        libs[name] = lib
+    return libs
+
+
+def tern_bind_args(launcher):
+    """Use tern-run's core binding option if its --help advertises one."""
+    _, out, err, _ = run_once([launcher, "--help"], 10, dict(os.environ))
+    if "--bind-to" in out + err:
+        return ["--bind-to", "core"]
+    return []
+
+
+def ensure_packages(libs, opts):
+    need = [l for l in libs.values() if l.name in ("openmpi", "mpich")
+            and not (shutil.which(l.cc) and shutil.which(l.launcher))]
+    if not need:
+        return
+    if opts.no_install:
+        for l in need:
+            l.error = "%s/%s not installed (--no-install)" % (l.cc, l.launcher)
+        return
+    cmd = ["apt-get", "-o", "DPkg::Lock::Timeout=900", "install", "-y"] + DEBIAN_PKGS
+    if os.geteuid() != 0:
+        if shutil.which("sudo"):
+            cmd = ["sudo", "-n"] + cmd
+    log("installing missing MPI packages: " + " ".join(cmd))
+    env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
+    try:
+        subprocess.run(cmd, env=env, check=False, timeout=1800)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        log("package installation failed: %s" % e)
+    for l in need:
+        if not (shutil.which(l.cc) and shutil.which(l.launcher)):
+            l.error = "%s/%s not available after apt-get install" % (l.cc, l.launcher)
+
+
+def build(libs, benches, opts):
+    for lib in libs.values():
+        if lib.error:
+            log("%-8s unusable: %s" % (lib.name, lib.error))
+            continue
+        outdir = os.path.join(opts.workdir, lib.name)
+        os.makedirs(outdir, exist_ok=True)
+        for b in benches:
+            src = os.path.join(HERE, BENCHES[b][0])
+            exe = os.path.join(outdir, "tern_" + b)
+            cmd = [lib.cc] + shlex.split(opts.cflags) + ["-o", exe, src]
+            try:
+                r = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+                ok = r.returncode == 0
+                msg = (r.stdout + r.stderr).strip()
+            except (OSError, subprocess.TimeoutExpired) as e:
+                ok, msg = False, str(e)
+            if ok:
+                lib.exes[b] = exe
+            else:
+                lib.build_errors[b] = msg
+                log("%-8s build of %s FAILED: %s\n%s" % (lib.name, b, " ".join(cmd), tail(msg)))
+
+
+def tail(text, lines=15):
+    return "\n".join(text.strip().splitlines()[-lines:])
+
+
+# ------------------------------------------------------------------- runs
+
+def run_once(cmd, timeout, env):
+    """Runs cmd in its own session; returns (status, stdout, stderr, seconds)."""
+    t0 = time.monotonic()
+    try:
+        p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             start_new_session=True, env=env)
+    except OSError as e:
+        return "FAIL", "", str(e), 0.0
+    try:
+        out, err = p.communicate(timeout=timeout)
+        status = "ok" if p.returncode == 0 else "FAIL"
+        if p.returncode != 0:
+            err = err.rstrip() + "\n(exit status %d)" % p.returncode
+    except subprocess.TimeoutExpired:
+        status = "TIMEOUT"
+        for sig, wait in ((signal.SIGTERM, 5), (signal.SIGKILL, 10)):
+            try:
+                os.killpg(p.pid, sig)
+            except ProcessLookupError:
+                pass
+            try:
+                out, err = p.communicate(timeout=wait)
+                break
+            except subprocess.TimeoutExpired:
+                continue
+        else:
+            out, err = "", ""
+    return status, out or "", err or "", time.monotonic() - t0
+
+
+BAD_RE = re.compile(r"^# ERROR: data validation failed at size (\d+)")
+
+
+def parse(bench, text):
+    """Returns ({key: value}, set of keys with bad data)."""
+    col = BENCHES[bench][2]
+    rows, bad = {}, set()
+    for line in text.splitlines():
+        line = line.strip()
+        m = BAD_RE.match(line)
+        if m:
+            bad.add(int(m.group(1)))
+            continue
+        if not line or line.startswith("#"):
+            continue
+        f = line.split()
+        try:
+            if bench == "barrier":
+                rows["-"] = float(f[col])
+            else:
+                rows[int(f[0])] = float(f[col])
+        except (ValueError, IndexError):
+            continue
+    return rows, bad
+
+
+# ---------------------------------------------------------------- tables
+
+def fmt_value(v, unit):
+    if unit == "msg/s":
+        return "%.0f" % v
+    return "%.2f" % v
+
+
+def fmt_ratio(r):
+    return "%.2f" % r if r >= 0.095 else "%.2g" % r
+
+
+def size_label(k):
+    if k == "-":
+        return "-"
+    return str(k)
+
+
+def make_table(bench, nranks, libs, results):
+    """results[lib] = {"vals": {key: [v...]}, "bad": set, "status": str}."""
+    _, _, _, unit, higher, _ = BENCHES[bench]
+    keys = set()
+    for r in results.values():
+        keys |= set(r["vals"].keys())
+    keys = sorted(keys, key=lambda k: -1 if k == "-" else k)
+    others = [l for l in libs if l != "tern"]
+    with_ratio = "tern" in libs and bool(others)
+    header = ["size"] + list(libs) + (["tern/best"] if with_ratio else [])
+    rows, misses, compared = [], 0, 0
+    for k in keys:
+        med = {}
+        row = [size_label(k)]
+        for l in libs:
+            r = results[l]
+            vals = r["vals"].get(k)
+            if k in r["bad"]:
+                row.append("BADDATA")
+            elif vals:
+                med[l] = statistics.median(vals)
+                row.append(fmt_value(med[l], unit))
+            else:
+                row.append(r["status"] if r["status"] != "ok" else "FAIL")
+        if with_ratio:
+            cands = [med[l] for l in others if l in med and med[l] > 0]
+            if "tern" in med and cands:
+                best = max(cands) if higher else min(cands)
+                ratio = med["tern"] / best
+                miss = ratio < 1.0 if higher else ratio > 1.0
+                compared += 1
+                misses += miss
+                row.append("%s%s" % (fmt_ratio(ratio), " *" if miss else "  "))
+            else:
+                row.append("-")
+        rows.append(row)
+    return header, rows, misses, compared
+
+
+def table_title(bench, nranks, opts):
+    _, _, _, unit, higher, desc = BENCHES[bench]
+    better = "higher" if higher else "lower"
+    return "%s, %d ranks: %s, median of %d, %s is better" % (
+        bench, nranks, desc, opts.reps, better)
+
+
+def render_text(header, rows):
+    widths = [max(len(str(x)) for x in col) for col in zip(header, *rows)] if rows else \
+        [len(h) for h in header]
+    out = []
+    for i, r in enumerate([header] + rows):
+        cells = [str(c).ljust(widths[0]) if j == 0 else str(c).rjust(widths[j])
+                 for j, c in enumerate(r)]
+        out.append("  ".join(cells))
+        if i == 0:
+            out.append("  ".join("-" * w for w in widths))
+    return "\n".join(out)
+
+
+def render_md(header, rows):
+    out = ["| " + " | ".join(header) + " |",
+           "|" + "|".join(["---:"] * len(header)) + "|"]
+    for r in rows:
+        out.append("| " + " | ".join(str(c).strip() for c in r) + " |")
+    return "\n".join(out)
+
+
+def lib_versions(libs):
+    v = {}
+    for name, lib in libs.items():
+        if lib.error:
+            v[name] = "unavailable"
+            continue
+        try:
+            if name == "openmpi":
+                out = subprocess.run([lib.launcher, "--version"], capture_output=True,
+                                     text=True, timeout=20).stdout
+                v[name] = out.splitlines()[0].strip() if out else "?"
+            elif name == "mpich":
+                out = subprocess.run([lib.launcher, "--version"], capture_output=True,
+                                     text=True, timeout=20).stdout
+                m = re.search(r"Version:\s*(\S+)", out)
+                v[name] = "MPICH (Hydra) " + (m.group(1) if m else "?")
+            else:
+                r = subprocess.run(["git", "-C", REPO, "describe", "--always", "--dirty"],
+                                   capture_output=True, text=True, timeout=20)
+                v[name] = "Tern " + (r.stdout.strip() or "(no commit)")
+        except (OSError, subprocess.TimeoutExpired, IndexError):
+            v[name] = "?"
+    return v
+
+
+def cpu_model():
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "?"
+
+
+# ------------------------------------------------------------------- main
+
+def parse_args(argv):
+    ap = argparse.ArgumentParser(
+        description="Build and run the bench/ micro-benchmarks against Tern, Open MPI "
+                    "and MPICH and compare the medians.")
+    ap.add_argument("--tern-build", default=None, metavar="DIR",
+                    help="Tern build directory with bin/mpicc and bin/tern-run (default: "
+                         "build/ in the repository root; a relative DIR is taken from the "
+                         "current directory)")
+    ap.add_argument("--ranks", default="2",
+                    help="comma-separated rank counts for the collective benchmarks (default 2)")
+    ap.add_argument("--p2p-ranks", type=int, default=2,
+                    help="rank count for the point-to-point benchmarks (default 2)")
+    ap.add_argument("--bench", default=",".join(BENCHES),
+                    help="comma-separated benchmarks (default: all of %s)" % ",".join(BENCHES))
+    ap.add_argument("--reps", type=int, default=None, help="repetitions per library (default 5)")
+    ap.add_argument("--libs", default=",".join(ALL_LIBS),
+                    help="comma-separated libraries (default tern,openmpi,mpich)")
+    ap.add_argument("--quick", action="store_true",
+                    help="smoke test: 1 repetition, -i 0.1 -t 0.05")
+    ap.add_argument("--markdown", metavar="FILE", help="also write the tables as markdown")
+    ap.add_argument("--timeout", type=float, default=None,
+                    help="per-run timeout in seconds (default 180, quick 120)")
+    ap.add_argument("--iter-scale", type=float, default=None,
+                    help="benchmark -i option (default 1, quick 0.1)")
+    ap.add_argument("--budget", type=float, default=None,
+                    help="benchmark -t option: seconds per size (default 0.2, quick 0.05)")
+    ap.add_argument("--sizes", default=None, metavar="MIN:MAX",
+                    help="benchmark -m option (message size range), all benchmarks")
+    ap.add_argument("--bind", choices=("core", "none"), default="core",
+                    help="process binding policy (default core, see docs/benchmarks.md)")
+    ap.add_argument("--tern-run-args", default=None,
+                    help="extra tern-run arguments (default: '--bind-to core' if tern-run "
+                         "--help mentions --bind-to)")
+    ap.add_argument("--retry-timeouts", action="store_true",
+                    help="keep running later repetitions of a benchmark that timed out "
+                         "(default: skip them)")
+    ap.add_argument("--cflags", default="-O2", help="compiler flags (default -O2)")
+    ap.add_argument("--workdir", default=None,
+                    help="build/output directory (default /tmp/tern-bench-compare-$USER)")
+    ap.add_argument("--no-install", action="store_true",
+                    help="do not apt-get install missing Open MPI / MPICH packages")
+    opts = ap.parse_args(argv)
+
+    opts.libs = [l.strip() for l in opts.libs.split(",") if l.strip()]
+    for l in opts.libs:
+        if l not in ALL_LIBS:
+            ap.error("unknown library %r (choose from %s)" % (l, ",".join(ALL_LIBS)))
+    opts.bench = [b.strip() for b in opts.bench.split(",") if b.strip()]
+    for b in opts.bench:
+        if b not in BENCHES:
+            ap.error("unknown benchmark %r (choose from %s)" % (b, ",".join(BENCHES)))
+    try:
+        opts.ranks = [int(x) for x in opts.ranks.split(",") if x.strip()]
+    except ValueError:
+        ap.error("--ranks takes a comma-separated list of integers")
+    if not opts.ranks or min(opts.ranks) < 1 or opts.p2p_ranks < 2:
+        ap.error("bad rank count")
+    if opts.reps is None:
+        opts.reps = 1 if opts.quick else 5
+    if opts.reps < 1:
+        ap.error("--reps must be >= 1")
+    if opts.timeout is None:
+        opts.timeout = 120.0 if opts.quick else 180.0
+    if opts.iter_scale is None and opts.quick:
+        opts.iter_scale = 0.1
+    if opts.budget is None and opts.quick:
+        opts.budget = 0.05
+    if opts.tern_build is None:
+        opts.tern_build = os.path.join(REPO, "build")
+    opts.tern_build = os.path.abspath(opts.tern_build)
+    if opts.workdir is None:
+        user = os.environ.get("USER") or str(os.getuid())
+        opts.workdir = os.path.join("/tmp", "tern-bench-compare-" + user)
+    opts.workdir = os.path.abspath(opts.workdir)
+    return opts
+
+
+def main(argv):
+    opts = parse_args(argv)
+    cores = ncores()
+    libs = make_libs(opts)
+    ensure_packages(libs, opts)
+    build(libs, opts.bench, opts)
+
+    bench_args = []
+    if opts.iter_scale is not None:
+        bench_args += ["-i", "%g" % opts.iter_scale]
+    if opts.budget is not None:
+        bench_args += ["-t", "%g" % opts.budget]
+    if opts.sizes:
+        bench_args += ["-m", opts.sizes]
+
+    jobs = []  # (bench, nranks)
+    for b in opts.bench:
+        if BENCHES[b][1] == "p2p":
+            jobs.append((b, opts.p2p_ranks))
+        else:
+            jobs.extend((b, n) for n in opts.ranks)
+
+    # results[(bench, n)][lib] = {"vals": {key: [..]}, "bad": set(), "status": str}
+    results = {j: {l: {"vals": {}, "bad": set(), "status": "ok", "fails": []}
+                   for l in opts.libs} for j in jobs}
+    rawdir = os.path.join(opts.workdir, "raw")
+    os.makedirs(rawdir, exist_ok=True)
+    for f in os.listdir(rawdir):  # outputs of an earlier invocation
+        if f.endswith(".txt"):
+            os.unlink(os.path.join(rawdir, f))
+    env = dict(os.environ)
+    started = time.monotonic()
+
+    for rep in range(opts.reps):
+        order = opts.libs[rep % len(opts.libs):] + opts.libs[:rep % len(opts.libs)]
+        for (b, n) in jobs:
+            for lname in order:
+                lib = libs[lname]
+                res = results[(b, n)][lname]
+                if res["status"] == "TIMEOUT" and not opts.retry_timeouts:
+                    log("[rep %d/%d] %-9s n=%d %-8s skipped (timed out before)"
+                        % (rep + 1, opts.reps, b, n, lname))
+                    continue
+                if lib.error or b not in lib.exes:
+                    res["status"] = "FAIL"
+                    if rep == 0:
+                        res["fails"].append(("unavailable: " + lib.error) if lib.error else
+                                            ("build failed: " + tail(lib.build_errors.get(b, "?"), 5)))
+                    continue
+                cmd = lib.launch_cmd(n, lib.exes[b], bench_args, cores, opts.bind)
+                status, out, err, secs = run_once(cmd, opts.timeout, env)
+                rawname = os.path.join(rawdir, "%s-%s-n%d-rep%d.txt" % (lname, b, n, rep + 1))
+                with open(rawname, "w") as f:
+                    f.write("$ %s\n# status: %s, %.1f s\n%s\n# --- stderr ---\n%s\n"
+                            % (" ".join(cmd), status, secs, out, err))
+                rows, bad = parse(b, out)
+                for k, v in rows.items():
+                    res["vals"].setdefault(k, []).append(v)
+                res["bad"] |= bad
+                if status != "ok":
+                    res["status"] = status
+                    res["fails"].append("rep %d: %s after %.1f s (%s)\n%s"
+                                        % (rep + 1, status, secs, rawname, tail(err, 8)))
+                log("[rep %d/%d] %-9s n=%d %-8s %-7s %6.1f s"
+                    % (rep + 1, opts.reps, b, n, lname, status, secs))
+
+    versions = lib_versions(libs)
+    now = datetime.datetime.now().strftime("%Y-%m-%d %H:%M")
+    cmdline = "bench/compare.sh " + " ".join(shlex.quote(a) for a in argv)
+    info = [
+        "host: %s, %s, %d cores available" % (platform.node(), cpu_model(), cores),
+        "libraries: " + "; ".join("%s = %s" % (k, versions[k]) for k in opts.libs),
+        "command: %s" % cmdline,
+        "repetitions: %d, benchmark options: %s, binding: %s, total %.0f s, %s"
+        % (opts.reps, " ".join(bench_args) or "(defaults)", opts.bind,
+           time.monotonic() - started, now),
+    ]
+
+    text_out = ["# " + line for line in info]
+    md_out = ["## Benchmark results", ""] + ["- " + line.replace("command: ", "command: `", 1)
+                                               + ("`" if line.startswith("command: ") else "")
+                                               for line in info]
+    md_out.append("- `*` marks sizes where Tern misses the target (slower than the best of "
+                  "the other libraries); tern/best is Tern's median divided by the best "
+                  "other median.")
+    total_miss, any_compared = 0, False
+    for (b, n) in jobs:
+        header, rows, misses, compared = make_table(b, n, opts.libs, results[(b, n)])
+        total_miss += misses
+        any_compared = any_compared or compared > 0
+        title = table_title(b, n, opts)
+        summary = ("  (misses: %d of %d sizes)" % (misses, compared)) if compared else ""
+        text_out += ["", "== " + title + summary, render_text(header, rows)]
+        md_out += ["", "### " + title + summary, "", render_md(header, rows)]
+        for l in opts.libs:
+            fails = results[(b, n)][l]["fails"]
+            if fails:
+                note = "%s: %s" % (l, fails[0].splitlines()[0])
+                text_out.append("  ! " + note)
+                md_out.append("")
+                md_out.append("> %s" % note)
+    if any_compared:
+        text_out += ["", "# '*' = Tern misses the target at that size; total misses: %d" % total_miss]
+    text_out.append("# raw outputs: %s" % rawdir)
+
+    print("\n".join(text_out))
+    if opts.markdown:
+        with open(opts.markdown, "w") as f:
+            f.write("\n".join(md_out) + "\n")
+        log("markdown written to %s" % opts.markdown)
+    # failure details for the log
+    for (b, n) in jobs:
+        for l in opts.libs:
+            for fmsg in results[(b, n)][l]["fails"]:
+                log("--- %s %s n=%d: %s" % (l, b, n, fmsg))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

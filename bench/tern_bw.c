@@ -1,0 +1,106 @@
+/*
+ * tern_bw.c - uni-directional bandwidth between ranks 0 and 1.
+ *
+ * Per iteration rank 0 posts a window of non-blocking sends (MPI_Isend),
+ * rank 1 a matching window of non-blocking receives (MPI_Irecv, each into
+ * its own buffer slot); after MPI_Waitall rank 1 returns a small
+ * acknowledgement.  Bandwidth = bytes moved / time, in MB/s (1e6 bytes/s).
+ */
+#include "bench_common.h"
+
+typedef struct {
+    int rank, window;
+    long size;
+    unsigned char *sbuf, *rbuf; /* rbuf: window slots of c.slot bytes */
+    long slot;
+    MPI_Request *req;
+} bw_ctx;
+
+static void bw_kernel(void *p, long n)
+{
+    bw_ctx *c = p;
+    int sz = (int)c->size, ack = 0;
+    if (c->rank == 0) {
+        for (long i = 0; i < n; i++) {
+            for (int w = 0; w < c->window; w++)
+                MPI_Isend(c->sbuf, sz, MPI_BYTE, 1, 100, MPI_COMM_WORLD, &c->req[w]);
+            MPI_Waitall(c->window, c->req, MPI_STATUSES_IGNORE);
+            MPI_Recv(&ack, 1, MPI_INT, 1, 101, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        }
+    } else if (c->rank == 1) {
+        for (long i = 0; i < n; i++) {
+            for (int w = 0; w < c->window; w++)
+                MPI_Irecv(c->rbuf + (size_t)w * (size_t)c->slot, sz, MPI_BYTE, 0, 100,
+                          MPI_COMM_WORLD, &c->req[w]);
+            MPI_Waitall(c->window, c->req, MPI_STATUSES_IGNORE);
+            MPI_Send(&ack, 1, MPI_INT, 0, 101, MPI_COMM_WORLD);
+        }
+    }
+}
+
+int main(int argc, char **argv)
+{
+    bench_opts o;
+    MPI_Init(&argc, &argv);
+    int rc = bench_init(argc, argv, &o, 1, 4 * BENCH_MIB, 64,
+                        "messages in flight per iteration (default 64)");
+    if (rc != 0) {
+        MPI_Finalize();
+        return rc < 0 ? 1 : 0;
+    }
+    if (o.nranks < 2) {
+        if (o.rank == 0)
+            fprintf(stderr, "tern_bw: needs at least 2 ranks\n");
+        MPI_Finalize();
+        return 1;
+    }
+
+    bw_ctx c = {.rank = o.rank, .window = o.window};
+    c.req = malloc(sizeof(MPI_Request) * (size_t)o.window);
+    c.sbuf = bench_alloc((size_t)o.max_size, 0);
+    c.rbuf = bench_alloc(o.rank == 1 ? (size_t)bench_slot(o.max_size) * (size_t)o.window : 1, 0);
+    bench_fill(c.sbuf, o.max_size);
+
+    bench_header(&o, "Bandwidth Test");
+    if (o.rank == 0) {
+        printf("# Window size: %d\n", o.window);
+        printf("# Size      Bandwidth (MB/s)\n");
+        fflush(stdout);
+    }
+
+    int errors = 0;
+    for (long size = bench_first_size(o.min_size); size <= o.max_size;
+         size = bench_next_size(size)) {
+        c.size = size;
+        c.slot = bench_slot(size);
+        long iters = bench_scaled(&o, size > BENCH_LARGE_THRESHOLD ? 50 : 200);
+        long warm = bench_scaled(&o, size > BENCH_LARGE_THRESHOLD ? 5 : 20);
+        long n = bench_plan(&o, bw_kernel, &c, iters, warm);
+
+        if (o.rank == 1)
+            for (int w = 0; w < c.window; w++)
+                memset(c.rbuf + (size_t)w * (size_t)c.slot, 0, (size_t)size);
+        MPI_Barrier(MPI_COMM_WORLD);
+        double t0 = MPI_Wtime();
+        bw_kernel(&c, n);
+        double t = MPI_Wtime() - t0;
+
+        int err = 0;
+        if (o.rank == 1)
+            for (int w = 0; w < c.window && !err; w++)
+                err = bench_check(c.rbuf + (size_t)w * (size_t)c.slot, size);
+        errors |= bench_report_errors(&o, err, size);
+        if (o.rank == 0) {
+            double bytes = (double)size * (double)c.window * (double)n;
+            printf("%-10ld%18.2f\n", size, bytes / t / 1e6);
+            fflush(stdout);
+        }
+        MPI_Barrier(MPI_COMM_WORLD);
+    }
+
+    free(c.req);
+    free(c.sbuf);
+    free(c.rbuf);
+    MPI_Finalize();
+    return errors ? 1 : 0;
+}

@@ -1,0 +1,53 @@
+/* Configuration: the values of the table in config_table.h.
+ *
+ * tn_config_load() parses the environment once (at MPI_Init and in tools);
+ * afterwards tn_cfg is read-only.  Parse errors and unknown TERN_* variables
+ * are reported as warnings and the default is kept. */
+#ifndef TN_BASE_CONFIG_H
+#define TN_BASE_CONFIG_H
+
+#include <stdint.h>
+#include "base/config_table.h"
+#include "base/status.h"
+
+typedef enum {
+    TN_CFG_BOOL, TN_CFG_INT, TN_CFG_SIZE, TN_CFG_DOUBLE, TN_CFG_STRING
+} tn_config_type_t;
+
+#define TN_CFG_CTYPE_BOOL   int
+#define TN_CFG_CTYPE_INT    int64_t
+#define TN_CFG_CTYPE_SIZE   uint64_t
+#define TN_CFG_CTYPE_DOUBLE double
+#define TN_CFG_CTYPE_STRING const char *
+
+typedef struct {
+#define TN_CFG_FIELD(field, name, type, def, help) TN_CFG_CTYPE_##type field;
+    TN_CONFIG_TABLE(TN_CFG_FIELD)
+#undef TN_CFG_FIELD
+} tn_config_t;
+
+extern tn_config_t tn_cfg;
+
+/* Description of one variable, for tools (tern-info, MPI_T). */
+typedef struct {
+    const char       *name;      /* "TERN_SHM_CELLS" */
+    tn_config_type_t  type;
+    const char       *def;       /* default, as written in the table */
+    const char       *help;
+    int               is_set;    /* came from the environment */
+} tn_config_desc_t;
+
+/* Parse the environment into tn_cfg.  Idempotent; warns (once) about bad
+ * values and unknown TERN_* variables when warn_unknown is set. */
+void tn_config_load(int warn_unknown);
+
+int tn_config_count(void);
+/* Describe variable i (0 <= i < tn_config_count()) and format its current
+ * value into buf. */
+void tn_config_describe(int i, tn_config_desc_t *desc_p, char *buf, int len);
+
+/* Parse "64k" style sizes; exposed for tests. */
+tn_status_t tn_config_parse_size(const char *str, uint64_t *value_p);
+tn_status_t tn_config_parse_bool(const char *str, int *value_p);
+
+#endif

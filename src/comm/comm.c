@@ -1,0 +1,369 @@
+/* Communicators: COMM_WORLD, COMM_SELF, and the collective constructors
+ * (create from a group, dup, split).
+ *
+ * Context ids.  Every process keeps the next context id it has never used
+ * (next_ctx, even, starting at 4: 0 is COMM_WORLD, 2 COMM_SELF; ctx + 1 is
+ * the collective context).  A constructor agrees on the maximum of the
+ * members' next_ctx over the parent's collective context and then every
+ * member moves next_ctx past it.  So an id is never used twice by one
+ * process, and two communicators that share an id (the disjoint results of
+ * one split) have no process in common, hence no message of one can reach
+ * the other.  Non-members of the new communicator take part in the agreement
+ * too: they are members of the parent and every member of it must call. */
+#include <stdlib.h>
+#include <string.h>
+#include "comm/comm.h"
+#include "coll/coll.h"
+#include "dt/dt.h"
+#include "p2p/p2p.h"
+
+#define TN_UNDEFINED (-32766)
+/* Handles of the standard ABI. */
+#define TN_ABI_MPI_COMM_WORLD 0x101u
+#define TN_ABI_MPI_COMM_SELF  0x102u
+#define TN_ABI_MPI_BYTE       0x247u
+
+tn_comm_t tn_comm_world = {
+    .magic = TN_COMM_MAGIC,
+    .refcount = 1,
+    .predefined = 1,
+    .handle = TN_ABI_MPI_COMM_WORLD,
+    .ctx = 0,
+    .name = "MPI_COMM_WORLD",
+};
+
+tn_comm_t tn_comm_self = {
+    .magic = TN_COMM_MAGIC,
+    .refcount = 1,
+    .predefined = 1,
+    .handle = TN_ABI_MPI_COMM_SELF,
+    .ctx = 2,
+    .name = "MPI_COMM_SELF",
+};
+
+static uint32_t next_ctx = 4;
+
+static const tn_dt_t *comm_byte_dt(void)
+{
+    return tn_dt_predefined(TN_ABI_MPI_BYTE);
+}
+
+tn_status_t tn_comm_init(int world_rank, int world_size)
+{
+    int *wl, *sl;
+    tn_status_t st;
+    int i;
+
+    tn_group_init(world_rank);
+    wl = malloc((size_t)world_size * sizeof(int));
+    sl = malloc(sizeof(int));
+    if (wl == NULL || sl == NULL) {
+        free(wl);
+        free(sl);
+        return TN_ERR_NOMEM;
+    }
+    for (i = 0; i < world_size; i++) {
+        wl[i] = i;
+    }
+    sl[0] = world_rank;
+    st = tn_group_new(world_size, wl, &tn_comm_world.group);
+    if (st != TN_OK) {
+        free(sl);
+        return st;
+    }
+    st = tn_group_new(1, sl, &tn_comm_self.group);
+    if (st != TN_OK) {
+        goto err_world_group;
+    }
+
+    tn_comm_world.ctx = 0;
+    tn_comm_world.rank = world_rank;
+    tn_comm_world.size = world_size;
+    tn_comm_self.ctx = 2;
+    tn_comm_self.rank = 0;
+    tn_comm_self.size = 1;
+    next_ctx = 4;
+
+    st = tn_p2p_comm_attach(&tn_comm_world);
+    if (st != TN_OK) {
+        goto err_self_group;
+    }
+    st = tn_p2p_comm_attach(&tn_comm_self);
+    if (st != TN_OK) {
+        goto err_world_attach;
+    }
+    return TN_OK;
+
+err_world_attach:
+    tn_p2p_comm_detach(&tn_comm_world);
+err_self_group:
+    tn_group_release(tn_comm_self.group);
+    tn_comm_self.group = NULL;
+err_world_group:
+    tn_group_release(tn_comm_world.group);
+    tn_comm_world.group = NULL;
+    return st;
+}
+
+void tn_comm_finalize(void)
+{
+    if (tn_comm_self.group != NULL) {
+        tn_p2p_comm_detach(&tn_comm_self);
+        tn_group_release(tn_comm_self.group);
+        tn_comm_self.group = NULL;
+    }
+    if (tn_comm_world.group != NULL) {
+        tn_p2p_comm_detach(&tn_comm_world);
+        tn_group_release(tn_comm_world.group);
+        tn_comm_world.group = NULL;
+    }
+}
+
+/* ---- context id agreement --------------------------------------------- */
+
+/* *val = max over comm of every member's *val: recursive doubling, with the
+ * ranks beyond the largest power of two folded onto their neighbours. */
+static tn_status_t comm_allreduce_max_i64(int64_t *val, tn_comm_t *comm)
+{
+    const tn_dt_t *byte = comm_byte_dt();
+    int n = comm->size, rank = comm->rank;
+    int pof2, rem, newrank, mask;
+    int64_t in;
+    tn_status_t st;
+
+    if (n == 1) {
+        return TN_OK;
+    }
+    for (pof2 = 1; pof2 * 2 <= n; pof2 *= 2) {
+    }
+    rem = n - pof2;
+    if (rank < 2 * rem) {
+        if (rank % 2 == 0) {
+            st = tn_p2p_send(val, sizeof(*val), byte, rank + 1, TN_COLL_TAG_COMM_CTX,
+                             comm, 1);
+            newrank = -1;
+        } else {
+            st = tn_p2p_recv(&in, sizeof(in), byte, rank - 1, TN_COLL_TAG_COMM_CTX,
+                             comm, 1, NULL);
+            if (in > *val) {
+                *val = in;
+            }
+            newrank = rank / 2;
+        }
+        if (st != TN_OK) {
+            return st;
+        }
+    } else {
+        newrank = rank - rem;
+    }
+    if (newrank >= 0) {
+        for (mask = 1; mask < pof2; mask <<= 1) {
+            int newdst = newrank ^ mask;
+            int dst = newdst < rem ? newdst * 2 + 1 : newdst + rem;
+
+            st = tn_p2p_sendrecv(val, sizeof(*val), byte, dst, TN_COLL_TAG_COMM_CTX,
+                                 &in, sizeof(in), byte, dst, TN_COLL_TAG_COMM_CTX,
+                                 comm, 1, NULL);
+            if (st != TN_OK) {
+                return st;
+            }
+            if (in > *val) {
+                *val = in;
+            }
+        }
+    }
+    if (rank < 2 * rem) {
+        if (rank % 2 == 1) {
+            st = tn_p2p_send(val, sizeof(*val), byte, rank - 1, TN_COLL_TAG_COMM_CTX,
+                             comm, 1);
+        } else {
+            st = tn_p2p_recv(val, sizeof(*val), byte, rank + 1, TN_COLL_TAG_COMM_CTX,
+                             comm, 1, NULL);
+        }
+        if (st != TN_OK) {
+            return st;
+        }
+    }
+    return TN_OK;
+}
+
+static tn_status_t comm_agree_ctx(tn_comm_t *parent, uint32_t *ctx_p)
+{
+    int64_t v = next_ctx;
+    tn_status_t st;
+
+    st = comm_allreduce_max_i64(&v, parent);
+    if (st != TN_OK) {
+        return st;
+    }
+    next_ctx = (uint32_t)v + 2;
+    *ctx_p = (uint32_t)v;
+    return TN_OK;
+}
+
+/* ---- construction ------------------------------------------------------ */
+
+/* A communicator over group (whose reference is taken over) with context
+ * ctx, for a member of group.  Inherits parent's error handler. */
+static tn_status_t comm_new(tn_group_t *group, uint32_t ctx, const tn_comm_t *parent,
+                            tn_comm_t **comm_p)
+{
+    tn_comm_t *c;
+    tn_status_t st;
+
+    c = calloc(1, sizeof(*c));
+    if (c == NULL) {
+        tn_group_release(group);
+        return TN_ERR_NOMEM;
+    }
+    c->magic = TN_COMM_MAGIC;
+    c->refcount = 1;
+    c->predefined = 0;
+    c->handle = 0;
+    c->ctx = ctx;
+    c->rank = group->rank;
+    c->size = group->size;
+    c->group = group;
+    c->errh = parent->errh;
+    c->name[0] = '\0';
+    st = tn_p2p_comm_attach(c);
+    if (st != TN_OK) {
+        tn_group_release(group);
+        c->magic = 0;
+        free(c);
+        return st;
+    }
+    *comm_p = c;
+    return TN_OK;
+}
+
+tn_status_t tn_comm_create_from_group(tn_comm_t *parent, tn_group_t *group,
+                                      tn_comm_t **comm_p)
+{
+    uint32_t ctx;
+    tn_status_t st;
+
+    st = comm_agree_ctx(parent, &ctx);
+    if (st != TN_OK) {
+        return st;
+    }
+    if (group->rank == TN_UNDEFINED) {
+        *comm_p = NULL;
+        return TN_OK;
+    }
+    tn_group_retain(group);
+    return comm_new(group, ctx, parent, comm_p);
+}
+
+tn_status_t tn_comm_dup(tn_comm_t *comm, tn_comm_t **comm_p)
+{
+    uint32_t ctx;
+    tn_status_t st;
+
+    st = comm_agree_ctx(comm, &ctx);
+    if (st != TN_OK) {
+        return st;
+    }
+    tn_group_retain(comm->group);
+    return comm_new(comm->group, ctx, comm, comm_p);
+}
+
+typedef struct {
+    int key;
+    int rank;      /* rank in the parent */
+} split_ent_t;
+
+static int split_cmp(const void *a, const void *b)
+{
+    const split_ent_t *x = a, *y = b;
+
+    if (x->key != y->key) {
+        return x->key < y->key ? -1 : 1;
+    }
+    return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+/* One allgather of (color, key, next_ctx) serves both the split and the
+ * context agreement. */
+tn_status_t tn_comm_split(tn_comm_t *comm, int color, int key, tn_comm_t **comm_p)
+{
+    int n = comm->size;
+    int mine[3];
+    int *all;
+    split_ent_t *ents;
+    int *world;
+    tn_group_t *group;
+    uint32_t ctx = 0;
+    int i, k = 0;
+    tn_status_t st;
+
+    all = malloc((size_t)n * sizeof(mine));
+    if (all == NULL) {
+        return TN_ERR_NOMEM;
+    }
+    mine[0] = color;
+    mine[1] = key;
+    mine[2] = (int)next_ctx;
+    st = tn_coll_allgather(mine, sizeof(mine), comm_byte_dt(), all, sizeof(mine),
+                           comm_byte_dt(), comm);
+    if (st != TN_OK) {
+        free(all);
+        return st;
+    }
+    for (i = 0; i < n; i++) {
+        if ((uint32_t)all[3 * i + 2] > ctx) {
+            ctx = (uint32_t)all[3 * i + 2];
+        }
+    }
+    next_ctx = ctx + 2;
+    if (color == TN_UNDEFINED) {
+        free(all);
+        *comm_p = NULL;
+        return TN_OK;
+    }
+
+    ents = malloc((size_t)n * sizeof(*ents));
+    if (ents == NULL) {
+        free(all);
+        return TN_ERR_NOMEM;
+    }
+    for (i = 0; i < n; i++) {
+        if (all[3 * i] == color) {
+            ents[k].key = all[3 * i + 1];
+            ents[k].rank = i;
+            k++;
+        }
+    }
+    free(all);
+    qsort(ents, (size_t)k, sizeof(*ents), split_cmp);
+    world = malloc((size_t)k * sizeof(int));
+    if (world == NULL) {
+        free(ents);
+        return TN_ERR_NOMEM;
+    }
+    for (i = 0; i < k; i++) {
+        world[i] = tn_comm_world_rank(comm, ents[i].rank);
+    }
+    free(ents);
+    st = tn_group_new(k, world, &group);
+    if (st != TN_OK) {
+        return st;
+    }
+    return comm_new(group, ctx, comm, comm_p);
+}
+
+void tn_comm_retain(tn_comm_t *comm)
+{
+    comm->refcount++;
+}
+
+void tn_comm_release(tn_comm_t *comm)
+{
+    if (--comm->refcount > 0 || comm->predefined) {
+        return;
+    }
+    tn_p2p_comm_detach(comm);
+    tn_group_release(comm->group);
+    comm->magic = 0;
+    free(comm);
+}

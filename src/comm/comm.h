@@ -1,0 +1,114 @@
+/* Communicators and groups.
+ *
+ * A group is an ordered list of world ranks.  A communicator is a group plus
+ * a context id: point-to-point traffic uses ctx, collective traffic ctx + 1,
+ * so the two never match each other.  Context ids are agreed collectively
+ * (max of every member's next free id), never reused within a job.
+ *
+ * Reference counts: MPI_Comm_free / MPI_Group_free drop the user's reference;
+ * pending operations hold their own, so freeing a communicator with traffic
+ * in flight is safe. */
+#ifndef TN_COMM_COMM_H
+#define TN_COMM_COMM_H
+
+#include <stdint.h>
+#include "base/status.h"
+
+#define TN_GROUP_MAGIC 0x5447524fu    /* "TGRO" */
+#define TN_COMM_MAGIC  0x54434f4du    /* "TCOM" */
+
+typedef struct tn_group {
+    uint32_t  magic;
+    int       refcount;
+    int       predefined;     /* MPI_GROUP_EMPTY */
+    int       size;
+    int       rank;           /* my rank in the group, or -32766 (MPI_UNDEFINED) */
+    int      *world;          /* world[i] = world rank of group rank i */
+} tn_group_t;
+
+struct tn_match_ctx;
+struct tn_errh;
+
+typedef struct tn_comm {
+    uint32_t  magic;
+    int       refcount;
+    int       predefined;     /* COMM_WORLD, COMM_SELF */
+    uintptr_t handle;         /* ABI handle for predefined comms, else 0 */
+    uint32_t  ctx;            /* p2p context id (even); collectives use ctx+1 */
+    int       rank;
+    int       size;
+    tn_group_t *group;
+    struct tn_match_ctx *match[2];   /* [0] p2p, [1] collectives */
+    struct tn_errh *errh;            /* error handler (mpi layer object) */
+    char      name[128];
+    uint32_t  coll_seq;              /* collective sequence (tags for schedules) */
+    void     *attrs;                 /* attribute list (mpi layer) */
+} tn_comm_t;
+
+extern tn_comm_t tn_comm_world;
+extern tn_comm_t tn_comm_self;
+extern tn_group_t tn_group_empty;
+
+/* Set up COMM_WORLD and COMM_SELF once the runtime knows rank and size. */
+tn_status_t tn_comm_init(int world_rank, int world_size);
+void tn_comm_finalize(void);
+
+/* World rank of communicator rank r. */
+static inline int tn_comm_world_rank(const tn_comm_t *comm, int r)
+{
+    return comm->group->world[r];
+}
+
+/* Groups. tn_group_new takes ownership of world (malloc'ed). */
+tn_status_t tn_group_new(int size, int *world, tn_group_t **group_p);
+void tn_group_retain(tn_group_t *group);
+void tn_group_release(tn_group_t *group);
+/* Rank of world rank w in group, or -32766 (MPI_UNDEFINED). */
+int tn_group_rank_of_world(const tn_group_t *group, int w);
+
+/* Group algebra (comm/group.c): no communication, unit-tested alone.
+ * Results are new groups with one reference, or &tn_group_empty (predefined:
+ * retain/release are no-ops on it) when empty.  Ranks passed in must have
+ * been checked with tn_group_check_ranks. */
+enum { TN_GROUP_IDENT = 0, TN_GROUP_SIMILAR = 1, TN_GROUP_UNEQUAL = 2 };
+enum { TN_GROUP_RANKS_OK = 0, TN_GROUP_RANKS_RANGE = 1, TN_GROUP_RANKS_DUP = 2 };
+
+/* Tell the group code my world rank (tn_comm_init does; unit tests too). */
+void tn_group_init(int my_world_rank);
+/* A group of n world ranks copied from world. */
+tn_status_t tn_group_from_world_list(int n, const int *world, tn_group_t **group_p);
+/* TN_GROUP_RANKS_OK, or _RANGE / _DUP with *bad_p = index of the bad entry. */
+int tn_group_check_ranks(const tn_group_t *group, int n, const int *ranks, int *bad_p);
+tn_status_t tn_group_incl(const tn_group_t *group, int n, const int *ranks,
+                          tn_group_t **group_p);
+tn_status_t tn_group_excl(const tn_group_t *group, int n, const int *ranks,
+                          tn_group_t **group_p);
+/* Expand MPI (first, last, stride) triplets into a malloc'ed rank list; every
+ * triplet must be valid for group and no rank may appear twice, otherwise
+ * TN_ERR_INVAL with *bad_p = index of the offending triplet. */
+tn_status_t tn_group_range_expand(const tn_group_t *group, int n, int (*ranges)[3],
+                                  int **ranks_p, int *count_p, int *bad_p);
+tn_status_t tn_group_union(const tn_group_t *a, const tn_group_t *b, tn_group_t **group_p);
+tn_status_t tn_group_intersection(const tn_group_t *a, const tn_group_t *b,
+                                  tn_group_t **group_p);
+tn_status_t tn_group_difference(const tn_group_t *a, const tn_group_t *b,
+                                tn_group_t **group_p);
+/* TN_GROUP_IDENT (same members, same order), _SIMILAR (same members), _UNEQUAL. */
+int tn_group_compare(const tn_group_t *a, const tn_group_t *b);
+/* ranks_b[i] = rank in b of a's rank ranks_a[i]; -3 (PROC_NULL) stays -3;
+ * -32766 (MPI_UNDEFINED) when not in b. */
+void tn_group_translate_ranks(const tn_group_t *a, int n, const int *ranks_a,
+                              const tn_group_t *b, int *ranks_b);
+/* Is every member of sub a member of of? */
+int tn_group_is_subset(const tn_group_t *sub, const tn_group_t *of);
+
+/* Communicators.  Collective over parent: every member calls it; members
+ * not in group get *comm_p = NULL. */
+tn_status_t tn_comm_create_from_group(tn_comm_t *parent, tn_group_t *group,
+                                      tn_comm_t **comm_p);
+tn_status_t tn_comm_dup(tn_comm_t *comm, tn_comm_t **comm_p);
+tn_status_t tn_comm_split(tn_comm_t *comm, int color, int key, tn_comm_t **comm_p);
+void tn_comm_retain(tn_comm_t *comm);
+void tn_comm_release(tn_comm_t *comm);
+
+#endif

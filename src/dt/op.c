@@ -1,0 +1,336 @@
+/* Reduction operations: the predefined op table, their kernels, user ops.
+ *
+ * Kernels are instantiated from one loop macro per element kind list and one
+ * element macro per op (F(T, U, in, inout) -> result); each op is a switch
+ * over element kinds.  Which (op, type) pairs are legal is decided by the
+ * standard's categories (tn_op_valid_for), not by which kernels exist: a
+ * kernel is there for every kind that a legal pair can reach.
+ *
+ * Integer arithmetic runs in an unsigned type U (never narrower than
+ * unsigned int) so that signed overflow wraps instead of being undefined.
+ * Loops run in fixed blocks of TN_OP_BLOCK elements plus a tail, so that
+ * gcc -O2 (which only vectorizes loops whose trip count it knows) vectorizes
+ * SUM/PROD/MIN/MAX/bitwise on the common kinds. */
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include "dt/op.h"
+
+#define TN_OP_HANDLE_BASE 0x20u
+#define TN_OP_TABLE_SIZE  0x20u
+#define TN_OP_ANY_TYPE    (~0u)    /* categories of REPLACE / NO_OP */
+#define TN_OP_BLOCK       32
+
+/* ABI handle values (tools/abi/constants.tsv; checked by the unit test). */
+enum {
+    TN_OP_SUM = 0x21, TN_OP_MIN = 0x22, TN_OP_MAX = 0x23, TN_OP_PROD = 0x24,
+    TN_OP_BAND = 0x28, TN_OP_BOR = 0x29, TN_OP_BXOR = 0x2a,
+    TN_OP_LAND = 0x30, TN_OP_LOR = 0x31, TN_OP_LXOR = 0x32,
+    TN_OP_MINLOC = 0x38, TN_OP_MAXLOC = 0x39,
+    TN_OP_REPLACE = 0x3c, TN_OP_NO_OP = 0x3d,
+};
+
+/* Categories of the standard's "Predefined Reduction Operations". */
+#define TN_OP_MINMAX  (TN_DC_C_INT | TN_DC_F_INT | TN_DC_FLOAT | TN_DC_MULTI_LANG)
+#define TN_OP_ARITH   (TN_OP_MINMAX | TN_DC_COMPLEX)
+#define TN_OP_LOGICAL (TN_DC_C_INT | TN_DC_LOGICAL)
+#define TN_OP_BITWISE (TN_DC_C_INT | TN_DC_F_INT | TN_DC_BYTE | TN_DC_MULTI_LANG)
+
+#define TN_OP_DEF(hval, nm, comm, cats)                                            \
+    [(hval) - TN_OP_HANDLE_BASE] = {                                               \
+        .magic = TN_OP_MAGIC, .predefined = 1, .handle = (hval), .name = (nm),     \
+        .commutative = (comm), .categories = (cats), .refcount = 1 }
+
+static const tn_op_t tn_op_table[TN_OP_TABLE_SIZE] = {
+    TN_OP_DEF(TN_OP_SUM,     "MPI_SUM",     1, TN_OP_ARITH),
+    TN_OP_DEF(TN_OP_MIN,     "MPI_MIN",     1, TN_OP_MINMAX),
+    TN_OP_DEF(TN_OP_MAX,     "MPI_MAX",     1, TN_OP_MINMAX),
+    TN_OP_DEF(TN_OP_PROD,    "MPI_PROD",    1, TN_OP_ARITH),
+    TN_OP_DEF(TN_OP_BAND,    "MPI_BAND",    1, TN_OP_BITWISE),
+    TN_OP_DEF(TN_OP_BOR,     "MPI_BOR",     1, TN_OP_BITWISE),
+    TN_OP_DEF(TN_OP_BXOR,    "MPI_BXOR",    1, TN_OP_BITWISE),
+    TN_OP_DEF(TN_OP_LAND,    "MPI_LAND",    1, TN_OP_LOGICAL),
+    TN_OP_DEF(TN_OP_LOR,     "MPI_LOR",     1, TN_OP_LOGICAL),
+    TN_OP_DEF(TN_OP_LXOR,    "MPI_LXOR",    1, TN_OP_LOGICAL),
+    /* ties take the lower index, which makes them commutative */
+    TN_OP_DEF(TN_OP_MINLOC,  "MPI_MINLOC",  1, TN_DC_PAIR),
+    TN_OP_DEF(TN_OP_MAXLOC,  "MPI_MAXLOC",  1, TN_DC_PAIR),
+    /* for accumulate: the order of origin and target matters */
+    TN_OP_DEF(TN_OP_REPLACE, "MPI_REPLACE", 0, TN_OP_ANY_TYPE),
+    TN_OP_DEF(TN_OP_NO_OP,   "MPI_NO_OP",   0, TN_OP_ANY_TYPE),
+};
+
+const tn_op_t *tn_op_predefined(uintptr_t handle)
+{
+    const tn_op_t *op;
+
+    if (handle < TN_OP_HANDLE_BASE || handle >= TN_OP_HANDLE_BASE + TN_OP_TABLE_SIZE) {
+        return NULL;
+    }
+    op = &tn_op_table[handle - TN_OP_HANDLE_BASE];
+    return op->magic == TN_OP_MAGIC ? op : NULL;
+}
+
+int tn_op_valid_for(const tn_op_t *op, const tn_dt_t *dt)
+{
+    if (!op->predefined || op->categories == TN_OP_ANY_TYPE) {
+        return 1;
+    }
+    if (!dt->predefined) {
+        return 0;   /* predefined ops on derived types: later issue */
+    }
+    /* kind NONE: a type of the category that has no kernel (REAL16, ...) */
+    return (dt->category & op->categories) != 0 && dt->kind != TN_DK_NONE;
+}
+
+/* ---- element types ------------------------------------------------------ */
+
+typedef struct { float re, im; }       tn_op_cf_t;
+typedef struct { double re, im; }      tn_op_cd_t;
+typedef struct { long double re, im; } tn_op_cld_t;
+
+typedef struct { float v;       int i; }     tn_op_float_int_t;
+typedef struct { double v;      int i; }     tn_op_double_int_t;
+typedef struct { long v;        int i; }     tn_op_long_int_t;
+typedef struct { int v;         int i; }     tn_op_2int_t;
+typedef struct { short v;       int i; }     tn_op_short_int_t;
+typedef struct { long double v; int i; }     tn_op_long_double_int_t;
+typedef struct { float v;       float i; }   tn_op_2float_t;
+typedef struct { double v;      double i; }  tn_op_2double_t;
+typedef struct { int32_t v;     int32_t i; } tn_op_2int32_t;
+
+/* Kind lists: X(kind, C type, arithmetic type, element op). */
+#define TN_INT_KINDS(X, F)                                                          \
+    X(TN_DK_INT8, int8_t, unsigned, F)    X(TN_DK_INT16, int16_t, unsigned, F)      \
+    X(TN_DK_INT32, int32_t, unsigned, F)  X(TN_DK_INT64, int64_t, uint64_t, F)      \
+    X(TN_DK_UINT8, uint8_t, unsigned, F)  X(TN_DK_UINT16, uint16_t, unsigned, F)    \
+    X(TN_DK_UINT32, uint32_t, unsigned, F) X(TN_DK_UINT64, uint64_t, uint64_t, F)
+#define TN_FLOAT_KINDS(X, F)                                                        \
+    X(TN_DK_FLOAT, float, float, F) X(TN_DK_DOUBLE, double, double, F)              \
+    X(TN_DK_LONG_DOUBLE, long double, long double, F)
+#define TN_COMPLEX_KINDS(X, F)                                                      \
+    X(TN_DK_C_FLOAT_COMPLEX, tn_op_cf_t, float, F)                                  \
+    X(TN_DK_C_DOUBLE_COMPLEX, tn_op_cd_t, double, F)                                \
+    X(TN_DK_C_LONG_DOUBLE_COMPLEX, tn_op_cld_t, long double, F)
+/* C _Bool is read as a byte: any non-zero byte is true */
+#define TN_LOGICAL_KINDS(X, F)                                                      \
+    X(TN_DK_BOOL, uint8_t, unsigned, F)       X(TN_DK_FLOGICAL1, int8_t, unsigned, F) \
+    X(TN_DK_FLOGICAL2, int16_t, unsigned, F)  X(TN_DK_FLOGICAL4, int32_t, unsigned, F) \
+    X(TN_DK_FLOGICAL8, int64_t, uint64_t, F)
+#define TN_BYTE_KINDS(X, F) X(TN_DK_BYTE, uint8_t, unsigned, F)
+#define TN_PAIR_KINDS(X, F)                                                         \
+    X(TN_DK_FLOAT_INT, tn_op_float_int_t, int, F)                                   \
+    X(TN_DK_DOUBLE_INT, tn_op_double_int_t, int, F)                                 \
+    X(TN_DK_LONG_INT, tn_op_long_int_t, int, F)                                     \
+    X(TN_DK_2INT, tn_op_2int_t, int, F)                                             \
+    X(TN_DK_SHORT_INT, tn_op_short_int_t, int, F)                                   \
+    X(TN_DK_LONG_DOUBLE_INT, tn_op_long_double_int_t, int, F)                       \
+    X(TN_DK_2FLOAT, tn_op_2float_t, float, F)                                       \
+    X(TN_DK_2DOUBLE, tn_op_2double_t, double, F)                                    \
+    X(TN_DK_2INT32F, tn_op_2int32_t, int32_t, F)
+
+/* ---- element ops: F(T, U, a = in, b = inout) ------------------------------ */
+#define TN_E_SUM_I(T, U, a, b)  ((T)((U)(a) + (U)(b)))
+#define TN_E_PROD_I(T, U, a, b) ((T)((U)(a) * (U)(b)))
+#define TN_E_SUM_F(T, U, a, b)  ((a) + (b))
+#define TN_E_PROD_F(T, U, a, b) ((a) * (b))
+#define TN_E_SUM_C(T, U, a, b)  ((T){ (a).re + (b).re, (a).im + (b).im })
+#define TN_E_PROD_C(T, U, a, b)                                                     \
+    ((T){ (a).re * (b).re - (a).im * (b).im, (a).re * (b).im + (a).im * (b).re })
+#define TN_E_MAX(T, U, a, b)    ((a) > (b) ? (a) : (b))
+#define TN_E_MIN(T, U, a, b)    ((a) < (b) ? (a) : (b))
+#define TN_E_LAND(T, U, a, b)   ((T)((a) != 0 && (b) != 0))
+#define TN_E_LOR(T, U, a, b)    ((T)((a) != 0 || (b) != 0))
+#define TN_E_LXOR(T, U, a, b)   ((T)(((a) != 0) != ((b) != 0)))
+#define TN_E_BAND(T, U, a, b)   ((T)((a) & (b)))
+#define TN_E_BOR(T, U, a, b)    ((T)((a) | (b)))
+#define TN_E_BXOR(T, U, a, b)   ((T)((a) ^ (b)))
+/* value first, then index; equal values keep the lower index */
+#define TN_E_LOC_TIE(T, U, a, b) ((T){ (a).v, (a).i < (b).i ? (a).i : (b).i })
+#define TN_E_MAXLOC(T, U, a, b)                                                     \
+    ((a).v > (b).v ? (a) : (a).v < (b).v ? (b) : TN_E_LOC_TIE(T, U, a, b))
+#define TN_E_MINLOC(T, U, a, b)                                                     \
+    ((a).v < (b).v ? (a) : (a).v > (b).v ? (b) : TN_E_LOC_TIE(T, U, a, b))
+
+/* b[i] = F(a[i], b[i]) for i < count: blocks of known length, then a tail. */
+#define TN_OP_LOOP(T, U, F)                                                         \
+    do {                                                                            \
+        const T *a_ = in;                                                           \
+        T *b_ = inout;                                                              \
+        size_t n_ = count;                                                          \
+        for (; n_ >= TN_OP_BLOCK; n_ -= TN_OP_BLOCK, a_ += TN_OP_BLOCK, b_ += TN_OP_BLOCK) { \
+            for (size_t i_ = 0; i_ < TN_OP_BLOCK; i_++) {                           \
+                b_[i_] = F(T, U, a_[i_], b_[i_]);                                   \
+            }                                                                       \
+        }                                                                           \
+        for (size_t i_ = 0; i_ < n_; i_++) {                                        \
+            b_[i_] = F(T, U, a_[i_], b_[i_]);                                       \
+        }                                                                           \
+    } while (0)
+
+#define TN_OP_CASE(K, T, U, F) case K: TN_OP_LOOP(T, U, F); return TN_OK;
+
+typedef tn_status_t (tn_op_kernel_fn_t)(tn_dt_kind_t kind, const void *restrict in,
+                                        void *restrict inout, size_t count);
+
+#define TN_OP_KERNEL(name, ...)                                                     \
+    static tn_status_t name(tn_dt_kind_t kind, const void *restrict in,            \
+                            void *restrict inout, size_t count)                     \
+    {                                                                               \
+        switch (kind) {                                                             \
+        __VA_ARGS__                                                                 \
+        default:                                                                    \
+            return TN_ERR_INVAL;                                                    \
+        }                                                                           \
+    }
+
+TN_OP_KERNEL(tn_op_k_sum,
+             TN_INT_KINDS(TN_OP_CASE, TN_E_SUM_I)
+             TN_FLOAT_KINDS(TN_OP_CASE, TN_E_SUM_F)
+             TN_COMPLEX_KINDS(TN_OP_CASE, TN_E_SUM_C))
+TN_OP_KERNEL(tn_op_k_prod,
+             TN_INT_KINDS(TN_OP_CASE, TN_E_PROD_I)
+             TN_FLOAT_KINDS(TN_OP_CASE, TN_E_PROD_F)
+             TN_COMPLEX_KINDS(TN_OP_CASE, TN_E_PROD_C))
+TN_OP_KERNEL(tn_op_k_max,
+             TN_INT_KINDS(TN_OP_CASE, TN_E_MAX)
+             TN_FLOAT_KINDS(TN_OP_CASE, TN_E_MAX))
+TN_OP_KERNEL(tn_op_k_min,
+             TN_INT_KINDS(TN_OP_CASE, TN_E_MIN)
+             TN_FLOAT_KINDS(TN_OP_CASE, TN_E_MIN))
+TN_OP_KERNEL(tn_op_k_land,
+             TN_INT_KINDS(TN_OP_CASE, TN_E_LAND)
+             TN_LOGICAL_KINDS(TN_OP_CASE, TN_E_LAND))
+TN_OP_KERNEL(tn_op_k_lor,
+             TN_INT_KINDS(TN_OP_CASE, TN_E_LOR)
+             TN_LOGICAL_KINDS(TN_OP_CASE, TN_E_LOR))
+TN_OP_KERNEL(tn_op_k_lxor,
+             TN_INT_KINDS(TN_OP_CASE, TN_E_LXOR)
+             TN_LOGICAL_KINDS(TN_OP_CASE, TN_E_LXOR))
+TN_OP_KERNEL(tn_op_k_band,
+             TN_INT_KINDS(TN_OP_CASE, TN_E_BAND)
+             TN_BYTE_KINDS(TN_OP_CASE, TN_E_BAND))
+TN_OP_KERNEL(tn_op_k_bor,
+             TN_INT_KINDS(TN_OP_CASE, TN_E_BOR)
+             TN_BYTE_KINDS(TN_OP_CASE, TN_E_BOR))
+TN_OP_KERNEL(tn_op_k_bxor,
+             TN_INT_KINDS(TN_OP_CASE, TN_E_BXOR)
+             TN_BYTE_KINDS(TN_OP_CASE, TN_E_BXOR))
+TN_OP_KERNEL(tn_op_k_maxloc, TN_PAIR_KINDS(TN_OP_CASE, TN_E_MAXLOC))
+TN_OP_KERNEL(tn_op_k_minloc, TN_PAIR_KINDS(TN_OP_CASE, TN_E_MINLOC))
+
+static tn_op_kernel_fn_t *const tn_op_kernels[TN_OP_TABLE_SIZE] = {
+    [TN_OP_SUM - TN_OP_HANDLE_BASE]    = tn_op_k_sum,
+    [TN_OP_MIN - TN_OP_HANDLE_BASE]    = tn_op_k_min,
+    [TN_OP_MAX - TN_OP_HANDLE_BASE]    = tn_op_k_max,
+    [TN_OP_PROD - TN_OP_HANDLE_BASE]   = tn_op_k_prod,
+    [TN_OP_BAND - TN_OP_HANDLE_BASE]   = tn_op_k_band,
+    [TN_OP_BOR - TN_OP_HANDLE_BASE]    = tn_op_k_bor,
+    [TN_OP_BXOR - TN_OP_HANDLE_BASE]   = tn_op_k_bxor,
+    [TN_OP_LAND - TN_OP_HANDLE_BASE]   = tn_op_k_land,
+    [TN_OP_LOR - TN_OP_HANDLE_BASE]    = tn_op_k_lor,
+    [TN_OP_LXOR - TN_OP_HANDLE_BASE]   = tn_op_k_lxor,
+    [TN_OP_MINLOC - TN_OP_HANDLE_BASE] = tn_op_k_minloc,
+    [TN_OP_MAXLOC - TN_OP_HANDLE_BASE] = tn_op_k_maxloc,
+};
+
+/* ---- user ops ----------------------------------------------------------- */
+
+tn_status_t tn_op_create(tn_op_user_fn_t *fn, tn_op_user_c_fn_t *c_fn, int commutative,
+                         tn_op_t **op_p)
+{
+    tn_op_t *op;
+
+    if ((fn == NULL) == (c_fn == NULL)) {
+        return TN_ERR_INVAL;
+    }
+    op = calloc(1, sizeof(*op));
+    if (op == NULL) {
+        return TN_ERR_NOMEM;
+    }
+    op->magic = TN_OP_MAGIC;
+    op->name = "user-defined op";
+    op->commutative = commutative != 0;
+    op->categories = TN_OP_ANY_TYPE;
+    op->user_fn = fn;
+    op->user_c_fn = c_fn;
+    op->refcount = 1;
+    *op_p = op;
+    return TN_OK;
+}
+
+/* Heap ops are never const objects: casting the qualifier away is sound. */
+void tn_op_retain(const tn_op_t *op)
+{
+    if (!op->predefined) {
+        __atomic_add_fetch(&((tn_op_t *)op)->refcount, 1, __ATOMIC_RELAXED);
+    }
+}
+
+void tn_op_release(const tn_op_t *op)
+{
+    tn_op_t *uop = (tn_op_t *)op;
+
+    if (op->predefined) {
+        return;
+    }
+    if (__atomic_sub_fetch(&uop->refcount, 1, __ATOMIC_ACQ_REL) == 0) {
+        uop->magic = 0;      /* a stale handle now fails the magic check */
+        free(uop);
+    }
+}
+
+static tn_status_t tn_op_apply_user(const tn_op_t *op, const tn_dt_t *dt,
+                                    uintptr_t dt_handle, const void *in, void *inout,
+                                    size_t count)
+{
+    /* the user function gets a pointer to an MPI_Datatype: a handle is a
+     * pointer-sized value, so a void * holding it has the same representation */
+    void *h = (void *)dt_handle;
+    const char *a = in;
+    char *b = inout;
+
+    if (op->user_c_fn != NULL) {
+        int64_t len = (int64_t)count;
+        op->user_c_fn((void *)a, b, &len, &h);
+        return TN_OK;
+    }
+    while (count > 0) {
+        int chunk = count > (size_t)INT_MAX ? INT_MAX : (int)count;
+        int len = chunk;     /* the callee may scribble on it */
+        op->user_fn((void *)a, b, &len, &h);
+        a += (ptrdiff_t)chunk * dt->extent;
+        b += (ptrdiff_t)chunk * dt->extent;
+        count -= (size_t)chunk;
+    }
+    return TN_OK;
+}
+
+/* ---- apply -------------------------------------------------------------- */
+
+tn_status_t tn_op_apply(const tn_op_t *op, const tn_dt_t *dt, uintptr_t dt_handle,
+                        const void *in, void *inout, size_t count)
+{
+    if (count == 0) {
+        return tn_op_valid_for(op, dt) ? TN_OK : TN_ERR_INVAL;
+    }
+    if (!op->predefined) {
+        return tn_op_apply_user(op, dt, dt_handle, in, inout, count);
+    }
+    if (!tn_op_valid_for(op, dt)) {
+        return TN_ERR_INVAL;
+    }
+    switch (op->handle) {
+    case TN_OP_NO_OP:
+        return TN_OK;
+    case TN_OP_REPLACE:
+        if (!dt->predefined) {
+            return TN_ERR_UNSUPPORTED;   /* derived types: later issue */
+        }
+        /* a predefined element is extent bytes; its padding is not data */
+        memcpy(inout, in, count * (size_t)dt->extent);
+        return TN_OK;
+    default:
+        return tn_op_kernels[op->handle - TN_OP_HANDLE_BASE](dt->kind, in, inout, count);
+    }
+}

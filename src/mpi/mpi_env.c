@@ -1,0 +1,207 @@
+/* Environment: init/finalize, threads, time, versions, abort. */
+#include "mpi/mpi_impl.h"
+#include "base/config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static const char *tn_mpi_thread_name(int level)
+{
+    switch (level) {
+    case MPI_THREAD_SINGLE:     return "MPI_THREAD_SINGLE";
+    case MPI_THREAD_FUNNELED:   return "MPI_THREAD_FUNNELED";
+    case MPI_THREAD_SERIALIZED: return "MPI_THREAD_SERIALIZED";
+    case MPI_THREAD_MULTIPLE:   return "MPI_THREAD_MULTIPLE";
+    default:                    return NULL;
+    }
+}
+
+static int tn_mpi_init_common(const char *fn, int required, int *provided)
+{
+    if (tn_rt.initialized || tn_rt.finalized) {
+        fprintf(stderr, "[tern] %s: MPI is already %s\n", fn,
+                tn_rt.finalized ? "finalized" : "initialized");
+        return MPI_ERR_OTHER;
+    }
+    if (tn_mpi_thread_name(required) == NULL) {
+        fprintf(stderr, "[tern] %s(required): %d is not an MPI_THREAD_* level\n", fn, required);
+        return MPI_ERR_ARG;
+    }
+    static const tn_rt_hooks_t hooks = {
+        .am_handler = tn_p2p_am_recv,
+        .progress = tn_p2p_progress,
+    };
+    int granted;
+    tn_status_t st = tn_rt_init(required, &granted, &hooks);
+    if (st == TN_OK) {
+        st = tn_p2p_init();
+    }
+    if (st == TN_OK) {
+        st = tn_comm_init(tn_rt.world_rank, tn_rt.world_size);
+    }
+    if (st != TN_OK) {
+        char msg[256];
+        snprintf(msg, sizeof(msg), "%s: start-up failed: %s", fn, tn_status_str(st));
+        tn_rt_abort(MPI_ERR_OTHER, msg);
+    }
+    tn_comm_world.errh = &tn_errh_fatal;
+    tn_comm_self.errh = &tn_errh_fatal;
+    if (provided != NULL) {
+        *provided = granted;
+    }
+    return MPI_SUCCESS;
+}
+
+int tn_mpi_Init(int *argc, char ***argv)
+{
+    return tn_mpi_init_common("MPI_Init", MPI_THREAD_SINGLE, NULL);
+}
+
+int tn_mpi_Init_thread(int *argc, char ***argv, int required, int *provided)
+{
+    if (provided == NULL) {
+        fprintf(stderr, "[tern] MPI_Init_thread(provided): NULL pointer\n");
+        return MPI_ERR_ARG;
+    }
+    return tn_mpi_init_common("MPI_Init_thread", required, provided);
+}
+
+int tn_mpi_Finalize(void)
+{
+    int rc = tn_mpi_check_init("MPI_Finalize");
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    tn_mpi_enter();
+    /* Complete our part of every pending communication: flush sends. */
+    tn_status_t st = tn_rt_finalize();
+    tn_comm_finalize();
+    tn_p2p_finalize();
+    tn_mpi_leave();
+    if (st != TN_OK) {
+        return tn_mpi_err(NULL, tn_mpi_class_of(st), "MPI_Finalize", NULL, "%s",
+                          tn_status_str(st));
+    }
+    return MPI_SUCCESS;
+}
+
+int tn_mpi_Initialized(int *flag)
+{
+    if (flag == NULL) {
+        return tn_mpi_err(NULL, MPI_ERR_ARG, "MPI_Initialized", "flag", "NULL pointer");
+    }
+    *flag = tn_rt.initialized;
+    return MPI_SUCCESS;
+}
+
+int tn_mpi_Finalized(int *flag)
+{
+    if (flag == NULL) {
+        return tn_mpi_err(NULL, MPI_ERR_ARG, "MPI_Finalized", "flag", "NULL pointer");
+    }
+    *flag = tn_rt.finalized;
+    return MPI_SUCCESS;
+}
+
+int tn_mpi_Query_thread(int *provided)
+{
+    int rc = tn_mpi_check_init("MPI_Query_thread");
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    if (provided == NULL) {
+        return tn_mpi_err(NULL, MPI_ERR_ARG, "MPI_Query_thread", "provided", "NULL pointer");
+    }
+    *provided = tn_rt.thread_level;
+    return MPI_SUCCESS;
+}
+
+int tn_mpi_Is_thread_main(int *flag)
+{
+    int rc = tn_mpi_check_init("MPI_Is_thread_main");
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    if (flag == NULL) {
+        return tn_mpi_err(NULL, MPI_ERR_ARG, "MPI_Is_thread_main", "flag", "NULL pointer");
+    }
+    *flag = pthread_equal(pthread_self(), tn_rt.main_thread) != 0;
+    return MPI_SUCCESS;
+}
+
+int tn_mpi_Abort(MPI_Comm comm, int errorcode)
+{
+    char msg[128];
+    snprintf(msg, sizeof(msg), "MPI_Abort called with error code %d", errorcode);
+    tn_rt_abort(errorcode, msg);
+}
+
+double tn_mpi_Wtime(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+double tn_mpi_Wtick(void)
+{
+    struct timespec ts;
+    if (clock_getres(CLOCK_MONOTONIC, &ts) == 0 && (ts.tv_sec || ts.tv_nsec)) {
+        return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+    }
+    return 1e-9;
+}
+
+int tn_mpi_Get_processor_name(char *name, int *resultlen)
+{
+    if (name == NULL || resultlen == NULL) {
+        return tn_mpi_err(NULL, MPI_ERR_ARG, "MPI_Get_processor_name",
+                          name == NULL ? "name" : "resultlen", "NULL pointer");
+    }
+    char host[MPI_MAX_PROCESSOR_NAME];
+    if (gethostname(host, sizeof(host)) != 0) {
+        snprintf(host, sizeof(host), "localhost");
+    }
+    host[sizeof(host) - 1] = '\0';
+    snprintf(name, MPI_MAX_PROCESSOR_NAME, "%s", host);
+    *resultlen = (int)strlen(name);
+    return MPI_SUCCESS;
+}
+
+int tn_mpi_Get_version(int *version, int *subversion)
+{
+    if (version == NULL || subversion == NULL) {
+        return tn_mpi_err(NULL, MPI_ERR_ARG, "MPI_Get_version",
+                          version == NULL ? "version" : "subversion", "NULL pointer");
+    }
+    *version = MPI_VERSION;
+    *subversion = MPI_SUBVERSION;
+    return MPI_SUCCESS;
+}
+
+int tn_mpi_Get_library_version(char *version, int *resultlen)
+{
+    if (version == NULL || resultlen == NULL) {
+        return tn_mpi_err(NULL, MPI_ERR_ARG, "MPI_Get_library_version",
+                          version == NULL ? "version" : "resultlen", "NULL pointer");
+    }
+    snprintf(version, MPI_MAX_LIBRARY_VERSION_STRING,
+             "Tern %s (MPI %d.%d, standard ABI %d.%d); transports: self, shm",
+             TERN_VERSION, MPI_VERSION, MPI_SUBVERSION, MPI_ABI_VERSION, MPI_ABI_SUBVERSION);
+    *resultlen = (int)strlen(version);
+    return MPI_SUCCESS;
+}
+
+int tn_mpi_Abi_get_version(int *abi_major, int *abi_minor)
+{
+    if (abi_major == NULL || abi_minor == NULL) {
+        return tn_mpi_err(NULL, MPI_ERR_ARG, "MPI_Abi_get_version",
+                          abi_major == NULL ? "abi_major" : "abi_minor", "NULL pointer");
+    }
+    *abi_major = MPI_ABI_VERSION;
+    *abi_minor = MPI_ABI_SUBVERSION;
+    return MPI_SUCCESS;
+}

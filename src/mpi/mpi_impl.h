@@ -1,0 +1,129 @@
+/* Shared helpers of the MPI layer: handle conversion, argument checks, error
+ * reporting, the big lock.
+ *
+ * Conventions for an implementation (src/mpi/ files):
+ *   - it is written as `int tn_mpi_<Name>(<exact ABI parameters>)` starting in
+ *     column 0; tools/abi/gen_bindings.py finds it and generates PMPI_<Name>
+ *     and the weak MPI_<Name> around it; every other ABI function becomes an
+ *     "unsupported" entry point.
+ *   - checks come first, each reported with tn_mpi_err(), which names the
+ *     function and the argument, invokes the communicator's error handler and
+ *     returns the error class to hand back to the user;
+ *   - calls that touch shared state run between tn_mpi_enter()/tn_mpi_leave().
+ *
+ *   int tn_mpi_Send(const void *buf, int count, MPI_Datatype datatype, int dest,
+ *                   int tag, MPI_Comm comm)
+ *   {
+ *       static const char fn[] = "MPI_Send";
+ *       tn_comm_t *c; const tn_dt_t *dt; int rc;
+ *       if ((rc = tn_mpi_check_comm(fn, comm, &c)) ||
+ *           (rc = tn_mpi_check_count(fn, c, count, "count")) || ...)
+ *           return rc;
+ *       ...
+ *   }
+ */
+#ifndef TN_MPI_MPI_IMPL_H
+#define TN_MPI_MPI_IMPL_H
+
+#include <mpi.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "base/status.h"
+#include "comm/comm.h"
+#include "dt/dt.h"
+#include "dt/op.h"
+#include "p2p/p2p.h"
+#include "runtime/rt.h"
+#include "tn_mpi_protos.h"   /* generated: prototypes of every tn_mpi_<Name> */
+
+/* Predefined handles are small integers (the ABI's values); anything above
+ * this bound is a pointer to one of our objects. */
+#define TN_MPI_HANDLE_MAX_PREDEF 0x1000u
+
+static inline uintptr_t tn_mpi_hval(const void *h)
+{
+    return (uintptr_t)h;
+}
+
+/* ---- error handlers ---------------------------------------------------- */
+#define TN_ERRH_MAGIC 0x54455248u     /* "TERH" */
+typedef enum { TN_ERRH_FATAL, TN_ERRH_ABORT, TN_ERRH_RETURN, TN_ERRH_USER } tn_errh_kind_t;
+typedef struct tn_errh {
+    uint32_t        magic;
+    tn_errh_kind_t  kind;
+    int             predefined;
+    uintptr_t       handle;
+    int             refcount;
+    MPI_Comm_errhandler_function *comm_fn;
+} tn_errh_t;
+
+extern tn_errh_t tn_errh_fatal, tn_errh_abort, tn_errh_return;
+
+tn_errh_t *tn_mpi_errh_get(MPI_Errhandler h);
+MPI_Errhandler tn_mpi_errh_handle(tn_errh_t *e);
+
+/* ---- handle conversion (NULL when the handle is invalid) --------------- */
+tn_comm_t *tn_mpi_comm_get(MPI_Comm h);
+static inline MPI_Comm tn_mpi_comm_handle(const tn_comm_t *c)
+{
+    return c->predefined ? (MPI_Comm)c->handle : (MPI_Comm)(void *)c;
+}
+const tn_dt_t *tn_mpi_dt_get(MPI_Datatype h);
+static inline MPI_Datatype tn_mpi_dt_handle(const tn_dt_t *dt)
+{
+    return dt->predefined ? (MPI_Datatype)dt->handle : (MPI_Datatype)(void *)dt;
+}
+const tn_op_t *tn_mpi_op_get(MPI_Op h);
+static inline MPI_Op tn_mpi_op_handle(const tn_op_t *op)
+{
+    return op->predefined ? (MPI_Op)op->handle : (MPI_Op)(void *)op;
+}
+tn_group_t *tn_mpi_group_get(MPI_Group h);   /* MPI_GROUP_EMPTY included */
+MPI_Group tn_mpi_group_handle(tn_group_t *g);
+
+/* ---- errors ------------------------------------------------------------ */
+/* Report an error of class errclass raised by fn (e.g. "MPI_Send") on comm
+ * (NULL: MPI_COMM_WORLD's handler).  fmt names the argument and what is
+ * wrong, e.g. ("dest", "rank 9 is out of range [0, 4)").  The message is
+ * "MPI_Send(dest): rank 9 is out of range [0, 4)".  Fatal handlers print it
+ * once and end the job; ERRORS_RETURN / user handlers return errclass (the
+ * value the MPI function should return). */
+int tn_mpi_err(tn_comm_t *comm, int errclass, const char *fn, const char *arg,
+               const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/* Largest error code in use (MPI_LASTUSEDCODE attribute). */
+int tn_mpi_lastusedcode(void);
+/* Map an internal status to an MPI error class. */
+int tn_mpi_class_of(tn_status_t st);
+/* Report an internal failure status of fn on comm. */
+int tn_mpi_err_status(tn_comm_t *comm, tn_status_t st, const char *fn);
+
+/* ---- argument checks: return MPI_SUCCESS or the reported error --------- */
+int tn_mpi_check_init(const char *fn);   /* between Init and Finalize */
+int tn_mpi_check_comm(const char *fn, MPI_Comm h, tn_comm_t **comm_p);
+int tn_mpi_check_dt(const char *fn, tn_comm_t *c, MPI_Datatype h, const char *arg,
+                    const tn_dt_t **dt_p);
+int tn_mpi_check_count(const char *fn, tn_comm_t *c, int64_t count, const char *arg);
+int tn_mpi_check_buf(const char *fn, tn_comm_t *c, const void *buf, int64_t count,
+                     const tn_dt_t *dt, const char *arg);
+/* flags for tn_mpi_check_rank */
+enum { TN_RANK_PROC_NULL = 1, TN_RANK_ANY = 2 };
+int tn_mpi_check_rank(const char *fn, tn_comm_t *c, int rank, const char *arg, int flags);
+int tn_mpi_check_tag(const char *fn, tn_comm_t *c, int tag, int allow_any);
+int tn_mpi_check_root(const char *fn, tn_comm_t *c, int root);
+int tn_mpi_check_op(const char *fn, tn_comm_t *c, MPI_Op h, const tn_dt_t *dt,
+                    const tn_op_t **op_p);
+
+/* ---- status ------------------------------------------------------------ */
+/* MPI_Status.MPI_internal[0..1] hold the byte count, [2] the cancel flag. */
+void tn_mpi_status_set(MPI_Status *st, const tn_msg_status_t *ms);
+void tn_mpi_status_empty(MPI_Status *st);     /* PROC_NULL / inactive request */
+uint64_t tn_mpi_status_bytes(const MPI_Status *st);
+
+/* ---- the big lock (only taken when MPI_THREAD_MULTIPLE was granted) ---- */
+static inline void tn_mpi_enter(void) { tn_rt_lock(); }
+static inline void tn_mpi_leave(void) { tn_rt_unlock(); }
+
+/* Entry point of every unsupported function (called by generated code). */
+int tn_mpi_unsupported(const char *fn, int obj_kind, const void *obj);
+
+#endif

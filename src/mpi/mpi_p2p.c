@@ -1,0 +1,860 @@
+/* Point-to-point entry points: sends, receives, probes, persistent
+ * requests, counts.  Large-count (_c) variants share the same code. */
+#include "mpi/mpi_p2p_impl.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Report a receive's completion error (truncation) through the handler. */
+static int tn_mpi_recv_error(const char *fn, tn_comm_t *c, const tn_msg_status_t *ms)
+{
+    if (ms->error == TN_OK) {
+        return MPI_SUCCESS;
+    }
+    if (ms->error == TN_ERR_TRUNCATE) {
+        return tn_mpi_err(c, MPI_ERR_TRUNCATE, fn, "count",
+                          "message from rank %d (tag %d) is larger than the receive buffer "
+                          "(%llu bytes)", ms->source, ms->tag, (unsigned long long)ms->bytes);
+    }
+    return tn_mpi_err_status(c, (tn_status_t)ms->error, fn);
+}
+
+static int tn_mpi_send_checks(const char *fn, const void *buf, int64_t count,
+                              MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                              tn_comm_t **c_p, const tn_dt_t **dt_p)
+{
+    int rc;
+    if ((rc = tn_mpi_check_comm(fn, comm, c_p)) ||
+        (rc = tn_mpi_check_count(fn, *c_p, count, "count")) ||
+        (rc = tn_mpi_check_dt(fn, *c_p, datatype, "datatype", dt_p)) ||
+        (rc = tn_mpi_check_buf(fn, *c_p, buf, count, *dt_p, "buf")) ||
+        (rc = tn_mpi_check_rank(fn, *c_p, dest, "dest", TN_RANK_PROC_NULL)) ||
+        (rc = tn_mpi_check_tag(fn, *c_p, tag, 0))) {
+        return rc;
+    }
+    return MPI_SUCCESS;
+}
+
+static int tn_mpi_send_common(const char *fn, const void *buf, int64_t count,
+                              MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                              tn_send_mode_t mode, MPI_Request *request)
+{
+    tn_comm_t *c;
+    const tn_dt_t *dt;
+    int rc = tn_mpi_send_checks(fn, buf, count, datatype, dest, tag, comm, &c, &dt);
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    tn_mpi_enter();
+    tn_status_t st;
+    tn_req_t *req = NULL;
+    if (mode == TN_SEND_BUFFERED) {
+        rc = tn_mpi_bsend_start(fn, c, buf, count, dt, dest, tag);
+        if (rc == MPI_SUCCESS && request != NULL) {
+            req = tn_req_new_completed();
+            *request = req != NULL ? tn_mpi_req_handle(req) : MPI_REQUEST_NULL;
+        }
+        tn_mpi_leave();
+        return rc;
+    }
+    if (request == NULL && mode != TN_SEND_SYNC) {
+        st = tn_p2p_send(buf, (size_t)count, dt, dest, tag, c, 0);
+    } else {
+        st = tn_p2p_isend(buf, (size_t)count, dt, dest, tag, c, 0, mode, &req);
+        if (st == TN_OK && request == NULL) {
+            st = tn_req_wait(req, NULL);
+            tn_req_free(req);
+        } else if (st == TN_OK) {
+            *request = tn_mpi_req_handle(req);
+        }
+    }
+    tn_mpi_leave();
+    if (st != TN_OK) {
+        return tn_mpi_err_status(c, st, fn);
+    }
+    return MPI_SUCCESS;
+}
+
+static int tn_mpi_req_arg(const char *fn, tn_comm_t *c, MPI_Request *request)
+{
+    if (request == NULL) {
+        return tn_mpi_err(c, MPI_ERR_ARG, fn, "request", "NULL pointer");
+    }
+    return MPI_SUCCESS;
+}
+
+int tn_mpi_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                MPI_Comm comm)
+{
+    return tn_mpi_send_common("MPI_Send", buf, count, datatype, dest, tag, comm,
+                              TN_SEND_STD, NULL);
+}
+
+int tn_mpi_Send_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                  MPI_Comm comm)
+{
+    return tn_mpi_send_common("MPI_Send_c", buf, count, datatype, dest, tag, comm,
+                              TN_SEND_STD, NULL);
+}
+
+int tn_mpi_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                 MPI_Comm comm)
+{
+    return tn_mpi_send_common("MPI_Ssend", buf, count, datatype, dest, tag, comm,
+                              TN_SEND_SYNC, NULL);
+}
+
+int tn_mpi_Ssend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                   MPI_Comm comm)
+{
+    return tn_mpi_send_common("MPI_Ssend_c", buf, count, datatype, dest, tag, comm,
+                              TN_SEND_SYNC, NULL);
+}
+
+int tn_mpi_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                 MPI_Comm comm)
+{
+    return tn_mpi_send_common("MPI_Rsend", buf, count, datatype, dest, tag, comm,
+                              TN_SEND_READY, NULL);
+}
+
+int tn_mpi_Rsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                   MPI_Comm comm)
+{
+    return tn_mpi_send_common("MPI_Rsend_c", buf, count, datatype, dest, tag, comm,
+                              TN_SEND_READY, NULL);
+}
+
+int tn_mpi_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                 MPI_Comm comm)
+{
+    return tn_mpi_send_common("MPI_Bsend", buf, count, datatype, dest, tag, comm,
+                              TN_SEND_BUFFERED, NULL);
+}
+
+int tn_mpi_Bsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                   MPI_Comm comm)
+{
+    return tn_mpi_send_common("MPI_Bsend_c", buf, count, datatype, dest, tag, comm,
+                              TN_SEND_BUFFERED, NULL);
+}
+
+/* Nonblocking sends: check the request pointer first, then share the code. */
+static int tn_mpi_isend_common(const char *fn, const void *buf, int64_t count,
+                               MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                               tn_send_mode_t mode, MPI_Request *request)
+{
+    if (request == NULL) {
+        tn_comm_t *c = tn_mpi_comm_get(comm);
+        return tn_mpi_req_arg(fn, c, request);
+    }
+    return tn_mpi_send_common(fn, buf, count, datatype, dest, tag, comm, mode, request);
+}
+
+int tn_mpi_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                 MPI_Comm comm, MPI_Request *request)
+{
+    return tn_mpi_isend_common("MPI_Isend", buf, count, datatype, dest, tag, comm,
+                               TN_SEND_STD, request);
+}
+
+int tn_mpi_Isend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                   MPI_Comm comm, MPI_Request *request)
+{
+    return tn_mpi_isend_common("MPI_Isend_c", buf, count, datatype, dest, tag, comm,
+                               TN_SEND_STD, request);
+}
+
+int tn_mpi_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                  MPI_Comm comm, MPI_Request *request)
+{
+    return tn_mpi_isend_common("MPI_Issend", buf, count, datatype, dest, tag, comm,
+                               TN_SEND_SYNC, request);
+}
+
+int tn_mpi_Issend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest,
+                    int tag, MPI_Comm comm, MPI_Request *request)
+{
+    return tn_mpi_isend_common("MPI_Issend_c", buf, count, datatype, dest, tag, comm,
+                               TN_SEND_SYNC, request);
+}
+
+int tn_mpi_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                  MPI_Comm comm, MPI_Request *request)
+{
+    return tn_mpi_isend_common("MPI_Irsend", buf, count, datatype, dest, tag, comm,
+                               TN_SEND_READY, request);
+}
+
+int tn_mpi_Irsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest,
+                    int tag, MPI_Comm comm, MPI_Request *request)
+{
+    return tn_mpi_isend_common("MPI_Irsend_c", buf, count, datatype, dest, tag, comm,
+                               TN_SEND_READY, request);
+}
+
+int tn_mpi_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                  MPI_Comm comm, MPI_Request *request)
+{
+    return tn_mpi_isend_common("MPI_Ibsend", buf, count, datatype, dest, tag, comm,
+                               TN_SEND_BUFFERED, request);
+}
+
+int tn_mpi_Ibsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest,
+                    int tag, MPI_Comm comm, MPI_Request *request)
+{
+    return tn_mpi_isend_common("MPI_Ibsend_c", buf, count, datatype, dest, tag, comm,
+                               TN_SEND_BUFFERED, request);
+}
+
+/* ------------------------------------------------------------- receives */
+
+static int tn_mpi_recv_checks(const char *fn, void *buf, int64_t count, MPI_Datatype datatype,
+                              int source, int tag, MPI_Comm comm, tn_comm_t **c_p,
+                              const tn_dt_t **dt_p)
+{
+    int rc;
+    if ((rc = tn_mpi_check_comm(fn, comm, c_p)) ||
+        (rc = tn_mpi_check_count(fn, *c_p, count, "count")) ||
+        (rc = tn_mpi_check_dt(fn, *c_p, datatype, "datatype", dt_p)) ||
+        (rc = tn_mpi_check_buf(fn, *c_p, buf, count, *dt_p, "buf")) ||
+        (rc = tn_mpi_check_rank(fn, *c_p, source, "source", TN_RANK_PROC_NULL | TN_RANK_ANY)) ||
+        (rc = tn_mpi_check_tag(fn, *c_p, tag, 1))) {
+        return rc;
+    }
+    return MPI_SUCCESS;
+}
+
+static int tn_mpi_recv_common(const char *fn, void *buf, int64_t count, MPI_Datatype datatype,
+                              int source, int tag, MPI_Comm comm, MPI_Status *status)
+{
+    tn_comm_t *c;
+    const tn_dt_t *dt;
+    int rc = tn_mpi_recv_checks(fn, buf, count, datatype, source, tag, comm, &c, &dt);
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    tn_msg_status_t ms;
+    tn_mpi_enter();
+    tn_status_t st = tn_p2p_recv(buf, (size_t)count, dt, source, tag, c, 0, &ms);
+    tn_mpi_leave();
+    if (st != TN_OK && st != TN_ERR_TRUNCATE) {
+        return tn_mpi_err_status(c, st, fn);
+    }
+    tn_mpi_status_set(status, &ms);
+    return tn_mpi_recv_error(fn, c, &ms);
+}
+
+int tn_mpi_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
+                MPI_Comm comm, MPI_Status *status)
+{
+    return tn_mpi_recv_common("MPI_Recv", buf, count, datatype, source, tag, comm, status);
+}
+
+int tn_mpi_Recv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag,
+                  MPI_Comm comm, MPI_Status *status)
+{
+    return tn_mpi_recv_common("MPI_Recv_c", buf, count, datatype, source, tag, comm, status);
+}
+
+static int tn_mpi_irecv_common(const char *fn, void *buf, int64_t count, MPI_Datatype datatype,
+                               int source, int tag, MPI_Comm comm, MPI_Request *request)
+{
+    tn_comm_t *c;
+    const tn_dt_t *dt;
+    int rc = tn_mpi_recv_checks(fn, buf, count, datatype, source, tag, comm, &c, &dt);
+    if (rc != MPI_SUCCESS || (rc = tn_mpi_req_arg(fn, c, request)) != MPI_SUCCESS) {
+        return rc;
+    }
+    tn_req_t *req;
+    tn_mpi_enter();
+    tn_status_t st = tn_p2p_irecv(buf, (size_t)count, dt, source, tag, c, 0, &req);
+    tn_mpi_leave();
+    if (st != TN_OK) {
+        return tn_mpi_err_status(c, st, fn);
+    }
+    *request = tn_mpi_req_handle(req);
+    return MPI_SUCCESS;
+}
+
+int tn_mpi_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
+                 MPI_Comm comm, MPI_Request *request)
+{
+    return tn_mpi_irecv_common("MPI_Irecv", buf, count, datatype, source, tag, comm, request);
+}
+
+int tn_mpi_Irecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag,
+                   MPI_Comm comm, MPI_Request *request)
+{
+    return tn_mpi_irecv_common("MPI_Irecv_c", buf, count, datatype, source, tag, comm, request);
+}
+
+static int tn_mpi_sendrecv_common(const char *fn, const void *sendbuf, int64_t sendcount,
+                                  MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf,
+                                  int64_t recvcount, MPI_Datatype recvtype, int source,
+                                  int recvtag, MPI_Comm comm, MPI_Status *status)
+{
+    tn_comm_t *c;
+    const tn_dt_t *sdt, *rdt;
+    int rc = tn_mpi_send_checks(fn, sendbuf, sendcount, sendtype, dest, sendtag, comm, &c, &sdt);
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    rc = tn_mpi_recv_checks(fn, recvbuf, recvcount, recvtype, source, recvtag, comm, &c, &rdt);
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    tn_msg_status_t ms;
+    tn_mpi_enter();
+    tn_status_t st = tn_p2p_sendrecv(sendbuf, (size_t)sendcount, sdt, dest, sendtag, recvbuf,
+                                     (size_t)recvcount, rdt, source, recvtag, c, 0, &ms);
+    tn_mpi_leave();
+    if (st != TN_OK && st != TN_ERR_TRUNCATE) {
+        return tn_mpi_err_status(c, st, fn);
+    }
+    tn_mpi_status_set(status, &ms);
+    return tn_mpi_recv_error(fn, c, &ms);
+}
+
+int tn_mpi_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
+                    int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                    int source, int recvtag, MPI_Comm comm, MPI_Status *status)
+{
+    return tn_mpi_sendrecv_common("MPI_Sendrecv", sendbuf, sendcount, sendtype, dest, sendtag,
+                                  recvbuf, recvcount, recvtype, source, recvtag, comm, status);
+}
+
+int tn_mpi_Sendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                      int dest, int sendtag, void *recvbuf, MPI_Count recvcount,
+                      MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
+                      MPI_Status *status)
+{
+    return tn_mpi_sendrecv_common("MPI_Sendrecv_c", sendbuf, sendcount, sendtype, dest,
+                                  sendtag, recvbuf, recvcount, recvtype, source, recvtag,
+                                  comm, status);
+}
+
+static int tn_mpi_sendrecv_replace_common(const char *fn, void *buf, int64_t count,
+                                          MPI_Datatype datatype, int dest, int sendtag,
+                                          int source, int recvtag, MPI_Comm comm,
+                                          MPI_Status *status)
+{
+    tn_comm_t *c;
+    const tn_dt_t *dt;
+    int rc = tn_mpi_send_checks(fn, buf, count, datatype, dest, sendtag, comm, &c, &dt);
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    rc = tn_mpi_recv_checks(fn, buf, count, datatype, source, recvtag, comm, &c, &dt);
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    size_t bytes = (size_t)count * (size_t)dt->extent;
+    void *tmp = bytes ? malloc(bytes) : NULL;
+    if (bytes && tmp == NULL) {
+        return tn_mpi_err(c, MPI_ERR_NO_MEM, fn, NULL, "no memory for a %zu-byte copy", bytes);
+    }
+    if (bytes) {
+        memcpy(tmp, buf, bytes);
+    }
+    tn_msg_status_t ms;
+    tn_mpi_enter();
+    tn_status_t st = tn_p2p_sendrecv(tmp, (size_t)count, dt, dest, sendtag, buf, (size_t)count,
+                                     dt, source, recvtag, c, 0, &ms);
+    tn_mpi_leave();
+    free(tmp);
+    if (st != TN_OK && st != TN_ERR_TRUNCATE) {
+        return tn_mpi_err_status(c, st, fn);
+    }
+    tn_mpi_status_set(status, &ms);
+    return tn_mpi_recv_error(fn, c, &ms);
+}
+
+int tn_mpi_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest,
+                            int sendtag, int source, int recvtag, MPI_Comm comm,
+                            MPI_Status *status)
+{
+    return tn_mpi_sendrecv_replace_common("MPI_Sendrecv_replace", buf, count, datatype, dest,
+                                          sendtag, source, recvtag, comm, status);
+}
+
+int tn_mpi_Sendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, int dest,
+                              int sendtag, int source, int recvtag, MPI_Comm comm,
+                              MPI_Status *status)
+{
+    return tn_mpi_sendrecv_replace_common("MPI_Sendrecv_replace_c", buf, count, datatype, dest,
+                                          sendtag, source, recvtag, comm, status);
+}
+
+/* ---------------------------------------------------------------- probes */
+
+static int tn_mpi_probe_checks(const char *fn, int source, int tag, MPI_Comm comm,
+                               tn_comm_t **c_p)
+{
+    int rc;
+    if ((rc = tn_mpi_check_comm(fn, comm, c_p)) ||
+        (rc = tn_mpi_check_rank(fn, *c_p, source, "source", TN_RANK_PROC_NULL | TN_RANK_ANY)) ||
+        (rc = tn_mpi_check_tag(fn, *c_p, tag, 1))) {
+        return rc;
+    }
+    return MPI_SUCCESS;
+}
+
+static void tn_mpi_status_proc_null(MPI_Status *status)
+{
+    tn_msg_status_t ms = { MPI_PROC_NULL, MPI_ANY_TAG, TN_OK, 0, 0 };
+    tn_mpi_status_set(status, &ms);
+}
+
+int tn_mpi_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
+{
+    static const char fn[] = "MPI_Probe";
+    tn_comm_t *c;
+    int rc = tn_mpi_probe_checks(fn, source, tag, comm, &c);
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    if (source == MPI_PROC_NULL) {
+        tn_mpi_status_proc_null(status);
+        return MPI_SUCCESS;
+    }
+    tn_msg_status_t ms;
+    tn_mpi_enter();
+    tn_p2p_probe(source, tag, c, 0, &ms, NULL);
+    tn_mpi_leave();
+    tn_mpi_status_set(status, &ms);
+    return MPI_SUCCESS;
+}
+
+int tn_mpi_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
+{
+    static const char fn[] = "MPI_Iprobe";
+    tn_comm_t *c;
+    int rc = tn_mpi_probe_checks(fn, source, tag, comm, &c);
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    if (flag == NULL) {
+        return tn_mpi_err(c, MPI_ERR_ARG, fn, "flag", "NULL pointer");
+    }
+    if (source == MPI_PROC_NULL) {
+        *flag = 1;
+        tn_mpi_status_proc_null(status);
+        return MPI_SUCCESS;
+    }
+    tn_msg_status_t ms;
+    tn_mpi_enter();
+    *flag = tn_p2p_iprobe(source, tag, c, 0, &ms, NULL);
+    tn_mpi_leave();
+    if (*flag) {
+        tn_mpi_status_set(status, &ms);
+    }
+    return MPI_SUCCESS;
+}
+
+/* A matched message handle carries the communicator it came from. */
+typedef struct {
+    void      *msg;
+    tn_comm_t *comm;
+} tn_mpi_msg_t;
+
+static int tn_mpi_make_message(const char *fn, tn_comm_t *c, void *msg, MPI_Message *message)
+{
+    tn_mpi_msg_t *m = malloc(sizeof(*m));
+    if (m == NULL) {
+        return tn_mpi_err(c, MPI_ERR_NO_MEM, fn, NULL, "out of memory");
+    }
+    m->msg = msg;
+    m->comm = c;
+    tn_comm_retain(c);
+    *message = (MPI_Message)(void *)m;
+    return MPI_SUCCESS;
+}
+
+int tn_mpi_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status)
+{
+    static const char fn[] = "MPI_Mprobe";
+    tn_comm_t *c;
+    int rc = tn_mpi_probe_checks(fn, source, tag, comm, &c);
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    if (message == NULL) {
+        return tn_mpi_err(c, MPI_ERR_ARG, fn, "message", "NULL pointer");
+    }
+    if (source == MPI_PROC_NULL) {
+        *message = MPI_MESSAGE_NO_PROC;
+        tn_mpi_status_proc_null(status);
+        return MPI_SUCCESS;
+    }
+    tn_msg_status_t ms;
+    void *msg;
+    tn_mpi_enter();
+    tn_p2p_probe(source, tag, c, 1, &ms, &msg);
+    rc = tn_mpi_make_message(fn, c, msg, message);
+    tn_mpi_leave();
+    tn_mpi_status_set(status, &ms);
+    return rc;
+}
+
+int tn_mpi_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message,
+                   MPI_Status *status)
+{
+    static const char fn[] = "MPI_Improbe";
+    tn_comm_t *c;
+    int rc = tn_mpi_probe_checks(fn, source, tag, comm, &c);
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    if (flag == NULL || message == NULL) {
+        return tn_mpi_err(c, MPI_ERR_ARG, fn, flag == NULL ? "flag" : "message", "NULL pointer");
+    }
+    if (source == MPI_PROC_NULL) {
+        *flag = 1;
+        *message = MPI_MESSAGE_NO_PROC;
+        tn_mpi_status_proc_null(status);
+        return MPI_SUCCESS;
+    }
+    tn_msg_status_t ms;
+    void *msg = NULL;
+    tn_mpi_enter();
+    *flag = tn_p2p_iprobe(source, tag, c, 1, &ms, &msg);
+    rc = *flag ? tn_mpi_make_message(fn, c, msg, message) : MPI_SUCCESS;
+    tn_mpi_leave();
+    if (*flag) {
+        tn_mpi_status_set(status, &ms);
+    }
+    return rc;
+}
+
+static int tn_mpi_imrecv_common(const char *fn, void *buf, int64_t count,
+                                MPI_Datatype datatype, MPI_Message *message,
+                                MPI_Request *request, MPI_Status *status)
+{
+    int rc = tn_mpi_check_init(fn);
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    const tn_dt_t *dt;
+    if (message == NULL || *message == MPI_MESSAGE_NULL) {
+        return tn_mpi_err(NULL, MPI_ERR_REQUEST, fn, "message", "%s",
+                          message == NULL ? "NULL pointer" : "MPI_MESSAGE_NULL is not a message");
+    }
+    if ((rc = tn_mpi_check_count(fn, NULL, count, "count")) ||
+        (rc = tn_mpi_check_dt(fn, NULL, datatype, "datatype", &dt)) ||
+        (rc = tn_mpi_check_buf(fn, NULL, buf, count, dt, "buf"))) {
+        return rc;
+    }
+    if (*message == MPI_MESSAGE_NO_PROC) {
+        *message = MPI_MESSAGE_NULL;
+        if (request != NULL) {
+            tn_mpi_enter();
+            tn_req_t *req = tn_req_new_completed();
+            tn_mpi_leave();
+            *request = tn_mpi_req_handle(req);
+        } else {
+            tn_mpi_status_proc_null(status);
+        }
+        return MPI_SUCCESS;
+    }
+    tn_mpi_msg_t *m = (tn_mpi_msg_t *)(void *)*message;
+    tn_comm_t *c = m->comm;
+    tn_req_t *req;
+    tn_mpi_enter();
+    tn_status_t st = tn_p2p_imrecv(buf, (size_t)count, dt, m->msg, c, &req);
+    tn_comm_release(c);
+    free(m);
+    *message = MPI_MESSAGE_NULL;
+    if (st != TN_OK) {
+        tn_mpi_leave();
+        return tn_mpi_err_status(c, st, fn);
+    }
+    if (request != NULL) {
+        *request = tn_mpi_req_handle(req);
+        tn_mpi_leave();
+        return MPI_SUCCESS;
+    }
+    tn_msg_status_t ms;
+    tn_req_wait(req, &ms);
+    tn_req_free(req);
+    tn_mpi_leave();
+    tn_mpi_status_set(status, &ms);
+    return tn_mpi_recv_error(fn, &tn_comm_world, &ms);
+}
+
+int tn_mpi_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
+                 MPI_Status *status)
+{
+    return tn_mpi_imrecv_common("MPI_Mrecv", buf, count, datatype, message, NULL, status);
+}
+
+int tn_mpi_Mrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *message,
+                   MPI_Status *status)
+{
+    return tn_mpi_imrecv_common("MPI_Mrecv_c", buf, count, datatype, message, NULL, status);
+}
+
+int tn_mpi_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
+                  MPI_Request *request)
+{
+    if (request == NULL) {
+        return tn_mpi_err(NULL, MPI_ERR_ARG, "MPI_Imrecv", "request", "NULL pointer");
+    }
+    return tn_mpi_imrecv_common("MPI_Imrecv", buf, count, datatype, message, request, NULL);
+}
+
+int tn_mpi_Imrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *message,
+                    MPI_Request *request)
+{
+    if (request == NULL) {
+        return tn_mpi_err(NULL, MPI_ERR_ARG, "MPI_Imrecv_c", "request", "NULL pointer");
+    }
+    return tn_mpi_imrecv_common("MPI_Imrecv_c", buf, count, datatype, message, request, NULL);
+}
+
+/* ------------------------------------------------------------ persistent */
+
+static int tn_mpi_pinit(const char *fn, int is_send, const void *buf, int64_t count,
+                        MPI_Datatype datatype, int peer, int tag, MPI_Comm comm,
+                        tn_send_mode_t mode, MPI_Request *request)
+{
+    tn_comm_t *c;
+    const tn_dt_t *dt;
+    int rc = is_send ? tn_mpi_send_checks(fn, buf, count, datatype, peer, tag, comm, &c, &dt)
+                     : tn_mpi_recv_checks(fn, (void *)buf, count, datatype, peer, tag, comm,
+                                          &c, &dt);
+    if (rc != MPI_SUCCESS || (rc = tn_mpi_req_arg(fn, c, request)) != MPI_SUCCESS) {
+        return rc;
+    }
+    tn_req_t *req;
+    tn_mpi_enter();
+    tn_status_t st = tn_p2p_persistent_init(is_send, buf, (size_t)count, dt, peer, tag, c,
+                                            mode, &req);
+    tn_mpi_leave();
+    if (st != TN_OK) {
+        return tn_mpi_err_status(c, st, fn);
+    }
+    *request = tn_mpi_req_handle(req);
+    return MPI_SUCCESS;
+}
+
+int tn_mpi_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                     MPI_Comm comm, MPI_Request *request)
+{
+    return tn_mpi_pinit("MPI_Send_init", 1, buf, count, datatype, dest, tag, comm,
+                        TN_SEND_STD, request);
+}
+
+int tn_mpi_Send_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest,
+                       int tag, MPI_Comm comm, MPI_Request *request)
+{
+    return tn_mpi_pinit("MPI_Send_init_c", 1, buf, count, datatype, dest, tag, comm,
+                        TN_SEND_STD, request);
+}
+
+int tn_mpi_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                      MPI_Comm comm, MPI_Request *request)
+{
+    return tn_mpi_pinit("MPI_Ssend_init", 1, buf, count, datatype, dest, tag, comm,
+                        TN_SEND_SYNC, request);
+}
+
+int tn_mpi_Ssend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest,
+                        int tag, MPI_Comm comm, MPI_Request *request)
+{
+    return tn_mpi_pinit("MPI_Ssend_init_c", 1, buf, count, datatype, dest, tag, comm,
+                        TN_SEND_SYNC, request);
+}
+
+int tn_mpi_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                      MPI_Comm comm, MPI_Request *request)
+{
+    return tn_mpi_pinit("MPI_Rsend_init", 1, buf, count, datatype, dest, tag, comm,
+                        TN_SEND_READY, request);
+}
+
+int tn_mpi_Rsend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest,
+                        int tag, MPI_Comm comm, MPI_Request *request)
+{
+    return tn_mpi_pinit("MPI_Rsend_init_c", 1, buf, count, datatype, dest, tag, comm,
+                        TN_SEND_READY, request);
+}
+
+int tn_mpi_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                      MPI_Comm comm, MPI_Request *request)
+{
+    return tn_mpi_pinit("MPI_Bsend_init", 1, buf, count, datatype, dest, tag, comm,
+                        TN_SEND_BUFFERED, request);
+}
+
+int tn_mpi_Bsend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest,
+                        int tag, MPI_Comm comm, MPI_Request *request)
+{
+    return tn_mpi_pinit("MPI_Bsend_init_c", 1, buf, count, datatype, dest, tag, comm,
+                        TN_SEND_BUFFERED, request);
+}
+
+int tn_mpi_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag,
+                     MPI_Comm comm, MPI_Request *request)
+{
+    return tn_mpi_pinit("MPI_Recv_init", 0, buf, count, datatype, source, tag, comm,
+                        TN_SEND_STD, request);
+}
+
+int tn_mpi_Recv_init_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag,
+                       MPI_Comm comm, MPI_Request *request)
+{
+    return tn_mpi_pinit("MPI_Recv_init_c", 0, buf, count, datatype, source, tag, comm,
+                        TN_SEND_STD, request);
+}
+
+/* Start one persistent request (lock held). */
+static int tn_mpi_start_one(const char *fn, MPI_Request *request)
+{
+    tn_req_t *req = tn_mpi_req_get(*request);
+    if (req == NULL || !tn_req_is_persistent(req)) {
+        return tn_mpi_err(NULL, MPI_ERR_REQUEST, fn, "request", "%s",
+                          req == NULL ? "not a valid request" : "not a persistent request");
+    }
+    if (tn_req_is_active(req)) {
+        return tn_mpi_err(NULL, MPI_ERR_REQUEST, fn, "request", "request is already active");
+    }
+    tn_send_mode_t mode;
+    const void *buf;
+    size_t count;
+    const tn_dt_t *dt;
+    int peer, tag;
+    tn_comm_t *c;
+    tn_req_get_args(req, &buf, &count, &dt, &peer, &tag, &c, &mode);
+    if (tn_req_kind(req) == TN_REQ_SEND && mode == TN_SEND_BUFFERED) {
+        /* buffered: the data is copied out now; the request completes at once */
+        int rc = peer == MPI_PROC_NULL ? MPI_SUCCESS
+                                       : tn_mpi_bsend_start(fn, c, buf, (int64_t)count, dt,
+                                                            peer, tag);
+        tn_req_set_started_complete(req);
+        return rc;
+    }
+    tn_status_t st = tn_p2p_start(req);
+    if (st != TN_OK) {
+        return tn_mpi_err_status(c, st, fn);
+    }
+    return MPI_SUCCESS;
+}
+
+int tn_mpi_Start(MPI_Request *request)
+{
+    int rc = tn_mpi_check_init("MPI_Start");
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    if (request == NULL) {
+        return tn_mpi_err(NULL, MPI_ERR_ARG, "MPI_Start", "request", "NULL pointer");
+    }
+    tn_mpi_enter();
+    rc = tn_mpi_start_one("MPI_Start", request);
+    tn_mpi_leave();
+    return rc;
+}
+
+int tn_mpi_Startall(int count, MPI_Request array_of_requests[])
+{
+    static const char fn[] = "MPI_Startall";
+    int rc = tn_mpi_check_init(fn);
+    if (rc != MPI_SUCCESS || (rc = tn_mpi_check_count(fn, NULL, count, "count"))) {
+        return rc;
+    }
+    if (count > 0 && array_of_requests == NULL) {
+        return tn_mpi_err(NULL, MPI_ERR_ARG, fn, "array_of_requests", "NULL pointer");
+    }
+    tn_mpi_enter();
+    for (int i = 0; i < count && rc == MPI_SUCCESS; i++) {
+        rc = tn_mpi_start_one(fn, &array_of_requests[i]);
+    }
+    tn_mpi_leave();
+    return rc;
+}
+
+/* ---------------------------------------------------------------- counts */
+
+static int tn_mpi_count_common(const char *fn, const MPI_Status *status, MPI_Datatype datatype,
+                               int64_t *count_p, int elements)
+{
+    const tn_dt_t *dt;
+    int rc;
+    if (status == NULL || status == MPI_STATUS_IGNORE) {
+        return tn_mpi_err(NULL, MPI_ERR_ARG, fn, "status", "NULL status");
+    }
+    if ((rc = tn_mpi_check_dt(fn, NULL, datatype, "datatype", &dt)) != MPI_SUCCESS) {
+        return rc;
+    }
+    uint64_t bytes = tn_mpi_status_bytes(status);
+    if (dt->size == 0) {
+        *count_p = 0;
+        return MPI_SUCCESS;
+    }
+    uint64_t full = bytes / dt->size, rem = bytes % dt->size;
+    int nbasic = (dt->category & TN_DC_PAIR) ? 2 : 1;
+    if (!elements) {
+        *count_p = rem ? MPI_UNDEFINED : (int64_t)full;
+    } else if (rem == 0) {
+        *count_p = (int64_t)(full * (uint64_t)nbasic);
+    } else if (nbasic == 2 && rem <= dt->size / 2 + dt->size / 4) {
+        *count_p = (int64_t)(full * 2 + 1);   /* the value part of a pair arrived */
+    } else {
+        *count_p = MPI_UNDEFINED;
+    }
+    return MPI_SUCCESS;
+}
+
+int tn_mpi_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count)
+{
+    int64_t n;
+    if (count == NULL) {
+        return tn_mpi_err(NULL, MPI_ERR_ARG, "MPI_Get_count", "count", "NULL pointer");
+    }
+    int rc = tn_mpi_count_common("MPI_Get_count", status, datatype, &n, 0);
+    if (rc == MPI_SUCCESS) {
+        *count = n > INT_MAX ? MPI_UNDEFINED : (int)n;
+    }
+    return rc;
+}
+
+int tn_mpi_Get_count_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
+{
+    int64_t n;
+    if (count == NULL) {
+        return tn_mpi_err(NULL, MPI_ERR_ARG, "MPI_Get_count_c", "count", "NULL pointer");
+    }
+    int rc = tn_mpi_count_common("MPI_Get_count_c", status, datatype, &n, 0);
+    if (rc == MPI_SUCCESS) {
+        *count = n;
+    }
+    return rc;
+}
+
+int tn_mpi_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count)
+{
+    int64_t n;
+    if (count == NULL) {
+        return tn_mpi_err(NULL, MPI_ERR_ARG, "MPI_Get_elements", "count", "NULL pointer");
+    }
+    int rc = tn_mpi_count_common("MPI_Get_elements", status, datatype, &n, 1);
+    if (rc == MPI_SUCCESS) {
+        *count = n > INT_MAX ? MPI_UNDEFINED : (int)n;
+    }
+    return rc;
+}
+
+int tn_mpi_Get_elements_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
+{
+    int64_t n;
+    if (count == NULL) {
+        return tn_mpi_err(NULL, MPI_ERR_ARG, "MPI_Get_elements_c", "count", "NULL pointer");
+    }
+    int rc = tn_mpi_count_common("MPI_Get_elements_c", status, datatype, &n, 1);
+    if (rc == MPI_SUCCESS) {
+        *count = n;
+    }
+    return rc;
+}

@@ -1,0 +1,422 @@
+/* Completion: Wait/Test and their any/all/some forms, Request_free,
+ * Request_get_status, Cancel. */
+#include "mpi/mpi_p2p_impl.h"
+
+#include <stdlib.h>
+
+/* A request slot is "null" when it holds MPI_REQUEST_NULL or an inactive
+ * persistent request: such slots complete at once with an empty status. */
+static int tn_mpi_slot_null(tn_req_t *req)
+{
+    return req == NULL || (tn_req_is_persistent(req) && !tn_req_is_active(req));
+}
+
+static int tn_mpi_check_reqs(const char *fn, int count, MPI_Request reqs[])
+{
+    int rc = tn_mpi_check_init(fn);
+    if (rc != MPI_SUCCESS || (rc = tn_mpi_check_count(fn, NULL, count, "count"))) {
+        return rc;
+    }
+    if (count > 0 && reqs == NULL) {
+        return tn_mpi_err(NULL, MPI_ERR_ARG, fn, "array_of_requests", "NULL pointer");
+    }
+    for (int i = 0; i < count; i++) {
+        if (reqs[i] != MPI_REQUEST_NULL && tn_mpi_req_get(reqs[i]) == NULL) {
+            return tn_mpi_err(NULL, MPI_ERR_REQUEST, fn, "array_of_requests",
+                              "entry %d is not a valid request", i);
+        }
+    }
+    return MPI_SUCCESS;
+}
+
+/* Retire a completed request: fill status, free or deactivate it, return
+ * its error class (lock held). */
+static int tn_mpi_retire(MPI_Request *h, MPI_Status *status)
+{
+    tn_req_t *req = tn_mpi_req_get(*h);
+    const tn_msg_status_t *ms = tn_req_status(req);
+    int err = tn_mpi_class_of((tn_status_t)ms->error);
+    tn_mpi_status_set(status, ms);
+    if (tn_req_is_persistent(req)) {
+        tn_req_deactivate(req);
+    } else {
+        tn_req_free(req);
+        *h = MPI_REQUEST_NULL;
+    }
+    return err;
+}
+
+static int tn_mpi_report(const char *fn, int err)
+{
+    if (err == MPI_SUCCESS) {
+        return MPI_SUCCESS;
+    }
+    return tn_mpi_err(NULL, err, fn, NULL, "the request completed with an error");
+}
+
+static int tn_mpi_req_done(void *arg)
+{
+    return tn_req_is_complete(arg);
+}
+
+int tn_mpi_Wait(MPI_Request *request, MPI_Status *status)
+{
+    static const char fn[] = "MPI_Wait";
+    if (request == NULL) {
+        return tn_mpi_err(NULL, MPI_ERR_ARG, fn, "request", "NULL pointer");
+    }
+    int rc = tn_mpi_check_reqs(fn, 1, request);
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    tn_mpi_enter();
+    tn_req_t *req = tn_mpi_req_get(*request);
+    if (tn_mpi_slot_null(req)) {
+        tn_mpi_leave();
+        tn_mpi_status_empty(status);
+        return MPI_SUCCESS;
+    }
+    if (!tn_req_is_complete(req)) {
+        tn_rt_wait(tn_mpi_req_done, req);
+    }
+    int err = tn_mpi_retire(request, status);
+    tn_mpi_leave();
+    return tn_mpi_report(fn, err);
+}
+
+int tn_mpi_Test(MPI_Request *request, int *flag, MPI_Status *status)
+{
+    static const char fn[] = "MPI_Test";
+    if (request == NULL || flag == NULL) {
+        return tn_mpi_err(NULL, MPI_ERR_ARG, fn, request == NULL ? "request" : "flag",
+                          "NULL pointer");
+    }
+    int rc = tn_mpi_check_reqs(fn, 1, request);
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    tn_mpi_enter();
+    tn_req_t *req = tn_mpi_req_get(*request);
+    if (tn_mpi_slot_null(req)) {
+        tn_mpi_leave();
+        *flag = 1;
+        tn_mpi_status_empty(status);
+        return MPI_SUCCESS;
+    }
+    if (!tn_req_is_complete(req)) {
+        tn_progress();
+    }
+    *flag = tn_req_is_complete(req);
+    int err = *flag ? tn_mpi_retire(request, status) : MPI_SUCCESS;
+    tn_mpi_leave();
+    return tn_mpi_report(fn, err);
+}
+
+typedef struct {
+    int          count;
+    MPI_Request *reqs;
+    int          want_all;
+} tn_mpi_multi_t;
+
+/* all: every non-null slot complete; otherwise: at least one (or none left) */
+static int tn_mpi_multi_done(void *arg)
+{
+    tn_mpi_multi_t *m = arg;
+    int active = 0, done = 0;
+    for (int i = 0; i < m->count; i++) {
+        tn_req_t *req = tn_mpi_req_get(m->reqs[i]);
+        if (tn_mpi_slot_null(req)) {
+            continue;
+        }
+        active++;
+        if (tn_req_is_complete(req)) {
+            done++;
+            if (!m->want_all) {
+                return 1;
+            }
+        }
+    }
+    return m->want_all ? done == active : active == 0;
+}
+
+static MPI_Status *tn_mpi_status_at(MPI_Status *statuses, int i)
+{
+    return statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i];
+}
+
+/* Retire every complete slot of reqs (all must be complete when all != 0). */
+static int tn_mpi_retire_all(const char *fn, int count, MPI_Request reqs[],
+                             MPI_Status statuses[])
+{
+    int any_err = 0;
+    for (int i = 0; i < count; i++) {
+        tn_req_t *req = tn_mpi_req_get(reqs[i]);
+        MPI_Status *st = tn_mpi_status_at(statuses, i);
+        if (tn_mpi_slot_null(req)) {
+            tn_mpi_status_empty(st);
+            continue;
+        }
+        int err = tn_mpi_retire(&reqs[i], st);
+        if (st != MPI_STATUS_IGNORE) {
+            st->MPI_ERROR = err;
+        }
+        any_err |= (err != MPI_SUCCESS);
+    }
+    return any_err ? tn_mpi_err(NULL, MPI_ERR_IN_STATUS, fn, NULL,
+                                "a request completed with an error (see the statuses)")
+                   : MPI_SUCCESS;
+}
+
+int tn_mpi_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[])
+{
+    static const char fn[] = "MPI_Waitall";
+    int rc = tn_mpi_check_reqs(fn, count, array_of_requests);
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    tn_mpi_multi_t m = { count, array_of_requests, 1 };
+    tn_mpi_enter();
+    if (!tn_mpi_multi_done(&m)) {
+        tn_rt_wait(tn_mpi_multi_done, &m);
+    }
+    rc = tn_mpi_retire_all(fn, count, array_of_requests, array_of_statuses);
+    tn_mpi_leave();
+    return rc;
+}
+
+int tn_mpi_Testall(int count, MPI_Request array_of_requests[], int *flag,
+                   MPI_Status array_of_statuses[])
+{
+    static const char fn[] = "MPI_Testall";
+    int rc = tn_mpi_check_reqs(fn, count, array_of_requests);
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    if (flag == NULL) {
+        return tn_mpi_err(NULL, MPI_ERR_ARG, fn, "flag", "NULL pointer");
+    }
+    tn_mpi_multi_t m = { count, array_of_requests, 1 };
+    tn_mpi_enter();
+    if (!tn_mpi_multi_done(&m)) {
+        tn_progress();
+    }
+    *flag = tn_mpi_multi_done(&m);
+    rc = *flag ? tn_mpi_retire_all(fn, count, array_of_requests, array_of_statuses)
+               : MPI_SUCCESS;
+    tn_mpi_leave();
+    return rc;
+}
+
+/* Index of the first complete non-null slot, or -1. */
+static int tn_mpi_first_done(int count, MPI_Request reqs[], int *any_active_p)
+{
+    *any_active_p = 0;
+    for (int i = 0; i < count; i++) {
+        tn_req_t *req = tn_mpi_req_get(reqs[i]);
+        if (tn_mpi_slot_null(req)) {
+            continue;
+        }
+        *any_active_p = 1;
+        if (tn_req_is_complete(req)) {
+            return i;
+        }
+    }
+    return -1;
+}
+
+static int tn_mpi_any(const char *fn, int count, MPI_Request reqs[], int *index, int *flag,
+                      MPI_Status *status, int block)
+{
+    int rc = tn_mpi_check_reqs(fn, count, reqs);
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    if (index == NULL) {
+        return tn_mpi_err(NULL, MPI_ERR_ARG, fn, "index", "NULL pointer");
+    }
+    tn_mpi_multi_t m = { count, reqs, 0 };
+    tn_mpi_enter();
+    if (!tn_mpi_multi_done(&m)) {
+        if (block) {
+            tn_rt_wait(tn_mpi_multi_done, &m);
+        } else {
+            tn_progress();
+        }
+    }
+    int active;
+    int i = tn_mpi_first_done(count, reqs, &active);
+    int err = MPI_SUCCESS;
+    if (flag != NULL) {
+        *flag = (i >= 0 || !active);
+    }
+    if (i >= 0) {
+        *index = i;
+        err = tn_mpi_retire(&reqs[i], status);
+    } else {
+        *index = MPI_UNDEFINED;
+        if (!active) {
+            tn_mpi_status_empty(status);
+        }
+    }
+    tn_mpi_leave();
+    return tn_mpi_report(fn, err);
+}
+
+int tn_mpi_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Status *status)
+{
+    return tn_mpi_any("MPI_Waitany", count, array_of_requests, index, NULL, status, 1);
+}
+
+int tn_mpi_Testany(int count, MPI_Request array_of_requests[], int *index, int *flag,
+                   MPI_Status *status)
+{
+    if (flag == NULL) {
+        return tn_mpi_err(NULL, MPI_ERR_ARG, "MPI_Testany", "flag", "NULL pointer");
+    }
+    return tn_mpi_any("MPI_Testany", count, array_of_requests, index, flag, status, 0);
+}
+
+static int tn_mpi_some(const char *fn, int incount, MPI_Request reqs[], int *outcount,
+                       int indices[], MPI_Status statuses[], int block)
+{
+    int rc = tn_mpi_check_reqs(fn, incount, reqs);
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    if (outcount == NULL || (incount > 0 && indices == NULL)) {
+        return tn_mpi_err(NULL, MPI_ERR_ARG, fn, outcount == NULL ? "outcount"
+                          : "array_of_indices", "NULL pointer");
+    }
+    tn_mpi_multi_t m = { incount, reqs, 0 };
+    tn_mpi_enter();
+    if (!tn_mpi_multi_done(&m)) {
+        if (block) {
+            tn_rt_wait(tn_mpi_multi_done, &m);
+        } else {
+            tn_progress();
+        }
+    }
+    int n = 0, active = 0, any_err = 0;
+    for (int i = 0; i < incount; i++) {
+        tn_req_t *req = tn_mpi_req_get(reqs[i]);
+        if (tn_mpi_slot_null(req)) {
+            continue;
+        }
+        active = 1;
+        if (!tn_req_is_complete(req)) {
+            continue;
+        }
+        MPI_Status *st = tn_mpi_status_at(statuses, n);
+        int err = tn_mpi_retire(&reqs[i], st);
+        if (st != MPI_STATUS_IGNORE) {
+            st->MPI_ERROR = err;
+        }
+        any_err |= (err != MPI_SUCCESS);
+        indices[n++] = i;
+    }
+    *outcount = active ? n : MPI_UNDEFINED;
+    tn_mpi_leave();
+    return any_err ? tn_mpi_err(NULL, MPI_ERR_IN_STATUS, fn, NULL,
+                                "a request completed with an error (see the statuses)")
+                   : MPI_SUCCESS;
+}
+
+int tn_mpi_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount,
+                    int array_of_indices[], MPI_Status array_of_statuses[])
+{
+    return tn_mpi_some("MPI_Waitsome", incount, array_of_requests, outcount, array_of_indices,
+                       array_of_statuses, 1);
+}
+
+int tn_mpi_Testsome(int incount, MPI_Request array_of_requests[], int *outcount,
+                    int array_of_indices[], MPI_Status array_of_statuses[])
+{
+    return tn_mpi_some("MPI_Testsome", incount, array_of_requests, outcount, array_of_indices,
+                       array_of_statuses, 0);
+}
+
+int tn_mpi_Request_free(MPI_Request *request)
+{
+    static const char fn[] = "MPI_Request_free";
+    int rc = tn_mpi_check_init(fn);
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    if (request == NULL) {
+        return tn_mpi_err(NULL, MPI_ERR_ARG, fn, "request", "NULL pointer");
+    }
+    tn_req_t *req = tn_mpi_req_get(*request);
+    if (req == NULL) {
+        return tn_mpi_err(NULL, MPI_ERR_REQUEST, fn, "request", "%s",
+                          *request == MPI_REQUEST_NULL ? "MPI_REQUEST_NULL cannot be freed"
+                                                       : "not a valid request");
+    }
+    tn_mpi_enter();
+    tn_req_free(req);
+    tn_mpi_leave();
+    *request = MPI_REQUEST_NULL;
+    return MPI_SUCCESS;
+}
+
+int tn_mpi_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
+{
+    static const char fn[] = "MPI_Request_get_status";
+    int rc = tn_mpi_check_init(fn);
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    if (flag == NULL) {
+        return tn_mpi_err(NULL, MPI_ERR_ARG, fn, "flag", "NULL pointer");
+    }
+    tn_req_t *req = tn_mpi_req_get(request);
+    if (request != MPI_REQUEST_NULL && req == NULL) {
+        return tn_mpi_err(NULL, MPI_ERR_REQUEST, fn, "request", "not a valid request");
+    }
+    if (tn_mpi_slot_null(req)) {
+        *flag = 1;
+        tn_mpi_status_empty(status);
+        return MPI_SUCCESS;
+    }
+    tn_mpi_enter();
+    if (!tn_req_is_complete(req)) {
+        tn_progress();
+    }
+    *flag = tn_req_is_complete(req);
+    if (*flag) {
+        tn_mpi_status_set(status, tn_req_status(req));
+    }
+    tn_mpi_leave();
+    return MPI_SUCCESS;
+}
+
+int tn_mpi_Cancel(MPI_Request *request)
+{
+    static const char fn[] = "MPI_Cancel";
+    int rc = tn_mpi_check_init(fn);
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    if (request == NULL) {
+        return tn_mpi_err(NULL, MPI_ERR_ARG, fn, "request", "NULL pointer");
+    }
+    tn_req_t *req = tn_mpi_req_get(*request);
+    if (req == NULL) {
+        return tn_mpi_err(NULL, MPI_ERR_REQUEST, fn, "request", "not a valid request");
+    }
+    tn_mpi_enter();
+    /* Receives not yet matched are cancelled; a send that has started
+     * cannot be taken back, so its cancellation fails (allowed). */
+    tn_p2p_cancel(req);
+    tn_mpi_leave();
+    return MPI_SUCCESS;
+}
+
+int tn_mpi_Test_cancelled(const MPI_Status *status, int *flag)
+{
+    if (status == NULL || flag == NULL) {
+        return tn_mpi_err(NULL, MPI_ERR_ARG, "MPI_Test_cancelled",
+                          status == NULL ? "status" : "flag", "NULL pointer");
+    }
+    *flag = status->MPI_internal[2] != 0;
+    return MPI_SUCCESS;
+}

@@ -1,0 +1,66 @@
+/* The tools interface (include/tern/tools.h). */
+#include "mpi/mpi_impl.h"
+#include "base/config.h"
+#include "tern/tools.h"
+
+#define TN_EXPORT __attribute__((visibility("default")))
+
+extern const char *const tn_mpi_unsupported_names[];
+extern const int tn_mpi_unsupported_count;
+extern const int tn_mpi_function_count;
+
+TN_EXPORT const char *tern_tools_version(void)
+{
+    return TERN_VERSION;
+}
+
+TN_EXPORT const char *tern_tools_transports(void)
+{
+    return "self,shm";
+}
+
+TN_EXPORT int tern_tools_config_count(void)
+{
+    return tn_config_count();
+}
+
+TN_EXPORT int tern_tools_config_get(int i, const char **name, const char **type,
+                                    const char **def, const char **help, char *value, int len,
+                                    int *is_set)
+{
+    static int loaded;
+    static const char *const type_names[] = { "bool", "int", "size", "double", "string" };
+    if (i < 0 || i >= tn_config_count()) {
+        return -1;
+    }
+    if (!loaded) {
+        tn_config_load(0);
+        loaded = 1;
+    }
+    tn_config_desc_t d;
+    tn_config_describe(i, &d, value, len);
+    *name = d.name;
+    *type = type_names[d.type];
+    *def = d.def;
+    *help = d.help;
+    *is_set = d.is_set;
+    return 0;
+}
+
+TN_EXPORT int tern_tools_function_count(void)
+{
+    return tn_mpi_function_count;
+}
+
+TN_EXPORT int tern_tools_unsupported_count(void)
+{
+    return tn_mpi_unsupported_count;
+}
+
+TN_EXPORT const char *tern_tools_unsupported_name(int i)
+{
+    if (i < 0 || i >= tn_mpi_unsupported_count) {
+        return 0;
+    }
+    return tn_mpi_unsupported_names[i];
+}

@@ -1,0 +1,122 @@
+/* Point-to-point messaging: requests, sends, receives, probes.
+ *
+ * All functions here are called with the progress lock held (see
+ * runtime/progress.h) and never block, except tn_req_wait*, which drive
+ * progress until completion.  Ranks are communicator ranks; `coll` selects the
+ * communicator's collective context (1) instead of the point-to-point one (0).
+ *
+ * Request ownership: tn_p2p_isend/irecv return a request the caller owns;
+ * tn_req_free releases it (immediately when complete, otherwise when it
+ * completes: MPI_Request_free semantics). */
+#ifndef TN_P2P_P2P_H
+#define TN_P2P_P2P_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "base/status.h"
+#include "comm/comm.h"
+#include "dt/dt.h"
+
+#define TN_REQ_MAGIC 0x54524551u      /* "TREQ" */
+
+#define TN_ANY_SOURCE (-1)
+#define TN_ANY_TAG    (-2)
+#define TN_PROC_NULL  (-3)
+
+typedef enum {
+    TN_SEND_STD = 0, TN_SEND_SYNC, TN_SEND_READY, TN_SEND_BUFFERED
+} tn_send_mode_t;
+
+typedef enum {
+    TN_REQ_SEND = 1, TN_REQ_RECV, TN_REQ_GENERIC
+} tn_req_kind_t;
+
+/* What MPI_Status carries, in internal form. */
+typedef struct {
+    int      source;
+    int      tag;
+    int      error;       /* tn_status_t of the operation */
+    int      cancelled;
+    uint64_t bytes;       /* bytes received (or sent) */
+} tn_msg_status_t;
+
+typedef struct tn_req tn_req_t;
+
+/* Start a send of count elements of dt to comm rank dest. */
+tn_status_t tn_p2p_isend(const void *buf, size_t count, const tn_dt_t *dt, int dest,
+                         int tag, tn_comm_t *comm, int coll, tn_send_mode_t mode,
+                         tn_req_t **req_p);
+/* Post a receive (src may be TN_ANY_SOURCE, tag TN_ANY_TAG, src TN_PROC_NULL). */
+tn_status_t tn_p2p_irecv(void *buf, size_t count, const tn_dt_t *dt, int src, int tag,
+                         tn_comm_t *comm, int coll, tn_req_t **req_p);
+
+/* Blocking conveniences for collectives: start, wait, free. */
+tn_status_t tn_p2p_send(const void *buf, size_t count, const tn_dt_t *dt, int dest,
+                        int tag, tn_comm_t *comm, int coll);
+tn_status_t tn_p2p_recv(void *buf, size_t count, const tn_dt_t *dt, int src, int tag,
+                        tn_comm_t *comm, int coll, tn_msg_status_t *status_p);
+tn_status_t tn_p2p_sendrecv(const void *sbuf, size_t scount, const tn_dt_t *sdt, int dest,
+                            int stag, void *rbuf, size_t rcount, const tn_dt_t *rdt,
+                            int src, int rtag, tn_comm_t *comm, int coll,
+                            tn_msg_status_t *status_p);
+
+/* Bind comm->ctx / ctx+1 to their matching contexts (creating them if
+ * messages for them arrived early), and unbind before the comm is freed. */
+tn_status_t tn_p2p_comm_attach(tn_comm_t *comm);
+void tn_p2p_comm_detach(tn_comm_t *comm);
+
+/* Completion. */
+int  tn_req_is_complete(const tn_req_t *req);
+/* Drive progress until req completes; fills *status_p (may be NULL); does
+ * not free the request. */
+tn_status_t tn_req_wait(tn_req_t *req, tn_msg_status_t *status_p);
+/* Wait for all n requests (NULL entries are skipped), free them, return the
+ * first error. */
+tn_status_t tn_req_waitall_free(int n, tn_req_t **reqs);
+void tn_req_free(tn_req_t *req);
+
+/* Set-up (after the runtime), teardown, and the hooks the runtime calls:
+ * arrivals from every transport and the core's own progress. */
+struct tn_am_hdr;
+void tn_p2p_am_recv(int peer, const struct tn_am_hdr *hdr, const void *payload, size_t len);
+tn_status_t tn_p2p_init(void);
+void tn_p2p_finalize(void);
+int tn_p2p_progress(void);
+
+/* Persistent requests: created inactive (complete), armed by tn_p2p_start.
+ * Completion leaves them allocated; MPI_Wait deactivates them. */
+tn_status_t tn_p2p_persistent_init(int is_send, const void *buf, size_t count,
+                                   const tn_dt_t *dt, int peer, int tag, tn_comm_t *comm,
+                                   tn_send_mode_t mode, tn_req_t **req_p);
+tn_status_t tn_p2p_start(tn_req_t *req);
+int tn_req_is_persistent(const tn_req_t *req);
+/* The arguments a persistent request was created with. */
+void tn_req_get_args(const tn_req_t *req, const void **buf_p, size_t *count_p,
+                     const tn_dt_t **dt_p, int *peer_p, int *tag_p, tn_comm_t **comm_p,
+                     tn_send_mode_t *mode_p);
+/* Mark a persistent request active and already complete (buffered sends). */
+void tn_req_set_started_complete(tn_req_t *req);
+int tn_req_is_active(const tn_req_t *req);
+void tn_req_deactivate(tn_req_t *req);
+tn_req_kind_t tn_req_kind(const tn_req_t *req);
+const tn_msg_status_t *tn_req_status(const tn_req_t *req);
+int tn_req_valid(const tn_req_t *req);
+/* Run fn(req) at completion instead of the default handling (the callback
+ * owns the request then). */
+void tn_req_set_callback(tn_req_t *req, void (*fn)(tn_req_t *req), void *arg);
+void *tn_req_callback_arg(const tn_req_t *req);
+/* A request that is already complete (status of MPI_PROC_NULL). */
+tn_req_t *tn_req_new_completed(void);
+
+/* Probes on the point-to-point context.  take != 0 removes the message
+ * (MPI_Mprobe) and returns it in *msg_p for tn_p2p_imrecv. */
+int tn_p2p_iprobe(int src, int tag, tn_comm_t *comm, int take, tn_msg_status_t *status_p,
+                  void **msg_p);
+void tn_p2p_probe(int src, int tag, tn_comm_t *comm, int take, tn_msg_status_t *status_p,
+                  void **msg_p);
+tn_status_t tn_p2p_imrecv(void *buf, size_t count, const tn_dt_t *dt, void *msg,
+                          tn_comm_t *comm, tn_req_t **req_p);
+/* Cancel a receive that has not matched yet; 1 if cancelled. */
+int tn_p2p_cancel(tn_req_t *req);
+
+#endif

@@ -1,0 +1,144 @@
+/* Internals of the messaging core: request layout, unexpected messages,
+ * matching contexts, per-peer state.  Not for use outside src/p2p. */
+#ifndef TN_P2P_P2P_IMPL_H
+#define TN_P2P_P2P_IMPL_H
+
+#include "p2p/p2p.h"
+#include "xport/xport.h"
+
+typedef enum {
+    TN_PROTO_EAGER = 1,    /* header + payload pieces */
+    TN_PROTO_RNDV,         /* RTS, then FIN (receiver read it) or CTS + DATA */
+    TN_PROTO_CTRL,         /* an internal control message (CTS, FIN) */
+} tn_proto_t;
+
+typedef enum {
+    TN_SEND_START = 0,     /* nothing sent yet */
+    TN_SEND_PIECES,        /* first piece out; sending FRAG/DATA pieces */
+    TN_SEND_WAIT,          /* everything out; waiting for FIN or CTS */
+    TN_SEND_DONE,
+} tn_send_stage_t;
+
+struct tn_unexp;
+
+struct tn_req {
+    uint32_t         magic;
+    uint8_t          kind;          /* tn_req_kind_t */
+    uint8_t          proto;         /* tn_proto_t (send side) */
+    uint8_t          stage;         /* tn_send_stage_t (send side) */
+    uint8_t          coll;
+    volatile int     complete;
+    int              user_freed;    /* MPI_Request_free: release at completion */
+    int              in_posted;     /* on a posted-receive queue */
+    tn_msg_status_t  status;
+    tn_comm_t       *comm;          /* retained while the request lives */
+    int              peer;          /* communicator rank (or ANY_SOURCE) */
+    int              world;         /* world rank of peer (sends) */
+    int              tag;
+    const tn_dt_t   *dt;
+    size_t           count;
+    void            *buf;           /* contiguous bytes to send / receive into */
+    size_t           bytes;         /* send: message bytes; recv: capacity */
+    void            *pack_buf;      /* owned temporary for non-contiguous types */
+    void            *user_buf;      /* recv: where pack_buf is unpacked */
+    tn_send_mode_t   mode;
+    size_t           offset;        /* bytes of payload sent/received so far */
+    size_t           expect;        /* recv: bytes that will land in buf */
+    uint64_t         msg_size;      /* recv: bytes of the matched message */
+    uint64_t         rreq;          /* send (CTS path): receiver's request id */
+    tn_am_hdr_t      ctrl;          /* TN_PROTO_CTRL: the header to send */
+    const tn_xport_ops_t *xp;
+    struct tn_req   *qnext;         /* per-peer send queue */
+    struct tn_req   *next, *prev;   /* posted queues / free list */
+    uint64_t         post_seq;
+    struct tn_unexp *unexp;         /* recv waiting for the rest of an unexpected message */
+    void           (*on_complete)(struct tn_req *req);
+    void            *cb_arg;
+    /* MPI-layer persistent requests and other generic requests */
+    int              persistent;
+    int              active;
+    struct tn_req   *inner;
+    int              pers_kind;     /* send/recv for persistent */
+    const void      *pers_sbuf;
+    int              pers_mode;
+};
+
+typedef struct tn_unexp {
+    struct tn_unexp *snext, *sprev;    /* per-source list of its context */
+    struct tn_unexp *gnext, *gprev;    /* all sources, arrival order */
+    int              src;
+    int              tag;
+    int              world;            /* world rank of the sender */
+    uint8_t          type;             /* TN_AM_EAGER or TN_AM_RTS */
+    uint8_t          flags;
+    uint64_t         size;             /* message bytes */
+    uint64_t         sreq;
+    uint64_t         addr;             /* RTS: sender buffer */
+    char            *data;             /* EAGER: received bytes */
+    size_t           recvd;
+    int              complete;         /* all pieces arrived */
+    struct tn_req   *waiting;          /* receive matched before completion */
+    uint32_t         ctx;
+    char             small[64];
+} tn_unexp_t;
+
+typedef struct {
+    struct tn_req *head, *tail;
+} tn_req_list_t;
+
+typedef struct {
+    tn_unexp_t *head, *tail;
+} tn_unexp_list_t;
+
+typedef struct tn_match_ctx {
+    uint32_t              ctx;
+    struct tn_match_ctx  *hnext;
+    int                   nbins;
+    tn_req_list_t        *posted;      /* [src]: receives from a known source */
+    tn_req_list_t         posted_any;  /* ANY_SOURCE receives */
+    tn_unexp_list_t      *unexp;       /* [src] */
+    tn_unexp_list_t       unexp_all;   /* arrival order, via gnext */
+    uint64_t              post_seq;
+    int                   attached;
+} tn_match_ctx_t;
+
+typedef struct {
+    const tn_xport_ops_t *xp;
+    struct tn_req        *sq_head, *sq_tail;  /* sends waiting for room */
+    /* where FRAG pieces of the current incoming eager message go */
+    struct tn_req        *in_req;
+    tn_unexp_t           *in_unexp;
+    size_t                max_payload;
+    size_t                eager_limit;
+    unsigned              caps;
+} tn_peer_t;
+
+extern tn_peer_t *tn_peers;
+extern int tn_peers_pending;        /* peers with a non-empty send queue */
+
+/* request pool */
+struct tn_req *tn_req_alloc(tn_req_kind_t kind);
+void tn_req_release(struct tn_req *req);
+void tn_req_complete(struct tn_req *req);
+
+/* matching */
+tn_match_ctx_t *tn_match_ctx_get(uint32_t ctx, int create);
+/* Find the earliest posted receive matching (src, tag) and remove it. */
+struct tn_req *tn_match_posted_take(tn_match_ctx_t *mc, int src, int tag);
+void tn_match_post(tn_match_ctx_t *mc, struct tn_req *req);
+int tn_match_posted_remove(tn_match_ctx_t *mc, struct tn_req *req);
+/* Earliest unexpected message matching (src, tag); remove it if take. */
+tn_unexp_t *tn_match_unexp_find(tn_match_ctx_t *mc, int src, int tag, int take);
+void tn_match_unexp_add(tn_match_ctx_t *mc, tn_unexp_t *ux);
+void tn_match_finalize(void);
+
+/* protocols */
+tn_status_t tn_proto_send_start(struct tn_req *req);
+int tn_proto_progress_sends(void);
+/* Deliver a matched unexpected message into a receive request. */
+void tn_proto_recv_unexp(struct tn_req *req, tn_unexp_t *ux);
+tn_status_t tn_proto_init(int world_size, int world_rank, const int *local_of_world);
+void tn_proto_finalize(void);
+void tn_p2p_am_recv(int peer, const tn_am_hdr_t *hdr, const void *payload, size_t len);
+
+#endif

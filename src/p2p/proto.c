@@ -1,0 +1,468 @@
+/* Protocols over the active-message interface.
+ *
+ * eager:      EAGER (payload inline in the header when <= 24 B, else in the
+ *             piece) then FRAG pieces; the receiver copies on match.
+ * rendezvous: RTS carries the sender's address.  On match the receiver
+ *             reads the data with the transport's single-copy get and sends
+ *             FIN; without one, it sends CTS and the sender streams DATA
+ *             pieces straight into the posted buffer.
+ * Synchronous eager sends carry the sender's request id and get a FIN on
+ * match.  Per peer, the pieces of one message leave before the next
+ * message starts (queue), so FRAG pieces always follow their EAGER. */
+#include "p2p/p2p_impl.h"
+#include "base/log.h"
+#include "runtime/rt.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+tn_peer_t *tn_peers;
+int tn_peers_pending;
+static int tn_npeers;
+
+tn_status_t tn_proto_init(int world_size, int world_rank, const int *local_of_world)
+{
+    tn_peers = calloc((size_t)world_size, sizeof(tn_peer_t));
+    if (tn_peers == NULL) {
+        return TN_ERR_NOMEM;
+    }
+    tn_npeers = world_size;
+    for (int p = 0; p < world_size; p++) {
+        tn_peer_t *peer = &tn_peers[p];
+        if (p == world_rank) {
+            peer->xp = &tn_xport_self_ops;
+        } else if (local_of_world[p] >= 0) {
+            peer->xp = &tn_xport_shm_ops;
+        } else {
+            peer->xp = NULL;       /* no network transport yet */
+            continue;
+        }
+        peer->max_payload = peer->xp->max_payload();
+        peer->eager_limit = peer->xp->eager_limit();
+        peer->caps = peer->xp->caps(p);
+    }
+    return TN_OK;
+}
+
+void tn_proto_finalize(void)
+{
+    free(tn_peers);
+    tn_peers = NULL;
+    tn_npeers = 0;
+    tn_peers_pending = 0;
+}
+
+/* ------------------------------------------------------------ send side */
+
+static void tn_sq_append(tn_peer_t *peer, struct tn_req *req)
+{
+    req->qnext = NULL;
+    if (peer->sq_tail != NULL) {
+        peer->sq_tail->qnext = req;
+    } else {
+        peer->sq_head = req;
+        tn_peers_pending++;
+    }
+    peer->sq_tail = req;
+}
+
+static void tn_sq_pop(tn_peer_t *peer)
+{
+    struct tn_req *req = peer->sq_head;
+    peer->sq_head = req->qnext;
+    if (peer->sq_head == NULL) {
+        peer->sq_tail = NULL;
+        tn_peers_pending--;
+    }
+    req->qnext = NULL;
+}
+
+static void tn_send_finish(struct tn_req *req)
+{
+    req->stage = TN_SEND_DONE;
+    req->status.bytes = req->bytes;
+    if (req->proto == TN_PROTO_CTRL) {
+        tn_req_release(req);
+        return;
+    }
+    tn_req_complete(req);
+}
+
+/* Push what can go of req now.  Returns TN_OK when req needs nothing more
+ * from the queue, TN_ERR_AGAIN when the transport is full. */
+static tn_status_t tn_send_push(struct tn_req *req)
+{
+    tn_peer_t *peer = &tn_peers[req->world];
+    const tn_xport_ops_t *xp = peer->xp;
+    tn_status_t st;
+
+    if (req->proto == TN_PROTO_CTRL) {
+        st = xp->am_send(req->world, &req->ctrl, NULL, 0);
+        if (st == TN_OK) {
+            tn_send_finish(req);
+        }
+        return st;
+    }
+
+    if (req->stage == TN_SEND_START) {
+        tn_am_hdr_t hdr;
+        hdr.flags = 0;
+        hdr.rsv = 0;
+        hdr.src = req->comm->rank;
+        hdr.ctx = req->comm->ctx + req->coll;
+        hdr.tag = req->tag;
+        hdr.size = req->bytes;
+        hdr.sreq = (uint64_t)(uintptr_t)req;
+        hdr.rreq = 0;
+        hdr.addr = 0;
+        if (req->proto == TN_PROTO_RNDV) {
+            hdr.type = TN_AM_RTS;
+            hdr.addr = (uint64_t)(uintptr_t)req->buf;
+            st = xp->am_send(req->world, &hdr, NULL, 0);
+            if (st != TN_OK) {
+                return st;
+            }
+            req->stage = TN_SEND_WAIT;
+            return TN_OK;
+        }
+        hdr.type = TN_AM_EAGER;
+        if (req->mode == TN_SEND_SYNC) {
+            hdr.flags |= TN_AM_F_SYNC;
+        }
+        if (req->bytes <= TN_AM_INLINE_MAX && req->mode != TN_SEND_SYNC) {
+            hdr.flags |= TN_AM_F_INLINE;
+            memcpy(&hdr.sreq, req->buf, req->bytes);
+            st = xp->am_send(req->world, &hdr, NULL, 0);
+            if (st != TN_OK) {
+                return st;
+            }
+            req->offset = req->bytes;
+        } else {
+            size_t n = req->bytes < peer->max_payload ? req->bytes : peer->max_payload;
+            struct iovec iov = { req->buf, n };
+            st = xp->am_send(req->world, &hdr, &iov, 1);
+            if (st != TN_OK) {
+                return st;
+            }
+            req->offset = n;
+        }
+        req->stage = TN_SEND_PIECES;
+    }
+
+    if (req->stage == TN_SEND_PIECES) {
+        int data = (req->proto == TN_PROTO_RNDV);
+        while (req->offset < req->bytes) {
+            tn_am_hdr_t hdr;
+            memset(&hdr, 0, sizeof(hdr));
+            size_t n = req->bytes - req->offset;
+            if (n > peer->max_payload) {
+                n = peer->max_payload;
+            }
+            hdr.type = data ? TN_AM_DATA : TN_AM_FRAG;
+            hdr.size = n;
+            hdr.rreq = req->rreq;
+            hdr.addr = req->offset;
+            struct iovec iov = { (char *)req->buf + req->offset, n };
+            st = xp->am_send(req->world, &hdr, &iov, 1);
+            if (st != TN_OK) {
+                return st;
+            }
+            req->offset += n;
+        }
+        if (req->proto == TN_PROTO_EAGER && req->mode == TN_SEND_SYNC) {
+            req->stage = TN_SEND_WAIT;     /* until FIN */
+            return TN_OK;
+        }
+        tn_send_finish(req);
+    }
+    return TN_OK;
+}
+
+static void tn_send_enqueue(struct tn_req *req)
+{
+    tn_peer_t *peer = &tn_peers[req->world];
+    if (peer->sq_head == NULL && tn_send_push(req) != TN_ERR_AGAIN) {
+        return;
+    }
+    tn_sq_append(peer, req);
+}
+
+tn_status_t tn_proto_send_start(struct tn_req *req)
+{
+    tn_peer_t *peer = &tn_peers[req->world];
+    if (peer->xp == NULL) {
+        tn_log_error("p2p", "no transport reaches world rank %d (it is on another node "
+                     "and no network transport is built yet)", req->world);
+        return TN_ERR_UNSUPPORTED;
+    }
+    req->xp = peer->xp;
+    req->proto = req->bytes <= peer->eager_limit ? TN_PROTO_EAGER : TN_PROTO_RNDV;
+    req->stage = TN_SEND_START;
+    tn_send_enqueue(req);
+    return TN_OK;
+}
+
+int tn_proto_progress_sends(void)
+{
+    if (tn_peers_pending == 0) {
+        return 0;
+    }
+    int events = 0;
+    for (int p = 0; p < tn_npeers && tn_peers_pending > 0; p++) {
+        tn_peer_t *peer = &tn_peers[p];
+        while (peer->sq_head != NULL) {
+            struct tn_req *req = peer->sq_head;
+            if (tn_send_push(req) == TN_ERR_AGAIN) {
+                break;
+            }
+            tn_sq_pop(peer);
+            events++;
+        }
+    }
+    return events;
+}
+
+static void tn_send_ctrl(int world, uint8_t type, uint64_t sreq, uint64_t rreq, uint64_t size)
+{
+    struct tn_req *c = tn_req_alloc(TN_REQ_SEND);
+    if (c == NULL) {
+        tn_rt_abort(1, "out of memory for a control message");
+    }
+    c->proto = TN_PROTO_CTRL;
+    c->world = world;
+    memset(&c->ctrl, 0, sizeof(c->ctrl));
+    c->ctrl.type = type;
+    c->ctrl.sreq = sreq;
+    c->ctrl.rreq = rreq;
+    c->ctrl.size = size;
+    tn_send_enqueue(c);
+}
+
+/* ---------------------------------------------------------- receive side */
+
+static void tn_recv_set_envelope(struct tn_req *req, int src, int tag, uint64_t size)
+{
+    req->status.source = src;
+    req->status.tag = tag;
+    req->expect = size <= req->bytes ? size : req->bytes;
+    req->status.bytes = req->expect;
+    req->status.error = size > req->bytes ? TN_ERR_TRUNCATE : TN_OK;
+    req->msg_size = size;
+    req->offset = 0;
+}
+
+/* Copy piece [off, off+len) of the message into req, clipped to capacity. */
+static void tn_recv_copy(struct tn_req *req, size_t off, const void *data, size_t len)
+{
+    if (off < req->expect) {
+        size_t n = req->expect - off < len ? req->expect - off : len;
+        memcpy((char *)req->buf + off, data, n);
+    }
+}
+
+/* Matched an RTS: fetch the data. */
+static void tn_rndv_recv(struct tn_req *req, int world, uint64_t sreq, uint64_t addr)
+{
+    tn_peer_t *peer = &tn_peers[world];
+    if (req->expect == 0) {
+        tn_send_ctrl(world, TN_AM_FIN, sreq, 0, 0);
+        tn_req_complete(req);
+        return;
+    }
+    if (peer->caps & TN_XPORT_CAP_GET) {
+        tn_status_t st = peer->xp->get(world, req->buf, addr, req->expect);
+        if (st == TN_OK) {
+            tn_send_ctrl(world, TN_AM_FIN, sreq, 0, 0);
+            tn_req_complete(req);
+            return;
+        }
+        peer->caps &= ~TN_XPORT_CAP_GET;
+    }
+    /* No single-copy path: ask the sender to stream expect bytes. */
+    tn_send_ctrl(world, TN_AM_CTS, sreq, (uint64_t)(uintptr_t)req, req->expect);
+}
+
+void tn_proto_recv_unexp(struct tn_req *req, tn_unexp_t *ux)
+{
+    tn_recv_set_envelope(req, ux->src, ux->tag, ux->size);
+    if (ux->type == TN_AM_RTS) {
+        tn_rndv_recv(req, ux->world, ux->sreq, ux->addr);
+        free(ux);
+        return;
+    }
+    if (!ux->complete) {
+        ux->waiting = req;         /* finished when the last piece lands */
+        req->unexp = ux;
+        return;
+    }
+    tn_recv_copy(req, 0, ux->data, ux->size);
+    if (ux->flags & TN_AM_F_SYNC) {
+        tn_send_ctrl(ux->world, TN_AM_FIN, ux->sreq, 0, 0);
+    }
+    if (ux->data != ux->small) {
+        free(ux->data);
+    }
+    free(ux);
+    tn_req_complete(req);
+}
+
+static void tn_am_eager(int world, const tn_am_hdr_t *hdr, const void *payload, size_t len)
+{
+    tn_peer_t *peer = &tn_peers[world];
+    tn_match_ctx_t *mc = tn_match_ctx_get(hdr->ctx, 1);
+    if (mc == NULL) {
+        tn_rt_abort(1, "out of memory for a matching context");
+    }
+    if (hdr->flags & TN_AM_F_INLINE) {
+        payload = &hdr->sreq;
+        len = hdr->size;
+    }
+    struct tn_req *req = tn_match_posted_take(mc, hdr->src, hdr->tag);
+    if (req != NULL) {
+        tn_recv_set_envelope(req, hdr->src, hdr->tag, hdr->size);
+        tn_recv_copy(req, 0, payload, len);
+        req->offset = len;
+        if (hdr->flags & TN_AM_F_SYNC) {
+            tn_send_ctrl(world, TN_AM_FIN, hdr->sreq, 0, 0);
+        }
+        if (len < hdr->size) {
+            peer->in_req = req;
+        } else {
+            tn_req_complete(req);
+        }
+        return;
+    }
+    tn_unexp_t *ux = malloc(sizeof(*ux));
+    if (ux == NULL) {
+        tn_rt_abort(1, "out of memory for an unexpected message");
+    }
+    ux->src = hdr->src;
+    ux->tag = hdr->tag;
+    ux->world = world;
+    ux->type = TN_AM_EAGER;
+    ux->flags = hdr->flags;
+    ux->size = hdr->size;
+    ux->sreq = hdr->sreq;
+    ux->addr = 0;
+    ux->waiting = NULL;
+    ux->data = hdr->size <= sizeof(ux->small) ? ux->small : malloc(hdr->size);
+    if (ux->data == NULL) {
+        tn_rt_abort(1, "out of memory for an unexpected message");
+    }
+    memcpy(ux->data, payload, len);
+    ux->recvd = len;
+    ux->complete = (len == hdr->size);
+    if (!ux->complete) {
+        peer->in_unexp = ux;
+    }
+    tn_match_unexp_add(mc, ux);
+}
+
+static void tn_am_frag(int world, const tn_am_hdr_t *hdr, const void *payload, size_t len)
+{
+    tn_peer_t *peer = &tn_peers[world];
+    if (peer->in_req != NULL) {
+        struct tn_req *req = peer->in_req;
+        tn_recv_copy(req, req->offset, payload, len);
+        req->offset += len;
+        if (req->offset >= req->msg_size) {
+            peer->in_req = NULL;
+            tn_req_complete(req);
+        }
+        return;
+    }
+    tn_unexp_t *ux = peer->in_unexp;
+    if (ux == NULL) {
+        tn_log_error("p2p", "stray FRAG piece from world rank %d dropped", world);
+        return;
+    }
+    memcpy(ux->data + ux->recvd, payload, len);
+    ux->recvd += len;
+    if (ux->recvd < ux->size) {
+        return;
+    }
+    ux->complete = 1;
+    peer->in_unexp = NULL;
+    if (ux->waiting != NULL) {
+        struct tn_req *req = ux->waiting;
+        req->unexp = NULL;
+        tn_proto_recv_unexp(req, ux);
+    }
+}
+
+void tn_p2p_am_recv(int world, const tn_am_hdr_t *hdr, const void *payload, size_t len)
+{
+    switch (hdr->type) {
+    case TN_AM_EAGER:
+        tn_am_eager(world, hdr, payload, len);
+        return;
+    case TN_AM_FRAG:
+        tn_am_frag(world, hdr, payload, len);
+        return;
+    case TN_AM_RTS: {
+        tn_match_ctx_t *mc = tn_match_ctx_get(hdr->ctx, 1);
+        if (mc == NULL) {
+            tn_rt_abort(1, "out of memory for a matching context");
+        }
+        struct tn_req *req = tn_match_posted_take(mc, hdr->src, hdr->tag);
+        if (req != NULL) {
+            tn_recv_set_envelope(req, hdr->src, hdr->tag, hdr->size);
+            tn_rndv_recv(req, world, hdr->sreq, hdr->addr);
+            return;
+        }
+        tn_unexp_t *ux = malloc(sizeof(*ux));
+        if (ux == NULL) {
+            tn_rt_abort(1, "out of memory for an unexpected message");
+        }
+        memset(ux, 0, sizeof(*ux));
+        ux->src = hdr->src;
+        ux->tag = hdr->tag;
+        ux->world = world;
+        ux->type = TN_AM_RTS;
+        ux->size = hdr->size;
+        ux->sreq = hdr->sreq;
+        ux->addr = hdr->addr;
+        ux->complete = 1;
+        tn_match_unexp_add(mc, ux);
+        return;
+    }
+    case TN_AM_CTS: {
+        struct tn_req *req = (struct tn_req *)(uintptr_t)hdr->sreq;
+        if (req == NULL || req->magic != TN_REQ_MAGIC || req->stage != TN_SEND_WAIT) {
+            tn_log_error("p2p", "CTS for an unknown send from world rank %d", world);
+            return;
+        }
+        req->rreq = hdr->rreq;
+        req->bytes = hdr->size;         /* what the receiver can take */
+        req->offset = 0;
+        req->stage = TN_SEND_PIECES;
+        tn_send_enqueue(req);
+        return;
+    }
+    case TN_AM_DATA: {
+        struct tn_req *req = (struct tn_req *)(uintptr_t)hdr->rreq;
+        if (req == NULL || req->magic != TN_REQ_MAGIC) {
+            tn_log_error("p2p", "DATA for an unknown receive from world rank %d", world);
+            return;
+        }
+        tn_recv_copy(req, hdr->addr, payload, len);
+        req->offset += len;
+        if (req->offset >= req->expect) {
+            tn_req_complete(req);
+        }
+        return;
+    }
+    case TN_AM_FIN: {
+        struct tn_req *req = (struct tn_req *)(uintptr_t)hdr->sreq;
+        if (req == NULL || req->magic != TN_REQ_MAGIC || req->stage != TN_SEND_WAIT) {
+            tn_log_error("p2p", "FIN for an unknown send from world rank %d", world);
+            return;
+        }
+        tn_send_finish(req);
+        return;
+    }
+    default:
+        tn_log_error("p2p", "unknown active message type %u from world rank %d",
+                     hdr->type, world);
+    }
+}

@@ -1,0 +1,119 @@
+/* Request pool and completion. */
+#include "p2p/p2p_impl.h"
+#include "runtime/rt.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static struct tn_req *tn_req_free_list;
+
+struct tn_req *tn_req_alloc(tn_req_kind_t kind)
+{
+    struct tn_req *req = tn_req_free_list;
+    if (req != NULL) {
+        tn_req_free_list = req->next;
+    } else {
+        req = malloc(sizeof(*req));
+        if (req == NULL) {
+            return NULL;
+        }
+    }
+    memset(req, 0, sizeof(*req));
+    req->magic = TN_REQ_MAGIC;
+    req->kind = (uint8_t)kind;
+    return req;
+}
+
+void tn_req_release(struct tn_req *req)
+{
+    if (req->comm != NULL) {
+        tn_comm_release(req->comm);
+        req->comm = NULL;
+    }
+    free(req->pack_buf);
+    req->pack_buf = NULL;
+    req->magic = 0;
+    req->next = tn_req_free_list;
+    tn_req_free_list = req;
+}
+
+void tn_req_complete(struct tn_req *req)
+{
+    if (req->kind == TN_REQ_RECV && req->pack_buf != NULL && req->user_buf != NULL) {
+        tn_dt_unpack(req->dt, req->pack_buf, req->status.bytes / req->dt->size, req->user_buf);
+    }
+    req->complete = 1;
+    if (req->on_complete != NULL) {
+        req->on_complete(req);     /* may release req */
+        return;
+    }
+    if (req->user_freed) {
+        tn_req_release(req);
+    }
+}
+
+int tn_req_is_complete(const tn_req_t *req)
+{
+    return req->complete;
+}
+
+static int tn_req_done_cond(void *arg)
+{
+    return ((struct tn_req *)arg)->complete;
+}
+
+tn_status_t tn_req_wait(tn_req_t *req, tn_msg_status_t *status_p)
+{
+    if (!req->complete) {
+        tn_rt_wait(tn_req_done_cond, req);
+    }
+    if (status_p != NULL) {
+        *status_p = req->status;
+    }
+    return (tn_status_t)req->status.error;
+}
+
+void tn_req_free(tn_req_t *req)
+{
+    if (req->complete) {
+        tn_req_release(req);
+    } else {
+        req->user_freed = 1;
+    }
+}
+
+typedef struct {
+    int        n;
+    tn_req_t **reqs;
+} tn_waitall_arg_t;
+
+static int tn_req_all_done(void *arg)
+{
+    tn_waitall_arg_t *a = arg;
+    for (int i = 0; i < a->n; i++) {
+        if (a->reqs[i] != NULL && !a->reqs[i]->complete) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+tn_status_t tn_req_waitall_free(int n, tn_req_t **reqs)
+{
+    tn_waitall_arg_t arg = { n, reqs };
+    if (!tn_req_all_done(&arg)) {
+        tn_rt_wait(tn_req_all_done, &arg);
+    }
+    tn_status_t status = TN_OK;
+    for (int i = 0; i < n; i++) {
+        if (reqs[i] == NULL) {
+            continue;
+        }
+        if (status == TN_OK && reqs[i]->status.error != TN_OK) {
+            status = (tn_status_t)reqs[i]->status.error;
+        }
+        tn_req_release(reqs[i]);
+        reqs[i] = NULL;
+    }
+    return status;
+}

@@ -1,0 +1,262 @@
+/* Runtime set-up: configuration, PMI, the node map, the transports. */
+#include "runtime/rt.h"
+#include "runtime/pmi.h"
+#include "base/config.h"
+#include "base/log.h"
+
+#include <execinfo.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+tn_rt_t tn_rt = { .lock = PTHREAD_MUTEX_INITIALIZER };
+static tn_rt_hooks_t tn_rt_hooks;
+
+/* Thread-level constants of the ABI (mpi.h is not visible down here). */
+enum { TN_THREAD_SINGLE = 0, TN_THREAD_MULTIPLE = 4096 };
+
+tn_status_t tn_rt_kv_put(const char *key, const char *value)
+{
+    return tn_pmi_put(key, value);
+}
+
+tn_status_t tn_rt_fence(void)
+{
+    return tn_pmi_barrier();
+}
+
+tn_status_t tn_rt_kv_get(int rank, const char *key, char *value, int len)
+{
+    char k[128];
+    snprintf(k, sizeof(k), "%s-%d", key, rank);
+    return tn_pmi_get(k, value, len);
+}
+
+static tn_status_t tn_rt_kv_put_mine(const char *key, const char *value)
+{
+    char k[128];
+    snprintf(k, sizeof(k), "%s-%d", key, tn_rt.world_rank);
+    return tn_pmi_put(k, value);
+}
+
+/* Node identity: the host name plus the network namespace, so that ranks in
+ * different namespaces on one machine count as different nodes. */
+static void tn_rt_node_key(char *buf, size_t len)
+{
+    struct stat st;
+    unsigned long long ns = 0;
+    if (stat("/proc/self/ns/net", &st) == 0) {
+        ns = (unsigned long long)st.st_ino;
+    }
+    snprintf(buf, len, "%s:%llx", tn_rt.hostname, ns);
+    for (char *p = buf; *p; p++) {
+        if (*p == ' ' || *p == '=') {
+            *p = '_';
+        }
+    }
+}
+
+static tn_status_t tn_rt_node_map(void)
+{
+    int n = tn_rt.world_size;
+    char mine[320], other[320];
+    tn_status_t st;
+    tn_rt.local_of_world = malloc(sizeof(int) * (size_t)n);
+    tn_rt.world_of_local = malloc(sizeof(int) * (size_t)n);
+    int *node_of = calloc((size_t)n, sizeof(int));
+    char (*keys)[320] = malloc(sizeof(*keys) * (size_t)n);
+    if (!tn_rt.local_of_world || !tn_rt.world_of_local || !node_of || !keys) {
+        st = TN_ERR_NOMEM;
+        goto out;
+    }
+    tn_rt_node_key(mine, sizeof(mine));
+    if (n > 1) {
+        if ((st = tn_rt_kv_put_mine("node", mine)) != TN_OK || (st = tn_rt_fence()) != TN_OK) {
+            goto out;
+        }
+    }
+    int nnodes = 0;
+    tn_rt.local_size = 0;
+    for (int r = 0; r < n; r++) {
+        if (r == tn_rt.world_rank) {
+            snprintf(other, sizeof(other), "%s", mine);
+        } else if ((st = tn_rt_kv_get(r, "node", other, sizeof(other))) != TN_OK) {
+            tn_log_error("rt", "cannot learn where rank %d runs", r);
+            goto out;
+        }
+        int node = -1;
+        for (int i = 0; i < r; i++) {
+            if (strcmp(keys[i], other) == 0) {
+                node = node_of[i];
+                break;
+            }
+        }
+        if (node < 0) {
+            node = nnodes++;
+        }
+        node_of[r] = node;
+        snprintf(keys[r], sizeof(keys[r]), "%s", other);
+    }
+    tn_rt.node_id = node_of[tn_rt.world_rank];
+    for (int r = 0; r < n; r++) {
+        if (node_of[r] == tn_rt.node_id) {
+            if (r == tn_rt.world_rank) {
+                tn_rt.local_rank = tn_rt.local_size;
+            }
+            tn_rt.local_of_world[r] = tn_rt.local_size;
+            tn_rt.world_of_local[tn_rt.local_size++] = r;
+        } else {
+            tn_rt.local_of_world[r] = -1;
+        }
+    }
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0) {
+        /* bound ranks see one core; what matters is the machine's */
+        cores = cores > 0 ? cores : CPU_COUNT(&set);
+    }
+    tn_rt.oversubscribed = cores > 0 && tn_rt.local_size > cores;
+    st = TN_OK;
+out:
+    free(node_of);
+    free(keys);
+    return st;
+}
+
+static void tn_rt_fatal_signal(int sig)
+{
+    char msg[96];
+    int len = snprintf(msg, sizeof(msg), "[tern %d] fatal signal %d (%s); backtrace:\n",
+                       tn_rt.world_rank, sig, sig == SIGSEGV ? "SIGSEGV" :
+                       sig == SIGBUS ? "SIGBUS" : sig == SIGFPE ? "SIGFPE" :
+                       sig == SIGILL ? "SIGILL" : "SIGABRT");
+    if (write(2, msg, (size_t)len) < 0) {
+        /* nothing more we can do */
+    }
+    void *frames[64];
+    int nf = backtrace(frames, 64);
+    backtrace_symbols_fd(frames, nf, 2);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void tn_rt_install_backtrace(void)
+{
+    static const int sigs[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT };
+    for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+        struct sigaction sa, old;
+        memset(&sa, 0, sizeof(sa));
+        sa.sa_handler = tn_rt_fatal_signal;
+        sa.sa_flags = SA_RESETHAND;
+        sigaction(sigs[i], NULL, &old);
+        if (old.sa_handler == SIG_DFL) {   /* don't take over the program's own */
+            sigaction(sigs[i], &sa, NULL);
+        }
+    }
+}
+
+tn_status_t tn_rt_init(int required, int *provided_p, const tn_rt_hooks_t *hooks)
+{
+    tn_status_t st;
+    tn_pmi_info_t info;
+    tn_config_load(1);
+    tn_rt_hooks = *hooks;
+    tn_rt.pid = getpid();
+    tn_rt.main_thread = pthread_self();
+    gethostname(tn_rt.hostname, sizeof(tn_rt.hostname) - 1);
+    if ((st = tn_pmi_init(&info)) != TN_OK) {
+        return st;
+    }
+    tn_rt.world_rank = info.rank;
+    tn_rt.world_size = info.size;
+    tn_rt.appnum = info.appnum;
+    tn_rt.universe_size = info.universe_size;
+    tn_rt.singleton = info.singleton;
+    snprintf(tn_rt.kvsname, sizeof(tn_rt.kvsname), "%s", info.kvsname);
+    tn_log_set_rank(info.rank);
+    if (tn_cfg.backtrace) {
+        tn_rt_install_backtrace();
+    }
+    /* Let peers read our memory with process_vm_readv even under Yama. */
+#ifdef PR_SET_PTRACER
+    prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
+#endif
+    if ((st = tn_rt_node_map()) != TN_OK) {
+        return st;
+    }
+    if (strcmp(tn_cfg.xport, "auto") != 0 && strcmp(tn_cfg.xport, "shm") != 0) {
+        tn_log_warn("rt", "TERN_XPORT=%s: only shm is built in; using shm", tn_cfg.xport);
+    }
+    tn_xport_job_t job = {
+        .kvsname = tn_rt.kvsname,
+        .world_rank = tn_rt.world_rank,
+        .world_size = tn_rt.world_size,
+        .local_rank = tn_rt.local_rank,
+        .local_size = tn_rt.local_size,
+        .world_of_local = tn_rt.world_of_local,
+        .local_of_world = tn_rt.local_of_world,
+        .node_id = tn_rt.node_id,
+        .oversubscribed = tn_rt.oversubscribed,
+        .fence = tn_rt_fence,
+        .am_handler = hooks->am_handler,
+    };
+    if ((st = tn_xport_check_ops(&tn_xport_self_ops)) != TN_OK ||
+        (st = tn_xport_check_ops(&tn_xport_shm_ops)) != TN_OK ||
+        (st = tn_xport_self_init(&job)) != TN_OK ||
+        (st = tn_xport_shm_init(&job)) != TN_OK) {
+        return st;
+    }
+    tn_rt.thread_level = required > TN_THREAD_MULTIPLE ? TN_THREAD_MULTIPLE :
+                         required < TN_THREAD_SINGLE ? TN_THREAD_SINGLE : required;
+    tn_rt.thread_multiple = (tn_rt.thread_level == TN_THREAD_MULTIPLE);
+    *provided_p = tn_rt.thread_level;
+    tn_rt.initialized = 1;
+    return TN_OK;
+}
+
+tn_status_t tn_rt_finalize(void)
+{
+    /* Nobody may still be reading our memory or writing to our rings. */
+    tn_status_t st = tn_rt_fence();
+    if (tn_cfg.stats) {
+        tn_xport_shm_print_stats();
+    }
+    tn_xport_shm_finalize();
+    tn_xport_self_finalize();
+    tn_status_t st2 = tn_pmi_finalize();
+    free(tn_rt.local_of_world);
+    free(tn_rt.world_of_local);
+    tn_rt.local_of_world = tn_rt.world_of_local = NULL;
+    tn_rt.finalized = 1;
+    tn_rt.thread_multiple = 0;
+    return st != TN_OK ? st : st2;
+}
+
+void tn_rt_abort(int code, const char *msg)
+{
+    if (msg != NULL) {
+        fprintf(stderr, "[tern rank %d] %s\n", tn_rt.world_rank, msg);
+    }
+    fflush(stdout);
+    fflush(stderr);
+    if (code == 0) {
+        code = 1;
+    }
+    tn_pmi_abort(code, msg);
+    /* The launcher kills the job; exit in case there is none. */
+    _exit(code & 0xff ? code & 0xff : 1);
+}
+
+int tn_progress(void)
+{
+    int n = tn_xport_shm_ops.progress();
+    n += tn_xport_self_ops.progress();
+    if (tn_rt_hooks.progress != NULL) {
+        n += tn_rt_hooks.progress();
+    }
+    return n;
+}

@@ -1,0 +1,30 @@
+/* PMI-1 client (the text "simple PMI" wire protocol served by tern-run and
+ * by MPICH's Hydra).  Found through PMI_FD (an inherited socket) or
+ * PMI_PORT (host:port to connect to, with PMI_ID).  Without either the
+ * process is a singleton and the key/value space is local.
+ *
+ * After fork(), a child must not talk to the server: every call checks the
+ * pid recorded at init and fails in a child. */
+#ifndef TN_RUNTIME_PMI_H
+#define TN_RUNTIME_PMI_H
+
+#include "base/status.h"
+
+typedef struct {
+    int  rank;
+    int  size;
+    int  appnum;
+    int  universe_size;
+    int  singleton;
+    char kvsname[256];
+} tn_pmi_info_t;
+
+tn_status_t tn_pmi_init(tn_pmi_info_t *info_p);
+tn_status_t tn_pmi_put(const char *key, const char *value);
+tn_status_t tn_pmi_barrier(void);          /* also commits puts */
+tn_status_t tn_pmi_get(const char *key, char *value, int len);
+tn_status_t tn_pmi_finalize(void);
+/* Ask the launcher to end the job with exit code code. */
+void tn_pmi_abort(int code, const char *msg);
+
+#endif

@@ -1,0 +1,93 @@
+/* Waiting: spin on progress, then yield the core, then block in the kernel
+ * until a peer rings our doorbell.  When ranks outnumber cores, spinning
+ * only steals time from the rank we wait for, so auto mode blocks early. */
+#include "runtime/rt.h"
+#include "base/config.h"
+
+#include <sched.h>
+#include <string.h>
+
+typedef enum { TN_WAIT_AUTO, TN_WAIT_SPIN, TN_WAIT_YIELD, TN_WAIT_BLOCK } tn_wait_mode_t;
+
+static int tn_wait_configured;
+static tn_wait_mode_t tn_wait_mode;
+static long tn_wait_spins, tn_wait_yields;
+
+static void tn_wait_configure(void)
+{
+    const char *m = tn_cfg.wait ? tn_cfg.wait : "auto";
+    tn_wait_mode = strcmp(m, "spin") == 0 ? TN_WAIT_SPIN :
+                   strcmp(m, "yield") == 0 ? TN_WAIT_YIELD :
+                   strcmp(m, "block") == 0 ? TN_WAIT_BLOCK : TN_WAIT_AUTO;
+    tn_wait_spins = tn_cfg.wait_spin;
+    tn_wait_yields = tn_cfg.wait_yield;
+    if (tn_wait_mode == TN_WAIT_AUTO && tn_rt.oversubscribed) {
+        tn_wait_spins = tn_wait_spins < 50 ? tn_wait_spins : 50;
+        tn_wait_yields = tn_wait_yields < 4 ? tn_wait_yields : 4;
+    }
+    tn_wait_configured = 1;
+}
+
+static int tn_wait_recheck(void)
+{
+    tn_rt_lock();
+    int n = tn_progress();
+    tn_rt_unlock();
+    return n;
+}
+
+void tn_rt_wait(tn_wait_cond_fn_t *done, void *arg)
+{
+    if (!tn_wait_configured) {
+        tn_wait_configure();
+    }
+    long idle = 0;
+    for (;;) {
+        int events = tn_progress();
+        if (done(arg)) {
+            return;
+        }
+        if (events > 0) {
+            idle = 0;
+            continue;
+        }
+        idle++;
+        switch (tn_wait_mode) {
+        case TN_WAIT_SPIN:
+            if (tn_rt.thread_multiple) {
+                tn_rt_unlock();
+                tn_rt_lock();
+            }
+            continue;
+        case TN_WAIT_YIELD:
+            tn_rt_unlock();
+            sched_yield();
+            tn_rt_lock();
+            continue;
+        case TN_WAIT_BLOCK:
+            break;
+        case TN_WAIT_AUTO:
+            if (idle < tn_wait_spins) {
+                if (tn_rt.thread_multiple) {
+                    tn_rt_unlock();
+                    tn_rt_lock();
+                }
+                continue;
+            }
+            if (idle < tn_wait_spins + tn_wait_yields) {
+                tn_rt_unlock();
+                sched_yield();
+                tn_rt_lock();
+                continue;
+            }
+            break;
+        }
+        /* Block.  Other threads may need the lock meanwhile; a timeout
+         * bounds the cost of any wake-up we cannot see (another thread of
+         * ours completing what we wait for). */
+        tn_rt_unlock();
+        tn_xport_shm_sleep(tn_wait_recheck, tn_rt.thread_multiple ? 1000000ull : 200000000ull);
+        tn_rt_lock();
+        idle = tn_wait_spins;    /* after a wake-up, poll a little before sleeping */
+    }
+}

@@ -1,0 +1,83 @@
+/* Runtime: process identity, init/finalize, the progress engine and waiting.
+ *
+ * tn_rt is filled by tn_rt_init() (PMI or singleton) and read-only after.
+ * The progress engine polls every transport; tn_rt_wait() drives it until a
+ * condition holds, spinning, then yielding, then blocking in the kernel
+ * (TERN_WAIT).  With MPI_THREAD_MULTIPLE every MPI call holds tn_rt.lock;
+ * waiting releases it while it yields or sleeps. */
+#ifndef TN_RUNTIME_RT_H
+#define TN_RUNTIME_RT_H
+
+#include <pthread.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include "base/status.h"
+
+typedef struct {
+    int        initialized;        /* MPI_Init done */
+    int        finalized;          /* MPI_Finalize done */
+    int        thread_level;       /* MPI_THREAD_* granted */
+    int        thread_multiple;    /* lock needed */
+    pthread_t  main_thread;
+    pid_t      pid;                /* pid at init: a fork()ed child differs */
+    int        world_rank;
+    int        world_size;
+    int        node_id;            /* index of my node */
+    int        local_rank;         /* index among ranks of my node */
+    int        local_size;
+    int       *local_of_world;     /* world rank -> local index, -1 if remote */
+    int       *world_of_local;     /* local index -> world rank */
+    int        appnum;
+    int        universe_size;
+    int        singleton;          /* started without a launcher */
+    int        oversubscribed;     /* more local ranks than cores */
+    char       kvsname[256];
+    char       hostname[256];
+    pthread_mutex_t lock;
+} tn_rt_t;
+
+extern tn_rt_t tn_rt;
+
+static inline void tn_rt_lock(void)
+{
+    if (tn_rt.thread_multiple) {
+        pthread_mutex_lock(&tn_rt.lock);
+    }
+}
+
+static inline void tn_rt_unlock(void)
+{
+    if (tn_rt.thread_multiple) {
+        pthread_mutex_unlock(&tn_rt.lock);
+    }
+}
+
+#include "xport/xport.h"
+
+/* What the layers above plug into the runtime. */
+typedef struct {
+    tn_xport_am_handler_fn_t *am_handler;   /* arrivals from every transport */
+    int (*progress)(void);                  /* the core's own progress work */
+} tn_rt_hooks_t;
+
+/* MPI_Init_thread's work below the core: config, PMI, node map, transports. */
+tn_status_t tn_rt_init(int required, int *provided_p, const tn_rt_hooks_t *hooks);
+tn_status_t tn_rt_finalize(void);
+/* End the whole job now (MPI_Abort, fatal errors).  msg may be NULL. */
+void tn_rt_abort(int code, const char *msg) __attribute__((noreturn));
+
+/* ---- progress ------------------------------------------------------------ */
+/* One pass over every transport; returns the number of events handled. */
+int tn_progress(void);
+
+typedef int (tn_wait_cond_fn_t)(void *arg);
+/* Drive progress until done(arg) returns non-zero. */
+void tn_rt_wait(tn_wait_cond_fn_t *done, void *arg);
+
+/* Key/value exchange through PMI (or local for a singleton): publish, then
+ * tn_rt_fence(), then look up other ranks' values. */
+tn_status_t tn_rt_kv_put(const char *key, const char *value);
+tn_status_t tn_rt_fence(void);
+tn_status_t tn_rt_kv_get(int rank, const char *key, char *value, int len);
+
+#endif

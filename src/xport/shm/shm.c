@@ -1,0 +1,417 @@
+/* Shared-memory transport: one segment per node per job, one SPSC ring of
+ * cells per ordered pair of local ranks, futex doorbells for blocked
+ * waiters, and single-copy CMA reads for rendezvous. */
+#include "xport/xport.h"
+#include "xport/shm/shm_ring.h"
+#include "base/config.h"
+#include "base/log.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/futex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+#define TN_SHM_MAGIC     0x54524e53484d3031ull   /* "TRNSHM01" */
+#define TN_SHM_MAX_BYTES (1ull << 30)
+
+typedef struct {
+    _Atomic uint32_t futex;      /* doorbell: bumped by wakers */
+    _Atomic uint32_t sleeping;   /* owner is (about to be) blocked */
+    int32_t          pid;
+    char             pad[TN_SHM_CACHELINE - 12];
+} tn_shm_proc_t;
+
+typedef struct {
+    _Atomic uint64_t magic;      /* written last by the creator */
+    uint32_t         local_size;
+    uint32_t         ncells;
+    uint32_t         cell_size;
+    uint32_t         rsv;
+    uint64_t         ring_bytes;
+    char             pad[TN_SHM_CACHELINE - 32];
+} tn_shm_seg_hdr_t;
+
+typedef struct {
+    uint64_t am_sent, am_recv, bytes_sent, ring_full, wakes, sleeps;
+    uint64_t cma_gets, cma_bytes;
+} tn_shm_stats_t;
+
+static struct {
+    int                 active;
+    void               *base;
+    size_t              len;
+    int                 nlocal;
+    int                 me;
+    const int          *local_of_world;
+    const int          *world_of_local;
+    tn_xport_am_handler_fn_t *handler;
+    tn_shm_proc_t      *procs;
+    tn_shm_ring_t      *out;         /* out[l]: me -> l (producer side) */
+    tn_shm_ring_t      *in;          /* in[l]:  l -> me (consumer side) */
+    int                *poll;        /* local peers to poll */
+    int                 npoll;
+    size_t              max_payload;
+    int                 cma;
+    int                 use_doorbell;
+    tn_shm_stats_t      stats;
+} tn_shm;
+
+/* Used for sleeping when there is no segment (singleton, one local rank). */
+static _Atomic uint32_t tn_shm_private_futex;
+static _Atomic uint32_t tn_shm_private_sleeping;
+
+static long tn_futex(_Atomic uint32_t *uaddr, int op, uint32_t val, const struct timespec *ts)
+{
+    return syscall(SYS_futex, (uint32_t *)uaddr, op, val, ts, NULL, 0);
+}
+
+static tn_shm_ring_t tn_shm_ring_at(int receiver, int sender)
+{
+    const tn_shm_seg_hdr_t *sh = tn_shm.base;
+    size_t off = sizeof(tn_shm_seg_hdr_t) + (size_t)sh->local_size * sizeof(tn_shm_proc_t) +
+                 ((size_t)receiver * sh->local_size + (size_t)sender) * sh->ring_bytes;
+    tn_shm_ring_t r;
+    r.hdr = (tn_shm_ring_hdr_t *)((char *)tn_shm.base + off);
+    r.cells = (char *)r.hdr + sizeof(tn_shm_ring_hdr_t);
+    r.pos = 0;
+    r.mask = sh->ncells - 1;
+    r.cell_size = sh->cell_size;
+    return r;
+}
+
+static int tn_is_pow2(uint64_t v)
+{
+    return v != 0 && (v & (v - 1)) == 0;
+}
+
+static tn_status_t tn_shm_map(const tn_xport_job_t *job, const char *name)
+{
+    uint32_t ncells = (uint32_t)tn_cfg.shm_cells;
+    uint32_t cell_size = (uint32_t)tn_cfg.shm_cell_size;
+    if (!tn_is_pow2(ncells) || ncells < 2) {
+        tn_log_warn("shm", "TERN_SHM_CELLS=%u is not a power of two >= 2; using 64", ncells);
+        ncells = 64;
+    }
+    if (!tn_is_pow2(cell_size) || cell_size < 256) {
+        tn_log_warn("shm", "TERN_SHM_CELL_SIZE=%u is not a power of two >= 256; using 8192",
+                    cell_size);
+        cell_size = 8192;
+    }
+    size_t n = (size_t)job->local_size;
+    size_t ring_bytes = sizeof(tn_shm_ring_hdr_t) + (size_t)ncells * cell_size;
+    while (n * n * ring_bytes > TN_SHM_MAX_BYTES && ncells > 4) {
+        ncells /= 2;
+        ring_bytes = sizeof(tn_shm_ring_hdr_t) + (size_t)ncells * cell_size;
+    }
+    size_t len = sizeof(tn_shm_seg_hdr_t) + n * sizeof(tn_shm_proc_t) + n * n * ring_bytes;
+    tn_status_t status;
+    int fd = -1;
+
+    if (job->local_rank == 0) {
+        shm_unlink(name);   /* stale segment of a dead job with the same id */
+        fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
+        if (fd < 0) {
+            tn_log_error("shm", "shm_open(%s) failed: %m", name);
+            return TN_ERR_IO;
+        }
+        int err = posix_fallocate(fd, 0, (off_t)len);
+        if (err != 0) {
+            errno = err;
+            tn_log_error("shm", "cannot size shared segment %s to %zu bytes: %m "
+                         "(is /dev/shm large enough?)", name, len);
+            status = TN_ERR_NOMEM;
+            goto err_close;
+        }
+        tn_shm.base = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        if (tn_shm.base == MAP_FAILED) {
+            tn_log_error("shm", "mmap of %s failed: %m", name);
+            status = TN_ERR_NOMEM;
+            goto err_close;
+        }
+        tn_shm_seg_hdr_t *sh = tn_shm.base;
+        sh->local_size = (uint32_t)n;
+        sh->ncells = ncells;
+        sh->cell_size = cell_size;
+        sh->ring_bytes = ring_bytes;
+        for (size_t i = 0; i < n * n; i++) {
+            tn_shm_ring_t r = tn_shm_ring_at((int)(i / n), (int)(i % n));
+            tn_shm_ring_format(r.cells, ncells, cell_size);
+        }
+        atomic_store_explicit(&sh->magic, TN_SHM_MAGIC, memory_order_release);
+    }
+    status = job->fence();
+    if (status != TN_OK) {
+        goto err_unmap;
+    }
+    if (job->local_rank != 0) {
+        fd = shm_open(name, O_RDWR, 0600);
+        if (fd < 0) {
+            tn_log_error("shm", "shm_open(%s) failed: %m", name);
+            return TN_ERR_IO;
+        }
+        tn_shm.base = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        if (tn_shm.base == MAP_FAILED) {
+            tn_log_error("shm", "mmap of %s failed: %m", name);
+            status = TN_ERR_NOMEM;
+            goto err_close;
+        }
+        const tn_shm_seg_hdr_t *sh = tn_shm.base;
+        if (atomic_load_explicit(&sh->magic, memory_order_acquire) != TN_SHM_MAGIC ||
+            sh->local_size != n) {
+            tn_log_error("shm", "segment %s is not this job's", name);
+            status = TN_ERR_PROTO;
+            goto err_unmap;
+        }
+    }
+    close(fd);
+    tn_shm.len = len;
+    /* Everyone has it mapped after this fence: unlink, so that no crash can
+     * leave the segment behind. */
+    status = job->fence();
+    if (job->local_rank == 0) {
+        shm_unlink(name);
+    }
+    return status;
+
+err_unmap:
+    if (tn_shm.base != NULL && tn_shm.base != MAP_FAILED) {
+        munmap(tn_shm.base, len);
+    }
+    tn_shm.base = NULL;
+err_close:
+    close(fd);
+    if (job->local_rank == 0) {
+        shm_unlink(name);
+    }
+    return status;
+}
+
+tn_status_t tn_xport_shm_init(const tn_xport_job_t *job)
+{
+    memset(&tn_shm, 0, sizeof(tn_shm));
+    tn_shm.use_doorbell = 1;
+    if (job->local_size < 2) {
+        return TN_OK;     /* nobody to talk to over shared memory */
+    }
+    char name[320];
+    snprintf(name, sizeof(name), "/tern-%s-n%d", job->kvsname, job->node_id);
+    tn_status_t status = tn_shm_map(job, name);
+    if (status != TN_OK) {
+        return status;
+    }
+    int n = job->local_size;
+    tn_shm.nlocal = n;
+    tn_shm.me = job->local_rank;
+    tn_shm.local_of_world = job->local_of_world;
+    tn_shm.world_of_local = job->world_of_local;
+    tn_shm.handler = job->am_handler;
+    tn_shm.procs = (tn_shm_proc_t *)((char *)tn_shm.base + sizeof(tn_shm_seg_hdr_t));
+    tn_shm.procs[tn_shm.me].pid = (int32_t)getpid();
+    tn_shm.out = calloc((size_t)n, sizeof(tn_shm_ring_t));
+    tn_shm.in = calloc((size_t)n, sizeof(tn_shm_ring_t));
+    tn_shm.poll = calloc((size_t)n, sizeof(int));
+    if (!tn_shm.out || !tn_shm.in || !tn_shm.poll) {
+        return TN_ERR_NOMEM;
+    }
+    for (int l = 0; l < n; l++) {
+        tn_shm.out[l] = tn_shm_ring_at(l, tn_shm.me);
+        tn_shm.in[l] = tn_shm_ring_at(tn_shm.me, l);
+        if (l != tn_shm.me) {
+            tn_shm.poll[tn_shm.npoll++] = l;
+        }
+    }
+    const tn_shm_seg_hdr_t *sh = tn_shm.base;
+    tn_shm.max_payload = sh->cell_size - TN_SHM_CACHELINE;
+    tn_shm.cma = tn_cfg.shm_cma;
+    tn_shm.active = 1;
+    /* pids are published before the transport is used: one more fence */
+    status = job->fence();
+    tn_log_debug("shm", "segment %s: %d local ranks, %u cells of %u bytes", name, n,
+                 sh->ncells, sh->cell_size);
+    return status;
+}
+
+void tn_xport_shm_finalize(void)
+{
+    if (tn_shm.active) {
+        munmap(tn_shm.base, tn_shm.len);
+    }
+    free(tn_shm.out);
+    free(tn_shm.in);
+    free(tn_shm.poll);
+    memset(&tn_shm, 0, sizeof(tn_shm));
+}
+
+static void tn_shm_wake_local(int l)
+{
+    tn_shm_proc_t *p = &tn_shm.procs[l];
+    atomic_fetch_add_explicit(&p->futex, 1, memory_order_seq_cst);
+    tn_futex(&p->futex, FUTEX_WAKE, 1, NULL);
+    tn_shm.stats.wakes++;
+}
+
+static size_t tn_shm_max_payload(void)
+{
+    return tn_shm.max_payload;
+}
+
+static size_t tn_shm_eager_limit(void)
+{
+    return tn_cfg.shm_eager_threshold;
+}
+
+static tn_status_t tn_shm_am_send(int peer, const tn_am_hdr_t *hdr, const struct iovec *iov,
+                                  int iovcnt)
+{
+    int l = tn_shm.local_of_world[peer];
+    tn_shm_ring_t *r = &tn_shm.out[l];
+    tn_shm_cell_t *cell = tn_shm_ring_reserve(r);
+    if (cell == NULL) {
+        /* Full: ask the consumer to wake us when it drains, then look again
+         * (it may have drained between our look and the flag). */
+        atomic_store_explicit(&r->hdr->producer_waiting, 1, memory_order_seq_cst);
+        cell = tn_shm_ring_reserve(r);
+        if (cell == NULL) {
+            tn_shm.stats.ring_full++;
+            return TN_ERR_AGAIN;
+        }
+    }
+    cell->hdr = *hdr;
+    char *dst = tn_shm_cell_payload(cell);
+    size_t len = 0;
+    for (int i = 0; i < iovcnt; i++) {
+        memcpy(dst + len, iov[i].iov_base, iov[i].iov_len);
+        len += iov[i].iov_len;
+    }
+    cell->len = (uint32_t)len;
+    tn_shm_ring_publish(r, cell);
+    tn_shm.stats.am_sent++;
+    tn_shm.stats.bytes_sent += len;
+    if (tn_shm.use_doorbell) {
+        atomic_thread_fence(memory_order_seq_cst);
+        if (atomic_load_explicit(&tn_shm.procs[l].sleeping, memory_order_relaxed)) {
+            tn_shm_wake_local(l);
+        }
+    }
+    return TN_OK;
+}
+
+static int tn_shm_progress(void)
+{
+    if (!tn_shm.active) {
+        return 0;
+    }
+    int events = 0;
+    for (int i = 0; i < tn_shm.npoll; i++) {
+        int l = tn_shm.poll[i];
+        tn_shm_ring_t *r = &tn_shm.in[l];
+        int n = 0;
+        tn_shm_cell_t *cell;
+        while (n < 16 && (cell = tn_shm_ring_peek(r)) != NULL) {
+            tn_shm.handler(tn_shm.world_of_local[l], &cell->hdr, tn_shm_cell_payload(cell),
+                           cell->len);
+            tn_shm_ring_release(r, cell);
+            n++;
+        }
+        if (n > 0) {
+            events += n;
+            tn_shm.stats.am_recv += (uint64_t)n;
+            if (atomic_load_explicit(&r->hdr->producer_waiting, memory_order_seq_cst)) {
+                atomic_store_explicit(&r->hdr->producer_waiting, 0, memory_order_relaxed);
+                tn_shm_wake_local(l);
+            }
+        }
+    }
+    return events;
+}
+
+static tn_status_t tn_shm_get(int peer, void *local, uint64_t remote_addr, size_t len)
+{
+    int l = tn_shm.local_of_world[peer];
+    pid_t pid = tn_shm.procs[l].pid;
+    size_t done = 0;
+    while (done < len) {
+        struct iovec liov = { (char *)local + done, len - done };
+        struct iovec riov = { (void *)(uintptr_t)(remote_addr + done), len - done };
+        ssize_t got = process_vm_readv(pid, &liov, 1, &riov, 1, 0);
+        if (got <= 0) {
+            if (got < 0 && errno == EINTR) {
+                continue;
+            }
+            tn_log_info("shm", "process_vm_readv from pid %d failed: %m; "
+                        "falling back to copies through cells", (int)pid);
+            tn_shm.cma = 0;
+            return TN_ERR_UNSUPPORTED;
+        }
+        done += (size_t)got;
+    }
+    tn_shm.stats.cma_gets++;
+    tn_shm.stats.cma_bytes += len;
+    return TN_OK;
+}
+
+static unsigned tn_shm_caps(int peer)
+{
+    return tn_shm.cma ? TN_XPORT_CAP_GET : 0;
+}
+
+void tn_xport_shm_sleep(int (*recheck)(void), uint64_t timeout_ns)
+{
+    _Atomic uint32_t *word = &tn_shm_private_futex;
+    _Atomic uint32_t *sleeping = &tn_shm_private_sleeping;
+    if (tn_shm.active) {
+        word = &tn_shm.procs[tn_shm.me].futex;
+        sleeping = &tn_shm.procs[tn_shm.me].sleeping;
+    }
+    atomic_store_explicit(sleeping, 1, memory_order_seq_cst);
+    atomic_thread_fence(memory_order_seq_cst);
+    uint32_t v = atomic_load_explicit(word, memory_order_seq_cst);
+    if (recheck() == 0) {
+        struct timespec ts = { (time_t)(timeout_ns / 1000000000ull),
+                               (long)(timeout_ns % 1000000000ull) };
+        tn_futex(word, FUTEX_WAIT, v, &ts);
+        tn_shm.stats.sleeps++;
+    }
+    atomic_store_explicit(sleeping, 0, memory_order_relaxed);
+}
+
+void tn_xport_shm_wake_self(void)
+{
+    _Atomic uint32_t *word = tn_shm.active ? &tn_shm.procs[tn_shm.me].futex
+                                           : &tn_shm_private_futex;
+    _Atomic uint32_t *sleeping = tn_shm.active ? &tn_shm.procs[tn_shm.me].sleeping
+                                               : &tn_shm_private_sleeping;
+    atomic_thread_fence(memory_order_seq_cst);
+    if (atomic_load_explicit(sleeping, memory_order_relaxed)) {
+        atomic_fetch_add(word, 1);
+        tn_futex(word, FUTEX_WAKE, 1, NULL);
+    }
+}
+
+void tn_xport_shm_print_stats(void)
+{
+    const tn_shm_stats_t *s = &tn_shm.stats;
+    fprintf(stderr, "[tern stats] shm: am_sent=%llu am_recv=%llu bytes_sent=%llu "
+            "ring_full=%llu wakes=%llu sleeps=%llu cma_gets=%llu cma_bytes=%llu\n",
+            (unsigned long long)s->am_sent, (unsigned long long)s->am_recv,
+            (unsigned long long)s->bytes_sent, (unsigned long long)s->ring_full,
+            (unsigned long long)s->wakes, (unsigned long long)s->sleeps,
+            (unsigned long long)s->cma_gets, (unsigned long long)s->cma_bytes);
+}
+
+const tn_xport_ops_t tn_xport_shm_ops = {
+    .name        = "shm",
+    .max_payload = tn_shm_max_payload,
+    .am_send     = tn_shm_am_send,
+    .progress    = tn_shm_progress,
+    .get         = tn_shm_get,
+    .caps        = tn_shm_caps,
+    .eager_limit = tn_shm_eager_limit,
+};

@@ -1,0 +1,115 @@
+/* Transport interface.
+ *
+ * The messaging core (p2p/) runs its protocols over a small active-message
+ * interface that every transport provides:
+ *   - am_send: deliver header + payload to a peer, in order per peer, or say
+ *     TN_ERR_AGAIN when there is no room right now (the core keeps a backlog);
+ *   - progress: poll for arrivals and hand each one to the core's handler
+ *     tn_p2p_am_handler(), in per-peer send order;
+ *   - optionally (TN_XPORT_CAP_GET) a single-copy read of a peer's memory
+ *     (CMA for shm, memcpy for self), used by rendezvous.
+ *
+ * A transport is one const ops table; required slots are checked at
+ * registration, optional abilities are capability bits.  Peers are world
+ * ranks. */
+#ifndef TN_XPORT_XPORT_H
+#define TN_XPORT_XPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/uio.h>
+#include "base/status.h"
+
+/* Active-message types. */
+enum {
+    TN_AM_EAGER = 1,   /* first (maybe only) piece of an eager message       */
+    TN_AM_FRAG  = 2,   /* continuation of the previous eager message         */
+    TN_AM_RTS   = 3,   /* rendezvous request-to-send (addr = sender buffer)  */
+    TN_AM_CTS   = 4,   /* clear-to-send (no single-copy path): stream to rreq */
+    TN_AM_DATA  = 5,   /* rendezvous data piece for rreq at offset addr      */
+    TN_AM_FIN   = 6,   /* receiver done with sender's buffer / sync ack      */
+};
+
+enum {
+    TN_AM_F_SYNC   = 1,   /* EAGER: sender waits for FIN on match (Ssend)  */
+    TN_AM_F_INLINE = 2,   /* EAGER: payload (<= 24 B) stored in sreq..addr */
+};
+
+/* Every active message starts with this 48-byte header. */
+typedef struct tn_am_hdr {
+    uint8_t  type;
+    uint8_t  flags;
+    uint16_t rsv;
+    int32_t  src;       /* sender's rank in the communicator */
+    uint32_t ctx;       /* context id */
+    int32_t  tag;
+    uint64_t size;      /* EAGER/RTS: message bytes; FRAG/DATA: bytes in this piece */
+    uint64_t sreq;      /* sender request id */
+    uint64_t rreq;      /* receiver request id */
+    uint64_t addr;      /* RTS: sender address; DATA: offset */
+} tn_am_hdr_t;
+
+#define TN_AM_INLINE_MAX 24   /* bytes of sreq+rreq+addr */
+
+enum {
+    TN_XPORT_CAP_GET = 1u << 0,    /* ops->get is usable for this peer */
+};
+
+typedef struct tn_xport_ops {
+    const char *name;
+    /* Largest payload one am_send can carry. */
+    size_t      (*max_payload)(void);
+    /* Send hdr + iov[0..iovcnt) to world rank peer; TN_ERR_AGAIN if full. */
+    tn_status_t (*am_send)(int peer, const tn_am_hdr_t *hdr,
+                           const struct iovec *iov, int iovcnt);
+    /* Poll; deliver arrivals; return number of events. */
+    int         (*progress)(void);
+    /* Optional (TN_XPORT_CAP_GET): copy len bytes at peer's remote_addr into
+     * local. */
+    tn_status_t (*get)(int peer, void *local, uint64_t remote_addr, size_t len);
+    /* Capabilities towards peer (TN_XPORT_CAP_*). */
+    unsigned    (*caps)(int peer);
+    /* Rendezvous threshold towards this transport's peers. */
+    size_t      (*eager_limit)(void);
+} tn_xport_ops_t;
+
+/* Handler the core registers for every arriving active message.  payload
+ * holds len bytes (for INLINE eager the payload is inside hdr). */
+typedef void (tn_xport_am_handler_fn_t)(int peer, const tn_am_hdr_t *hdr,
+                                        const void *payload, size_t len);
+
+/* What a transport learns of the job at set-up (the runtime fills it). */
+typedef struct {
+    const char *kvsname;            /* job id, names shared segments */
+    int         world_rank;
+    int         world_size;
+    int         local_rank;
+    int         local_size;
+    const int  *world_of_local;
+    const int  *local_of_world;     /* -1 for ranks on other nodes */
+    int         node_id;
+    int         oversubscribed;
+    tn_status_t (*fence)(void);     /* job-wide barrier */
+    tn_xport_am_handler_fn_t *am_handler;
+} tn_xport_job_t;
+
+/* Validate an ops table (required slots present). */
+tn_status_t tn_xport_check_ops(const tn_xport_ops_t *ops);
+
+extern const tn_xport_ops_t tn_xport_self_ops;
+extern const tn_xport_ops_t tn_xport_shm_ops;
+
+/* Set-up and teardown of the transports (runtime/). */
+tn_status_t tn_xport_self_init(const tn_xport_job_t *job);
+void        tn_xport_self_finalize(void);
+tn_status_t tn_xport_shm_init(const tn_xport_job_t *job);
+void        tn_xport_shm_finalize(void);
+/* Block until a peer wakes us or timeout_ns passes.  recheck() runs after
+ * the sleep is announced; if it finds work (> 0) we do not sleep, which
+ * closes the lost-wake-up race.  Works without a segment (timed only). */
+void        tn_xport_shm_sleep(int (*recheck)(void), uint64_t timeout_ns);
+/* Wake this process's own sleeper (another thread queued work for it). */
+void        tn_xport_shm_wake_self(void);
+void        tn_xport_shm_print_stats(void);
+
+#endif

@@ -1,0 +1,442 @@
+#!/usr/bin/env python3
+"""Tests of tern-run driven from outside: exit statuses, the one-line death
+messages, abort, timeout, output forwarding, environment, /dev/shm cleanup,
+signal forwarding and many ranks on few cores.  The ranks are pmi_probe,
+which speaks PMI-1 itself (no MPI library).
+
+    launcher_test.py --tern-run PATH --probe PATH TEST
+"""
+import argparse
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+
+ARGS = None
+TERN_LINE = re.compile(r"^tern-run: ")
+
+
+class Failure(Exception):
+    pass
+
+
+def check(cond, what, res=None):
+    if not cond:
+        msg = "CHECK failed: " + what
+        if res is not None:
+            msg += "\n--- rc: %s\n--- stdout:\n%s\n--- stderr:\n%s" % (
+                res.returncode, res.stdout[-4000:], res.stderr[-4000:])
+        raise Failure(msg)
+
+
+class Result:
+    def __init__(self, rc, out, err, secs):
+        self.returncode, self.stdout, self.stderr, self.secs = rc, out, err, secs
+
+
+def run(args, env=None, stdin=subprocess.DEVNULL, tern=None, timeout=60):
+    """Run tern-run with args; return a Result."""
+    cmd = [tern or ARGS.tern_run] + args
+    t0 = time.monotonic()
+    p = subprocess.run(cmd, stdin=stdin, stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, env=env, timeout=timeout)
+    return Result(p.returncode, p.stdout.decode(errors="replace"),
+                  p.stderr.decode(errors="replace"), time.monotonic() - t0)
+
+
+def tern_lines(res):
+    return [l for l in res.stderr.splitlines() if TERN_LINE.match(l)]
+
+
+def expect_death(res, rc, pattern):
+    """Exit status rc and exactly one tern-run line on stderr, matching."""
+    check(res.returncode == rc, "exit status %d" % rc, res)
+    lines = tern_lines(res)
+    check(len(lines) == 1, "exactly one tern-run line", res)
+    check(re.fullmatch(pattern, lines[0]) is not None,
+          "message matches %r" % pattern, res)
+    check(res.secs < 10, "job ended promptly (%.1f s)" % res.secs, res)
+
+
+def gone(pid):
+    """True when pid no longer runs (absent, or a zombie nobody reaped)."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().rsplit(")", 1)[1].split()[0] in ("Z", "X")
+    except (FileNotFoundError, ProcessLookupError):
+        return True
+
+
+def wait_gone(pids, secs):
+    deadline = time.monotonic() + secs
+    while time.monotonic() < deadline:
+        if all(gone(p) for p in pids):
+            return True
+        time.sleep(0.05)
+    return all(gone(p) for p in pids)
+
+
+P = lambda: ARGS.probe
+
+
+# ------------------------------------------------------------------ tests
+def t_exchange(n):
+    res = run(["-n", str(n), P(), "exchange"])
+    check(res.returncode == 0, "exit 0", res)
+    check(res.stderr == "", "nothing on stderr", res)
+    got = sorted(res.stdout.splitlines())
+    want = sorted("rank %d: exchange ok (%d ranks)" % (r, n) for r in range(n))
+    check(got == want, "every rank reported ok", res)
+
+
+def test_exchange_4():
+    t_exchange(4)
+
+
+def test_exchange_16():
+    """16 ranks on (typically) 2 cores: oversubscribed, no binding."""
+    t_exchange(16)
+    res = run(["-v", "-n", "16", P(), "exchange"])
+    check(res.returncode == 0, "exit 0 with -v", res)
+    if os.cpu_count() < 16:
+        check("not binding" in res.stderr, "no binding when oversubscribed", res)
+
+
+def test_exchange_64():
+    t_exchange(64)
+
+
+def test_mpiexec_alias():
+    d = os.path.dirname(ARGS.tern_run)
+    for alias in ("mpiexec", "mpirun"):
+        res = run(["-np", "2", P(), "exchange"], tern=os.path.join(d, alias))
+        check(res.returncode == 0 and res.stdout.count("exchange ok") == 2,
+              alias + " works", res)
+
+
+def test_exit_status():
+    res = run(["-n", "3", P(), "exit", "3", "1"])
+    expect_death(res, 3, r"tern-run: rank 1 \(pid \d+\) exited with status 3")
+    res = run(["-n", "2", P(), "exit", "255", "0"])
+    expect_death(res, 255, r"tern-run: rank 0 \(pid \d+\) exited with status 255")
+    res = run(["-n", "2", "sh", "-c", "exit 0"])
+    check(res.returncode == 0 and tern_lines(res) == [], "non-PMI ranks exit 0", res)
+    # the rank's last words on stderr come before tern-run's line
+    res = run(["-n", "3", "sh", "-c", "if [ $PMI_RANK = 1 ]; then "
+               "echo last words >&2; exit 5; fi; exec sleep 100"])
+    expect_death(res, 5, r"tern-run: rank 1 \(pid \d+\) exited with status 5")
+    check(res.stderr.startswith("last words\ntern-run: rank 1"),
+          "rank output first", res)
+
+
+def test_signal_death():
+    res = run(["-n", "3", P(), "signal", "SEGV", "2"])
+    expect_death(res, 139,
+                 r"tern-run: rank 2 \(pid \d+\) killed by signal 11 \(SIGSEGV\)")
+    res = run(["-n", "2", P(), "signal", "KILL", "0"])
+    expect_death(res, 137,
+                 r"tern-run: rank 0 \(pid \d+\) killed by signal 9 \(SIGKILL\)")
+    res = run(["-n", "2", P(), "signal", "ABRT", "1"])
+    expect_death(res, 134,
+                 r"tern-run: rank 1 \(pid \d+\) killed by signal 6 \(SIGABRT\)")
+
+
+def test_no_finalize():
+    res = run(["-n", "4", P(), "nofinalize", "3"])
+    expect_death(res, 1, r"tern-run: rank 3 \(pid \d+\) exited without "
+                 r"calling MPI_Finalize")
+    res = run(["-n", "2", P(), "closepmi"])
+    check(res.returncode == 0 and res.stdout.count("closed PMI") == 2,
+          "closing the PMI socket after finalize is fine", res)
+
+
+def test_abort():
+    res = run(["-n", "3", P(), "abort", "7", "1"])
+    expect_death(res, 7, r"tern-run: rank 1 called MPI_Abort \(error code 7\)")
+    check(res.stderr.startswith("rank 1: aborting\n"),
+          "rank's last words come before the abort message", res)
+    res = run(["-n", "2", P(), "abort", "0", "0"])
+    expect_death(res, 1, r"tern-run: rank 0 called MPI_Abort \(error code 0\)")
+    res = run(["-n", "2", P(), "abort", "300", "1"])
+    expect_death(res, 1, r"tern-run: rank 1 called MPI_Abort \(error code 300\)")
+    res = run(["-n", "2", P(), "abort", "none", "1"])
+    expect_death(res, 1, r"tern-run: rank 1 called MPI_Abort \(error code 1\)")
+
+
+def test_timeout():
+    res = run(["--timeout", "1", "-n", "3", P(), "hang"])
+    expect_death(res, 124, r"tern-run: job timed out after 1 s")
+    check(res.secs < 6, "ended about 1 s in (%.1f s)" % res.secs, res)
+    env = dict(os.environ, TERN_RUN_TIMEOUT="1")
+    res = run(["-n", "2", P(), "hang"], env=env)
+    expect_death(res, 124, r"tern-run: job timed out after 1 s")
+    res = run(["--timeout=1", "-n", "2", "sh", "-c", "trap '' TERM; "
+               "while :; do sleep 1; done"])
+    expect_death(res, 124, r"tern-run: job timed out after 1 s")
+    check(res.secs < 7, "SIGKILL after the grace period (%.1f s)" % res.secs, res)
+
+
+LINE = re.compile(r"^rank (\d+) line (\d+) x+ end$")
+
+
+def check_lines(text, n, lines, res, prefix=False):
+    seen = {r: [] for r in range(n)}
+    for l in text.splitlines():
+        if prefix:
+            m = re.match(r"^\[(\d+)\] (.*)$", l)
+            check(m is not None, "tagged line: %r" % l[:80], res)
+            tag, l = int(m.group(1)), m.group(2)
+        m = LINE.match(l)
+        check(m is not None, "whole line: %r" % l[:80], res)
+        r = int(m.group(1))
+        if prefix:
+            check(tag == r, "tag matches rank", res)
+        seen[r].append(int(m.group(2)))
+    for r in range(n):
+        check(seen[r] == list(range(lines)),
+              "rank %d: %d lines in order" % (r, lines), res)
+
+
+def test_output():
+    res = run(["-n", "4", P(), "spam", "3000"])
+    check(res.returncode == 0, "exit 0", res)
+    check_lines(res.stdout, 4, 3000, res)
+    check_lines(res.stderr, 4, 3000, res)
+
+
+def test_stdout_closed():
+    """`tern-run prog | head`: ranks get SIGPIPE, the job ends quietly."""
+    p = subprocess.Popen([ARGS.tern_run, "-n", "2", "yes"],
+                         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE)
+    first = p.stdout.readline()
+    p.stdout.close()
+    err = p.stderr.read().decode()
+    rc = p.wait(timeout=30)
+    res = Result(rc, first.decode(), err, 0)
+    check(first == b"y\n", "output arrived", res)
+    check(rc == 141, "exit 141 (SIGPIPE)", res)
+    check(tern_lines(res) == [], "no message", res)
+
+
+def test_tag_output():
+    res = run(["-n", "3", "--tag-output", P(), "spam", "50"])
+    check(res.returncode == 0, "exit 0", res)
+    check_lines(res.stdout, 3, 50, res, prefix=True)
+    res = run(["-n", "2", "--tag-output", "sh", "-c", "printf 'a\\nb'"])
+    check(sorted(res.stdout.splitlines()) == ["[0] a", "[0] b", "[1] a", "[1] b"],
+          "partial last line flushed and tagged", res)
+    res = run(["-n", "1", "sh", "-c", "printf 'no newline'"])
+    check(res.stdout == "no newline", "single rank output verbatim", res)
+
+
+def test_env():
+    env = dict(os.environ, FROM_TERN="outer", KEEP_ME="kept", PMI_PORT="bogus:1",
+               PMIX_RANK="9")
+    res = run(["-n", "2", "-x", "FROM_TERN", "-x", "SETX=a=b", "-genv", "GV", "g v",
+               "-env", "EV", "e", "--", P(), "env", "FROM_TERN", "SETX", "GV",
+               "EV", "KEEP_ME", "PMI_PORT", "PMIX_RANK", "PMI_RANK", "PMI_SIZE",
+               "PMI_FD", "PMI_JOBID"], env=env)
+    check(res.returncode == 0, "exit 0", res)
+    out = res.stdout.splitlines()
+    for want in ("FROM_TERN=outer", "SETX=a=b", "GV=g v", "EV=e", "KEEP_ME=kept",
+                 "PMI_PORT unset", "PMIX_RANK unset", "PMI_SIZE=2"):
+        check(out.count(want) == 2, "both ranks see %r" % want, res)
+    check(sorted(l for l in out if l.startswith("PMI_RANK=")) ==
+          ["PMI_RANK=0", "PMI_RANK=1"], "PMI_RANK per rank", res)
+    jobs = [l for l in out if l.startswith("PMI_JOBID=")]
+    check(len(jobs) == 2 and jobs[0] == jobs[1] and
+          re.fullmatch(r"PMI_JOBID=tern-\d+-[0-9a-f]{16}", jobs[0]) is not None,
+          "PMI_JOBID is the kvsname", res)
+
+
+def shm_files(res):
+    return [l.split(" ", 1)[1] for l in res.stdout.splitlines()
+            if l.startswith("created ")]
+
+
+def test_shm_cleanup():
+    other = "/dev/shm/tern-tern-1-notthisjob-probe"
+    with open(other, "w"):
+        pass
+    try:
+        for extra in (["KILL"], []):
+            res = run(["-n", "3", P(), "shm"] + extra)
+            files = shm_files(res)
+            check(len(files) == 6, "ranks created their files", res)
+            left = [f for f in files if os.path.exists(f)]
+            check(left == [], "no file left behind: %s" % left, res)
+            if extra:
+                expect_death(res, 137, r"tern-run: rank 0 \(pid \d+\) killed by "
+                             r"signal 9 \(SIGKILL\)")
+            else:
+                check(res.returncode == 0, "exit 0", res)
+        check(os.path.exists(other), "another job's file is kept")
+    finally:
+        os.unlink(other)
+
+
+def start_job(args, nlines, prefix):
+    """Start tern-run; return (proc, lines) after nlines starting with prefix."""
+    p = subprocess.Popen([ARGS.tern_run] + args, stdin=subprocess.DEVNULL,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    lines = []
+    while len(lines) < nlines:
+        l = p.stdout.readline().decode()
+        if l == "":
+            p.kill()
+            raise Failure("job ended early: rc %s, stderr %s" %
+                          (p.wait(), p.stderr.read().decode()))
+        if l.startswith(prefix):
+            lines.append(l.split())
+    return p, lines
+
+
+def finish(p):
+    out, err = p.communicate(timeout=30)
+    return Result(p.returncode, out.decode(), err.decode(), 0)
+
+
+def test_sigint():
+    """Ctrl-C: SIGINT reaches ranks and what they forked; exit 130."""
+    p, lines = start_job(["-n", "3", P(), "forkwait"], 3, "pids ")
+    pids = [int(x) for l in lines for x in l[2:4]]
+    t0 = time.monotonic()
+    p.send_signal(signal.SIGINT)
+    res = finish(p)
+    check(res.returncode == 130, "exit 130", res)
+    check(tern_lines(res) == [], "no death message for a forwarded signal", res)
+    check(time.monotonic() - t0 < 2.8, "ended before any grace period", res)
+    check(wait_gone(pids, 5), "ranks and their children are gone", res)
+
+    # SIGTERM likewise: 128 + 15
+    p, lines = start_job(["-n", "2", P(), "forkwait"], 2, "pids ")
+    pids = [int(x) for l in lines for x in l[2:4]]
+    p.send_signal(signal.SIGTERM)
+    res = finish(p)
+    check(res.returncode == 143, "exit 143 on SIGTERM", res)
+    check(wait_gone(pids, 5), "ranks gone after SIGTERM", res)
+
+
+def test_sigint_escalation():
+    """Ranks that ignore SIGINT: SIGKILL after 3 s, or at a second Ctrl-C."""
+    p, lines = start_job(["-n", "2", P(), "ignoreterm"], 2, "ready ")
+    pids = [int(l[2]) for l in lines]
+    t0 = time.monotonic()
+    p.send_signal(signal.SIGINT)
+    res = finish(p)
+    secs = time.monotonic() - t0
+    check(res.returncode == 130, "exit 130", res)
+    check(2.9 < secs < 10, "SIGKILL after the 3 s grace (%.1f s)" % secs, res)
+    check(wait_gone(pids, 5), "ranks gone", res)
+
+    p, lines = start_job(["-n", "2", P(), "ignoreterm"], 2, "ready ")
+    pids = [int(l[2]) for l in lines]
+    t0 = time.monotonic()
+    p.send_signal(signal.SIGINT)
+    time.sleep(0.3)
+    p.send_signal(signal.SIGINT)
+    res = finish(p)
+    secs = time.monotonic() - t0
+    check(res.returncode == 130, "exit 130", res)
+    check(secs < 2.8, "second Ctrl-C kills at once (%.1f s)" % secs, res)
+    check(wait_gone(pids, 5), "ranks gone", res)
+
+
+def cpu_lists(res):
+    """{rank: Cpus_allowed_list} from lines 'R Cpus_allowed_list:\tLIST'."""
+    got = {}
+    for l in res.stdout.splitlines():
+        f = l.split()
+        got[int(f[0])] = f[2]
+    return got
+
+
+def test_binding():
+    cpus = sorted(os.sched_getaffinity(0))
+    with open("/proc/self/status") as f:
+        mine = [l.split()[1] for l in f if l.startswith("Cpus_allowed_list")][0]
+    show = ["sh", "-c", "echo $PMI_RANK $(grep Cpus_allowed_list /proc/self/status)"]
+    n = min(len(cpus), 4)
+    if n >= 2:
+        res = run(["-n", str(n)] + show)
+        check(res.returncode == 0, "exit 0", res)
+        check(cpu_lists(res) == {r: str(cpus[r]) for r in range(n)},
+              "rank i bound to the i-th CPU by default", res)
+    res = run(["-n", str(len(cpus) + 1)] + show)
+    check(set(cpu_lists(res).values()) == {mine},
+          "no binding when ranks outnumber CPUs", res)
+    res = run(["-n", "1"] + show)
+    check(cpu_lists(res) == {0: mine}, "a single rank is not bound", res)
+    res = run(["--bind-to", "none", "-n", "2"] + show)
+    check(set(cpu_lists(res).values()) == {mine}, "--bind-to none", res)
+    res = run(["--bind-to", "core", "-n", str(len(cpus) + 1)] + show)
+    check(cpu_lists(res) == {r: str(cpus[r % len(cpus)])
+                             for r in range(len(cpus) + 1)},
+          "--bind-to core binds round-robin", res)
+
+
+def test_stdin():
+    data = bytes(range(256)) * 1000
+    total = 0
+    for b in data:
+        total = (total * 31 + b) % (1 << 64)
+    p = subprocess.run([ARGS.tern_run, "-n", "2", P(), "stdin"], input=data,
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
+    res = Result(p.returncode, p.stdout.decode(), p.stderr.decode(), 0)
+    check(res.returncode == 0, "exit 0", res)
+    lines = sorted(res.stdout.splitlines())
+    check(lines == ["stdin 0 %d %d" % (len(data), total), "stdin 1 0 0"],
+          "rank 0 got stdin, rank 1 /dev/null", res)
+
+
+def test_initack():
+    res = run(["-n", "3", P(), "initack"])
+    check(res.returncode == 0 and res.stdout.count("initack ok") == 3,
+          "initack handshake", res)
+
+
+def test_usage():
+    res = run(["--version"])
+    check(res.returncode == 0 and res.stdout.startswith("tern-run"), "--version", res)
+    res = run(["--help"])
+    check(res.returncode == 0 and "--timeout" in res.stdout, "--help", res)
+    res = run(["-n", "0", "true"])
+    check(res.returncode == 2 and len(tern_lines(res)) == 1, "bad -n", res)
+    res = run(["--bogus", "true"])
+    check(res.returncode == 2, "unknown option", res)
+    res = run(["--oversubscribe", "--allow-run-as-root", "--bind-to", "none",
+               "-np", "2", P(), "exchange"])
+    check(res.returncode == 0, "Open MPI options accepted", res)
+    res = run(["-n", "2", "/nonexistent/prog"])
+    check(res.returncode == 127 and len(tern_lines(res)) == 1, "missing program", res)
+    res = run(["-n", "2", "no-such-program-anywhere"])
+    check(res.returncode == 127, "program not in PATH", res)
+
+
+def main():
+    global ARGS
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--tern-run", required=True)
+    ap.add_argument("--probe", required=True)
+    ap.add_argument("test")
+    ARGS = ap.parse_args()
+    ARGS.tern_run = os.path.abspath(ARGS.tern_run)
+    ARGS.probe = os.path.abspath(ARGS.probe)
+    fn = globals().get("test_" + ARGS.test)
+    if fn is None:
+        print("unknown test " + ARGS.test, file=sys.stderr)
+        return 2
+    try:
+        fn()
+    except Failure as e:
+        print("launcher.%s: %s" % (ARGS.test, e), file=sys.stderr)
+        return 1
+    print("launcher.%s: ok" % ARGS.test)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,232 @@
+/* Unit tests of tern-run's I/O-free parts: the PMI-1 server (pmi_srv.c,
+ * pmi_kvs.c) and the output line forwarder (run_fwd.c), fed byte by byte
+ * and in odd splits. */
+#include "pmi_srv.h"
+#include "run_fwd.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int failures;
+
+#define CHECK(cond)                                                          \
+    do {                                                                     \
+        if (!(cond)) {                                                       \
+            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, \
+                    #cond);                                                  \
+            failures++;                                                      \
+        }                                                                    \
+    } while (0)
+
+/* Feed a string to rank's connection in pieces of step bytes. */
+static void feed(tn_pmi_srv_t *srv, int rank, const char *s, size_t step)
+{
+    size_t len = strlen(s);
+
+    for (size_t off = 0; off < len; off += step) {
+        size_t n = len - off < step ? len - off : step;
+
+        CHECK(tn_pmi_srv_input(srv, rank, s + off, n) == 0);
+    }
+}
+
+/* Take rank's queued output as a string (static buffer) and clear it. */
+static const char *take(tn_pmi_srv_t *srv, int rank)
+{
+    static char   out[8192];
+    tn_run_buf_t *buf = &srv->conns[rank].out;
+    size_t        n   = buf->len < sizeof(out) - 1 ? buf->len : sizeof(out) - 1;
+
+    memcpy(out, buf->data, n);
+    out[n] = '\0';
+    buf->len = 0;
+    return out;
+}
+
+static void test_pmi_basic(size_t step)
+{
+    tn_pmi_srv_t srv;
+    char         want[256];
+
+    tn_pmi_srv_init(&srv, 3, "tern-1-abc");
+    feed(&srv, 0, "cmd=init pmi_version=1 pmi_subversion=1\n", step);
+    CHECK(strcmp(take(&srv, 0), "cmd=response_to_init pmi_version=1 "
+                 "pmi_subversion=1 rc=0\n") == 0);
+    CHECK(srv.conns[0].inited);
+    feed(&srv, 0, "cmd=get_maxes\ncmd=get_appnum\ncmd=get_universe_size\n"
+         "cmd=get_my_kvsname\n", step);
+    CHECK(strcmp(take(&srv, 0), "cmd=maxes kvsname_max=256 keylen_max=256 "
+                 "vallen_max=1024\ncmd=appnum appnum=0\n"
+                 "cmd=universe_size size=3\n"
+                 "cmd=my_kvsname kvsname=tern-1-abc\n") == 0);
+    feed(&srv, 1, "cmd=put kvsname=tern-1-abc key=a value=1\n", step);
+    CHECK(strcmp(take(&srv, 1), "cmd=put_result rc=0 msg=success\n") == 0);
+    feed(&srv, 2, "cmd=put kvsname=tern-1-abc key=a value=2\n", step);
+    CHECK(strcmp(take(&srv, 2), "cmd=put_result rc=0 msg=success\n") == 0);
+    feed(&srv, 0, "cmd=get kvsname=tern-1-abc key=a\n", step);
+    CHECK(strcmp(take(&srv, 0), "cmd=get_result rc=0 msg=success value=2\n") == 0);
+    feed(&srv, 0, "cmd=get kvsname=tern-1-abc key=zz\n", step);
+    CHECK(strcmp(take(&srv, 0), "cmd=get_result rc=-1 msg=key_zz_not_found "
+                 "value=unknown\n") == 0);
+    feed(&srv, 0, "cmd=put kvsname=tern-1-abc key=empty value=\n", step);
+    CHECK(strcmp(take(&srv, 0), "cmd=put_result rc=0 msg=success\n") == 0);
+    feed(&srv, 0, "cmd=get kvsname=tern-1-abc key=PMI_process_mapping\n", step);
+    CHECK(strcmp(take(&srv, 0), "cmd=get_result rc=0 msg=success "
+                 "value=(vector,(0,1,3))\n") == 0);
+
+    /* barrier: nothing until the last rank enters, then everyone */
+    feed(&srv, 2, "cmd=barrier_in\n", step);
+    feed(&srv, 0, "cmd=barrier_in\n", step);
+    CHECK(srv.conns[0].out.len == 0 && srv.conns[2].out.len == 0);
+    feed(&srv, 1, "cmd=barrier_in\n", step);
+    for (int r = 0; r < 3; r++) {
+        CHECK(strcmp(take(&srv, r), "cmd=barrier_out\n") == 0);
+    }
+    /* and it can be used again */
+    feed(&srv, 0, "cmd=barrier_in\ncmd=barrier_in\n", step);   /* dup ignored */
+    feed(&srv, 1, "cmd=barrier_in\n", step);
+    CHECK(srv.conns[0].out.len == 0);
+    feed(&srv, 2, "cmd=barrier_in\n", step);
+    CHECK(strcmp(take(&srv, 1), "cmd=barrier_out\n") == 0);
+    take(&srv, 0);
+    take(&srv, 2);
+
+    feed(&srv, 1, "cmd=initack pmiid=1\n", step);
+    CHECK(strcmp(take(&srv, 1), "cmd=initack\ncmd=set size=3\ncmd=set rank=1\n"
+                 "cmd=set debug=0\n") == 0);
+    feed(&srv, 1, "cmd=bogus a=b\n", step);
+    CHECK(strcmp(take(&srv, 1), "cmd=bogus_result rc=-1\n") == 0);
+    feed(&srv, 1, "mcmd=spawn\nnprocs=2\nexecname=x\nendcmd\n", step);
+    CHECK(strcmp(take(&srv, 1), "cmd=spawn_result rc=-1\n") == 0);
+    feed(&srv, 1, "\n\ncmd=init pmi_version=2 pmi_subversion=0\n", step);
+    snprintf(want, sizeof(want), "cmd=response_to_init pmi_version=1 "
+             "pmi_subversion=1 rc=-1\n");
+    CHECK(strcmp(take(&srv, 1), want) == 0);
+
+    feed(&srv, 0, "cmd=finalize\n", step);
+    CHECK(strcmp(take(&srv, 0), "cmd=finalize_ack\n") == 0);
+    CHECK(srv.conns[0].finalized && !srv.conns[1].finalized);
+
+    CHECK(srv.abort_rank == -1);
+    feed(&srv, 2, "cmd=abort exitcode=17\n", step);
+    CHECK(srv.abort_rank == 2 && srv.conns[2].aborted &&
+          srv.conns[2].abort_code == 17);
+    feed(&srv, 1, "cmd=abort\n", step);
+    CHECK(srv.abort_rank == 2 && srv.conns[1].abort_code == 1);
+    CHECK(srv.conns[2].out.len == 0);
+
+    /* a closed connection gets nothing queued */
+    tn_pmi_srv_closed(&srv, 1);
+    feed(&srv, 1, "cmd=get_appnum\n", step);
+    CHECK(srv.conns[1].out.len == 0);
+    tn_pmi_srv_fini(&srv);
+}
+
+static void test_pmi_limits(void)
+{
+    tn_pmi_srv_t srv;
+    char        *big = malloc(TN_PMI_LINE_MAX + 2);
+    char         line[1200];
+
+    tn_pmi_srv_init(&srv, 1, "k");
+    memset(line, 'v', sizeof(line));
+    memcpy(line, "cmd=put kvsname=k key=x value=", 30);
+    line[sizeof(line) - 2] = '\n';
+    line[sizeof(line) - 1] = '\0';
+    feed(&srv, 0, line, 100);
+    CHECK(strcmp(take(&srv, 0), "cmd=put_result rc=-1 msg=value_too_long\n") == 0);
+    memset(big, 'a', TN_PMI_LINE_MAX + 1);
+    CHECK(tn_pmi_srv_input(&srv, 0, big, TN_PMI_LINE_MAX + 1) == -1);
+    free(big);
+    tn_pmi_srv_fini(&srv);
+}
+
+static void test_kvs(void)
+{
+    tn_pmi_kvs_t *kvs = tn_pmi_kvs_create();
+    char          k[32], v[32];
+
+    for (int i = 0; i < 5000; i++) {
+        snprintf(k, sizeof(k), "key%d", i);
+        snprintf(v, sizeof(v), "val%d", i);
+        tn_pmi_kvs_put(kvs, k, v);
+    }
+    tn_pmi_kvs_put(kvs, "key42", "new");
+    CHECK(tn_pmi_kvs_count(kvs) == 5000);
+    for (int i = 0; i < 5000; i++) {
+        const char *got;
+
+        snprintf(k, sizeof(k), "key%d", i);
+        snprintf(v, sizeof(v), "val%d", i);
+        got = tn_pmi_kvs_get(kvs, k);
+        CHECK(got != NULL && strcmp(got, i == 42 ? "new" : v) == 0);
+    }
+    CHECK(tn_pmi_kvs_get(kvs, "nope") == NULL);
+    tn_pmi_kvs_destroy(kvs);
+}
+
+/* Run input through a forwarder in pieces of step bytes; return output. */
+static char *fwd_run(int tag, int raw, const char *in, size_t step, int flush)
+{
+    tn_run_fwd_t fwd;
+    tn_run_buf_t out = { 0 };
+    size_t       len = strlen(in);
+
+    tn_run_fwd_init(&fwd, 3, tag, raw);
+    for (size_t off = 0; off < len; off += step) {
+        size_t n = len - off < step ? len - off : step;
+        size_t before = out.len;
+
+        tn_run_fwd_feed(&fwd, in + off, n, &out);
+        /* only whole lines may leave (unless raw) */
+        if (!raw) {
+            CHECK(out.len == before || out.data[out.len - 1] == '\n');
+        }
+    }
+    if (flush) {
+        tn_run_fwd_flush(&fwd, &out);
+    }
+    tn_run_buf_append(&out, "", 1);
+    tn_run_fwd_fini(&fwd);
+    return out.data;
+}
+
+static void test_fwd(void)
+{
+    static const char in[] = "alpha\nbeta gamma\n\ndelta\nepsilon";
+
+    for (size_t step = 1; step <= sizeof(in); step++) {
+        char *s;
+
+        s = fwd_run(0, 0, in, step, 0);
+        CHECK(strcmp(s, "alpha\nbeta gamma\n\ndelta\n") == 0);
+        free(s);
+        s = fwd_run(0, 0, in, step, 1);
+        CHECK(strcmp(s, in) == 0);
+        free(s);
+        s = fwd_run(1, 0, in, step, 1);
+        CHECK(strcmp(s, "[3] alpha\n[3] beta gamma\n[3] \n[3] delta\n"
+                     "[3] epsilon\n") == 0);
+        free(s);
+        s = fwd_run(0, 1, in, step, 1);
+        CHECK(strcmp(s, in) == 0);
+        free(s);
+    }
+}
+
+int main(void)
+{
+    test_pmi_basic(1);
+    test_pmi_basic(7);
+    test_pmi_basic(4096);
+    test_pmi_limits();
+    test_kvs();
+    test_fwd();
+    if (failures != 0) {
+        fprintf(stderr, "%d check(s) failed\n", failures);
+        return 1;
+    }
+    printf("launcher_unit: all checks passed\n");
+    return 0;
+}

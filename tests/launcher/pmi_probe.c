@@ -1,0 +1,517 @@
+/* pmi_probe: a rank for tern-run's tests that speaks PMI-1 itself over
+ * PMI_FD (no MPI library involved), in one of several modes:
+ *
+ *   exchange             init, maxes, kvsname, universe size, appnum, put a
+ *                        key, barrier, get every rank's key, missing key,
+ *                        finalize; prints "rank R: exchange ok (N ranks)"
+ *   exit CODE RANK       RANK exits with CODE after init; others block
+ *   signal SIG RANK      RANK raises SIG (name or number); others block
+ *   nofinalize RANK      RANK exits 0 after init, without finalize
+ *   abort CODE RANK      RANK sends cmd=abort exitcode=CODE ("none": the
+ *                        PMI-1.1 form without a code), then blocks
+ *   spam LINES           every rank writes LINES lines to stdout and to
+ *                        stderr, each in three write() calls
+ *   hang                 init, then block
+ *   env VAR...           print "VAR=value" or "VAR unset" for each VAR
+ *   shm [SIG]            create /dev/shm/tern-<kvs>-probe<r> and
+ *                        /dev/shm/<kvs>-probe<r>, barrier, then rank 0
+ *                        raises SIG if given, or all finalize
+ *   forkwait             fork a child; print "pids R <pid> <child>"; block
+ *   ignoreterm           ignore SIGINT and SIGTERM, print "ready R", block
+ *   stdin                rank 0 counts the bytes of stdin, prints
+ *                        "stdin R <bytes> <sum>"
+ *   initack              cmd=initack pmiid=R; expects the four replies
+ *   closepmi             init, finalize, close PMI_FD, print, exit 0
+ *
+ * "Block" is a read on a pipe nobody writes to: no timed sleeping.  A failed
+ * check prints "probe rank R: FAIL ..." on stderr and exits 99. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int  pmi_fd = -1;
+static int  my_rank = -1;
+static int  my_size = -1;
+static char rbuf[8192];
+static size_t rlen;
+
+static void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+
+static void fail(const char *fmt, ...)
+{
+    char    msg[1024];
+    va_list ap;
+    int     n = snprintf(msg, sizeof(msg), "probe rank %d: FAIL ", my_rank);
+
+    va_start(ap, fmt);
+    n += vsnprintf(msg + n, sizeof(msg) - (size_t)n - 2, fmt, ap);
+    va_end(ap);
+    if (n > (int)sizeof(msg) - 2) {
+        n = (int)sizeof(msg) - 2;
+    }
+    msg[n++] = '\n';
+    (void)!write(2, msg, (size_t)n);
+    exit(99);
+}
+
+static void write_all(int fd, const char *p, size_t n)
+{
+    while (n > 0) {
+        ssize_t w = write(fd, p, n);
+
+        if (w < 0 && errno == EINTR) {
+            continue;
+        }
+        if (w <= 0) {
+            fail("write: %s", strerror(errno));
+        }
+        p += w;
+        n -= (size_t)w;
+    }
+}
+
+static void block_forever(void)
+{
+    int  p[2];
+    char c;
+
+    if (pipe(p) != 0) {
+        fail("pipe");
+    }
+    while (1) {
+        (void)!read(p[0], &c, 1);
+    }
+}
+
+/* Send one command, in two writes so the server sees split lines. */
+static void pmi_send(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static void pmi_send(const char *fmt, ...)
+{
+    char    line[2048];
+    va_list ap;
+    int     n;
+
+    va_start(ap, fmt);
+    n = vsnprintf(line, sizeof(line) - 1, fmt, ap);
+    va_end(ap);
+    line[n++] = '\n';
+    write_all(pmi_fd, line, (size_t)n / 2);
+    write_all(pmi_fd, line + n / 2, (size_t)n - (size_t)n / 2);
+}
+
+/* Read one reply line (without '\n') into out. */
+static void pmi_recv(char *out, size_t cap)
+{
+    char *nl;
+
+    while ((nl = memchr(rbuf, '\n', rlen)) == NULL) {
+        ssize_t n = read(pmi_fd, rbuf + rlen, sizeof(rbuf) - rlen);
+
+        if (n < 0 && errno == EINTR) {
+            continue;
+        }
+        if (n <= 0) {
+            fail("PMI connection closed (%s)", n < 0 ? strerror(errno) : "EOF");
+        }
+        rlen += (size_t)n;
+    }
+    *nl = '\0';
+    size_t linelen = (size_t)(nl - rbuf);
+    if (linelen >= cap) {
+        linelen = cap - 1;
+    }
+    memcpy(out, rbuf, linelen);
+    out[linelen] = '\0';
+    rlen -= (size_t)(nl + 1 - rbuf);
+    memmove(rbuf, nl + 1, rlen);
+}
+
+/* Value of key in a reply line, copied to out; fails when absent. */
+static const char *field(const char *line, const char *key, char *out, size_t cap)
+{
+    size_t      klen = strlen(key);
+    const char *p    = line;
+
+    while (p != NULL && *p != '\0') {
+        if (strncmp(p, key, klen) == 0 && p[klen] == '=') {
+            size_t len = strcspn(p + klen + 1, " ");
+
+            if (len >= cap) {
+                len = cap - 1;
+            }
+            memcpy(out, p + klen + 1, len);
+            out[len] = '\0';
+            return out;
+        }
+        p = strchr(p, ' ');
+        if (p != NULL) {
+            p++;
+        }
+    }
+    fail("no %s= in reply '%s'", key, line);
+}
+
+static void expect(const char *line, const char *key, const char *want)
+{
+    char got[1100];
+
+    field(line, key, got, sizeof(got));
+    if (strcmp(got, want) != 0) {
+        fail("reply '%s': %s=%s, want %s", line, key, got, want);
+    }
+}
+
+static void pmi_init(void)
+{
+    char line[2048];
+
+    pmi_send("cmd=init pmi_version=1 pmi_subversion=1");
+    pmi_recv(line, sizeof(line));
+    expect(line, "cmd", "response_to_init");
+    expect(line, "rc", "0");
+    expect(line, "pmi_version", "1");
+}
+
+static void pmi_barrier(void)
+{
+    char line[2048];
+
+    pmi_send("cmd=barrier_in");
+    pmi_recv(line, sizeof(line));
+    expect(line, "cmd", "barrier_out");
+}
+
+static void pmi_finalize(void)
+{
+    char line[2048];
+
+    pmi_send("cmd=finalize");
+    pmi_recv(line, sizeof(line));
+    expect(line, "cmd", "finalize_ack");
+}
+
+static void my_kvsname(char *kvs, size_t cap)
+{
+    char line[2048];
+
+    pmi_send("cmd=get_my_kvsname");
+    pmi_recv(line, sizeof(line));
+    expect(line, "cmd", "my_kvsname");
+    field(line, "kvsname", kvs, cap);
+}
+
+static int env_int(const char *name)
+{
+    const char *s = getenv(name);
+
+    if (s == NULL) {
+        fail("%s is not set", name);
+    }
+    return atoi(s);
+}
+
+static void pmi_setup(void)
+{
+    pmi_fd  = env_int("PMI_FD");
+    my_rank = env_int("PMI_RANK");
+    my_size = env_int("PMI_SIZE");
+    if (fcntl(pmi_fd, F_GETFD) < 0) {
+        fail("PMI_FD %d is not open", pmi_fd);
+    }
+}
+
+static void mode_exchange(void)
+{
+    char line[2048], kvs[300], want[400], num[32];
+
+    pmi_init();
+    pmi_send("cmd=get_maxes");
+    pmi_recv(line, sizeof(line));
+    expect(line, "cmd", "maxes");
+    expect(line, "kvsname_max", "256");
+    expect(line, "keylen_max", "256");
+    expect(line, "vallen_max", "1024");
+    pmi_send("cmd=get_appnum");
+    pmi_recv(line, sizeof(line));
+    expect(line, "cmd", "appnum");
+    expect(line, "appnum", "0");
+    pmi_send("cmd=get_universe_size");
+    pmi_recv(line, sizeof(line));
+    expect(line, "cmd", "universe_size");
+    snprintf(num, sizeof(num), "%d", my_size);
+    expect(line, "size", num);
+    my_kvsname(kvs, sizeof(kvs));
+    if (getenv("PMI_JOBID") == NULL || strcmp(getenv("PMI_JOBID"), kvs) != 0) {
+        fail("PMI_JOBID %s != kvsname %s", getenv("PMI_JOBID"), kvs);
+    }
+    if (strncmp(kvs, "tern-", 5) != 0) {
+        fail("kvsname %s does not start with tern-", kvs);
+    }
+
+    pmi_send("cmd=put kvsname=%s key=probe-%d value=v%d-%s", kvs, my_rank,
+             my_rank, kvs);
+    pmi_recv(line, sizeof(line));
+    expect(line, "cmd", "put_result");
+    expect(line, "rc", "0");
+    pmi_barrier();
+    for (int i = 1; i <= my_size; i++) {
+        int r = (my_rank + i) % my_size;
+
+        pmi_send("cmd=get kvsname=%s key=probe-%d", kvs, r);
+        pmi_recv(line, sizeof(line));
+        expect(line, "cmd", "get_result");
+        expect(line, "rc", "0");
+        snprintf(want, sizeof(want), "v%d-%s", r, kvs);
+        expect(line, "value", want);
+    }
+    pmi_send("cmd=get kvsname=%s key=nokey", kvs);
+    pmi_recv(line, sizeof(line));
+    expect(line, "cmd", "get_result");
+    expect(line, "rc", "-1");
+    expect(line, "msg", "key_nokey_not_found");
+    pmi_send("cmd=get kvsname=%s key=PMI_process_mapping", kvs);
+    pmi_recv(line, sizeof(line));
+    snprintf(want, sizeof(want), "(vector,(0,1,%d))", my_size);
+    expect(line, "value", want);
+    pmi_send("cmd=frobnicate");
+    pmi_recv(line, sizeof(line));
+    expect(line, "cmd", "frobnicate_result");
+    expect(line, "rc", "-1");
+    pmi_barrier();                 /* nobody finalizes before all got */
+    pmi_finalize();
+    printf("rank %d: exchange ok (%d ranks)\n", my_rank, my_size);
+}
+
+static int parse_sig(const char *s)
+{
+    static const struct { const char *name; int sig; } sigs[] = {
+        { "SEGV", SIGSEGV }, { "KILL", SIGKILL }, { "ABRT", SIGABRT },
+        { "BUS", SIGBUS },   { "FPE", SIGFPE },   { "TERM", SIGTERM },
+        { "INT", SIGINT },   { "USR1", SIGUSR1 },
+    };
+
+    if (strncmp(s, "SIG", 3) == 0) {
+        s += 3;
+    }
+    for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+        if (strcmp(s, sigs[i].name) == 0) {
+            return sigs[i].sig;
+        }
+    }
+    return atoi(s);
+}
+
+static void die_by(int sig)
+{
+    signal(sig, SIG_DFL);
+    raise(sig);
+    fail("still alive after signal %d", sig);
+}
+
+/* Modes where one rank misbehaves while the others wait in a barrier that
+ * can never complete. */
+static void mode_one_rank(const char *mode, int argc, char **argv)
+{
+    int who = atoi(argv[argc - 1]);
+
+    pmi_init();
+    if (my_rank != who) {
+        pmi_barrier();
+        fail("barrier completed although rank %d left", who);
+    }
+    if (strcmp(mode, "exit") == 0) {
+        exit(atoi(argv[2]));
+    } else if (strcmp(mode, "signal") == 0) {
+        die_by(parse_sig(argv[2]));
+    } else if (strcmp(mode, "nofinalize") == 0) {
+        exit(0);
+    } else if (strcmp(mode, "abort") == 0) {
+        fprintf(stderr, "rank %d: aborting\n", my_rank);
+        if (strcmp(argv[2], "none") == 0) {
+            pmi_send("cmd=abort");
+        } else {
+            pmi_send("cmd=abort exitcode=%s", argv[2]);
+        }
+        block_forever();
+    }
+}
+
+static void mode_spam(int lines)
+{
+    static char pad[200];
+
+    memset(pad, 'x', sizeof(pad) - 1);
+    pmi_init();
+    for (int i = 0; i < lines; i++) {
+        char   head[64];
+        int    n   = snprintf(head, sizeof(head), "rank %d line %d ", my_rank, i);
+        size_t len = (size_t)(i * 7 + my_rank * 13) % (sizeof(pad) - 1) + 1;
+
+        for (int fd = 1; fd <= 2; fd++) {
+            write_all(fd, head, (size_t)n);
+            write_all(fd, pad, len);
+            write_all(fd, " end\n", 5);
+        }
+    }
+    pmi_barrier();
+    pmi_finalize();
+}
+
+static void mode_shm(const char *sig)
+{
+    char kvs[300], path[600];
+
+    pmi_init();
+    my_kvsname(kvs, sizeof(kvs));
+    for (int i = 0; i < 2; i++) {
+        int fd;
+
+        snprintf(path, sizeof(path), i == 0 ? "/dev/shm/tern-%s-probe%d"
+                                            : "/dev/shm/%s-probe%d", kvs, my_rank);
+        fd = open(path, O_CREAT | O_RDWR | O_EXCL, 0600);
+        if (fd < 0) {
+            fail("create %s: %s", path, strerror(errno));
+        }
+        close(fd);
+        printf("created %s\n", path);
+        fflush(stdout);
+    }
+    pmi_barrier();
+    if (sig != NULL && my_rank == 0) {
+        die_by(parse_sig(sig));
+    }
+    if (sig != NULL) {
+        pmi_barrier();                  /* rank 0 never comes: block */
+    }
+    pmi_finalize();
+}
+
+static void mode_forkwait(void)
+{
+    pid_t child;
+
+    pmi_init();
+    child = fork();
+    if (child < 0) {
+        fail("fork: %s", strerror(errno));
+    }
+    if (child == 0) {
+        block_forever();
+    }
+    printf("pids %d %d %d\n", my_rank, (int)getpid(), (int)child);
+    fflush(stdout);
+    block_forever();
+}
+
+static void mode_ignoreterm(void)
+{
+    signal(SIGINT, SIG_IGN);
+    signal(SIGTERM, SIG_IGN);
+    pmi_init();
+    printf("ready %d %d\n", my_rank, (int)getpid());
+    fflush(stdout);
+    block_forever();
+}
+
+static void mode_stdin(void)
+{
+    unsigned long long bytes = 0, sum = 0;
+    char               buf[4096];
+    ssize_t            n;
+
+    pmi_init();
+    while ((n = read(0, buf, sizeof(buf))) != 0) {
+        if (n < 0 && errno == EINTR) {
+            continue;
+        }
+        if (n < 0) {
+            fail("read stdin: %s", strerror(errno));
+        }
+        for (ssize_t i = 0; i < n; i++) {
+            sum = sum * 31 + (unsigned char)buf[i];
+        }
+        bytes += (unsigned long long)n;
+    }
+    printf("stdin %d %llu %llu\n", my_rank, bytes, sum);
+    pmi_finalize();
+}
+
+static void mode_initack(void)
+{
+    char line[2048], num[32];
+
+    pmi_send("cmd=initack pmiid=%d", my_rank);
+    pmi_recv(line, sizeof(line));
+    expect(line, "cmd", "initack");
+    pmi_recv(line, sizeof(line));
+    expect(line, "cmd", "set");
+    snprintf(num, sizeof(num), "%d", my_size);
+    expect(line, "size", num);
+    pmi_recv(line, sizeof(line));
+    snprintf(num, sizeof(num), "%d", my_rank);
+    expect(line, "rank", num);
+    pmi_recv(line, sizeof(line));
+    expect(line, "debug", "0");
+    pmi_init();
+    pmi_finalize();
+    printf("rank %d: initack ok\n", my_rank);
+}
+
+int main(int argc, char **argv)
+{
+    const char *mode = argc > 1 ? argv[1] : "";
+
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    if (strcmp(mode, "env") == 0) {
+        for (int i = 2; i < argc; i++) {
+            const char *v = getenv(argv[i]);
+
+            if (v != NULL) {
+                printf("%s=%s\n", argv[i], v);
+            } else {
+                printf("%s unset\n", argv[i]);
+            }
+        }
+        return 0;
+    }
+    pmi_setup();
+    if (strcmp(mode, "exchange") == 0) {
+        mode_exchange();
+    } else if ((strcmp(mode, "exit") == 0 || strcmp(mode, "signal") == 0 ||
+                strcmp(mode, "abort") == 0) && argc == 4) {
+        mode_one_rank(mode, argc, argv);
+    } else if (strcmp(mode, "nofinalize") == 0 && argc == 3) {
+        mode_one_rank(mode, argc, argv);
+    } else if (strcmp(mode, "spam") == 0 && argc == 3) {
+        mode_spam(atoi(argv[2]));
+    } else if (strcmp(mode, "hang") == 0) {
+        pmi_init();
+        block_forever();
+    } else if (strcmp(mode, "shm") == 0) {
+        mode_shm(argc > 2 ? argv[2] : NULL);
+    } else if (strcmp(mode, "forkwait") == 0) {
+        mode_forkwait();
+    } else if (strcmp(mode, "ignoreterm") == 0) {
+        mode_ignoreterm();
+    } else if (strcmp(mode, "stdin") == 0) {
+        mode_stdin();
+    } else if (strcmp(mode, "initack") == 0) {
+        mode_initack();
+    } else if (strcmp(mode, "closepmi") == 0) {
+        pmi_init();
+        pmi_finalize();
+        close(pmi_fd);
+        printf("rank %d: closed PMI\n", my_rank);
+    } else {
+        fprintf(stderr, "usage: pmi_probe MODE [args] (see the source)\n");
+        return 2;
+    }
+    return 0;
+}

@@ -1,0 +1,82 @@
+/* tern-info: version, transports, configuration variables, and what is
+ * not supported yet. */
+#include <stdio.h>
+#include <string.h>
+#include "tern/tools.h"
+
+static void usage(void)
+{
+    printf("usage: tern-info [--config] [--unsupported] [--markdown] [--help]\n"
+           "  (no option)     version, transports and every TERN_* variable\n"
+           "  --config        only the configuration variables\n"
+           "  --unsupported   the MPI functions not implemented yet, one per line\n"
+           "  --markdown      the configuration variables as a markdown table\n");
+}
+
+static void print_config(int markdown)
+{
+    int n = tern_tools_config_count();
+    if (markdown) {
+        printf("| Variable | Type | Default | Description |\n|---|---|---|---|\n");
+    } else {
+        printf("Configuration variables (%d):\n", n);
+    }
+    for (int i = 0; i < n; i++) {
+        const char *name, *type, *def, *help;
+        char value[256];
+        int is_set;
+        if (tern_tools_config_get(i, &name, &type, &def, &help, value, sizeof(value),
+                                  &is_set) != 0) {
+            continue;
+        }
+        if (markdown) {
+            printf("| `%s` | %s | `%s` | %s |\n", name, type, def, help);
+        } else {
+            printf("  %-28s = %-10s (default %s, %s%s)\n      %s\n", name, value, def, type,
+                   is_set ? ", set in the environment" : "", help);
+        }
+    }
+}
+
+int main(int argc, char **argv)
+{
+    int config = 0, unsupported = 0, markdown = 0;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--config") == 0) {
+            config = 1;
+        } else if (strcmp(argv[i], "--unsupported") == 0) {
+            unsupported = 1;
+        } else if (strcmp(argv[i], "--markdown") == 0) {
+            markdown = 1;
+        } else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            usage();
+            return 0;
+        } else {
+            fprintf(stderr, "tern-info: unknown option %s\n", argv[i]);
+            usage();
+            return 2;
+        }
+    }
+    if (unsupported) {
+        int n = tern_tools_unsupported_count();
+        for (int i = 0; i < n; i++) {
+            printf("%s\n", tern_tools_unsupported_name(i));
+        }
+        return 0;
+    }
+    if (markdown) {
+        print_config(1);
+        return 0;
+    }
+    if (!config) {
+        int total = tern_tools_function_count();
+        int unsup = tern_tools_unsupported_count();
+        printf("Tern %s\n", tern_tools_version());
+        printf("MPI standard ABI: MPI 5.0, libmpi_abi.so.1\n");
+        printf("Transports built in: %s\n", tern_tools_transports());
+        printf("MPI functions: %d of %d implemented (%d not supported yet: "
+               "tern-info --unsupported)\n", total - unsup, total, unsup);
+    }
+    print_config(0);
+    return 0;
+}

@@ -1,0 +1,289 @@
+/* PMI-1 server; the protocol is described in pmi_srv.h. */
+#include "pmi_srv.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PMI_MAX_PAIRS 16
+
+/* One request line split into key=value pairs (pointers into the line). */
+typedef struct {
+    int         npairs;
+    const char *key[PMI_MAX_PAIRS];
+    const char *val[PMI_MAX_PAIRS];
+} pmi_req_t;
+
+static void pmi_parse(char *line, pmi_req_t *req)
+{
+    char *save = NULL;
+    char *tok;
+
+    req->npairs = 0;
+    for (tok = strtok_r(line, " \t\r", &save); tok != NULL;
+         tok = strtok_r(NULL, " \t\r", &save)) {
+        char *eq = strchr(tok, '=');
+
+        if (req->npairs == PMI_MAX_PAIRS) {
+            break;
+        }
+        if (eq != NULL) {
+            *eq = '\0';
+            req->val[req->npairs] = eq + 1;
+        } else {
+            req->val[req->npairs] = "";
+        }
+        req->key[req->npairs++] = tok;
+    }
+}
+
+static const char *pmi_arg(const pmi_req_t *req, const char *key)
+{
+    for (int i = 1; i < req->npairs; i++) {
+        if (strcmp(req->key[i], key) == 0) {
+            return req->val[i];
+        }
+    }
+    return NULL;
+}
+
+static void pmi_reply(tn_pmi_srv_t *srv, int rank, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void pmi_reply(tn_pmi_srv_t *srv, int rank, const char *fmt, ...)
+{
+    tn_pmi_conn_t *conn = &srv->conns[rank];
+    char           line[TN_PMI_VALLEN_MAX + TN_PMI_KEYLEN_MAX + 128];
+    va_list        ap;
+    int            n;
+
+    va_start(ap, fmt);
+    n = vsnprintf(line, sizeof(line) - 1, fmt, ap);
+    va_end(ap);
+    if (n < 0) {
+        return;
+    }
+    if (n > (int)sizeof(line) - 2) {
+        n = (int)sizeof(line) - 2;
+    }
+    tn_run_debug(2, "pmi rank %d <- %.*s", rank, n, line);
+    line[n++] = '\n';
+    if (!conn->closed) {
+        tn_run_buf_append(&conn->out, line, (size_t)n);
+    }
+}
+
+/* Integer argument; def when absent or malformed. */
+static long pmi_arg_long(const pmi_req_t *req, const char *key, long def)
+{
+    const char *s = pmi_arg(req, key);
+    char       *end;
+    long        v;
+
+    if (s == NULL || *s == '\0') {
+        return def;
+    }
+    errno = 0;
+    v     = strtol(s, &end, 10);
+    if (errno != 0 || *end != '\0') {
+        return def;
+    }
+    return v;
+}
+
+static void pmi_barrier_in(tn_pmi_srv_t *srv, int rank)
+{
+    if (srv->conns[rank].in_barrier) {
+        tn_run_debug(1, "pmi rank %d: barrier_in while already in the barrier",
+                     rank);
+        return;
+    }
+    srv->conns[rank].in_barrier = 1;
+    if (++srv->nbarrier < srv->size) {
+        return;
+    }
+    srv->nbarrier = 0;
+    for (int r = 0; r < srv->size; r++) {
+        srv->conns[r].in_barrier = 0;
+        pmi_reply(srv, r, "cmd=barrier_out");
+    }
+}
+
+static void pmi_put(tn_pmi_srv_t *srv, int rank, const pmi_req_t *req)
+{
+    const char *key = pmi_arg(req, "key");
+    const char *val = pmi_arg(req, "value");
+
+    if (key == NULL || *key == '\0' || val == NULL) {
+        pmi_reply(srv, rank, "cmd=put_result rc=-1 msg=missing_key_or_value");
+    } else if (strlen(key) >= TN_PMI_KEYLEN_MAX) {
+        pmi_reply(srv, rank, "cmd=put_result rc=-1 msg=key_too_long");
+    } else if (strlen(val) >= TN_PMI_VALLEN_MAX) {
+        pmi_reply(srv, rank, "cmd=put_result rc=-1 msg=value_too_long");
+    } else {
+        tn_pmi_kvs_put(srv->kvs, key, val);
+        pmi_reply(srv, rank, "cmd=put_result rc=0 msg=success");
+    }
+}
+
+static void pmi_get(tn_pmi_srv_t *srv, int rank, const pmi_req_t *req)
+{
+    const char *key = pmi_arg(req, "key");
+    const char *val = key != NULL ? tn_pmi_kvs_get(srv->kvs, key) : NULL;
+
+    if (val != NULL) {
+        pmi_reply(srv, rank, "cmd=get_result rc=0 msg=success value=%s", val);
+    } else {
+        /* keys are shorter than TN_PMI_KEYLEN_MAX by the put check; clip
+         * whatever a client asks for so the reply stays one line */
+        pmi_reply(srv, rank, "cmd=get_result rc=-1 msg=key_%.*s_not_found "
+                  "value=unknown", TN_PMI_KEYLEN_MAX, key != NULL ? key : "");
+    }
+}
+
+static void pmi_abort(tn_pmi_srv_t *srv, int rank, const pmi_req_t *req)
+{
+    tn_pmi_conn_t *conn = &srv->conns[rank];
+    long           code = pmi_arg_long(req, "exitcode", 1);
+
+    if (code < INT_MIN || code > INT_MAX) {
+        code = 1;
+    }
+    if (!conn->aborted) {
+        conn->aborted    = 1;
+        conn->abort_code = (int)code;
+    }
+    if (srv->abort_rank < 0) {
+        srv->abort_rank = rank;
+    }
+}
+
+static void pmi_serve(tn_pmi_srv_t *srv, int rank, char *line)
+{
+    tn_pmi_conn_t *conn = &srv->conns[rank];
+    pmi_req_t      req;
+    const char    *cmd;
+
+    tn_run_debug(2, "pmi rank %d -> %s", rank, line);
+    if (conn->in_mcmd) {
+        /* the lines of a multi-line command (spawn) up to "endcmd" */
+        if (strcmp(line, "endcmd") == 0) {
+            conn->in_mcmd = 0;
+            pmi_reply(srv, rank, "cmd=spawn_result rc=-1");
+        }
+        return;
+    }
+    pmi_parse(line, &req);
+    if (req.npairs == 0) {
+        return;                              /* blank line */
+    }
+    if (strcmp(req.key[0], "mcmd") == 0) {
+        tn_run_debug(1, "pmi rank %d: unsupported mcmd=%s", rank, req.val[0]);
+        conn->in_mcmd = 1;
+        return;
+    }
+    cmd = req.val[0];
+    if (strcmp(req.key[0], "cmd") != 0) {
+        tn_run_debug(1, "pmi rank %d: line without cmd= ignored", rank);
+        return;
+    }
+
+    if (strcmp(cmd, "init") == 0) {
+        long ver = pmi_arg_long(&req, "pmi_version", 1);
+
+        conn->inited = 1;
+        pmi_reply(srv, rank, "cmd=response_to_init pmi_version=1 "
+                  "pmi_subversion=1 rc=%d", ver == 1 ? 0 : -1);
+    } else if (strcmp(cmd, "initack") == 0) {
+        pmi_reply(srv, rank, "cmd=initack");
+        pmi_reply(srv, rank, "cmd=set size=%d", srv->size);
+        pmi_reply(srv, rank, "cmd=set rank=%d", rank);
+        pmi_reply(srv, rank, "cmd=set debug=0");
+    } else if (strcmp(cmd, "get_maxes") == 0) {
+        pmi_reply(srv, rank, "cmd=maxes kvsname_max=%d keylen_max=%d "
+                  "vallen_max=%d", TN_PMI_KVSNAME_MAX, TN_PMI_KEYLEN_MAX,
+                  TN_PMI_VALLEN_MAX);
+    } else if (strcmp(cmd, "get_appnum") == 0) {
+        pmi_reply(srv, rank, "cmd=appnum appnum=0");
+    } else if (strcmp(cmd, "get_universe_size") == 0) {
+        pmi_reply(srv, rank, "cmd=universe_size size=%d", srv->size);
+    } else if (strcmp(cmd, "get_my_kvsname") == 0) {
+        pmi_reply(srv, rank, "cmd=my_kvsname kvsname=%s", srv->kvsname);
+    } else if (strcmp(cmd, "put") == 0) {
+        pmi_put(srv, rank, &req);
+    } else if (strcmp(cmd, "get") == 0) {
+        pmi_get(srv, rank, &req);
+    } else if (strcmp(cmd, "barrier_in") == 0) {
+        pmi_barrier_in(srv, rank);
+    } else if (strcmp(cmd, "finalize") == 0) {
+        conn->finalized = 1;
+        pmi_reply(srv, rank, "cmd=finalize_ack");
+    } else if (strcmp(cmd, "abort") == 0) {
+        pmi_abort(srv, rank, &req);
+    } else {
+        tn_run_debug(1, "pmi rank %d: unknown command cmd=%.64s", rank, cmd);
+        pmi_reply(srv, rank, "cmd=%.64s_result rc=-1", cmd);
+    }
+}
+
+void tn_pmi_srv_init(tn_pmi_srv_t *srv, int size, const char *kvsname)
+{
+    char map[64];
+
+    memset(srv, 0, sizeof(*srv));
+    srv->size       = size;
+    srv->abort_rank = -1;
+    snprintf(srv->kvsname, sizeof(srv->kvsname), "%s", kvsname);
+    srv->kvs   = tn_pmi_kvs_create();
+    srv->conns = tn_run_xmalloc((size_t)size * sizeof(*srv->conns));
+    memset(srv->conns, 0, (size_t)size * sizeof(*srv->conns));
+    snprintf(map, sizeof(map), "(vector,(0,1,%d))", size);
+    tn_pmi_kvs_put(srv->kvs, "PMI_process_mapping", map);
+}
+
+void tn_pmi_srv_fini(tn_pmi_srv_t *srv)
+{
+    for (int r = 0; r < srv->size; r++) {
+        tn_run_buf_free(&srv->conns[r].in);
+        tn_run_buf_free(&srv->conns[r].out);
+    }
+    free(srv->conns);
+    tn_pmi_kvs_destroy(srv->kvs);
+    srv->conns = NULL;
+    srv->kvs   = NULL;
+}
+
+int tn_pmi_srv_input(tn_pmi_srv_t *srv, int rank, const char *data, size_t len)
+{
+    tn_pmi_conn_t *conn = &srv->conns[rank];
+    size_t         scanned = conn->in.len;  /* bytes known to hold no '\n' */
+    size_t         done    = 0;             /* bytes of whole lines served */
+    char          *nl;
+
+    tn_run_buf_append(&conn->in, data, len);
+    while ((nl = memchr(conn->in.data + scanned, '\n',
+                        conn->in.len - scanned)) != NULL) {
+        *nl = '\0';
+        pmi_serve(srv, rank, conn->in.data + done);
+        done = scanned = (size_t)(nl - conn->in.data) + 1;
+    }
+    tn_run_buf_consume(&conn->in, done);
+    if (conn->in.len > TN_PMI_LINE_MAX) {
+        tn_run_log("rank %d sent a PMI line longer than %d bytes", rank,
+                   TN_PMI_LINE_MAX);
+        return -1;
+    }
+    return 0;
+}
+
+void tn_pmi_srv_closed(tn_pmi_srv_t *srv, int rank)
+{
+    tn_pmi_conn_t *conn = &srv->conns[rank];
+
+    conn->closed = 1;
+    tn_run_buf_free(&conn->in);
+    tn_run_buf_free(&conn->out);
+}

@@ -1,0 +1,86 @@
+/* PMI-1 server ("simple PMI" wire protocol of MPICH), without any I/O.
+ *
+ * Design note.  Every rank has one stream connection to tern-run (one end of
+ * a socketpair, passed as PMI_FD).  The client writes text lines
+ *     cmd=<name> key=value key=value ...\n
+ * and the server answers with lines of the same shape.  Values hold no
+ * spaces.  The server here only turns input bytes into state changes and
+ * reply bytes: the caller feeds what it read from rank r's socket to
+ * tn_pmi_srv_input() and writes out whatever accumulates in
+ * srv->conns[r].out.  A command may put replies on other connections too
+ * (barrier_out goes to every rank when the last one enters the barrier).
+ *
+ * Commands served (request -> reply):
+ *   cmd=init pmi_version=1 pmi_subversion=1
+ *                        -> cmd=response_to_init pmi_version=1 pmi_subversion=1 rc=0
+ *                           (rc=-1 for another version)
+ *   cmd=initack pmiid=I  -> cmd=initack, cmd=set size=N, cmd=set rank=R,
+ *                           cmd=set debug=0 (four lines)
+ *   cmd=get_maxes        -> cmd=maxes kvsname_max=256 keylen_max=256 vallen_max=1024
+ *   cmd=get_appnum       -> cmd=appnum appnum=0
+ *   cmd=get_universe_size -> cmd=universe_size size=N
+ *   cmd=get_my_kvsname   -> cmd=my_kvsname kvsname=K
+ *   cmd=put kvsname=K key=k value=v
+ *                        -> cmd=put_result rc=0 msg=success (a put of an
+ *                           existing key replaces it)
+ *   cmd=get kvsname=K key=k
+ *                        -> cmd=get_result rc=0 msg=success value=v
+ *                         | cmd=get_result rc=-1 msg=key_<k>_not_found value=unknown
+ *   cmd=barrier_in       -> cmd=barrier_out to all ranks once all have entered
+ *   cmd=finalize         -> cmd=finalize_ack
+ *   cmd=abort [exitcode=N] -> no reply; recorded for the launcher
+ *   mcmd=spawn ... endcmd -> cmd=spawn_result rc=-1 (spawn is not supported)
+ *   anything else        -> cmd=<name>_result rc=-1
+ * The key-value space is pre-loaded with PMI_process_mapping=(vector,(0,1,N))
+ * (all ranks on one node), which MPICH-derived clients look up.  The
+ * kvsname given in put/get is not checked against ours: a job has one. */
+#ifndef TN_PMI_SRV_H
+#define TN_PMI_SRV_H
+
+#include "pmi_kvs.h"
+#include "run_util.h"
+
+#define TN_PMI_KVSNAME_MAX 256
+#define TN_PMI_KEYLEN_MAX  256
+#define TN_PMI_VALLEN_MAX  1024
+/* A longer line is a protocol error: the connection is to be closed. */
+#define TN_PMI_LINE_MAX    65536
+
+/* State of one rank's connection. */
+typedef struct {
+    tn_run_buf_t in;            /* received bytes not yet ending a line */
+    tn_run_buf_t out;           /* replies not yet written */
+    unsigned     closed     : 1;/* tn_pmi_srv_closed() was called */
+    unsigned     inited     : 1;/* sent cmd=init */
+    unsigned     finalized  : 1;/* sent cmd=finalize */
+    unsigned     in_barrier : 1;/* sent barrier_in, waits for barrier_out */
+    unsigned     in_mcmd    : 1;/* inside an mcmd=... block, until endcmd */
+    unsigned     aborted    : 1;/* sent cmd=abort */
+    int          abort_code;    /* exitcode of cmd=abort (1 when absent) */
+} tn_pmi_conn_t;
+
+typedef struct {
+    int            size;                        /* ranks in the job */
+    char           kvsname[TN_PMI_KVSNAME_MAX];
+    tn_pmi_kvs_t  *kvs;
+    tn_pmi_conn_t *conns;                       /* [size] */
+    int            nbarrier;                    /* ranks in the barrier */
+    int            abort_rank;                  /* first rank to abort, or -1 */
+} tn_pmi_srv_t;
+
+/* Set up a server for size ranks with the given kvsname (shorter than
+ * TN_PMI_KVSNAME_MAX). */
+void tn_pmi_srv_init(tn_pmi_srv_t *srv, int size, const char *kvsname);
+void tn_pmi_srv_fini(tn_pmi_srv_t *srv);
+
+/* Feed len bytes read from rank's connection.  Whole lines are served at
+ * once; a partial line waits for the rest.  Returns 0, or -1 when the rank
+ * broke the protocol beyond repair (a line over TN_PMI_LINE_MAX): the caller
+ * should close the connection and call tn_pmi_srv_closed(). */
+int tn_pmi_srv_input(tn_pmi_srv_t *srv, int rank, const char *data, size_t len);
+
+/* Rank's connection is gone: drop its pending output and stop queueing
+ * replies for it.  Its recorded state (init, finalize, abort) is kept. */
+void tn_pmi_srv_closed(tn_pmi_srv_t *srv, int rank);
+
+#endif

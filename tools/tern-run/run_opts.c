@@ -1,0 +1,224 @@
+/* Command-line parsing of tern-run; see run_opts.h. */
+#include "run_opts.h"
+#include "run_util.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef TERN_VERSION
+#define TERN_VERSION "unknown"
+#endif
+
+/* More ranks than this would run out of file descriptors long before. */
+#define TN_RUN_MAX_RANKS 4096
+
+static void usage(FILE *f)
+{
+    fputs("Usage: tern-run [options] program [args...]\n"
+          "Start an MPI job of one or more ranks on this node.\n"
+          "\n"
+          "  -n N, -np N          number of ranks (default 1)\n"
+          "  -x VAR               give the ranks VAR from this environment\n"
+          "  -x VAR=VAL           give the ranks VAR set to VAL\n"
+          "  -genv VAR VAL        same as -x VAR=VAL (also -env)\n"
+          "  --timeout SEC        end the job after SEC seconds, exit 124\n"
+          "                       (default from TERN_RUN_TIMEOUT; 0 = none)\n"
+          "  --bind-to core|none  bind rank i to the i-th allowed CPU, or not;\n"
+          "                       default: bind when 1 < ranks <= CPUs\n"
+          "  --tag-output         prefix each output line with [rank]\n"
+          "  -v                   verbose (twice: trace PMI traffic)\n"
+          "  -h, --help           this help\n"
+          "  --version            print the version\n"
+          "  --                   end of options\n"
+          "Accepted and ignored: --oversubscribe, --allow-run-as-root.\n"
+          "The ranks get the whole environment of tern-run, plus -x/-genv.\n"
+          "Exit status: 0 when all ranks exit 0; else that of the first rank\n"
+          "to fail (128+N for signal N), the MPI_Abort code, 124 on timeout,\n"
+          "128+N when tern-run got signal N.\n", f);
+}
+
+static int parse_int(const char *s, int min, int max, int *val_p)
+{
+    char *end;
+    long  v;
+
+    errno = 0;
+    v     = strtol(s, &end, 10);
+    if (errno != 0 || end == s || *end != '\0' || v < min || v > max) {
+        return -1;
+    }
+    *val_p = (int)v;
+    return 0;
+}
+
+static void add_env(tn_run_opts_t *opts, const char *name, const char *value,
+                    char *owned)
+{
+    opts->env = tn_run_xrealloc(opts->env,
+                                (size_t)(opts->nenv + 1) * sizeof(*opts->env));
+    opts->env[opts->nenv].name  = name;
+    opts->env[opts->nenv].value = value;
+    opts->env[opts->nenv].owned = owned;
+    opts->nenv++;
+}
+
+/* -x VAR or -x VAR=VAL. */
+static int add_env_x(tn_run_opts_t *opts, const char *arg)
+{
+    const char *eq = strchr(arg, '=');
+    char       *copy;
+
+    if (eq == arg || *arg == '\0') {
+        return -1;
+    }
+    if (eq == NULL) {
+        add_env(opts, arg, NULL, NULL);
+        return 0;
+    }
+    copy = tn_run_xstrdup(arg);
+    copy[eq - arg] = '\0';
+    add_env(opts, copy, copy + (eq - arg) + 1, copy);
+    return 0;
+}
+
+int tn_run_opts_parse(int argc, char **argv, tn_run_opts_t *opts_p)
+{
+    const char *env_timeout = getenv("TERN_RUN_TIMEOUT");  /* config table */
+    int         i;
+
+    memset(opts_p, 0, sizeof(*opts_p));
+    opts_p->nranks = 1;
+    opts_p->bind   = TN_RUN_BIND_AUTO;
+    if (env_timeout != NULL && *env_timeout != '\0' &&
+        parse_int(env_timeout, 0, INT_MAX, &opts_p->timeout_s) != 0) {
+        tn_run_log("bad TERN_RUN_TIMEOUT='%s' (want seconds >= 0)",
+                   env_timeout);
+        return 2;
+    }
+
+    for (i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        const char *opt = arg + (arg[1] == '-' ? 2 : 1); /* without dashes */
+        const char *eq;
+        const char *val = NULL;                 /* from "--opt=value" */
+        char        name[32];
+        size_t      len;
+
+        if (strcmp(arg, "--") == 0) {
+            i++;
+            break;
+        }
+        if (arg[0] != '-' || arg[1] == '\0') {
+            break;
+        }
+        eq  = strchr(opt, '=');
+        len = eq != NULL ? (size_t)(eq - opt) : strlen(opt);
+        if (len >= sizeof(name)) {
+            goto err_unknown;
+        }
+        memcpy(name, opt, len);
+        name[len] = '\0';
+        if (eq != NULL) {
+            val = eq + 1;
+        }
+
+/* The value of an option that takes one: "--opt=v" or the next word. */
+#define NEXT_VALUE()                                                    \
+        do {                                                            \
+            if (val == NULL) {                                          \
+                if (i + 1 >= argc) {                                    \
+                    tn_run_log("option %s needs a value", arg);         \
+                    goto err_usage;                                     \
+                }                                                       \
+                val = argv[++i];                                        \
+            }                                                           \
+        } while (0)
+
+        if (strcmp(name, "h") == 0 || strcmp(name, "help") == 0) {
+            usage(stdout);
+            tn_run_opts_free(opts_p);
+            return 0;
+        } else if (strcmp(name, "version") == 0) {
+            printf("tern-run (Tern) %s\n", TERN_VERSION);
+            tn_run_opts_free(opts_p);
+            return 0;
+        } else if (strcmp(name, "n") == 0 || strcmp(name, "np") == 0) {
+            NEXT_VALUE();
+            if (parse_int(val, 1, TN_RUN_MAX_RANKS, &opts_p->nranks) != 0) {
+                tn_run_log("bad number of ranks '%s' (1 to %d)", val,
+                           TN_RUN_MAX_RANKS);
+                goto err_usage;
+            }
+        } else if (strcmp(name, "x") == 0) {
+            NEXT_VALUE();
+            if (add_env_x(opts_p, val) != 0) {
+                tn_run_log("option -x needs VAR or VAR=VALUE");
+                goto err_usage;
+            }
+        } else if (strcmp(name, "genv") == 0 || strcmp(name, "env") == 0) {
+            if (val != NULL || i + 2 >= argc || argv[i + 1][0] == '\0' ||
+                strchr(argv[i + 1], '=') != NULL) {
+                tn_run_log("option %s needs VAR VALUE", arg);
+                goto err_usage;
+            }
+            add_env(opts_p, argv[i + 1], argv[i + 2], NULL);
+            i += 2;
+        } else if (strcmp(name, "timeout") == 0) {
+            NEXT_VALUE();
+            if (parse_int(val, 0, INT_MAX, &opts_p->timeout_s) != 0) {
+                tn_run_log("bad timeout '%s' (want seconds >= 0)", val);
+                goto err_usage;
+            }
+        } else if (strcmp(name, "bind-to") == 0) {
+            NEXT_VALUE();
+            if (strcmp(val, "core") == 0 || strcmp(val, "hwthread") == 0) {
+                opts_p->bind = TN_RUN_BIND_CORE;
+            } else if (strcmp(val, "none") == 0) {
+                opts_p->bind = TN_RUN_BIND_NONE;
+            } else {
+                tn_run_log("bad --bind-to '%s' (core or none)", val);
+                goto err_usage;
+            }
+        } else if (val != NULL) {
+            goto err_unknown;                   /* flags take no "=value" */
+        } else if (strcmp(name, "tag-output") == 0) {
+            opts_p->tag_output = 1;
+        } else if (strcmp(name, "v") == 0 || strcmp(name, "verbose") == 0) {
+            tn_run_verbose++;
+        } else if (strcmp(name, "vv") == 0) {
+            tn_run_verbose += 2;
+        } else if (strcmp(name, "oversubscribe") == 0 ||
+                   strcmp(name, "allow-run-as-root") == 0) {
+            /* Open MPI habits: nothing to do */
+        } else {
+            goto err_unknown;
+        }
+#undef NEXT_VALUE
+    }
+
+    if (i >= argc) {
+        tn_run_log("no program given (see tern-run --help)");
+        goto err_usage;
+    }
+    opts_p->argv = argv + i;
+    return TN_RUN_OPTS_RUN;
+
+err_unknown:
+    tn_run_log("unknown option '%s' (see tern-run --help)", argv[i]);
+err_usage:
+    tn_run_opts_free(opts_p);
+    return 2;
+}
+
+void tn_run_opts_free(tn_run_opts_t *opts)
+{
+    for (int i = 0; i < opts->nenv; i++) {
+        free(opts->env[i].owned);
+    }
+    free(opts->env);
+    opts->env  = NULL;
+    opts->nenv = 0;
+}
