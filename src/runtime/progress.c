@@ -22,7 +22,7 @@ static void tn_wait_configure(void)
     tn_wait_spins = tn_cfg.wait_spin;
     tn_wait_yields = tn_cfg.wait_yield;
     if (tn_wait_mode == TN_WAIT_AUTO && tn_rt.oversubscribed) {
-        tn_wait_spins = tn_wait_spins < 50 ? tn_wait_spins : 50;
+        tn_wait_spins = 0;   /* polling only delays the rank we wait for */
         tn_wait_yields = tn_wait_yields < 4 ? tn_wait_yields : 4;
     }
     tn_wait_configured = 1;
