@@ -138,9 +138,7 @@ static int tn_mpi_invoke(tn_comm_t *comm, int errclass, const char *msg)
     case TN_ERRH_USER: {
         MPI_Comm h = tn_mpi_comm_handle(comm != NULL ? comm : &tn_comm_world);
         int code = errclass;
-        tn_mpi_leave();         /* the handler may call MPI */
-        eh->comm_fn(&h, &code, msg);
-        tn_mpi_enter();
+        eh->comm_fn(&h, &code, msg);   /* may call MPI: the lock is recursive */
         return errclass;
     }
     case TN_ERRH_FATAL:

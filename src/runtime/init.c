@@ -13,7 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-tn_rt_t tn_rt = { .lock = PTHREAD_MUTEX_INITIALIZER };
+/* recursive: an error handler may call MPI while its caller holds the lock */
+tn_rt_t tn_rt = { .lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP };
 static tn_rt_hooks_t tn_rt_hooks;
 
 /* Thread-level constants of the ABI (mpi.h is not visible down here). */
