@@ -1,6 +1,7 @@
 /* Environment: init/finalize, threads, time, versions, abort. */
 #include "mpi/mpi_impl.h"
 #include "base/config.h"
+#include "coll/coll.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -76,8 +77,14 @@ int tn_mpi_Finalize(void)
         return rc;
     }
     tn_mpi_enter();
-    /* Complete our part of every pending communication: flush sends. */
-    tn_status_t st = tn_rt_finalize();
+    /* Complete our sends (buffered and freed ones too), then wait for every
+     * rank to do so while still progressing, so that nobody is left blocked
+     * sending to a rank that stopped listening. */
+    tn_p2p_flush();
+    tn_status_t st = tn_coll_barrier(&tn_comm_world);
+    if (st == TN_OK) {
+        st = tn_rt_finalize();
+    }
     tn_comm_finalize();
     tn_p2p_finalize();
     tn_mpi_leave();

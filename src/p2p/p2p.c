@@ -17,6 +17,18 @@ void tn_p2p_finalize(void)
     tn_match_finalize();
 }
 
+static int tn_p2p_quiet(void *arg)
+{
+    return tn_sends_inflight == 0 && tn_peers_pending == 0;
+}
+
+void tn_p2p_flush(void)
+{
+    if (!tn_p2p_quiet(NULL)) {
+        tn_rt_wait(tn_p2p_quiet, NULL);
+    }
+}
+
 int tn_p2p_progress(void)
 {
     return tn_proto_progress_sends();

@@ -81,6 +81,9 @@ struct tn_am_hdr;
 void tn_p2p_am_recv(int peer, const struct tn_am_hdr *hdr, const void *payload, size_t len);
 tn_status_t tn_p2p_init(void);
 void tn_p2p_finalize(void);
+/* Wait until every send this process started has completed (MPI_Finalize:
+ * buffered and freed requests included). */
+void tn_p2p_flush(void);
 int tn_p2p_progress(void);
 
 /* Persistent requests: created inactive (complete), armed by tn_p2p_start.

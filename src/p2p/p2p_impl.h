@@ -115,6 +115,7 @@ typedef struct {
 
 extern tn_peer_t *tn_peers;
 extern int tn_peers_pending;        /* peers with a non-empty send queue */
+extern int tn_sends_inflight;       /* started sends not complete yet */
 
 /* request pool */
 struct tn_req *tn_req_alloc(tn_req_kind_t kind);

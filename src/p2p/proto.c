@@ -18,6 +18,7 @@
 
 tn_peer_t *tn_peers;
 int tn_peers_pending;
+int tn_sends_inflight;
 static int tn_npeers;
 
 tn_status_t tn_proto_init(int world_size, int world_rank, const int *local_of_world)
@@ -85,6 +86,7 @@ static void tn_send_finish(struct tn_req *req)
         tn_req_release(req);
         return;
     }
+    tn_sends_inflight--;
     tn_req_complete(req);
 }
 
@@ -198,6 +200,7 @@ tn_status_t tn_proto_send_start(struct tn_req *req)
     req->xp = peer->xp;
     req->proto = req->bytes <= peer->eager_limit ? TN_PROTO_EAGER : TN_PROTO_RNDV;
     req->stage = TN_SEND_START;
+    tn_sends_inflight++;
     tn_send_enqueue(req);
     return TN_OK;
 }
