@@ -1,10 +1,29 @@
 #!/usr/bin/env bash
-# The whole test suite: install what is missing, build, run every test.
-#   ./scripts/test.sh            (BUILD_DIR=build-test by default)
+# The whole test suite (what CI runs through .ci/run):
+#   1. gcc build, warnings as errors, every test (unit, header/ABI, launcher,
+#      launch, MPI programs through tern-run);
+#   2. clang build, warnings as errors, unit tests;
+#   3. ASan/UBSan build, unit tests and the tests labelled "sanitize".
+# Installs missing system packages itself.  Build dirs: build-test*.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/deps.sh clang
-BUILD_DIR=${BUILD_DIR:-build-test}
-cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-ninja -C "$BUILD_DIR" -j2
-ctest --test-dir "$BUILD_DIR" --output-on-failure -j2 --timeout 300
+start=$(date +%s)
+
+echo "== gcc build and full test suite"
+cmake -S . -B build-test -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+ninja -C build-test -j2
+ctest --test-dir build-test --output-on-failure -j2 --timeout 300
+
+echo "== clang build (warnings as errors) and unit tests"
+CC=clang CXX=clang++ cmake -S . -B build-test-clang -G Ninja >/dev/null
+ninja -C build-test-clang -j2
+ctest --test-dir build-test-clang --output-on-failure -j2 -L unit
+
+echo "== ASan/UBSan build: unit tests and sanitize-labelled MPI tests"
+cmake -S . -B build-test-asan -G Ninja -DTERN_SANITIZE=ON >/dev/null
+ninja -C build-test-asan -j2
+UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+  ctest --test-dir build-test-asan --output-on-failure -j2 -L "unit|launch|sanitize" --timeout 300
+
+echo "== all test stages passed in $(( $(date +%s) - start )) s"
