@@ -133,12 +133,14 @@ int tn_mpi_Info_create(MPI_Info *info)
 {
     static const char fn[] = "MPI_Info_create";
     tn_info_t *ni = NULL;
+    tn_status_t st;
     int rc;
 
     if ((rc = tn_ptr_arg(fn, info, "info"))) {
         return rc;
     }
-    return tn_info_out(fn, tn_info_new(&ni), ni, info);
+    st = tn_info_new(&ni);
+    return tn_info_out(fn, st, ni, info);
 }
 
 int tn_mpi_Info_set(MPI_Info info, const char *key, const char *value)
