@@ -20,9 +20,6 @@ static struct {
     int             pending;        /* sends still using the buffer */
 } tn_bsend;
 
-/* Bookkeeping per message counts against MPI_BSEND_OVERHEAD. */
-#define TN_BSEND_ALIGN 64
-
 static char *tn_bsend_alloc(size_t len, tn_bsend_blk_t **blk_p)
 {
     tn_bsend_blk_t *blk = malloc(sizeof(*blk));
@@ -42,7 +39,7 @@ static char *tn_bsend_alloc(size_t len, tn_bsend_blk_t **blk_p)
     }
     /* each message costs its size plus MPI_BSEND_OVERHEAD, as the user
      * was told to reserve */
-    size_t need = (len + MPI_BSEND_OVERHEAD + TN_BSEND_ALIGN - 1) & ~(size_t)(TN_BSEND_ALIGN - 1);
+    size_t need = len + MPI_BSEND_OVERHEAD;
     char *cand = tn_bsend.base;
     tn_bsend_blk_t **link = &tn_bsend.used;
     for (tn_bsend_blk_t *b = tn_bsend.used; ; b = b->next) {

@@ -82,23 +82,78 @@ static const char *const tn_mpi_class_strings[] = {
 
 #define TN_MPI_NCLASSES ((int)(sizeof(tn_mpi_class_strings) / sizeof(tn_mpi_class_strings[0])))
 
-/* User-added classes and codes (MPI_Add_error_class/code/string). */
+/* MPI_T return codes have strings too (MPI_Error_string accepts them). */
+static const char *const tn_mpi_t_strings[] = {
+    "MPI_T_ERR_CANNOT_INIT: the MPI tool information interface cannot be initialized",
+    "MPI_T_ERR_NOT_ACCESSIBLE: not accessible now",
+    "MPI_T_ERR_NOT_INITIALIZED: the MPI tool information interface is not initialized",
+    "MPI_T_ERR_NOT_SUPPORTED: not supported",
+    "MPI_T_ERR_MEMORY: out of memory",
+    "MPI_T_ERR_INVALID: invalid use of the interface or bad parameter value",
+    "MPI_T_ERR_INVALID_INDEX: the index is invalid or has been deleted",
+    "MPI_T_ERR_INVALID_ITEM: the item index queried is out of range",
+    "MPI_T_ERR_INVALID_SESSION: the session argument is not valid",
+    "MPI_T_ERR_INVALID_HANDLE: the handle is invalid",
+    "MPI_T_ERR_INVALID_NAME: the name is invalid",
+    "MPI_T_ERR_OUT_OF_HANDLES: no more handles available",
+    "MPI_T_ERR_OUT_OF_SESSIONS: no more sessions available",
+    "MPI_T_ERR_CVAR_SET_NOT_NOW: the cvar cannot be set now",
+    "MPI_T_ERR_CVAR_SET_NEVER: the cvar cannot be set until the end of execution",
+    "MPI_T_ERR_PVAR_NO_WRITE: the pvar cannot be written or reset",
+    "MPI_T_ERR_PVAR_NO_STARTSTOP: the pvar cannot be started or stopped",
+    "MPI_T_ERR_PVAR_NO_ATOMIC: the pvar cannot be read and reset atomically",
+};
+#define TN_MPI_T_FIRST MPI_T_ERR_CANNOT_INIT
+#define TN_MPI_T_N ((int)(sizeof(tn_mpi_t_strings) / sizeof(tn_mpi_t_strings[0])))
+
+/* User-added classes and codes (MPI_Add_error_class/code/string) are
+ * numbered above MPI_ERR_LASTCODE, as the standard requires. */
+#define TN_MPI_USER_BASE (MPI_ERR_LASTCODE + 1)
+
 typedef struct {
     int   errclass;       /* class of this code (itself for a class) */
     char *string;
 } tn_user_err_t;
 
-static tn_user_err_t *tn_user_errs;   /* index: code - TN_MPI_NCLASSES */
+static tn_user_err_t *tn_user_errs;   /* index: code - TN_MPI_USER_BASE */
 static int tn_user_nerrs;
 
 int tn_mpi_lastusedcode(void)
 {
-    return TN_MPI_NCLASSES - 1 + tn_user_nerrs;
+    return tn_user_nerrs > 0 ? TN_MPI_USER_BASE + tn_user_nerrs - 1 : MPI_ERR_LASTCODE;
+}
+
+static tn_user_err_t *tn_mpi_user_err(int code)
+{
+    if (code >= TN_MPI_USER_BASE && code < TN_MPI_USER_BASE + tn_user_nerrs) {
+        return &tn_user_errs[code - TN_MPI_USER_BASE];
+    }
+    return NULL;
 }
 
 static int tn_mpi_valid_code(int code)
 {
-    return code >= 0 && code < TN_MPI_NCLASSES + tn_user_nerrs;
+    return (code >= 0 && code < TN_MPI_NCLASSES) || tn_mpi_user_err(code) != NULL ||
+           (code >= TN_MPI_T_FIRST && code < TN_MPI_T_FIRST + TN_MPI_T_N);
+}
+
+/* Class of a valid code. */
+static int tn_mpi_code_class(int code)
+{
+    tn_user_err_t *u = tn_mpi_user_err(code);
+    return u != NULL ? u->errclass : code;
+}
+
+static const char *tn_mpi_code_string(int code)
+{
+    if (code >= 0 && code < TN_MPI_NCLASSES) {
+        return tn_mpi_class_strings[code];
+    }
+    if (code >= TN_MPI_T_FIRST && code < TN_MPI_T_FIRST + TN_MPI_T_N) {
+        return tn_mpi_t_strings[code - TN_MPI_T_FIRST];
+    }
+    tn_user_err_t *u = tn_mpi_user_err(code);
+    return u != NULL && u->string != NULL ? u->string : "";
 }
 
 int tn_mpi_class_of(tn_status_t st)
@@ -147,7 +202,7 @@ static int tn_mpi_invoke(tn_comm_t *comm, int errclass, const char *msg)
     }
     char line[1200];
     snprintf(line, sizeof(line), "%s (%s)", msg,
-             errclass < TN_MPI_NCLASSES ? tn_mpi_class_strings[errclass] : "user error class");
+             tn_mpi_valid_code(errclass) ? tn_mpi_code_string(errclass) : "error class");
     tn_rt_abort(errclass, line);
 }
 
@@ -316,8 +371,7 @@ int tn_mpi_Error_class(int errorcode, int *errorclass)
     if (errorclass == NULL) {
         return tn_mpi_err(NULL, MPI_ERR_ARG, "MPI_Error_class", "errorclass", "NULL pointer");
     }
-    *errorclass = errorcode < TN_MPI_NCLASSES ? errorcode
-                                              : tn_user_errs[errorcode - TN_MPI_NCLASSES].errclass;
+    *errorclass = tn_mpi_code_class(errorcode);
     return MPI_SUCCESS;
 }
 
@@ -332,9 +386,7 @@ int tn_mpi_Error_string(int errorcode, char *string, int *resultlen)
         return tn_mpi_err(NULL, MPI_ERR_ARG, fn, "errorcode",
                           "%d is not a valid error code", errorcode);
     }
-    const char *s = errorcode < TN_MPI_NCLASSES ? tn_mpi_class_strings[errorcode]
-                                                : tn_user_errs[errorcode - TN_MPI_NCLASSES].string;
-    snprintf(string, MPI_MAX_ERROR_STRING, "%s", s != NULL ? s : "");
+    snprintf(string, MPI_MAX_ERROR_STRING, "%s", tn_mpi_code_string(errorcode));
     *resultlen = (int)strlen(string);
     return MPI_SUCCESS;
 }
@@ -346,7 +398,7 @@ static int tn_mpi_add_err(int errclass, int *code_p)
         return MPI_ERR_NO_MEM;
     }
     tn_user_errs = n;
-    int code = TN_MPI_NCLASSES + tn_user_nerrs;
+    int code = TN_MPI_USER_BASE + tn_user_nerrs;
     n[tn_user_nerrs].errclass = errclass < 0 ? code : errclass;
     n[tn_user_nerrs].string = NULL;
     tn_user_nerrs++;
@@ -380,8 +432,8 @@ int tn_mpi_Add_error_code(int errorclass, int *errorcode)
         return tn_mpi_err(NULL, MPI_ERR_ARG, fn, "errorcode", "NULL pointer");
     }
     if (!tn_mpi_valid_code(errorclass) ||
-        (errorclass >= TN_MPI_NCLASSES &&
-         tn_user_errs[errorclass - TN_MPI_NCLASSES].errclass != errorclass)) {
+        tn_mpi_code_class(errorclass) != errorclass ||
+        (errorclass >= TN_MPI_T_FIRST && errorclass < TN_MPI_T_FIRST + TN_MPI_T_N)) {
         return tn_mpi_err(NULL, MPI_ERR_ARG, fn, "errorclass", "%d is not an error class",
                           errorclass);
     }
@@ -398,7 +450,7 @@ int tn_mpi_Add_error_string(int errorcode, const char *string)
     if (rc != MPI_SUCCESS) {
         return rc;
     }
-    if (errorcode < TN_MPI_NCLASSES || !tn_mpi_valid_code(errorcode)) {
+    if (tn_mpi_user_err(errorcode) == NULL) {
         return tn_mpi_err(NULL, MPI_ERR_ARG, fn, "errorcode",
                           "%d is not a user-added error code or class", errorcode);
     }
@@ -407,7 +459,7 @@ int tn_mpi_Add_error_string(int errorcode, const char *string)
                           string == NULL ? "NULL pointer" : "longer than MPI_MAX_ERROR_STRING");
     }
     tn_mpi_enter();
-    tn_user_err_t *e = &tn_user_errs[errorcode - TN_MPI_NCLASSES];
+    tn_user_err_t *e = tn_mpi_user_err(errorcode);
     free(e->string);
     e->string = strdup(string);
     tn_mpi_leave();
@@ -532,8 +584,8 @@ int tn_mpi_Comm_call_errhandler(MPI_Comm comm, int errorcode)
         return rc;
     }
     int errclass = errorcode;
-    if (tn_mpi_valid_code(errorcode) && errorcode >= TN_MPI_NCLASSES) {
-        errclass = tn_user_errs[errorcode - TN_MPI_NCLASSES].errclass;
+    if (tn_mpi_valid_code(errorcode)) {
+        errclass = tn_mpi_code_class(errorcode);
     }
     tn_errh_t *eh = tn_mpi_errh_of(c);
     if (eh->kind == TN_ERRH_USER) {
