@@ -43,6 +43,8 @@ typedef struct tn_comm {
     char      name[128];
     uint32_t  coll_seq;              /* collective sequence (tags for schedules) */
     void     *attrs;                 /* attribute list (mpi layer) */
+    struct tn_topo *topo;            /* Cartesian/graph topology, or NULL */
+    void     *info;                  /* hints (tn_info_t), or NULL */
 } tn_comm_t;
 
 extern tn_comm_t tn_comm_world;
