@@ -87,6 +87,8 @@ int tn_mpi_Finalize(void)
     }
     tn_comm_finalize();
     tn_p2p_finalize();
+    tn_comm_world.errh = tn_comm_self.errh = &tn_errh_return;
+    tn_mpi_errh_free_all();
     tn_mpi_leave();
     if (st != TN_OK) {
         return tn_mpi_err(NULL, tn_mpi_class_of(st), "MPI_Finalize", NULL, "%s",

@@ -468,6 +468,20 @@ int tn_mpi_Add_error_string(int errorcode, const char *string)
 
 /* -------------------------------------------------------- error handlers */
 
+/* User handlers may stay attached to communicators after MPI_Errhandler_free,
+ * so their memory lives until MPI_Finalize. */
+static tn_errh_t *tn_errh_all;
+
+void tn_mpi_errh_free_all(void)
+{
+    while (tn_errh_all != NULL) {
+        tn_errh_t *next = tn_errh_all->all_next;
+        tn_errh_all->magic = 0;
+        free(tn_errh_all);
+        tn_errh_all = next;
+    }
+}
+
 tn_errh_t *tn_mpi_errh_get(MPI_Errhandler h)
 {
     switch (tn_mpi_hval(h)) {
@@ -509,6 +523,10 @@ int tn_mpi_Comm_create_errhandler(MPI_Comm_errhandler_function *comm_errhandler_
     e->kind = TN_ERRH_USER;
     e->refcount = 1;
     e->comm_fn = comm_errhandler_fn;
+    tn_mpi_enter();
+    e->all_next = tn_errh_all;
+    tn_errh_all = e;
+    tn_mpi_leave();
     *errhandler = tn_mpi_errh_handle(e);
     return MPI_SUCCESS;
 }

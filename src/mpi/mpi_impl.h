@@ -55,7 +55,11 @@ typedef struct tn_errh {
     uintptr_t       handle;
     int             refcount;
     MPI_Comm_errhandler_function *comm_fn;
+    struct tn_errh *all_next;      /* every user handler, freed at finalize */
 } tn_errh_t;
+
+/* Release every user-created error handler (MPI_Finalize). */
+void tn_mpi_errh_free_all(void);
 
 extern tn_errh_t tn_errh_fatal, tn_errh_abort, tn_errh_return;
 
