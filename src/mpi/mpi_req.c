@@ -116,12 +116,24 @@ typedef struct {
     int          count;
     MPI_Request *reqs;
     int          want_all;
+    int          first;      /* want_all: slots before this one are known done */
 } tn_mpi_multi_t;
 
 /* all: every non-null slot complete; otherwise: at least one (or none left) */
 static int tn_mpi_multi_done(void *arg)
 {
     tn_mpi_multi_t *m = arg;
+    if (m->want_all) {
+        /* requests complete mostly in order: resume where the last look
+         * stopped instead of rescanning the whole array on every poll */
+        for (; m->first < m->count; m->first++) {
+            tn_req_t *req = tn_mpi_req_get(m->reqs[m->first]);
+            if (!tn_mpi_slot_null(req) && !tn_req_is_complete(req)) {
+                return 0;
+            }
+        }
+        return 1;
+    }
     int active = 0, done = 0;
     for (int i = 0; i < m->count; i++) {
         tn_req_t *req = tn_mpi_req_get(m->reqs[i]);
@@ -174,7 +186,7 @@ int tn_mpi_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_
     if (rc != MPI_SUCCESS) {
         return rc;
     }
-    tn_mpi_multi_t m = { count, array_of_requests, 1 };
+    tn_mpi_multi_t m = { count, array_of_requests, 1, 0 };
     tn_mpi_enter();
     if (!tn_mpi_multi_done(&m)) {
         tn_rt_wait(tn_mpi_multi_done, &m);
@@ -195,7 +207,7 @@ int tn_mpi_Testall(int count, MPI_Request array_of_requests[], int *flag,
     if (flag == NULL) {
         return tn_mpi_err(NULL, MPI_ERR_ARG, fn, "flag", "NULL pointer");
     }
-    tn_mpi_multi_t m = { count, array_of_requests, 1 };
+    tn_mpi_multi_t m = { count, array_of_requests, 1, 0 };
     tn_mpi_enter();
     if (!tn_mpi_multi_done(&m)) {
         tn_progress();
@@ -234,7 +246,7 @@ static int tn_mpi_any(const char *fn, int count, MPI_Request reqs[], int *index,
     if (index == NULL) {
         return tn_mpi_err(NULL, MPI_ERR_ARG, fn, "index", "NULL pointer");
     }
-    tn_mpi_multi_t m = { count, reqs, 0 };
+    tn_mpi_multi_t m = { count, reqs, 0, 0 };
     tn_mpi_enter();
     if (!tn_mpi_multi_done(&m)) {
         if (block) {
@@ -287,7 +299,7 @@ static int tn_mpi_some(const char *fn, int incount, MPI_Request reqs[], int *out
         return tn_mpi_err(NULL, MPI_ERR_ARG, fn, outcount == NULL ? "outcount"
                           : "array_of_indices", "NULL pointer");
     }
-    tn_mpi_multi_t m = { incount, reqs, 0 };
+    tn_mpi_multi_t m = { incount, reqs, 0, 0 };
     tn_mpi_enter();
     if (!tn_mpi_multi_done(&m)) {
         if (block) {

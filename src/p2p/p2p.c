@@ -329,11 +329,6 @@ tn_status_t tn_p2p_start(tn_req_t *req)
     return tn_recv_go(req);
 }
 
-int tn_req_is_persistent(const tn_req_t *req)
-{
-    return req->persistent;
-}
-
 void tn_req_get_args(const tn_req_t *req, const void **buf_p, size_t *count_p,
                      const tn_dt_t **dt_p, int *peer_p, int *tag_p, tn_comm_t **comm_p,
                      tn_send_mode_t *mode_p)
@@ -356,29 +351,9 @@ void tn_req_set_started_complete(tn_req_t *req)
     req->status.tag = req->tag;
 }
 
-int tn_req_is_active(const tn_req_t *req)
-{
-    return req->active;
-}
-
 void tn_req_deactivate(tn_req_t *req)
 {
     req->active = 0;
-}
-
-tn_req_kind_t tn_req_kind(const tn_req_t *req)
-{
-    return (tn_req_kind_t)req->kind;
-}
-
-const tn_msg_status_t *tn_req_status(const tn_req_t *req)
-{
-    return &req->status;
-}
-
-int tn_req_valid(const tn_req_t *req)
-{
-    return req != NULL && req->magic == TN_REQ_MAGIC;
 }
 
 void tn_req_set_callback(tn_req_t *req, void (*fn)(tn_req_t *req), void *arg)

@@ -16,6 +16,7 @@
 #include "base/status.h"
 #include "comm/comm.h"
 #include "dt/dt.h"
+#include "xport/xport.h"
 
 #define TN_REQ_MAGIC 0x54524551u      /* "TREQ" */
 
@@ -42,6 +43,66 @@ typedef struct {
 
 typedef struct tn_req tn_req_t;
 
+/* The request object.  Its layout is visible so that completion checks on
+ * hot paths inline; only src/p2p writes it. */
+typedef enum {
+    TN_PROTO_EAGER = 1,    /* header + payload pieces */
+    TN_PROTO_RNDV,         /* RTS, then FIN (receiver read it) or CTS + DATA */
+    TN_PROTO_CTRL,         /* an internal control message (CTS, FIN) */
+} tn_proto_t;
+
+typedef enum {
+    TN_SEND_START = 0,     /* nothing sent yet */
+    TN_SEND_PIECES,        /* first piece out; sending FRAG/DATA pieces */
+    TN_SEND_WAIT,          /* everything out; waiting for FIN or CTS */
+    TN_SEND_DONE,
+} tn_send_stage_t;
+
+struct tn_unexp;
+
+struct tn_req {
+    uint32_t         magic;
+    uint8_t          kind;          /* tn_req_kind_t */
+    uint8_t          proto;         /* tn_proto_t (send side) */
+    uint8_t          stage;         /* tn_send_stage_t (send side) */
+    uint8_t          coll;
+    volatile int     complete;
+    int              user_freed;    /* MPI_Request_free: release at completion */
+    int              in_posted;     /* on a posted-receive queue */
+    tn_msg_status_t  status;
+    tn_comm_t       *comm;          /* retained while the request lives */
+    int              peer;          /* communicator rank (or ANY_SOURCE) */
+    int              world;         /* world rank of peer (sends) */
+    int              tag;
+    const tn_dt_t   *dt;
+    size_t           count;
+    void            *buf;           /* contiguous bytes to send / receive into */
+    size_t           bytes;         /* send: message bytes; recv: capacity */
+    void            *pack_buf;      /* owned temporary for non-contiguous types */
+    void            *user_buf;      /* recv: where pack_buf is unpacked */
+    tn_send_mode_t   mode;
+    size_t           offset;        /* bytes of payload sent/received so far */
+    size_t           expect;        /* recv: bytes that will land in buf */
+    uint64_t         msg_size;      /* recv: bytes of the matched message */
+    uint64_t         rreq;          /* send (CTS path): receiver's request id */
+    tn_am_hdr_t      ctrl;          /* TN_PROTO_CTRL: the header to send */
+    const tn_xport_ops_t *xp;
+    struct tn_req   *qnext;         /* per-peer send queue */
+    struct tn_req   *next, *prev;   /* posted queues / free list */
+    uint64_t         post_seq;
+    struct tn_unexp *unexp;         /* recv waiting for the rest of an unexpected message */
+    void           (*on_complete)(struct tn_req *req);
+    void            *cb_arg;
+    /* MPI-layer persistent requests and other generic requests */
+    int              persistent;
+    int              active;
+    struct tn_req   *inner;
+    int              pers_kind;     /* send/recv for persistent */
+    const void      *pers_sbuf;
+    int              pers_mode;
+};
+
+
 /* Start a send of count elements of dt to comm rank dest. */
 tn_status_t tn_p2p_isend(const void *buf, size_t count, const tn_dt_t *dt, int dest,
                          int tag, tn_comm_t *comm, int coll, tn_send_mode_t mode,
@@ -66,7 +127,36 @@ tn_status_t tn_p2p_comm_attach(tn_comm_t *comm);
 void tn_p2p_comm_detach(tn_comm_t *comm);
 
 /* Completion. */
-int  tn_req_is_complete(const tn_req_t *req);
+static inline int tn_req_is_complete(const tn_req_t *req)
+{
+    return req->complete;
+}
+
+static inline int tn_req_is_persistent(const tn_req_t *req)
+{
+    return req->persistent;
+}
+
+static inline int tn_req_is_active(const tn_req_t *req)
+{
+    return req->active;
+}
+
+static inline tn_req_kind_t tn_req_kind(const tn_req_t *req)
+{
+    return (tn_req_kind_t)req->kind;
+}
+
+static inline const tn_msg_status_t *tn_req_status(const tn_req_t *req)
+{
+    return &req->status;
+}
+
+static inline int tn_req_valid(const tn_req_t *req)
+{
+    return req != NULL && req->magic == TN_REQ_MAGIC;
+}
+
 /* Drive progress until req completes; fills *status_p (may be NULL); does
  * not free the request. */
 tn_status_t tn_req_wait(tn_req_t *req, tn_msg_status_t *status_p);
@@ -92,18 +182,13 @@ tn_status_t tn_p2p_persistent_init(int is_send, const void *buf, size_t count,
                                    const tn_dt_t *dt, int peer, int tag, tn_comm_t *comm,
                                    tn_send_mode_t mode, tn_req_t **req_p);
 tn_status_t tn_p2p_start(tn_req_t *req);
-int tn_req_is_persistent(const tn_req_t *req);
 /* The arguments a persistent request was created with. */
 void tn_req_get_args(const tn_req_t *req, const void **buf_p, size_t *count_p,
                      const tn_dt_t **dt_p, int *peer_p, int *tag_p, tn_comm_t **comm_p,
                      tn_send_mode_t *mode_p);
 /* Mark a persistent request active and already complete (buffered sends). */
 void tn_req_set_started_complete(tn_req_t *req);
-int tn_req_is_active(const tn_req_t *req);
 void tn_req_deactivate(tn_req_t *req);
-tn_req_kind_t tn_req_kind(const tn_req_t *req);
-const tn_msg_status_t *tn_req_status(const tn_req_t *req);
-int tn_req_valid(const tn_req_t *req);
 /* Run fn(req) at completion instead of the default handling (the callback
  * owns the request then). */
 void tn_req_set_callback(tn_req_t *req, void (*fn)(tn_req_t *req), void *arg);

@@ -6,63 +6,6 @@
 #include "p2p/p2p.h"
 #include "xport/xport.h"
 
-typedef enum {
-    TN_PROTO_EAGER = 1,    /* header + payload pieces */
-    TN_PROTO_RNDV,         /* RTS, then FIN (receiver read it) or CTS + DATA */
-    TN_PROTO_CTRL,         /* an internal control message (CTS, FIN) */
-} tn_proto_t;
-
-typedef enum {
-    TN_SEND_START = 0,     /* nothing sent yet */
-    TN_SEND_PIECES,        /* first piece out; sending FRAG/DATA pieces */
-    TN_SEND_WAIT,          /* everything out; waiting for FIN or CTS */
-    TN_SEND_DONE,
-} tn_send_stage_t;
-
-struct tn_unexp;
-
-struct tn_req {
-    uint32_t         magic;
-    uint8_t          kind;          /* tn_req_kind_t */
-    uint8_t          proto;         /* tn_proto_t (send side) */
-    uint8_t          stage;         /* tn_send_stage_t (send side) */
-    uint8_t          coll;
-    volatile int     complete;
-    int              user_freed;    /* MPI_Request_free: release at completion */
-    int              in_posted;     /* on a posted-receive queue */
-    tn_msg_status_t  status;
-    tn_comm_t       *comm;          /* retained while the request lives */
-    int              peer;          /* communicator rank (or ANY_SOURCE) */
-    int              world;         /* world rank of peer (sends) */
-    int              tag;
-    const tn_dt_t   *dt;
-    size_t           count;
-    void            *buf;           /* contiguous bytes to send / receive into */
-    size_t           bytes;         /* send: message bytes; recv: capacity */
-    void            *pack_buf;      /* owned temporary for non-contiguous types */
-    void            *user_buf;      /* recv: where pack_buf is unpacked */
-    tn_send_mode_t   mode;
-    size_t           offset;        /* bytes of payload sent/received so far */
-    size_t           expect;        /* recv: bytes that will land in buf */
-    uint64_t         msg_size;      /* recv: bytes of the matched message */
-    uint64_t         rreq;          /* send (CTS path): receiver's request id */
-    tn_am_hdr_t      ctrl;          /* TN_PROTO_CTRL: the header to send */
-    const tn_xport_ops_t *xp;
-    struct tn_req   *qnext;         /* per-peer send queue */
-    struct tn_req   *next, *prev;   /* posted queues / free list */
-    uint64_t         post_seq;
-    struct tn_unexp *unexp;         /* recv waiting for the rest of an unexpected message */
-    void           (*on_complete)(struct tn_req *req);
-    void            *cb_arg;
-    /* MPI-layer persistent requests and other generic requests */
-    int              persistent;
-    int              active;
-    struct tn_req   *inner;
-    int              pers_kind;     /* send/recv for persistent */
-    const void      *pers_sbuf;
-    int              pers_mode;
-};
-
 typedef struct tn_unexp {
     struct tn_unexp *snext, *sprev;    /* per-source list of its context */
     struct tn_unexp *gnext, *gprev;    /* all sources, arrival order */

@@ -52,11 +52,6 @@ void tn_req_complete(struct tn_req *req)
     }
 }
 
-int tn_req_is_complete(const tn_req_t *req)
-{
-    return req->complete;
-}
-
 static int tn_req_done_cond(void *arg)
 {
     return ((struct tn_req *)arg)->complete;
