@@ -29,6 +29,10 @@ static void usage(FILE *f)
           "  --bind-to core|none  bind rank i to the i-th allowed CPU, or not;\n"
           "                       default: bind when 1 < ranks <= CPUs\n"
           "  --tag-output         prefix each output line with [rank]\n"
+          "  --netns NS1,NS2,...  run ranks in these network namespaces (nodes of a\n"
+          "                       test cluster on one machine; /var/run/netns/NAME),\n"
+          "                       in blocks of --ppn ranks (default: spread evenly)\n"
+          "  --ppn N              ranks per namespace with --netns\n"
           "  -v                   verbose (twice: trace PMI traffic)\n"
           "  -h, --help           this help\n"
           "  --version            print the version\n"
@@ -172,6 +176,25 @@ int tn_run_opts_parse(int argc, char **argv, tn_run_opts_t *opts_p)
                 tn_run_log("bad timeout '%s' (want seconds >= 0)", val);
                 goto err_usage;
             }
+        } else if (strcmp(name, "netns") == 0) {
+            NEXT_VALUE();
+            free(opts_p->netns);
+            opts_p->netns = strdup(val);
+            opts_p->nnetns = 0;
+            if (opts_p->netns == NULL || val[0] == '\0') {
+                tn_run_log("option --netns needs a list of namespaces");
+                goto err_usage;
+            }
+            for (const char *c = val; *c; c++) {
+                opts_p->nnetns += (*c == ',');
+            }
+            opts_p->nnetns++;
+        } else if (strcmp(name, "ppn") == 0) {
+            NEXT_VALUE();
+            if (parse_int(val, 1, TN_RUN_MAX_RANKS, &opts_p->ppn) != 0) {
+                tn_run_log("bad --ppn '%s'", val);
+                goto err_usage;
+            }
         } else if (strcmp(name, "bind-to") == 0) {
             NEXT_VALUE();
             if (strcmp(val, "core") == 0 || strcmp(val, "hwthread") == 0) {
@@ -213,8 +236,33 @@ err_usage:
     return 2;
 }
 
+const char *tn_run_opts_netns_of(const tn_run_opts_t *opts, int rank)
+{
+    static char name[256];
+    if (opts->nnetns == 0) {
+        return NULL;
+    }
+    int ppn = opts->ppn > 0 ? opts->ppn
+                            : (opts->nranks + opts->nnetns - 1) / opts->nnetns;
+    int node = (rank / ppn) % opts->nnetns;
+    const char *p = opts->netns;
+    for (int i = 0; i < node; i++) {
+        p = strchr(p, ',') + 1;
+    }
+    size_t len = strcspn(p, ",");
+    if (len >= sizeof(name)) {
+        len = sizeof(name) - 1;
+    }
+    memcpy(name, p, len);
+    name[len] = '\0';
+    return name;
+}
+
 void tn_run_opts_free(tn_run_opts_t *opts)
 {
+    free(opts->netns);
+    opts->netns = NULL;
+    opts->nnetns = 0;
     for (int i = 0; i < opts->nenv; i++) {
         free(opts->env[i].owned);
     }

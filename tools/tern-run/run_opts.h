@@ -26,7 +26,13 @@ typedef struct {
     int              nenv;
     tn_run_envvar_t *env;           /* in command-line order */
     char           **argv;          /* program and arguments, NULL-terminated */
+    char            *netns;         /* --netns: comma-separated namespaces (owned) */
+    int              nnetns;
+    int              ppn;           /* --ppn: ranks per namespace (0 = spread evenly) */
 } tn_run_opts_t;
+
+/* The network namespace rank r runs in (NULL: tern-run's own). */
+const char *tn_run_opts_netns_of(const tn_run_opts_t *opts, int rank);
 
 #define TN_RUN_OPTS_RUN (-1)
 

@@ -186,6 +186,21 @@ static void proc_child(tn_run_job_t *job, int rank, int out_w, int err_w,
             goto err;
         }
     }
+    const char *ns = tn_run_opts_netns_of(job->opts, rank);
+    if (ns != NULL) {
+        char path[320];
+        snprintf(path, sizeof(path), "/var/run/netns/%s", ns);
+        what = "open network namespace";
+        int nsfd = open(path, O_RDONLY | O_CLOEXEC);
+        if (nsfd < 0) {
+            goto err;
+        }
+        what = "setns";
+        if (setns(nsfd, CLONE_NEWNET) != 0) {
+            goto err;
+        }
+        close(nsfd);
+    }
     what = "execve";
     execve(job->prog_path, job->opts->argv, envp);
 
