@@ -253,7 +253,7 @@ int tn_mpi_check_init(const char *fn)
     tn_rt_abort(MPI_ERR_OTHER, NULL);
 }
 
-int tn_mpi_check_comm(const char *fn, MPI_Comm h, tn_comm_t **comm_p)
+int tn_mpi_check_comm_slow(const char *fn, MPI_Comm h, tn_comm_t **comm_p)
 {
     *comm_p = NULL;
     int rc = tn_mpi_check_init(fn);
@@ -283,7 +283,7 @@ int tn_mpi_check_dt(const char *fn, tn_comm_t *c, MPI_Datatype h, const char *ar
     return MPI_SUCCESS;
 }
 
-int tn_mpi_check_count(const char *fn, tn_comm_t *c, int64_t count, const char *arg)
+int tn_mpi_check_count_slow(const char *fn, tn_comm_t *c, int64_t count, const char *arg)
 {
     if (count < 0) {
         return tn_mpi_err(c, MPI_ERR_COUNT, fn, arg, "negative count %lld", (long long)count);
@@ -291,8 +291,8 @@ int tn_mpi_check_count(const char *fn, tn_comm_t *c, int64_t count, const char *
     return MPI_SUCCESS;
 }
 
-int tn_mpi_check_buf(const char *fn, tn_comm_t *c, const void *buf, int64_t count,
-                     const tn_dt_t *dt, const char *arg)
+int tn_mpi_check_buf_slow(const char *fn, tn_comm_t *c, const void *buf, int64_t count,
+                          const tn_dt_t *dt, const char *arg)
 {
     if (buf == NULL && count > 0 && dt->size > 0 && dt->predefined) {
         return tn_mpi_err(c, MPI_ERR_BUFFER, fn, arg,
@@ -301,7 +301,7 @@ int tn_mpi_check_buf(const char *fn, tn_comm_t *c, const void *buf, int64_t coun
     return MPI_SUCCESS;
 }
 
-int tn_mpi_check_rank(const char *fn, tn_comm_t *c, int rank, const char *arg, int flags)
+int tn_mpi_check_rank_slow(const char *fn, tn_comm_t *c, int rank, const char *arg, int flags)
 {
     if (rank >= 0 && rank < c->size) {
         return MPI_SUCCESS;
@@ -316,7 +316,7 @@ int tn_mpi_check_rank(const char *fn, tn_comm_t *c, int rank, const char *arg, i
                       c->size, c->name[0] ? c->name : "the communicator");
 }
 
-int tn_mpi_check_tag(const char *fn, tn_comm_t *c, int tag, int allow_any)
+int tn_mpi_check_tag_slow(const char *fn, tn_comm_t *c, int tag, int allow_any)
 {
     if (tag >= 0 || (allow_any && tag == MPI_ANY_TAG)) {
         return MPI_SUCCESS;

@@ -102,20 +102,57 @@ int tn_mpi_class_of(tn_status_t st);
 int tn_mpi_err_status(tn_comm_t *comm, tn_status_t st, const char *fn);
 
 /* ---- argument checks: return MPI_SUCCESS or the reported error --------- */
+/* The common, valid case is decided inline; anything else goes to the
+ * out-of-line *_slow function, which reports the error. */
 int tn_mpi_check_init(const char *fn);   /* between Init and Finalize */
-int tn_mpi_check_comm(const char *fn, MPI_Comm h, tn_comm_t **comm_p);
+int tn_mpi_check_comm_slow(const char *fn, MPI_Comm h, tn_comm_t **comm_p);
 int tn_mpi_check_dt(const char *fn, tn_comm_t *c, MPI_Datatype h, const char *arg,
                     const tn_dt_t **dt_p);
-int tn_mpi_check_count(const char *fn, tn_comm_t *c, int64_t count, const char *arg);
-int tn_mpi_check_buf(const char *fn, tn_comm_t *c, const void *buf, int64_t count,
-                     const tn_dt_t *dt, const char *arg);
+int tn_mpi_check_count_slow(const char *fn, tn_comm_t *c, int64_t count, const char *arg);
+int tn_mpi_check_buf_slow(const char *fn, tn_comm_t *c, const void *buf, int64_t count,
+                          const tn_dt_t *dt, const char *arg);
 /* flags for tn_mpi_check_rank */
 enum { TN_RANK_PROC_NULL = 1, TN_RANK_ANY = 2 };
-int tn_mpi_check_rank(const char *fn, tn_comm_t *c, int rank, const char *arg, int flags);
-int tn_mpi_check_tag(const char *fn, tn_comm_t *c, int tag, int allow_any);
+int tn_mpi_check_rank_slow(const char *fn, tn_comm_t *c, int rank, const char *arg, int flags);
+int tn_mpi_check_tag_slow(const char *fn, tn_comm_t *c, int tag, int allow_any);
 int tn_mpi_check_root(const char *fn, tn_comm_t *c, int root);
 int tn_mpi_check_op(const char *fn, tn_comm_t *c, MPI_Op h, const tn_dt_t *dt,
                     const tn_op_t **op_p);
+
+static inline int tn_mpi_check_comm(const char *fn, MPI_Comm h, tn_comm_t **comm_p)
+{
+    if (tn_mpi_hval(h) == tn_mpi_hval(MPI_COMM_WORLD) && tn_rt.initialized &&
+        !tn_rt.finalized) {
+        *comm_p = &tn_comm_world;
+        return MPI_SUCCESS;
+    }
+    return tn_mpi_check_comm_slow(fn, h, comm_p);
+}
+
+static inline int tn_mpi_check_count(const char *fn, tn_comm_t *c, int64_t count,
+                                     const char *arg)
+{
+    return count >= 0 ? MPI_SUCCESS : tn_mpi_check_count_slow(fn, c, count, arg);
+}
+
+static inline int tn_mpi_check_buf(const char *fn, tn_comm_t *c, const void *buf,
+                                   int64_t count, const tn_dt_t *dt, const char *arg)
+{
+    return buf != NULL || count == 0 ? MPI_SUCCESS
+                                     : tn_mpi_check_buf_slow(fn, c, buf, count, dt, arg);
+}
+
+static inline int tn_mpi_check_rank(const char *fn, tn_comm_t *c, int rank, const char *arg,
+                                    int flags)
+{
+    return rank >= 0 && rank < c->size ? MPI_SUCCESS
+                                       : tn_mpi_check_rank_slow(fn, c, rank, arg, flags);
+}
+
+static inline int tn_mpi_check_tag(const char *fn, tn_comm_t *c, int tag, int allow_any)
+{
+    return tag >= 0 ? MPI_SUCCESS : tn_mpi_check_tag_slow(fn, c, tag, allow_any);
+}
 
 /* ---- status ------------------------------------------------------------ */
 /* MPI_Status.MPI_internal[0..1] hold the byte count, [2] the cancel flag. */
