@@ -9,10 +9,16 @@
  * process, and two communicators that share an id (the disjoint results of
  * one split) have no process in common, hence no message of one can reach
  * the other.  Non-members of the new communicator take part in the agreement
- * too: they are members of the parent and every member of it must call. */
+ * too: they are members of the parent and every member of it must call.
+ * MPI_Comm_create_group is the exception: only the members of the new
+ * group agree, among themselves.  The rule still holds: a later agreement
+ * that includes any one of them yields a larger id, so the id can only
+ * recur in a communicator disjoint from this one. */
 #include <stdlib.h>
 #include <string.h>
 #include "comm/comm.h"
+#include "comm/attr.h"
+#include "comm/info.h"
 #include "coll/coll.h"
 #include "dt/dt.h"
 #include "p2p/p2p.h"
@@ -42,6 +48,18 @@ tn_comm_t tn_comm_self = {
 };
 
 static uint32_t next_ctx = 4;
+
+/* Attribute storage and hints of a communicator that goes away: no
+ * callbacks here (the MPI layer ran them at MPI_Comm_free). */
+static void comm_drop_attrs_info(tn_comm_t *comm)
+{
+    tn_attr_list_destroy(comm->attrs);
+    comm->attrs = NULL;
+    if (comm->info != NULL) {
+        tn_info_release(comm->info);
+        comm->info = NULL;
+    }
+}
 
 static const tn_dt_t *comm_byte_dt(void)
 {
@@ -107,6 +125,8 @@ err_world_group:
 
 void tn_comm_finalize(void)
 {
+    comm_drop_attrs_info(&tn_comm_self);
+    comm_drop_attrs_info(&tn_comm_world);
     if (tn_comm_self.group != NULL) {
         tn_p2p_comm_detach(&tn_comm_self);
         tn_group_release(tn_comm_self.group);
@@ -121,12 +141,20 @@ void tn_comm_finalize(void)
 
 /* ---- context id agreement --------------------------------------------- */
 
-/* *val = max over comm of every member's *val: recursive doubling, with the
- * ranks beyond the largest power of two folded onto their neighbours. */
-static tn_status_t comm_allreduce_max_i64(int64_t *val, tn_comm_t *comm)
+static int comm_peer(const int *map, int r)
+{
+    return map != NULL ? map[r] : r;
+}
+
+/* *val = max of every participant's *val: recursive doubling, with the
+ * participants beyond the largest power of two folded onto their
+ * neighbours.  The n participants are comm ranks map[0..n) (every rank of
+ * comm when map is NULL); I am participant rank.  Messages go over comm's
+ * collective context with the given tag. */
+static tn_status_t comm_allreduce_max_i64(int64_t *val, tn_comm_t *comm, int n, int rank,
+                                          const int *map, int tag)
 {
     const tn_dt_t *byte = comm_byte_dt();
-    int n = comm->size, rank = comm->rank;
     int pof2, rem, newrank, mask;
     int64_t in;
     tn_status_t st;
@@ -139,12 +167,11 @@ static tn_status_t comm_allreduce_max_i64(int64_t *val, tn_comm_t *comm)
     rem = n - pof2;
     if (rank < 2 * rem) {
         if (rank % 2 == 0) {
-            st = tn_p2p_send(val, sizeof(*val), byte, rank + 1, TN_COLL_TAG_COMM_CTX,
-                             comm, 1);
+            st = tn_p2p_send(val, sizeof(*val), byte, comm_peer(map, rank + 1), tag, comm, 1);
             newrank = -1;
         } else {
-            st = tn_p2p_recv(&in, sizeof(in), byte, rank - 1, TN_COLL_TAG_COMM_CTX,
-                             comm, 1, NULL);
+            st = tn_p2p_recv(&in, sizeof(in), byte, comm_peer(map, rank - 1), tag, comm, 1,
+                             NULL);
             if (in > *val) {
                 *val = in;
             }
@@ -161,9 +188,8 @@ static tn_status_t comm_allreduce_max_i64(int64_t *val, tn_comm_t *comm)
             int newdst = newrank ^ mask;
             int dst = newdst < rem ? newdst * 2 + 1 : newdst + rem;
 
-            st = tn_p2p_sendrecv(val, sizeof(*val), byte, dst, TN_COLL_TAG_COMM_CTX,
-                                 &in, sizeof(in), byte, dst, TN_COLL_TAG_COMM_CTX,
-                                 comm, 1, NULL);
+            st = tn_p2p_sendrecv(val, sizeof(*val), byte, comm_peer(map, dst), tag, &in,
+                                 sizeof(in), byte, comm_peer(map, dst), tag, comm, 1, NULL);
             if (st != TN_OK) {
                 return st;
             }
@@ -174,11 +200,10 @@ static tn_status_t comm_allreduce_max_i64(int64_t *val, tn_comm_t *comm)
     }
     if (rank < 2 * rem) {
         if (rank % 2 == 1) {
-            st = tn_p2p_send(val, sizeof(*val), byte, rank - 1, TN_COLL_TAG_COMM_CTX,
-                             comm, 1);
+            st = tn_p2p_send(val, sizeof(*val), byte, comm_peer(map, rank - 1), tag, comm, 1);
         } else {
-            st = tn_p2p_recv(val, sizeof(*val), byte, rank + 1, TN_COLL_TAG_COMM_CTX,
-                             comm, 1, NULL);
+            st = tn_p2p_recv(val, sizeof(*val), byte, comm_peer(map, rank + 1), tag, comm, 1,
+                             NULL);
         }
         if (st != TN_OK) {
             return st;
@@ -192,7 +217,8 @@ static tn_status_t comm_agree_ctx(tn_comm_t *parent, uint32_t *ctx_p)
     int64_t v = next_ctx;
     tn_status_t st;
 
-    st = comm_allreduce_max_i64(&v, parent);
+    st = comm_allreduce_max_i64(&v, parent, parent->size, parent->rank, NULL,
+                                TN_COLL_TAG_COMM_CTX);
     if (st != TN_OK) {
         return st;
     }
@@ -255,9 +281,53 @@ tn_status_t tn_comm_create_from_group(tn_comm_t *parent, tn_group_t *group,
     return comm_new(group, ctx, parent, comm_p);
 }
 
+/* The tag of MPI_Comm_create_group's messages on the parent's collective
+ * context: user tags 0..0x7ffffffd map to -3 down to INT32_MIN, the two
+ * largest to INT32_MAX and INT32_MAX - 1.  One to one, and apart from the
+ * small positive TN_COLL_TAG_* values and TN_ANY_TAG (-2). */
+static int comm_create_group_tag(int tag)
+{
+    return (int)(int32_t)(UINT32_C(0xfffffffd) - (uint32_t)tag);
+}
+
+tn_status_t tn_comm_create_group(tn_comm_t *parent, tn_group_t *group, int tag,
+                                 tn_comm_t **comm_p)
+{
+    int *map;
+    int64_t v = next_ctx;
+    int i;
+    tn_status_t st;
+
+    if (group->rank == TN_UNDEFINED) {
+        *comm_p = NULL;
+        return TN_OK;
+    }
+    map = malloc((size_t)group->size * sizeof(*map));
+    if (map == NULL) {
+        return TN_ERR_NOMEM;
+    }
+    for (i = 0; i < group->size; i++) {
+        map[i] = tn_group_rank_of_world(parent->group, group->world[i]);
+        if (map[i] == TN_UNDEFINED) {
+            free(map);
+            return TN_ERR_INVAL;      /* not a subset: the MPI layer checks */
+        }
+    }
+    st = comm_allreduce_max_i64(&v, parent, group->size, group->rank, map,
+                                comm_create_group_tag(tag));
+    free(map);
+    if (st != TN_OK) {
+        return st;
+    }
+    next_ctx = (uint32_t)v + 2;
+    tn_group_retain(group);
+    return comm_new(group, (uint32_t)v, parent, comm_p);
+}
+
 tn_status_t tn_comm_dup(tn_comm_t *comm, tn_comm_t **comm_p)
 {
     uint32_t ctx;
+    tn_comm_t *nc = NULL;
     tn_status_t st;
 
     st = comm_agree_ctx(comm, &ctx);
@@ -265,7 +335,16 @@ tn_status_t tn_comm_dup(tn_comm_t *comm, tn_comm_t **comm_p)
         return st;
     }
     tn_group_retain(comm->group);
-    return comm_new(comm->group, ctx, comm, comm_p);
+    st = comm_new(comm->group, ctx, comm, &nc);
+    if (st != TN_OK) {
+        return st;
+    }
+    if (comm->info != NULL) {
+        tn_info_retain(comm->info);
+        nc->info = comm->info;
+    }
+    *comm_p = nc;
+    return TN_OK;
 }
 
 typedef struct {
@@ -363,6 +442,7 @@ void tn_comm_release(tn_comm_t *comm)
         return;
     }
     tn_p2p_comm_detach(comm);
+    comm_drop_attrs_info(comm);
     tn_group_release(comm->group);
     comm->magic = 0;
     free(comm);

@@ -108,6 +108,17 @@ int tn_group_is_subset(const tn_group_t *sub, const tn_group_t *of);
  * not in group get *comm_p = NULL. */
 tn_status_t tn_comm_create_from_group(tn_comm_t *parent, tn_group_t *group,
                                       tn_comm_t **comm_p);
+/* MPI_Comm_create_group: collective over the members of group only (a
+ * subset of parent's group), who agree on a context id among themselves
+ * with messages on parent's collective context under a tag derived from
+ * the user's tag (>= 0), so concurrent calls with different tags do not
+ * mix.  A caller not in group gets *comm_p = NULL without communicating. */
+tn_status_t tn_comm_create_group(tn_comm_t *parent, tn_group_t *group, int tag,
+                                 tn_comm_t **comm_p);
+/* The duplicate shares comm's info hints (comm->info is copy-on-write: it
+ * is replaced, never changed in place) but no attributes: copying those
+ * runs user callbacks, which is the MPI layer's business.
+ * tn_comm_release frees what is left of both (no callbacks). */
 tn_status_t tn_comm_dup(tn_comm_t *comm, tn_comm_t **comm_p);
 tn_status_t tn_comm_split(tn_comm_t *comm, int color, int key, tn_comm_t **comm_p);
 void tn_comm_retain(tn_comm_t *comm);

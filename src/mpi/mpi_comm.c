@@ -1,9 +1,14 @@
-/* MPI communicator functions and communicator handle conversion. */
+/* MPI communicator functions and communicator handle conversion.
+ *
+ * Constructors run the core's collective construction and then the MPI
+ * layer's part: attribute copy callbacks (mpi_attr.c) and info hints.
+ * MPI_Comm_free runs the attribute delete callbacks (newest first) before
+ * dropping the user's reference; the core frees the hints and whatever is
+ * left when the last reference goes (pending operations hold their own). */
 #include <string.h>
 #include "mpi/mpi_impl.h"
-
-/* mpi/mpi_err.c: the last error code in use (MPI_LASTUSEDCODE). */
-int tn_mpi_lastusedcode(void);
+#include "mpi/mpi_info.h"
+#include "mpi/mpi_p2p_impl.h"
 
 tn_comm_t *tn_mpi_comm_get(MPI_Comm h)
 {
@@ -68,21 +73,203 @@ int tn_mpi_Comm_rank(MPI_Comm comm, int *rank)
     return MPI_SUCCESS;
 }
 
+/* The info object behind h for fn's argument arg; MPI_INFO_NULL gives
+ * *info_p = NULL. */
+static int info_arg(const char *fn, tn_comm_t *c, MPI_Info h, const char *arg,
+                    tn_info_t **info_p)
+{
+    *info_p = NULL;
+    if (h == MPI_INFO_NULL) {
+        return MPI_SUCCESS;
+    }
+    if ((*info_p = tn_mpi_info_get(h)) == NULL) {
+        return tn_mpi_err(c, MPI_ERR_INFO, fn, arg, "invalid info handle");
+    }
+    return MPI_SUCCESS;
+}
+
+/* A private copy of src (NULL: an empty object). */
+static tn_status_t info_copy(const tn_info_t *src, tn_info_t **info_p)
+{
+    return src != NULL ? tn_info_dup(src, info_p) : tn_info_new(info_p);
+}
+
+/* Every duplicating constructor: the core's collective dup, then the
+ * attribute copy callbacks.  The duplicate keeps comm's hints, unless
+ * set_hints, in which case it gets a copy of hints (NULL: none) instead. */
+static int comm_dup_common(const char *fn, tn_comm_t *c, int set_hints, tn_info_t *hints,
+                           tn_comm_t **nc_p)
+{
+    tn_comm_t *nc = NULL;
+    tn_info_t *ni = NULL;
+    tn_status_t st;
+    int rc;
+
+    tn_mpi_enter();
+    st = tn_comm_dup(c, &nc);
+    if (st == TN_OK && set_hints && hints != NULL) {
+        st = tn_info_dup(hints, &ni);
+        if (st != TN_OK) {
+            tn_comm_release(nc);
+        }
+    }
+    if (st != TN_OK) {
+        tn_mpi_leave();
+        return tn_mpi_err_status(c, st, fn);
+    }
+    if (set_hints) {
+        if (nc->info != NULL) {
+            tn_info_release(nc->info);
+        }
+        nc->info = ni;
+    }
+    rc = tn_mpi_comm_attr_copy(fn, c, nc);
+    if (rc != MPI_SUCCESS) {
+        tn_comm_release(nc);
+        tn_mpi_leave();
+        return rc;
+    }
+    tn_mpi_leave();
+    *nc_p = nc;
+    return MPI_SUCCESS;
+}
+
 int tn_mpi_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 {
     static const char fn[] = "MPI_Comm_dup";
     tn_comm_t *c = NULL, *nc = NULL;
+    int rc;
+
+    if ((rc = tn_mpi_check_comm(fn, comm, &c)) ||
+        (rc = out_arg(fn, c, newcomm, "newcomm")) ||
+        (rc = comm_dup_common(fn, c, 0, NULL, &nc))) {
+        return rc;
+    }
+    *newcomm = tn_mpi_comm_handle(nc);
+    return MPI_SUCCESS;
+}
+
+int tn_mpi_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
+{
+    static const char fn[] = "MPI_Comm_dup_with_info";
+    tn_comm_t *c = NULL, *nc = NULL;
+    tn_info_t *i = NULL;
+    int rc;
+
+    if ((rc = tn_mpi_check_comm(fn, comm, &c)) || (rc = info_arg(fn, c, info, "info", &i)) ||
+        (rc = out_arg(fn, c, newcomm, "newcomm")) ||
+        (rc = comm_dup_common(fn, c, 1, i, &nc))) {
+        return rc;
+    }
+    *newcomm = tn_mpi_comm_handle(nc);
+    return MPI_SUCCESS;
+}
+
+/* The nonblocking dups complete at once: the duplicate is made eagerly and
+ * the request handed back is already complete (an empty status). */
+static int comm_idup_common(const char *fn, MPI_Comm comm, int set_hints, MPI_Info info,
+                            MPI_Comm *newcomm, MPI_Request *request)
+{
+    tn_comm_t *c = NULL, *nc = NULL;
+    tn_info_t *i = NULL;
+    tn_req_t *req;
+    int rc;
+
+    if ((rc = tn_mpi_check_comm(fn, comm, &c)) ||
+        (set_hints && (rc = info_arg(fn, c, info, "info", &i))) ||
+        (rc = out_arg(fn, c, newcomm, "newcomm")) ||
+        (rc = out_arg(fn, c, request, "request"))) {
+        return rc;
+    }
+    tn_mpi_enter();
+    req = tn_req_new_completed();
+    tn_mpi_leave();
+    if (req == NULL) {
+        return tn_mpi_err_status(c, TN_ERR_NOMEM, fn);
+    }
+    if ((rc = comm_dup_common(fn, c, set_hints, i, &nc)) != MPI_SUCCESS) {
+        tn_mpi_enter();
+        tn_req_free(req);
+        tn_mpi_leave();
+        return rc;
+    }
+    *newcomm = tn_mpi_comm_handle(nc);
+    *request = tn_mpi_req_handle(req);
+    return MPI_SUCCESS;
+}
+
+int tn_mpi_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
+{
+    return comm_idup_common("MPI_Comm_idup", comm, 0, MPI_INFO_NULL, newcomm, request);
+}
+
+int tn_mpi_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm,
+                               MPI_Request *request)
+{
+    return comm_idup_common("MPI_Comm_idup_with_info", comm, 1, info, newcomm, request);
+}
+
+/* Hints are merged: keys of info replace or add to the communicator's,
+ * the others stay (MPI-4.0 7.4.4).  comm->info is shared with duplicates,
+ * so it is replaced by an updated copy, never changed in place. */
+int tn_mpi_Comm_set_info(MPI_Comm comm, MPI_Info info)
+{
+    static const char fn[] = "MPI_Comm_set_info";
+    tn_comm_t *c = NULL;
+    tn_info_t *i = NULL, *ni = NULL;
+    tn_status_t st;
+    int k, rc;
+
+    if ((rc = tn_mpi_check_comm(fn, comm, &c)) || (rc = info_arg(fn, c, info, "info", &i))) {
+        return rc;
+    }
+    if (i == NULL || tn_info_nkeys(i) == 0) {
+        return MPI_SUCCESS;
+    }
+    tn_mpi_enter();
+    st = info_copy(c->info, &ni);
+    for (k = 0; st == TN_OK && k < tn_info_nkeys(i); k++) {
+        const char *key = tn_info_nthkey(i, k);
+
+        st = tn_info_set(ni, key, tn_info_get(i, key));
+    }
+    if (st != TN_OK) {
+        if (ni != NULL) {
+            tn_info_release(ni);
+        }
+        tn_mpi_leave();
+        return tn_mpi_err_status(c, st, fn);
+    }
+    if (c->info != NULL) {
+        tn_info_release(c->info);
+    }
+    c->info = ni;
+    tn_mpi_leave();
+    return MPI_SUCCESS;
+}
+
+/* A new object with every hint the communicator holds: Tern keeps all the
+ * hints it was given (it acts on none yet), so those are the ones in use. */
+int tn_mpi_Comm_get_info(MPI_Comm comm, MPI_Info *info_used)
+{
+    static const char fn[] = "MPI_Comm_get_info";
+    tn_comm_t *c = NULL;
+    tn_info_t *ni = NULL;
     tn_status_t st;
     int rc;
 
     if ((rc = tn_mpi_check_comm(fn, comm, &c)) ||
-        (rc = out_arg(fn, c, newcomm, "newcomm"))) {
+        (rc = out_arg(fn, c, info_used, "info_used"))) {
         return rc;
     }
     tn_mpi_enter();
-    st = tn_comm_dup(c, &nc);
+    st = info_copy(c->info, &ni);
     tn_mpi_leave();
-    return comm_out(fn, c, st, nc, newcomm);
+    if (st != TN_OK) {
+        return tn_mpi_err_status(c, st, fn);
+    }
+    *info_used = tn_mpi_info_handle(ni);
+    return MPI_SUCCESS;
 }
 
 int tn_mpi_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
@@ -132,6 +319,138 @@ int tn_mpi_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
     return comm_out(fn, c, st, nc, newcomm);
 }
 
+int tn_mpi_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm)
+{
+    static const char fn[] = "MPI_Comm_create_group";
+    tn_comm_t *c = NULL, *nc = NULL;
+    tn_group_t *g = NULL;
+    tn_status_t st;
+    int rc;
+
+    if ((rc = tn_mpi_check_comm(fn, comm, &c)) ||
+        (rc = out_arg(fn, c, newcomm, "newcomm")) ||
+        (rc = tn_mpi_check_tag(fn, c, tag, 0))) {
+        return rc;
+    }
+    if (group == MPI_GROUP_NULL || (g = tn_mpi_group_get(group)) == NULL) {
+        return tn_mpi_err(c, MPI_ERR_GROUP, fn, "group", "invalid group handle %p",
+                          (void *)group);
+    }
+    if (!tn_group_is_subset(g, c->group)) {
+        return tn_mpi_err(c, MPI_ERR_GROUP, fn, "group",
+                          "the group is not a subset of the communicator's group");
+    }
+    tn_mpi_enter();
+    st = tn_comm_create_group(c, g, tag, &nc);
+    tn_mpi_leave();
+    return comm_out(fn, c, st, nc, newcomm);
+}
+
+/* The hardware resource Tern can split by: the node (shared memory). */
+#define TN_HW_RESOURCE_NODE "mpi_shared_memory"
+
+/* Color for a split by hardware resource type hw (NULL: not given). */
+static int split_hw_color(const char *hw, const char **restype_p)
+{
+    if (hw != NULL && strcmp(hw, TN_HW_RESOURCE_NODE) == 0) {
+        *restype_p = TN_HW_RESOURCE_NODE;
+        return tn_rt.node_id;
+    }
+    return MPI_UNDEFINED;           /* no key, or a resource Tern does not know */
+}
+
+/* Color of this process for MPI_Comm_split_type, and the resource type or
+ * process set to record in the new communicator's hints (NULL: none). */
+static int split_type_color(int split_type, tn_comm_t *c, tn_info_t *info,
+                            const char **restype_p, const char **pset_p)
+{
+    const char *hw = info != NULL ? tn_info_get(info, "mpi_hw_resource_type") : NULL;
+    const char *pset = info != NULL ? tn_info_get(info, "mpi_pset_name") : NULL;
+
+    *restype_p = NULL;
+    *pset_p = NULL;
+    switch (split_type) {
+    case MPI_COMM_TYPE_SHARED:
+        return tn_rt.node_id;
+    case MPI_COMM_TYPE_HW_UNGUIDED:
+        *restype_p = TN_HW_RESOURCE_NODE;
+        return tn_rt.node_id;
+    case MPI_COMM_TYPE_HW_GUIDED:
+        return split_hw_color(hw, restype_p);
+    case MPI_COMM_TYPE_RESOURCE_GUIDED:
+        if (hw != NULL || pset == NULL) {
+            return split_hw_color(hw, restype_p);
+        }
+        /* the process sets every MPI process knows */
+        if (strcmp(pset, "mpi://WORLD") == 0) {
+            *pset_p = pset;
+            return 0;
+        }
+        if (strcmp(pset, "mpi://SELF") == 0) {
+            *pset_p = pset;
+            return c->rank;
+        }
+        return MPI_UNDEFINED;
+    default:
+        return MPI_UNDEFINED;
+    }
+}
+
+int tn_mpi_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
+                           MPI_Comm *newcomm)
+{
+    static const char fn[] = "MPI_Comm_split_type";
+    tn_comm_t *c = NULL, *nc = NULL;
+    tn_info_t *i = NULL, *ni = NULL;
+    const char *restype, *pset;
+    tn_status_t st;
+    int color, rc;
+
+    if ((rc = tn_mpi_check_comm(fn, comm, &c)) || (rc = info_arg(fn, c, info, "info", &i)) ||
+        (rc = out_arg(fn, c, newcomm, "newcomm"))) {
+        return rc;
+    }
+    switch (split_type) {
+    case MPI_UNDEFINED:
+    case MPI_COMM_TYPE_SHARED:
+    case MPI_COMM_TYPE_HW_UNGUIDED:
+    case MPI_COMM_TYPE_HW_GUIDED:
+    case MPI_COMM_TYPE_RESOURCE_GUIDED:
+        break;
+    default:
+        return tn_mpi_err(c, MPI_ERR_ARG, fn, "split_type",
+                          "%d is not an MPI_COMM_TYPE_* value nor MPI_UNDEFINED", split_type);
+    }
+    tn_mpi_enter();
+    color = split_type_color(split_type, c, i, &restype, &pset);
+    st = tn_comm_split(c, color, key, &nc);
+    if (st == TN_OK && nc != NULL && split_type == MPI_COMM_TYPE_HW_UNGUIDED &&
+        nc->size == c->size) {
+        /* Every member agrees (same node ids): the node does not split comm
+         * and Tern knows no finer level, so there is no strict subset. */
+        tn_comm_release(nc);
+        nc = NULL;
+    }
+    if (st == TN_OK && nc != NULL && (restype != NULL || pset != NULL)) {
+        st = tn_info_new(&ni);
+        if (st == TN_OK) {
+            st = restype != NULL ? tn_info_set(ni, "mpi_hw_resource_type", restype)
+                                 : tn_info_set(ni, "mpi_pset_name", pset);
+        }
+        if (st == TN_OK) {
+            nc->info = ni;
+        } else {
+            if (ni != NULL) {
+                tn_info_release(ni);
+            }
+            tn_comm_release(nc);
+            nc = NULL;
+        }
+    }
+    tn_mpi_leave();
+    return comm_out(fn, c, st, nc, newcomm);
+}
+
 int tn_mpi_Comm_free(MPI_Comm *comm)
 {
     static const char fn[] = "MPI_Comm_free";
@@ -152,6 +471,11 @@ int tn_mpi_Comm_free(MPI_Comm *comm)
                           c == &tn_comm_world ? "MPI_COMM_WORLD" : "MPI_COMM_SELF");
     }
     tn_mpi_enter();
+    rc = tn_mpi_comm_attr_delete_all(fn, c);
+    if (rc != MPI_SUCCESS) {
+        tn_mpi_leave();
+        return rc;          /* the communicator stays, with what is left */
+    }
     tn_comm_release(c);
     tn_mpi_leave();
     *comm = MPI_COMM_NULL;
@@ -245,68 +569,6 @@ int tn_mpi_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)
     comm_name[len] = '\0';
     tn_mpi_leave();
     *resultlen = (int)len;
-    return MPI_SUCCESS;
-}
-
-int tn_mpi_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag)
-{
-    static const char fn[] = "MPI_Comm_get_attr";
-    /* Values of the predefined attributes: the user gets pointers to them. */
-    static int tag_ub = 0x7fffffff;
-    static int host = MPI_PROC_NULL;
-    static int io = MPI_ANY_SOURCE;
-    static int wtime_is_global = 0;
-    static int lastusedcode, appnum, universe_size;
-    tn_comm_t *c = NULL;
-    int *val = NULL;
-    int rc;
-
-    if ((rc = tn_mpi_check_comm(fn, comm, &c)) ||
-        (rc = out_arg(fn, c, attribute_val, "attribute_val")) ||
-        (rc = out_arg(fn, c, flag, "flag"))) {
-        return rc;
-    }
-    switch (comm_keyval) {
-    case MPI_KEYVAL_INVALID:
-        return tn_mpi_err(c, MPI_ERR_KEYVAL, fn, "comm_keyval", "MPI_KEYVAL_INVALID");
-    case MPI_TAG_UB:
-        val = &tag_ub;
-        break;
-    case MPI_HOST:
-        val = &host;
-        break;
-    case MPI_IO:
-        val = &io;
-        break;
-    case MPI_WTIME_IS_GLOBAL:
-        val = &wtime_is_global;
-        break;
-    case MPI_LASTUSEDCODE:
-        lastusedcode = tn_mpi_lastusedcode();
-        val = &lastusedcode;
-        break;
-    case MPI_APPNUM:
-        if (tn_rt.appnum >= 0) {
-            appnum = tn_rt.appnum;
-            val = &appnum;
-        }
-        break;
-    case MPI_UNIVERSE_SIZE:
-        if (tn_rt.universe_size > 0) {
-            universe_size = tn_rt.universe_size;
-            val = &universe_size;
-        }
-        break;
-    default:
-        /* user keyvals: attribute caching is a later issue */
-        break;
-    }
-    if (val == NULL) {
-        *flag = 0;
-        return MPI_SUCCESS;
-    }
-    *(void **)attribute_val = val;
-    *flag = 1;
     return MPI_SUCCESS;
 }
 

@@ -76,6 +76,9 @@ int tn_mpi_Finalize(void)
     if (rc != MPI_SUCCESS) {
         return rc;
     }
+    /* delete callbacks of attributes on MPI_COMM_SELF run first, while MPI
+     * still works (the standard's hook for "at finalize" actions) */
+    (void)tn_mpi_attr_finalize();
     tn_mpi_enter();
     /* Complete our sends (buffered and freed ones too), then wait for every
      * rank to do so while still progressing, so that nobody is left blocked

@@ -164,6 +164,14 @@ uint64_t tn_mpi_status_bytes(const MPI_Status *st);
 static inline void tn_mpi_enter(void) { tn_rt_lock(); }
 static inline void tn_mpi_leave(void) { tn_rt_unlock(); }
 
+/* ---- attributes (mpi_attr.c) ------------------------------------------ */
+/* Copy the attributes of old to its duplicate nc (copy callbacks). */
+int tn_mpi_comm_attr_copy(const char *fn, tn_comm_t *old, tn_comm_t *nc);
+/* Delete every attribute of c, newest first (delete callbacks). */
+int tn_mpi_comm_attr_delete_all(const char *fn, tn_comm_t *c);
+/* MPI_Finalize: delete the attributes of MPI_COMM_SELF, then MPI_COMM_WORLD. */
+int tn_mpi_attr_finalize(void);
+
 /* Entry point of every unsupported function (called by generated code). */
 int tn_mpi_unsupported(const char *fn, int obj_kind, const void *obj);
 
