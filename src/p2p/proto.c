@@ -133,7 +133,9 @@ static tn_status_t tn_send_push(struct tn_req *req)
         }
         if (req->bytes <= TN_AM_INLINE_MAX && req->mode != TN_SEND_SYNC) {
             hdr.flags |= TN_AM_F_INLINE;
-            memcpy(&hdr.sreq, req->buf, req->bytes);
+            if (req->bytes > 0) {
+                memcpy(&hdr.sreq, req->buf, req->bytes);
+            }
             st = xp->am_send(req->world, &hdr, NULL, 0);
             if (st != TN_OK) {
                 return st;
@@ -352,7 +354,9 @@ static void tn_am_eager(int world, const tn_am_hdr_t *hdr, const void *payload, 
     if (ux->data == NULL) {
         tn_rt_abort(1, "out of memory for an unexpected message");
     }
-    memcpy(ux->data, payload, len);
+    if (len > 0) {
+        memcpy(ux->data, payload, len);
+    }
     ux->recvd = len;
     ux->complete = (len == hdr->size);
     if (!ux->complete) {

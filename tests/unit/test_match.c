@@ -15,9 +15,17 @@ static int failures;
         }                                                                          \
     } while (0)
 
+static struct tn_req *posted[16];
+static int nposted;
+
 static struct tn_req *post(tn_match_ctx_t *mc, int src, int tag)
 {
     struct tn_req *r = tn_req_alloc(TN_REQ_RECV);
+    if (r == NULL || nposted == (int)(sizeof(posted) / sizeof(posted[0]))) {
+        fprintf(stderr, "post: out of requests\n");
+        exit(1);
+    }
+    posted[nposted++] = r;
     r->peer = src;
     r->tag = tag;
     tn_match_post(mc, r);
@@ -94,6 +102,9 @@ int main(void)
         free(u);
     }
     tn_match_finalize();
+    for (int i = 0; i < nposted; i++) {
+        tn_req_release(posted[i]);
+    }
     if (failures == 0) {
         printf("match: all checks passed\n");
     }
