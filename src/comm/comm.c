@@ -19,6 +19,7 @@
 #include "comm/comm.h"
 #include "comm/attr.h"
 #include "comm/info.h"
+#include "comm/topo.h"
 #include "coll/coll.h"
 #include "dt/dt.h"
 #include "p2p/p2p.h"
@@ -27,7 +28,6 @@
 /* Handles of the standard ABI. */
 #define TN_ABI_MPI_COMM_WORLD 0x101u
 #define TN_ABI_MPI_COMM_SELF  0x102u
-#define TN_ABI_MPI_BYTE       0x247u
 
 tn_comm_t tn_comm_world = {
     .magic = TN_COMM_MAGIC,
@@ -63,7 +63,7 @@ static void comm_drop_attrs_info(tn_comm_t *comm)
 
 static const tn_dt_t *comm_byte_dt(void)
 {
-    return tn_dt_predefined(TN_ABI_MPI_BYTE);
+    return tn_dt_byte();
 }
 
 tn_status_t tn_comm_init(int world_rank, int world_size)
@@ -343,6 +343,10 @@ tn_status_t tn_comm_dup(tn_comm_t *comm, tn_comm_t **comm_p)
         tn_info_retain(comm->info);
         nc->info = comm->info;
     }
+    if (comm->topo != NULL && (nc->topo = tn_topo_dup(comm->topo)) == NULL) {
+        tn_comm_release(nc);
+        return TN_ERR_NOMEM;
+    }
     *comm_p = nc;
     return TN_OK;
 }
@@ -443,6 +447,8 @@ void tn_comm_release(tn_comm_t *comm)
     }
     tn_p2p_comm_detach(comm);
     comm_drop_attrs_info(comm);
+    tn_topo_free(comm->topo);
+    comm->topo = NULL;
     tn_group_release(comm->group);
     comm->magic = 0;
     free(comm);

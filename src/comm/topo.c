@@ -12,7 +12,6 @@
 #include "coll/coll.h"
 #include "dt/dt.h"
 
-#define TN_ABI_MPI_BYTE 0x247u
 
 /* ---- storage -------------------------------------------------------------- */
 
@@ -105,6 +104,14 @@ struct tn_topo *tn_topo_dup(const struct tn_topo *t)
     memcpy(n, t, sizeof(*t) + t->nints * sizeof(int));
     topo_layout(n, a, b);
     return n;
+}
+
+/* Copy n ints; from may be NULL when n is 0 (MPI allows empty lists). */
+static void copy_ints(int *to, const int *from, int n)
+{
+    if (n > 0) {
+        memcpy(to, from, (size_t)n * sizeof(int));
+    }
 }
 
 /* Give comm its topology, replacing any it has. */
@@ -376,16 +383,16 @@ void tn_topo_neighbors(const tn_topo_t *t, int rank, int *indeg_p, int *outdeg_p
     case TN_TOPO_GRAPH:
         *indeg_p = *outdeg_p = tn_topo_graph_degree(t, rank);
         if (sources != NULL) {
-            memcpy(sources, tn_topo_graph_adj(t, rank), (size_t)*indeg_p * sizeof(int));
-            memcpy(dests, tn_topo_graph_adj(t, rank), (size_t)*indeg_p * sizeof(int));
+            copy_ints(sources, tn_topo_graph_adj(t, rank), *indeg_p);
+            copy_ints(dests, tn_topo_graph_adj(t, rank), *indeg_p);
         }
         break;
     case TN_TOPO_DIST_GRAPH:
         *indeg_p = t->u.dist.indegree;
         *outdeg_p = t->u.dist.outdegree;
         if (sources != NULL) {
-            memcpy(sources, t->u.dist.sources, (size_t)*indeg_p * sizeof(int));
-            memcpy(dests, t->u.dist.dests, (size_t)*outdeg_p * sizeof(int));
+            copy_ints(sources, t->u.dist.sources, *indeg_p);
+            copy_ints(dests, t->u.dist.dests, *outdeg_p);
         }
         break;
     }
@@ -509,8 +516,8 @@ tn_status_t tn_topo_graph_create(tn_comm_t *parent, int nnodes, const int *index
     }
     t = topo_alloc(TN_TOPO_GRAPH, nnodes, nedges);
     if (t != NULL) {
-        memcpy(t->u.graph.index, index, (size_t)nnodes * sizeof(int));
-        memcpy(t->u.graph.edges, edges, (size_t)nedges * sizeof(int));
+        copy_ints(t->u.graph.index, index, nnodes);
+        copy_ints(t->u.graph.edges, edges, nedges);
     }
     st = attach_or_drop(&nc, t);
     *comm_p = nc;
@@ -544,8 +551,8 @@ tn_status_t tn_topo_dist_adjacent_create(tn_comm_t *parent, int indegree,
     t = topo_alloc(TN_TOPO_DIST_GRAPH, indegree, outdegree);
     if (t != NULL) {
         t->u.dist.weighted = weighted != 0;
-        memcpy(t->u.dist.sources, sources, (size_t)indegree * sizeof(int));
-        memcpy(t->u.dist.dests, dests, (size_t)outdegree * sizeof(int));
+        copy_ints(t->u.dist.sources, sources, indegree);
+        copy_ints(t->u.dist.dests, dests, outdegree);
         copy_or_ones(t->u.dist.sweights, weighted ? sweights : NULL, indegree);
         copy_or_ones(t->u.dist.dweights, weighted ? dweights : NULL, outdegree);
     }
@@ -566,7 +573,7 @@ tn_status_t tn_topo_dist_create(tn_comm_t *parent, int n, const int *sources,
                                 const int *degrees, const int *dests,
                                 const int *weights, int unweighted, tn_comm_t **comm_p)
 {
-    const tn_dt_t *byte = tn_dt_predefined(TN_ABI_MPI_BYTE);
+    const tn_dt_t *byte = tn_dt_byte();
     int size = parent->size;
     int *cnt = NULL, *all = NULL, *sbuf = NULL, *rbuf = NULL;
     int mine[2], maxcnt = 0, gmax = 0, any_w = 0, any_u = 0;

@@ -1,4 +1,4 @@
-/* The predefined datatypes of the MPI-5.0 ABI, and pack/unpack of them.
+/* The predefined datatypes of the MPI-5.0 ABI.
  *
  * One entry per handle value 0x201..0x2ff (0x200 is MPI_DATATYPE_NULL, not a
  * type); holes in the ABI numbering stay zeroed (magic 0) and are rejected.
@@ -7,10 +7,13 @@
  * default kinds (INTEGER, REAL and LOGICAL of 4 bytes).  The unit test checks
  * every entry against sizeof/offsetof and against the handles of mpi.h.
  *
+ * Each entry is also its own one-segment (or, for a pair with a gap, two-
+ * segment) layout and its own one-run signature, so that pack/unpack and the
+ * constructors treat predefined and derived types alike.
+ *
  * The table is writable only for user_name (MPI_Type_set_name). */
-#include <assert.h>
+#include <stddef.h>
 #include <stdint.h>
-#include <string.h>
 #include <wchar.h>
 #include "dt/dt.h"
 
@@ -40,26 +43,54 @@ typedef struct { long double v; int i; } tn_dt_long_double_int_t;
 #define MULTI   TN_DC_MULTI_LANG
 #define PAIR    TN_DC_PAIR
 
-/* A type of nbytes bytes with no holes. */
-#define DT_N(hval, nm, nbytes, knd, cat)                                            \
+/* Fields every entry shares: committed, one run of itself in its signature,
+ * its own basic type, and a layout with no loops. */
+#define TN_SELF(hval) tn_dt_table[(hval) - TN_DT_HANDLE_BASE]
+#define DT_COMMON(hval)                                                             \
+    .magic = TN_DT_MAGIC, .predefined = 1, .handle = (hval),                        \
+    .combiner = TN_DT_COMBINER_NAMED, .committed = 1, .refcount = 1,                \
+    .segs = TN_SELF(hval).seg_inline, .runs = TN_SELF(hval).run_inline,             \
+    .nruns = 1, .run_rep = 1, .run_inline = { { &TN_SELF(hval), 1 } },               \
+    .basic = &TN_SELF(hval)
+
+/* A type of nbytes bytes with no holes, aligned to algn. */
+#define DT_NA(hval, nm, nbytes, algn, knd, cat)                                     \
     [(hval) - TN_DT_HANDLE_BASE] = {                                                \
-        .magic = TN_DT_MAGIC, .predefined = 1, .handle = (hval), .name = (nm),      \
+        DT_COMMON(hval), .name = (nm),                                              \
         .size = (nbytes), .lb = 0, .extent = (ptrdiff_t)(nbytes),                   \
         .true_lb = 0, .true_extent = (ptrdiff_t)(nbytes), .is_contig = 1,           \
-        .kind = (knd), .category = (cat), .combiner = TN_DT_COMBINER_NAMED }
-#define DT(hval, nm, T, knd, cat) DT_N(hval, nm, sizeof(T), knd, cat)
-/* A pair struct P {v; i}: size counts the data only, extent the struct. */
+        .kind = (knd), .category = (cat), .align = (algn), .nbasic = 1,             \
+        .nsegs = 1, .leaf_size = (nbytes), .seg_inline = { { 0, (nbytes), 0 } } }
+#define DT_N(hval, nm, nbytes, knd, cat) DT_NA(hval, nm, nbytes, 1, knd, cat)
+#define DT(hval, nm, T, knd, cat) DT_NA(hval, nm, sizeof(T), _Alignof(T), knd, cat)
+/* A pair struct P {v; i}: size counts the data only, extent the struct; one
+ * segment when the index follows the value without a gap, else two. */
+#define TN_PV(P)   sizeof(((P *)0)->v)
+#define TN_PI(P)   sizeof(((P *)0)->i)
+#define TN_PADJ(P) (offsetof(P, i) == TN_PV(P))
 #define DT_PAIR(hval, nm, P, knd)                                                   \
     [(hval) - TN_DT_HANDLE_BASE] = {                                                \
-        .magic = TN_DT_MAGIC, .predefined = 1, .handle = (hval), .name = (nm),      \
-        .size = sizeof(((P *)0)->v) + sizeof(((P *)0)->i),                          \
+        DT_COMMON(hval), .name = (nm),                                              \
+        .size = TN_PV(P) + TN_PI(P),                                                \
         .lb = 0, .extent = sizeof(P),                                               \
-        .true_lb = 0, .true_extent = offsetof(P, i) + sizeof(((P *)0)->i),          \
-        .is_contig = sizeof(((P *)0)->v) + sizeof(((P *)0)->i) == sizeof(P),        \
-        .kind = (knd), .category = PAIR, .combiner = TN_DT_COMBINER_NAMED }
+        .true_lb = 0, .true_extent = offsetof(P, i) + TN_PI(P),                     \
+        .is_contig = TN_PV(P) + TN_PI(P) == sizeof(P),                              \
+        .kind = (knd), .category = PAIR, .align = _Alignof(P), .nbasic = 2,         \
+        .leaf_size = TN_PV(P) + TN_PI(P), .nsegs = TN_PADJ(P) ? 1 : 2,              \
+        .seg_inline = { { 0, TN_PADJ(P) ? TN_PV(P) + TN_PI(P) : TN_PV(P), 0 },      \
+                        { (ptrdiff_t)offsetof(P, i), TN_PI(P), TN_PV(P) } } }
+/* Fortran pairs: two of the same type T, no padding */
+#define DT_PAIR2(hval, nm, T, knd)                                                  \
+    [(hval) - TN_DT_HANDLE_BASE] = {                                                \
+        DT_COMMON(hval), .name = (nm),                                              \
+        .size = 2 * sizeof(T), .lb = 0, .extent = 2 * sizeof(T),                    \
+        .true_lb = 0, .true_extent = 2 * sizeof(T), .is_contig = 1,                 \
+        .kind = (knd), .category = PAIR, .align = _Alignof(T), .nbasic = 2,         \
+        .nsegs = 1, .leaf_size = 2 * sizeof(T), .seg_inline = { { 0, 2 * sizeof(T), 0 } } }
 
 /* Handle values are those of tools/abi/constants.tsv (checked by the unit
  * test against mpi.h; MPI_LONG_LONG_INT and MPI_C_COMPLEX are aliases). */
+static tn_dt_t tn_dt_table[TN_DT_TABLE_SIZE];
 static tn_dt_t tn_dt_table[TN_DT_TABLE_SIZE] = {
     /* multi-language types */
     DT(0x201, "MPI_AINT",   intptr_t, TN_SKIND(intptr_t), MULTI),
@@ -93,9 +124,9 @@ static tn_dt_t tn_dt_table[TN_DT_TABLE_SIZE] = {
     DT(0x218, "MPI_LOGICAL",          int32_t, TN_DK_FLOGICAL4, LOGICAL),
     DT(0x219, "MPI_INTEGER",          int32_t, TN_DK_INT32, F_INT),
     DT(0x21a, "MPI_REAL",             float,   TN_DK_FLOAT, FLT),
-    DT_N(0x21b, "MPI_COMPLEX",        2 * sizeof(float), TN_DK_C_FLOAT_COMPLEX, CPLX),
+    DT(0x21b, "MPI_COMPLEX",          float _Complex, TN_DK_C_FLOAT_COMPLEX, CPLX),
     DT(0x21c, "MPI_DOUBLE_PRECISION", double,  TN_DK_DOUBLE, FLT),
-    DT_N(0x21d, "MPI_DOUBLE_COMPLEX", 2 * sizeof(double), TN_DK_C_DOUBLE_COMPLEX, CPLX),
+    DT(0x21d, "MPI_DOUBLE_COMPLEX",   double _Complex, TN_DK_C_DOUBLE_COMPLEX, CPLX),
     DT_N(0x21e, "MPI_CHARACTER",      1, TN_DK_CHAR, 0),
 
     /* pair types */
@@ -106,9 +137,9 @@ static tn_dt_t tn_dt_table[TN_DT_TABLE_SIZE] = {
     DT_PAIR(0x22c, "MPI_SHORT_INT",       tn_dt_short_int_t,       TN_DK_SHORT_INT),
     DT_PAIR(0x22d, "MPI_LONG_DOUBLE_INT", tn_dt_long_double_int_t, TN_DK_LONG_DOUBLE_INT),
     /* Fortran pairs: two of the same type, no padding */
-    DT_N(0x230, "MPI_2REAL",             2 * sizeof(float),   TN_DK_2FLOAT, PAIR),
-    DT_N(0x231, "MPI_2DOUBLE_PRECISION", 2 * sizeof(double),  TN_DK_2DOUBLE, PAIR),
-    DT_N(0x232, "MPI_2INTEGER",          2 * sizeof(int32_t), TN_DK_2INT32F, PAIR),
+    DT_PAIR2(0x230, "MPI_2REAL",             float,   TN_DK_2FLOAT),
+    DT_PAIR2(0x231, "MPI_2DOUBLE_PRECISION", double,  TN_DK_2DOUBLE),
+    DT_PAIR2(0x232, "MPI_2INTEGER",          int32_t, TN_DK_2INT32F),
 
     /* booleans and characters (characters are not reducible) */
     DT(0x238, "MPI_C_BOOL",   _Bool,   TN_DK_BOOL, LOGICAL),
@@ -137,20 +168,20 @@ static tn_dt_t tn_dt_table[TN_DT_TABLE_SIZE] = {
     DT(0x2c1, "MPI_INTEGER1",   int8_t,  TN_DK_INT8, F_INT),
     DT(0x2c8, "MPI_LOGICAL2",   int16_t, TN_DK_FLOGICAL2, LOGICAL),
     DT(0x2c9, "MPI_INTEGER2",   int16_t, TN_DK_INT16, F_INT),
-    DT_N(0x2ca, "MPI_REAL2",    2,       TN_DK_NONE, FLT),
+    DT_NA(0x2ca, "MPI_REAL2",   2, 2,     TN_DK_NONE, FLT),
     DT(0x2d0, "MPI_LOGICAL4",   int32_t, TN_DK_FLOGICAL4, LOGICAL),
     DT(0x2d1, "MPI_INTEGER4",   int32_t, TN_DK_INT32, F_INT),
     DT(0x2d2, "MPI_REAL4",      float,   TN_DK_FLOAT, FLT),
-    DT_N(0x2d3, "MPI_COMPLEX4", 4,       TN_DK_NONE, CPLX),
+    DT_NA(0x2d3, "MPI_COMPLEX4", 4, 2,    TN_DK_NONE, CPLX),
     DT(0x2d8, "MPI_LOGICAL8",   int64_t, TN_DK_FLOGICAL8, LOGICAL),
     DT(0x2d9, "MPI_INTEGER8",   int64_t, TN_DK_INT64, F_INT),
     DT(0x2da, "MPI_REAL8",      double,  TN_DK_DOUBLE, FLT),
-    DT_N(0x2db, "MPI_COMPLEX8", 2 * sizeof(float), TN_DK_C_FLOAT_COMPLEX, CPLX),
-    DT_N(0x2e0, "MPI_LOGICAL16", 16,     TN_DK_NONE, LOGICAL),
-    DT_N(0x2e1, "MPI_INTEGER16", 16,     TN_DK_NONE, F_INT),
-    DT_N(0x2e2, "MPI_REAL16",    16,     TN_DK_NONE, FLT),
-    DT_N(0x2e3, "MPI_COMPLEX16", 2 * sizeof(double), TN_DK_C_DOUBLE_COMPLEX, CPLX),
-    DT_N(0x2eb, "MPI_COMPLEX32", 32,     TN_DK_NONE, CPLX),
+    DT(0x2db, "MPI_COMPLEX8", float _Complex, TN_DK_C_FLOAT_COMPLEX, CPLX),
+    DT_NA(0x2e0, "MPI_LOGICAL16", 16, 16, TN_DK_NONE, LOGICAL),
+    DT_NA(0x2e1, "MPI_INTEGER16", 16, 16, TN_DK_NONE, F_INT),
+    DT_NA(0x2e2, "MPI_REAL16",    16, 16, TN_DK_NONE, FLT),
+    DT(0x2e3, "MPI_COMPLEX16", double _Complex, TN_DK_C_DOUBLE_COMPLEX, CPLX),
+    DT_NA(0x2eb, "MPI_COMPLEX32", 32, 16, TN_DK_NONE, CPLX),
 };
 
 const tn_dt_t *tn_dt_predefined(uintptr_t handle)
@@ -162,6 +193,11 @@ const tn_dt_t *tn_dt_predefined(uintptr_t handle)
     }
     dt = &tn_dt_table[handle - TN_DT_HANDLE_BASE];
     return dt->magic == TN_DT_MAGIC ? dt : NULL;
+}
+
+const tn_dt_t *tn_dt_byte(void)
+{
+    return &tn_dt_table[0x247 - TN_DT_HANDLE_BASE];   /* MPI_BYTE */
 }
 
 int tn_dt_predefined_count(void)
@@ -182,80 +218,4 @@ const tn_dt_t *tn_dt_predefined_at(int idx)
         }
     }
     return NULL;
-}
-
-/* ---- pack / unpack ------------------------------------------------------
- * Only the padded pair types reach the loops below; the field sizes are
- * constants, so each memcpy compiles to a move and alignment does not
- * matter.  Derived types will add their segment walk here (later issue). */
-
-#define TN_PAIR_PACK(P)                                                          \
-    do {                                                                         \
-        const unsigned char *s_ = buf;                                           \
-        unsigned char *o_ = out;                                                 \
-        for (size_t n_ = 0; n_ < count; n_++) {                                  \
-            memcpy(o_, s_, sizeof(((P *)0)->v));                                 \
-            memcpy(o_ + sizeof(((P *)0)->v), s_ + offsetof(P, i), sizeof(int));  \
-            s_ += sizeof(P);                                                     \
-            o_ += sizeof(((P *)0)->v) + sizeof(int);                             \
-        }                                                                        \
-    } while (0)
-
-#define TN_PAIR_UNPACK(P)                                                        \
-    do {                                                                         \
-        const unsigned char *s_ = in;                                            \
-        unsigned char *o_ = buf;                                                 \
-        for (size_t n_ = 0; n_ < count; n_++) {                                  \
-            memcpy(o_, s_, sizeof(((P *)0)->v));                                 \
-            memcpy(o_ + offsetof(P, i), s_ + sizeof(((P *)0)->v), sizeof(int));  \
-            s_ += sizeof(((P *)0)->v) + sizeof(int);                             \
-            o_ += sizeof(P);                                                     \
-        }                                                                        \
-    } while (0)
-
-/* X(kind, pair struct) for every pair type with an int index. */
-#define TN_INT_PAIRS(X)                                                          \
-    X(TN_DK_FLOAT_INT, tn_dt_float_int_t)                                        \
-    X(TN_DK_DOUBLE_INT, tn_dt_double_int_t)                                      \
-    X(TN_DK_LONG_INT, tn_dt_long_int_t)                                          \
-    X(TN_DK_2INT, tn_dt_2int_t)                                                  \
-    X(TN_DK_SHORT_INT, tn_dt_short_int_t)                                        \
-    X(TN_DK_LONG_DOUBLE_INT, tn_dt_long_double_int_t)
-
-void tn_dt_pack(const tn_dt_t *dt, const void *buf, size_t count, void *out)
-{
-    if (count == 0) {
-        return;
-    }
-    if (dt->is_contig) {
-        memcpy(out, buf, count * dt->size);
-        return;
-    }
-    switch (dt->kind) {
-#define TN_CASE(K, P) case K: TN_PAIR_PACK(P); return;
-    TN_INT_PAIRS(TN_CASE)
-#undef TN_CASE
-    default:
-        assert(!"tn_dt_pack: non-contiguous type without a layout");
-        break;
-    }
-}
-
-void tn_dt_unpack(const tn_dt_t *dt, const void *in, size_t count, void *buf)
-{
-    if (count == 0) {
-        return;
-    }
-    if (dt->is_contig) {
-        memcpy(buf, in, count * dt->size);
-        return;
-    }
-    switch (dt->kind) {
-#define TN_CASE(K, P) case K: TN_PAIR_UNPACK(P); return;
-    TN_INT_PAIRS(TN_CASE)
-#undef TN_CASE
-    default:
-        assert(!"tn_dt_unpack: non-contiguous type without a layout");
-        break;
-    }
 }

@@ -77,7 +77,8 @@ int tn_op_valid_for(const tn_op_t *op, const tn_dt_t *dt)
         return 1;
     }
     if (!dt->predefined) {
-        return 0;   /* predefined ops on derived types: later issue */
+        /* a derived type made of one predefined type only, which the op takes */
+        return dt->basic != NULL && tn_op_valid_for(op, dt->basic);
     }
     /* kind NONE: a type of the category that has no kernel (REAL16, ...) */
     return (dt->category & op->categories) != 0 && dt->kind != TN_DK_NONE;
@@ -306,6 +307,104 @@ static tn_status_t tn_op_apply_user(const tn_op_t *op, const tn_dt_t *dt,
     return TN_OK;
 }
 
+/* ---- derived types ------------------------------------------------------- */
+
+/* Homogeneous derived types: the op runs on the user layout, one kernel call
+ * per segment (each segment is a whole number of basic elements, since a
+ * basic type without padding is one segment itself). */
+typedef struct {
+    tn_op_kernel_fn_t *kernel;
+    tn_dt_kind_t       kind;
+    size_t             esize, align;
+    const char        *in;
+    char              *inout;
+    tn_status_t        st;
+} tn_op_seg_arg_t;
+
+static int tn_op_seg(ptrdiff_t off, size_t len, void *arg)
+{
+    tn_op_seg_arg_t *a = arg;
+    const char *x = a->in + off;
+    char *y = a->inout + off;
+
+    if (((uintptr_t)x | (uintptr_t)y) & (a->align - 1)) {
+        /* a layout that puts elements at unaligned addresses: the kernels
+         * read typed values, so go through aligned copies */
+        char *tx = malloc(len), *ty = malloc(len);
+        a->st = TN_ERR_NOMEM;
+        if (tx != NULL && ty != NULL) {
+            memcpy(tx, x, len);
+            memcpy(ty, y, len);
+            a->st = a->kernel(a->kind, tx, ty, len / a->esize);
+            memcpy(y, ty, len);
+        }
+        free(tx);
+        free(ty);
+    } else {
+        a->st = a->kernel(a->kind, x, y, len / a->esize);
+    }
+    return a->st != TN_OK;
+}
+
+/* A basic pair type with padding (MPI_DOUBLE_INT, ...): its elements are
+ * not whole segments, so gather both operands into arrays of the pair's C
+ * layout, reduce, and scatter the result back. */
+static tn_status_t tn_op_apply_padded(tn_op_kernel_fn_t *kernel, const tn_dt_t *dt,
+                                      const void *in, void *inout, size_t count)
+{
+    const tn_dt_t *b = dt->basic;
+    size_t n = count * (dt->size / b->size), bytes = count * dt->size;
+    char *packed = malloc(bytes);
+    char *ta = malloc(n * (size_t)b->extent), *tb = malloc(n * (size_t)b->extent);
+    tn_status_t st = TN_ERR_NOMEM;
+
+    if (packed != NULL && ta != NULL && tb != NULL) {
+        tn_dt_pack(dt, in, count, packed);
+        tn_dt_unpack(b, packed, n, ta);
+        tn_dt_pack(dt, inout, count, packed);
+        tn_dt_unpack(b, packed, n, tb);
+        st = kernel(b->kind, ta, tb, n);
+        if (st == TN_OK) {
+            tn_dt_pack(b, tb, n, packed);
+            tn_dt_unpack(dt, packed, count, inout);
+        }
+    }
+    free(packed);
+    free(ta);
+    free(tb);
+    return st;
+}
+
+static tn_status_t tn_op_apply_derived(const tn_op_t *op, const tn_dt_t *dt, const void *in,
+                                       void *inout, size_t count)
+{
+    tn_op_kernel_fn_t *kernel;
+    tn_op_seg_arg_t a;
+
+    switch (op->handle) {
+    case TN_OP_NO_OP:
+        return TN_OK;
+    case TN_OP_REPLACE:
+        tn_dt_copy(dt, in, count, dt, inout, count, tn_dt_bytes(dt, count));
+        return TN_OK;
+    default:
+        break;
+    }
+    kernel = tn_op_kernels[op->handle - TN_OP_HANDLE_BASE];
+    if (!dt->basic->is_contig) {
+        return tn_op_apply_padded(kernel, dt, in, inout, count);
+    }
+    a.kernel = kernel;
+    a.kind = dt->basic->kind;
+    a.esize = dt->basic->size;
+    a.align = dt->basic->align;
+    a.in = in;
+    a.inout = inout;
+    a.st = TN_OK;
+    (void)tn_dt_foreach_seg(dt, count, tn_op_seg, &a);
+    return a.st;
+}
+
 /* ---- apply -------------------------------------------------------------- */
 
 tn_status_t tn_op_apply(const tn_op_t *op, const tn_dt_t *dt, uintptr_t dt_handle,
@@ -320,13 +419,13 @@ tn_status_t tn_op_apply(const tn_op_t *op, const tn_dt_t *dt, uintptr_t dt_handl
     if (!tn_op_valid_for(op, dt)) {
         return TN_ERR_INVAL;
     }
+    if (!dt->predefined) {
+        return tn_op_apply_derived(op, dt, in, inout, count);
+    }
     switch (op->handle) {
     case TN_OP_NO_OP:
         return TN_OK;
     case TN_OP_REPLACE:
-        if (!dt->predefined) {
-            return TN_ERR_UNSUPPORTED;   /* derived types: later issue */
-        }
         /* a predefined element is extent bytes; its padding is not data */
         memcpy(inout, in, count * (size_t)dt->extent);
         return TN_OK;

@@ -41,15 +41,23 @@ tn_status_t tn_op_create(tn_op_user_fn_t *fn, tn_op_user_c_fn_t *c_fn, int commu
 void tn_op_retain(const tn_op_t *op);
 void tn_op_release(const tn_op_t *op);
 
-/* Is op defined on dt?  (MPI_ERR_OP otherwise.)  User ops accept any type. */
+/* Is op defined on dt?  (MPI_ERR_OP otherwise.)  User ops, MPI_REPLACE and
+ * MPI_NO_OP accept any type; the other predefined ops accept a derived type
+ * whose elements are all of one predefined type (dt->basic) they accept. */
 int tn_op_valid_for(const tn_op_t *op, const tn_dt_t *dt);
 
 /* inout[i] = in[i] op inout[i].  Both buffers hold count elements laid out
- * as dt describes (element i at +i*extent, padding of pair types included)
- * and must not overlap.  dt_handle is the MPI handle passed to user
- * functions (user functions get the count in chunks of at most INT_MAX
- * elements; user_c_fn gets it whole).  Returns TN_ERR_INVAL if op is not
- * defined on dt. */
+ * as dt describes (element i at +i*extent, padding of pair types and holes
+ * of derived types included: the op reads and writes only the data bytes)
+ * and must not overlap.  Derived types are reduced in place on that layout,
+ * one kernel call per contiguous segment (basic elements in type-map order),
+ * so a temporary for them must be a copy of the user layout (see
+ * tn_dt_span), not the packed form; MPI_REPLACE copies the data bytes.
+ * dt_handle is the MPI handle passed to user functions (user functions get
+ * the count in chunks of at most INT_MAX elements; user_c_fn gets it
+ * whole).  Returns TN_ERR_INVAL if op is not defined on dt, TN_ERR_NOMEM
+ * (derived types of padded pairs or at unaligned addresses go through
+ * temporaries). */
 tn_status_t tn_op_apply(const tn_op_t *op, const tn_dt_t *dt, uintptr_t dt_handle,
                         const void *in, void *inout, size_t count);
 

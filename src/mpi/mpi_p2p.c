@@ -350,18 +350,21 @@ static int tn_mpi_sendrecv_replace_common(const char *fn, void *buf, int64_t cou
     if (rc != MPI_SUCCESS) {
         return rc;
     }
-    size_t bytes = (size_t)count * (size_t)dt->extent;
+    /* The outgoing data leave packed, as bytes: the receive may then write
+     * any layout into buf. */
+    size_t bytes = tn_dt_bytes(dt, (size_t)count);
     void *tmp = bytes ? malloc(bytes) : NULL;
     if (bytes && tmp == NULL) {
         return tn_mpi_err(c, MPI_ERR_NO_MEM, fn, NULL, "no memory for a %zu-byte copy", bytes);
     }
     if (bytes) {
-        memcpy(tmp, buf, bytes);
+        tn_dt_pack(dt, buf, (size_t)count, tmp);
     }
     tn_msg_status_t ms;
     tn_mpi_enter();
-    tn_status_t st = tn_p2p_sendrecv(tmp, (size_t)count, dt, dest, sendtag, buf, (size_t)count,
-                                     dt, source, recvtag, c, 0, &ms);
+    tn_status_t st = tn_p2p_sendrecv(tmp, bytes, tn_dt_byte(), dest,
+                                     sendtag, buf, (size_t)count, dt, source, recvtag, c, 0,
+                                     &ms);
     tn_mpi_leave();
     free(tmp);
     if (st != TN_OK && st != TN_ERR_TRUNCATE) {
@@ -789,27 +792,22 @@ static int tn_mpi_count_common(const char *fn, const MPI_Status *status, MPI_Dat
         return rc;
     }
     uint64_t bytes = tn_mpi_status_bytes(status);
+    *count_p = 0;
     if (dt->size == 0) {
-        *count_p = 0;
         return MPI_SUCCESS;
     }
-    uint64_t full = bytes / dt->size, rem = bytes % dt->size;
-    int nbasic = (dt->category & TN_DC_PAIR) ? 2 : 1;
     if (!elements) {
-        *count_p = rem ? MPI_UNDEFINED : (int64_t)full;
-    } else if (rem == 0) {
-        *count_p = (int64_t)(full * (uint64_t)nbasic);
-    } else if (nbasic == 2 && rem <= dt->size / 2 + dt->size / 4) {
-        *count_p = (int64_t)(full * 2 + 1);   /* the value part of a pair arrived */
+        *count_p = bytes % dt->size ? MPI_UNDEFINED : (int64_t)(bytes / dt->size);
     } else {
-        *count_p = MPI_UNDEFINED;
+        int64_t n = tn_dt_count_elements(dt, bytes);
+        *count_p = n < 0 ? MPI_UNDEFINED : n;
     }
     return MPI_SUCCESS;
 }
 
 int tn_mpi_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count)
 {
-    int64_t n;
+    int64_t n = 0;
     if (count == NULL) {
         return tn_mpi_err(NULL, MPI_ERR_ARG, "MPI_Get_count", "count", "NULL pointer");
     }
@@ -822,7 +820,7 @@ int tn_mpi_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count
 
 int tn_mpi_Get_count_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
 {
-    int64_t n;
+    int64_t n = 0;
     if (count == NULL) {
         return tn_mpi_err(NULL, MPI_ERR_ARG, "MPI_Get_count_c", "count", "NULL pointer");
     }
@@ -835,7 +833,7 @@ int tn_mpi_Get_count_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Coun
 
 int tn_mpi_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count)
 {
-    int64_t n;
+    int64_t n = 0;
     if (count == NULL) {
         return tn_mpi_err(NULL, MPI_ERR_ARG, "MPI_Get_elements", "count", "NULL pointer");
     }
@@ -848,7 +846,7 @@ int tn_mpi_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *co
 
 int tn_mpi_Get_elements_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
 {
-    int64_t n;
+    int64_t n = 0;
     if (count == NULL) {
         return tn_mpi_err(NULL, MPI_ERR_ARG, "MPI_Get_elements_c", "count", "NULL pointer");
     }

@@ -122,6 +122,7 @@ tn_status_t tn_p2p_isend(const void *buf, size_t count, const tn_dt_t *dt, int d
     req->peer = dest;
     req->tag = tag;
     req->dt = dt;
+    tn_dt_retain(dt);
     req->count = count;
     req->user_buf = (void *)buf;
     req->mode = mode;
@@ -180,6 +181,7 @@ tn_status_t tn_p2p_irecv(void *buf, size_t count, const tn_dt_t *dt, int src, in
     req->peer = src;
     req->tag = tag;
     req->dt = dt;
+    tn_dt_retain(dt);
     req->count = count;
     req->user_buf = buf;
     tn_status_t st = tn_recv_go(req);
@@ -296,6 +298,7 @@ tn_status_t tn_p2p_persistent_init(int is_send, const void *buf, size_t count,
     req->peer = peer;
     req->tag = tag;
     req->dt = dt;
+    tn_dt_retain(dt);
     req->count = count;
     req->user_buf = (void *)buf;
     req->mode = mode;
@@ -456,6 +459,7 @@ tn_status_t tn_p2p_imrecv(void *buf, size_t count, const tn_dt_t *dt, void *msg,
     req->peer = ux->src;
     req->tag = ux->tag;
     req->dt = dt;
+    tn_dt_retain(dt);
     req->count = count;
     req->user_buf = buf;
     req->bytes = tn_dt_bytes(dt, count);

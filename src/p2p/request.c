@@ -30,6 +30,10 @@ void tn_req_release(struct tn_req *req)
         tn_comm_release(req->comm);
         req->comm = NULL;
     }
+    if (req->dt != NULL) {
+        tn_dt_release(req->dt);
+        req->dt = NULL;
+    }
     free(req->pack_buf);
     req->pack_buf = NULL;
     req->magic = 0;
@@ -40,7 +44,8 @@ void tn_req_release(struct tn_req *req)
 void tn_req_complete(struct tn_req *req)
 {
     if (req->kind == TN_REQ_RECV && req->pack_buf != NULL && req->user_buf != NULL) {
-        tn_dt_unpack(req->dt, req->pack_buf, req->status.bytes / req->dt->size, req->user_buf);
+        tn_dt_unpack_partial(req->dt, req->pack_buf, req->count, 0, req->status.bytes,
+                             req->user_buf);
     }
     req->complete = 1;
     if (req->on_complete != NULL) {

@@ -1,4 +1,5 @@
-/* Unit test of the predefined datatype table (src/dt/dt_predef.c) and of
+/* Unit test of the predefined datatype table (src/dt/dt_predef.c: sizes,
+ * kinds, categories, and each entry's own layout and signature) and of
  * pack/unpack of predefined types.
  *
  * Every predefined datatype of mpi.h is listed below with what the C
@@ -187,6 +188,25 @@ static void test_table(void)
               dt->category, e->category);
         CHECK(dt->combiner == MPI_COMBINER_NAMED, "%s combiner %d", e->name, dt->combiner);
         CHECK(dt->user_name[0] == '\0', "%s user_name set", e->name);
+        /* its own committed, one-run signature and a loop-free layout whose
+         * segments hold exactly its data bytes */
+        CHECK(dt->committed && dt->basic == dt && dt->nruns == 1 && dt->run_rep == 1 &&
+              dt->runs[0].type == dt && dt->runs[0].n == 1, "%s signature", e->name);
+        CHECK(dt->nbasic == ((e->category & TN_DC_PAIR) ? 2u : 1u), "%s nbasic %llu", e->name,
+              (unsigned long long)dt->nbasic);
+        CHECK(dt->align >= 1 && (dt->align & (dt->align - 1)) == 0 &&
+              (ptrdiff_t)dt->align <= e->extent, "%s align %zu", e->name, dt->align);
+        {
+            size_t sum = 0;
+            for (size_t s_ = 0; s_ < dt->nsegs; s_++) {
+                CHECK(dt->segs[s_].pos == sum, "%s segment %zu pos", e->name, s_);
+                sum += dt->segs[s_].len;
+            }
+            CHECK(dt->ndims == 0 && dt->nsegs >= 1 && dt->nsegs <= 2 && sum == dt->size &&
+                  dt->leaf_size == dt->size && dt->segs[0].off == 0, "%s layout", e->name);
+            CHECK(dt->is_contig == (dt->nsegs == 1 && (ptrdiff_t)dt->segs[0].len == e->extent),
+                  "%s is_contig agrees with the layout", e->name);
+        }
         for (int j = 0; j < k; j++) {
             CHECK(expected[j].h != e->h, "%s and %s share a handle", e->name,
                   expected[j].name);
