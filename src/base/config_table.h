@@ -23,7 +23,7 @@
     X(stats, STATS, BOOL, "0",                                                 \
       "Print per-transport counters at MPI_Finalize")                          \
     X(xport, XPORT, STRING, "auto",                                            \
-      "Transport for peers on other ranks: auto, shm (same node only)")        \
+      "Transport for other ranks: auto (shm on the node, udp across nodes), shm, udp (all peers)")        \
     X(wait, WAIT, STRING, "auto",                                              \
       "How to wait: spin, yield, block, or auto (spin, then yield, then block)") \
     X(wait_spin, WAIT_SPIN, INT, "4000",                                       \
@@ -42,7 +42,59 @@
       "Use single-copy process_vm_readv (CMA) for rendezvous when permitted")  \
     X(self_eager_threshold, SELF_EAGER_THRESHOLD, SIZE, "64k",                 \
       "Largest send-to-self buffered eagerly; larger ones wait for the receive") \
+    X(udp_packet_size, UDP_PACKET_SIZE, SIZE, "8k",                            \
+      "udp: largest datagram, 1k..32k, clamped to the path MTU")                \
+    X(udp_window, UDP_WINDOW, INT, "1024",                                     \
+      "udp: receive window (credits) per peer, in packets")                    \
+    X(udp_eager_threshold, UDP_EAGER_THRESHOLD, SIZE, "32k",                   \
+      "udp: largest message sent eagerly; larger ones use rendezvous")         \
+    X(udp_rails, UDP_RAILS, STRING, "auto",                                    \
+      "udp: comma-separated local IPv4 addresses or interface names to use as rails, or auto") \
+    X(udp_rto_min, UDP_RTO_MIN, INT, "200",                                    \
+      "udp: smallest retransmission timeout, microseconds")                    \
+    X(udp_rto_max, UDP_RTO_MAX, INT, "200000",                                 \
+      "udp: largest retransmission timeout, microseconds")                     \
+    X(udp_rto_init, UDP_RTO_INIT, INT, "2000",                                 \
+      "udp: retransmission timeout before the first RTT sample, microseconds") \
+    X(udp_ack_delay, UDP_ACK_DELAY, INT, "50",                                 \
+      "udp: longest delay of a pure acknowledgement, microseconds")            \
+    X(udp_peer_timeout, UDP_PEER_TIMEOUT, DOUBLE, "30",                        \
+      "udp: seconds without a sign of life from a peer with data pending before the job ends") \
+    X(udp_sockbuf, UDP_SOCKBUF, SIZE, "4m",                                    \
+      "udp: socket send and receive buffer size")                              \
+    X(udp_batch, UDP_BATCH, INT, "32",                                         \
+      "udp: datagrams per sendmmsg/recvmmsg call")                             \
+    X(udp_fault_drop, UDP_FAULT_DROP, DOUBLE, "0",                             \
+      "udp fault injector: percent of outgoing datagrams dropped")             \
+    X(udp_fault_dup, UDP_FAULT_DUP, DOUBLE, "0",                               \
+      "udp fault injector: percent of outgoing datagrams sent twice")          \
+    X(udp_fault_reorder, UDP_FAULT_REORDER, DOUBLE, "0",                       \
+      "udp fault injector: percent of outgoing datagrams held back behind the next one") \
+    X(udp_fault_corrupt, UDP_FAULT_CORRUPT, DOUBLE, "0",                       \
+      "udp fault injector: percent of outgoing datagrams with one byte flipped") \
+    X(udp_fault_seed, UDP_FAULT_SEED, INT, "1",                                \
+      "udp fault injector: random seed (combined with the rank)")              \
     X(run_timeout, RUN_TIMEOUT, INT, "0",                                      \
-      "tern-run: end the job after this many seconds (0 = no limit)")
+      "tern-run: end the job after this many seconds (0 = no limit)")          \
+    X(coll_barrier, COLL_BARRIER, STRING, "auto",                              \
+      "Barrier algorithm: auto, dissemination, flat")                          \
+    X(coll_bcast, COLL_BCAST, STRING, "auto",                                  \
+      "Bcast algorithm: auto, binomial, scatter_allgather, pipeline")          \
+    X(coll_reduce, COLL_REDUCE, STRING, "auto",                                \
+      "Reduce algorithm: auto, binomial, rabenseifner")                        \
+    X(coll_allreduce, COLL_ALLREDUCE, STRING, "auto",                          \
+      "Allreduce algorithm: auto, recdbl, reduce_bcast, rabenseifner, ring")   \
+    X(coll_gather, COLL_GATHER, STRING, "auto",                                \
+      "Gather(v) algorithm: auto, binomial, linear")                           \
+    X(coll_scatter, COLL_SCATTER, STRING, "auto",                              \
+      "Scatter(v) algorithm: auto, binomial, linear")                          \
+    X(coll_allgather, COLL_ALLGATHER, STRING, "auto",                          \
+      "Allgather(v) algorithm: auto, ring, recdbl, bruck")                     \
+    X(coll_alltoall, COLL_ALLTOALL, STRING, "auto",                            \
+      "Alltoall(v/w) algorithm: auto, pairwise, bruck, scattered")             \
+    X(coll_reduce_scatter, COLL_REDUCE_SCATTER, STRING, "auto",                \
+      "Reduce_scatter(_block) algorithm: auto, rechalving, pairwise")          \
+    X(coll_scan, COLL_SCAN, STRING, "auto",                                    \
+      "Scan/Exscan algorithm: auto, recdbl, linear")
 
 #endif

@@ -1,79 +1,515 @@
-/* Collective entry points: the table of algorithms and the choice of one.
+/* Collective entry points: the table of algorithms, the automatic choice and
+ * forcing.
  *
- * Choices today are simple: one algorithm per collective, except allreduce,
- * which uses recursive doubling for commutative ops and reduce + bcast for
- * the others.  Recursive doubling as written combines blocks in rank order
- * too, but reduce + bcast evaluates the op exactly once per element pair
- * along a single tree, which is what users of non-commutative ops expect. */
+ * Every call describes itself (communicator size, a message size, whether
+ * the op commutes, MPI_IN_PLACE, whether it is a vector form) with values
+ * that are the same on every rank, so every rank picks the same algorithm.
+ * A forced algorithm (TERN_COLL_<KIND>=<name>) runs when its restrictions
+ * hold; otherwise, and with "auto", the first rule of tn_coll_rules for the
+ * kind whose window contains the call and whose algorithm's restrictions
+ * hold decides.  The message size a rule looks at, per kind:
+ *
+ *   bcast, reduce, allreduce, scan: the vector, count * size of the type
+ *   reduce_scatter:                 the whole vector, sum of recvcounts
+ *   allgather:                      the result, n * one rank's block
+ *   gather, scatter, alltoall:      one block (one rank's part)
+ *   vector forms (gatherv, ...):    0 (blocks differ between ranks)
+ *
+ * The thresholds are first guesses from the usual analysis (latency-bound
+ * trees and Bruck for short messages, bandwidth-bound scatter/allgather,
+ * ring and pipeline shapes for long ones) and meant to be retuned with
+ * bench/ numbers. */
+#include <stdint.h>
+#include <strings.h>
+#include "base/config.h"
+#include "base/log.h"
 #include "coll/coll_util.h"
 
+#define COMM TN_COLL_R_COMMUTATIVE
+#define POW2 TN_COLL_R_POW2
+#define UNIF TN_COLL_R_UNIFORM
+
 const tn_coll_algo_t tn_coll_algos[] = {
-    { TN_COLL_BARRIER,   "dissemination", 0 },
-    { TN_COLL_BCAST,     "binomial",      0 },
-    { TN_COLL_REDUCE,    "binomial",      0 },
-    { TN_COLL_ALLREDUCE, "recdbl",        0 },
-    { TN_COLL_ALLREDUCE, "reduce_bcast",  0 },
-    { TN_COLL_GATHER,    "binomial",      0 },
-    { TN_COLL_ALLGATHER, "ring",          0 },
-    { TN_COLL_ALLTOALL,  "pairwise",      0 },
-    { TN_COLL_KIND_COUNT_, NULL, 0 },
+    { TN_COLL_BARRIER,   "dissemination",     0,    { .barrier = tn_coll_barrier_dissemination } },
+    { TN_COLL_BARRIER,   "flat",              0,    { .barrier = tn_coll_barrier_flat } },
+    { TN_COLL_BCAST,     "binomial",          0,    { .bcast = tn_coll_bcast_binomial } },
+    { TN_COLL_BCAST,     "scatter_allgather", 0,    { .bcast = tn_coll_bcast_scatter_allgather } },
+    { TN_COLL_BCAST,     "pipeline",          0,    { .bcast = tn_coll_bcast_pipeline } },
+    { TN_COLL_REDUCE,    "binomial",          0,    { .reduce = tn_coll_reduce_binomial } },
+    { TN_COLL_REDUCE,    "rabenseifner",      COMM, { .reduce = tn_coll_reduce_rabenseifner } },
+    { TN_COLL_ALLREDUCE, "recdbl",            0,    { .allreduce = tn_coll_allreduce_recdbl } },
+    { TN_COLL_ALLREDUCE, "reduce_bcast",      0,    { .allreduce = tn_coll_allreduce_reduce_bcast } },
+    { TN_COLL_ALLREDUCE, "rabenseifner",      COMM, { .allreduce = tn_coll_allreduce_rabenseifner } },
+    { TN_COLL_ALLREDUCE, "ring",              COMM, { .allreduce = tn_coll_allreduce_ring } },
+    { TN_COLL_GATHER,    "binomial",          UNIF, { .gather = tn_coll_gather_binomial } },
+    { TN_COLL_GATHER,    "linear",            0,    { .gather = tn_coll_gather_linear } },
+    { TN_COLL_SCATTER,   "binomial",          UNIF, { .scatter = tn_coll_scatter_binomial } },
+    { TN_COLL_SCATTER,   "linear",            0,    { .scatter = tn_coll_scatter_linear } },
+    { TN_COLL_ALLGATHER, "ring",              0,    { .allgather = tn_coll_allgather_ring } },
+    { TN_COLL_ALLGATHER, "recdbl",            POW2 | UNIF, { .allgather = tn_coll_allgather_recdbl } },
+    { TN_COLL_ALLGATHER, "bruck",             UNIF, { .allgather = tn_coll_allgather_bruck } },
+    { TN_COLL_ALLTOALL,  "pairwise",          0,    { .alltoall = tn_coll_alltoall_pairwise } },
+    { TN_COLL_ALLTOALL,  "bruck",             UNIF, { .alltoall = tn_coll_alltoall_bruck } },
+    { TN_COLL_ALLTOALL,  "scattered",         0,    { .alltoall = tn_coll_alltoall_scattered } },
+    { TN_COLL_REDUCE_SCATTER, "rechalving",   COMM | POW2,
+      { .reduce_scatter = tn_coll_reduce_scatter_rechalving } },
+    { TN_COLL_REDUCE_SCATTER, "pairwise",     0,
+      { .reduce_scatter = tn_coll_reduce_scatter_pairwise } },
+    { TN_COLL_SCAN,      "recdbl",            0,    { .scan = tn_coll_scan_recdbl } },
+    { TN_COLL_SCAN,      "linear",            0,    { .scan = tn_coll_scan_linear } },
+    { TN_COLL_KIND_COUNT_, NULL, 0, { NULL } },
 };
 
+#undef COMM
+#undef POW2
+#undef UNIF
+
+/* The automatic choice: per kind, in order, the first rule whose window
+ * holds the call and whose algorithm's restrictions hold wins.  Windows:
+ * min_ranks <= n <= max_ranks, min_bytes <= bytes < max_bytes (0: no
+ * bound).  Each kind ends with a rule every call passes. */
+typedef struct {
+    tn_coll_kind_t kind;
+    const char    *algo;
+    int            min_ranks, max_ranks;
+    size_t         min_bytes, max_bytes;
+} tn_coll_rule_t;
+
+#define KiB ((size_t)1024)
+#define MiB (KiB * 1024)
+
+static const tn_coll_rule_t tn_coll_rules[] = {
+    /* 2 (n-1) messages through one rank beat log2 n rounds for a handful */
+    { TN_COLL_BARRIER,   "flat",              0, 4, 0, 0 },
+    { TN_COLL_BARRIER,   "dissemination",     0, 0, 0, 0 },
+    /* short: log2 n latency; medium: scatter + allgather moves ~2 buffers
+     * per rank; long: a segmented chain streams at link speed */
+    { TN_COLL_BCAST,     "binomial",          0, 0, 0, 12 * KiB },
+    { TN_COLL_BCAST,     "binomial",          0, 2, 0, 0 },
+    { TN_COLL_BCAST,     "scatter_allgather", 0, 0, 0, 512 * KiB },
+    { TN_COLL_BCAST,     "pipeline",          0, 0, 0, 0 },
+    { TN_COLL_REDUCE,    "rabenseifner",      0, 0, 64 * KiB, 0 },
+    { TN_COLL_REDUCE,    "binomial",          0, 0, 0, 0 },
+    { TN_COLL_ALLREDUCE, "recdbl",            0, 0, 0, 8 * KiB },
+    { TN_COLL_ALLREDUCE, "rabenseifner",      0, 0, 0, 1 * MiB },
+    { TN_COLL_ALLREDUCE, "ring",              0, 0, 0, 0 },
+    { TN_COLL_ALLREDUCE, "reduce_bcast",      0, 0, 0, 0 },  /* long, non-commutative */
+    { TN_COLL_GATHER,    "binomial",          0, 0, 0, 32 * KiB },
+    { TN_COLL_GATHER,    "linear",            0, 0, 0, 0 },
+    { TN_COLL_SCATTER,   "binomial",          0, 0, 0, 32 * KiB },
+    { TN_COLL_SCATTER,   "linear",            0, 0, 0, 0 },
+    { TN_COLL_ALLGATHER, "recdbl",            0, 0, 0, 512 * KiB },
+    { TN_COLL_ALLGATHER, "bruck",             0, 0, 0, 80 * KiB },
+    { TN_COLL_ALLGATHER, "ring",              0, 0, 0, 0 },
+    /* Bruck pays off in per-message costs once there are many peers */
+    { TN_COLL_ALLTOALL,  "bruck",             8, 0, 0, 256 },
+    { TN_COLL_ALLTOALL,  "scattered",         0, 0, 0, 32 * KiB },
+    { TN_COLL_ALLTOALL,  "pairwise",          0, 0, 0, 0 },
+    { TN_COLL_REDUCE_SCATTER, "rechalving",   0, 0, 0, 0 },
+    { TN_COLL_REDUCE_SCATTER, "pairwise",     0, 0, 0, 0 },
+    { TN_COLL_SCAN,      "recdbl",            0, 0, 0, 0 },
+};
+
+#undef KiB
+#undef MiB
+
+static const char *const tn_coll_kind_names[TN_COLL_KIND_COUNT_] = {
+    [TN_COLL_BARRIER] = "BARRIER",     [TN_COLL_BCAST] = "BCAST",
+    [TN_COLL_REDUCE] = "REDUCE",       [TN_COLL_ALLREDUCE] = "ALLREDUCE",
+    [TN_COLL_GATHER] = "GATHER",       [TN_COLL_SCATTER] = "SCATTER",
+    [TN_COLL_ALLGATHER] = "ALLGATHER", [TN_COLL_ALLTOALL] = "ALLTOALL",
+    [TN_COLL_REDUCE_SCATTER] = "REDUCE_SCATTER", [TN_COLL_SCAN] = "SCAN",
+};
+
+const char *tn_coll_kind_name(tn_coll_kind_t kind)
+{
+    return kind < TN_COLL_KIND_COUNT_ ? tn_coll_kind_names[kind] : "?";
+}
+
+/* What the choice looks at; the same on every rank. */
+typedef struct {
+    int    n;
+    size_t bytes;
+    int    commutative;
+    int    inplace;      /* unrooted kinds only */
+    int    vector;
+} tn_coll_call_t;
+
+static int algo_fits(const tn_coll_algo_t *a, const tn_coll_call_t *c)
+{
+    return !((a->restrict_ & TN_COLL_R_COMMUTATIVE) && !c->commutative) &&
+           !((a->restrict_ & TN_COLL_R_POW2) && !tn_coll_is_pof2(c->n)) &&
+           !((a->restrict_ & TN_COLL_R_NO_INPLACE) && c->inplace) &&
+           !((a->restrict_ & TN_COLL_R_UNIFORM) && c->vector);
+}
+
+static int algo_find(tn_coll_kind_t kind, const char *name)
+{
+    int i;
+
+    for (i = 0; tn_coll_algos[i].name != NULL; i++) {
+        if (tn_coll_algos[i].kind == kind && strcasecmp(tn_coll_algos[i].name, name) == 0) {
+            return i;
+        }
+    }
+    return -1;
+}
+
+static const char *forced_name(tn_coll_kind_t kind)
+{
+    switch (kind) {
+    case TN_COLL_BARRIER:        return tn_cfg.coll_barrier;
+    case TN_COLL_BCAST:          return tn_cfg.coll_bcast;
+    case TN_COLL_REDUCE:         return tn_cfg.coll_reduce;
+    case TN_COLL_ALLREDUCE:      return tn_cfg.coll_allreduce;
+    case TN_COLL_GATHER:         return tn_cfg.coll_gather;
+    case TN_COLL_SCATTER:        return tn_cfg.coll_scatter;
+    case TN_COLL_ALLGATHER:      return tn_cfg.coll_allgather;
+    case TN_COLL_ALLTOALL:       return tn_cfg.coll_alltoall;
+    case TN_COLL_REDUCE_SCATTER: return tn_cfg.coll_reduce_scatter;
+    case TN_COLL_SCAN:           return tn_cfg.coll_scan;
+    default:                     return NULL;
+    }
+}
+
+/* Index of the algorithm TERN_COLL_<KIND> forces, or -1 for auto.  Parsed
+ * once (tn_cfg does not change after MPI_Init). */
+static int forced_algo(tn_coll_kind_t kind)
+{
+    static int forced[TN_COLL_KIND_COUNT_];
+    static unsigned char parsed[TN_COLL_KIND_COUNT_];
+
+    if (!parsed[kind]) {
+        const char *name = forced_name(kind);
+
+        forced[kind] = -1;
+        if (name != NULL && name[0] != '\0' && strcasecmp(name, "auto") != 0) {
+            forced[kind] = algo_find(kind, name);
+            if (forced[kind] < 0) {
+                tn_log_warn("coll", "TERN_COLL_%s=%s names no %s algorithm; using auto "
+                            "(tern-info lists them)", tn_coll_kind_name(kind), name,
+                            tn_coll_kind_name(kind));
+            }
+        }
+        parsed[kind] = 1;
+    }
+    return forced[kind];
+}
+
+/* The algorithm for a call: forced when it fits, else the first rule that
+ * fits. */
+static const tn_coll_algo_t *coll_pick_(tn_coll_kind_t kind, const tn_coll_call_t *c)
+{
+    static unsigned char fallback_logged[TN_COLL_KIND_COUNT_];
+    int f = forced_algo(kind);
+    size_t i;
+
+    if (f >= 0) {
+        if (algo_fits(&tn_coll_algos[f], c)) {
+            return &tn_coll_algos[f];
+        }
+        if (!fallback_logged[kind]) {
+            fallback_logged[kind] = 1;
+            tn_log_debug("coll", "TERN_COLL_%s=%s does not apply to a call on %d ranks "
+                         "(%s%s%s); automatic choice (logged once)",
+                         tn_coll_kind_name(kind), tn_coll_algos[f].name, c->n,
+                         c->commutative ? "commutative" : "non-commutative",
+                         c->inplace ? ", in place" : "", c->vector ? ", vector form" : "");
+        }
+    }
+    for (i = 0; i < sizeof tn_coll_rules / sizeof tn_coll_rules[0]; i++) {
+        const tn_coll_rule_t *r = &tn_coll_rules[i];
+        int a;
+
+        if (r->kind != kind || (r->min_ranks && c->n < r->min_ranks) ||
+            (r->max_ranks && c->n > r->max_ranks) || c->bytes < r->min_bytes ||
+            (r->max_bytes && c->bytes >= r->max_bytes)) {
+            continue;
+        }
+        a = algo_find(kind, r->algo);
+        if (a >= 0 && algo_fits(&tn_coll_algos[a], c)) {
+            return &tn_coll_algos[a];
+        }
+    }
+    /* not reached: every kind ends with a rule that always fits */
+    return NULL;
+}
+
+static const tn_coll_algo_t *coll_pick(tn_coll_kind_t kind, const tn_coll_call_t *c)
+{
+    const tn_coll_algo_t *a = coll_pick_(kind, c);
+
+    tn_log_trace("coll", "%s on %d ranks, %zu bytes%s%s: %s", tn_coll_kind_name(kind), c->n,
+                 c->bytes, c->commutative ? "" : ", non-commutative",
+                 c->vector ? ", vector form" : "", a->name);
+    return a;
+}
+
+static void call_init(tn_coll_call_t *c, tn_comm_t *comm, size_t bytes)
+{
+    c->n = comm->size;
+    c->bytes = bytes;
+    c->commutative = 1;
+    c->inplace = 0;
+    c->vector = 0;
+}
+
+/* Uniform blocks of count elements of dt. */
+static void blocks_uniform(tn_coll_blocks_t *b, size_t count, const tn_dt_t *dt)
+{
+    b->counts = NULL;
+    b->displs = NULL;
+    b->wide = 0;
+    b->count = count;
+    b->dt = dt;
+    b->dts = NULL;
+}
+
+/* ---- entry points ------------------------------------------------------ */
 tn_status_t tn_coll_barrier(tn_comm_t *comm)
 {
+    tn_coll_call_t c;
+
     if (comm->size == 1) {
         return TN_OK;
     }
-    return tn_coll_barrier_dissemination(comm);
+    call_init(&c, comm, 0);
+    return coll_pick(TN_COLL_BARRIER, &c)->fn.barrier(comm);
 }
 
 tn_status_t tn_coll_bcast(void *buf, size_t count, const tn_dt_t *dt, int root,
                           tn_comm_t *comm)
 {
-    if (comm->size == 1 || count == 0) {
+    tn_coll_call_t c;
+
+    if (comm->size == 1 || tn_dt_bytes(dt, count) == 0) {
         return TN_OK;
     }
-    return tn_coll_bcast_binomial(buf, count, dt, root, comm);
+    call_init(&c, comm, tn_dt_bytes(dt, count));
+    return coll_pick(TN_COLL_BCAST, &c)->fn.bcast(buf, count, dt, root, comm);
 }
 
 tn_status_t tn_coll_reduce(const void *sbuf, void *rbuf, size_t count, const tn_dt_t *dt,
                            const tn_op_t *op, int root, tn_comm_t *comm)
 {
+    tn_coll_call_t c;
+
     if (count == 0) {
         return TN_OK;
     }
-    return tn_coll_reduce_binomial(sbuf, rbuf, count, dt, op, root, comm);
+    if (comm->size == 1) {
+        return sbuf == TN_IN_PLACE ? TN_OK : tn_coll_copy(sbuf, count, dt, rbuf, count, dt, comm);
+    }
+    call_init(&c, comm, tn_dt_bytes(dt, count));
+    c.commutative = op->commutative;
+    return coll_pick(TN_COLL_REDUCE, &c)->fn.reduce(sbuf, rbuf, count, dt, op, root, comm);
 }
 
 tn_status_t tn_coll_allreduce(const void *sbuf, void *rbuf, size_t count,
                               const tn_dt_t *dt, const tn_op_t *op, tn_comm_t *comm)
 {
+    tn_coll_call_t c;
+
     if (count == 0) {
         return TN_OK;
     }
-    if (!op->commutative) {
-        return tn_coll_allreduce_reduce_bcast(sbuf, rbuf, count, dt, op, comm);
+    if (comm->size == 1) {
+        return sbuf == TN_IN_PLACE ? TN_OK : tn_coll_copy(sbuf, count, dt, rbuf, count, dt, comm);
     }
-    return tn_coll_allreduce_recdbl(sbuf, rbuf, count, dt, op, comm);
+    call_init(&c, comm, tn_dt_bytes(dt, count));
+    c.commutative = op->commutative;
+    c.inplace = sbuf == TN_IN_PLACE;
+    return coll_pick(TN_COLL_ALLREDUCE, &c)->fn.allreduce(sbuf, rbuf, count, dt, op, comm);
+}
+
+/* gather and gatherv; rb is only read at the root */
+static tn_status_t gather_any(const void *sbuf, size_t scount, const tn_dt_t *sdt,
+                              void *rbuf, const tn_coll_blocks_t *rb, int root,
+                              tn_comm_t *comm, size_t bytes, int vector)
+{
+    tn_coll_call_t c;
+
+    if (comm->size == 1) {
+        return sbuf == TN_IN_PLACE ? TN_OK
+                                   : tn_coll_copy(sbuf, scount, sdt, tn_coll_blk_ptr(rb, rbuf, 0),
+                                                  tn_coll_blk_count(rb, 0), rb->dt, comm);
+    }
+    call_init(&c, comm, bytes);
+    c.vector = vector;
+    return coll_pick(TN_COLL_GATHER, &c)->fn.gather(sbuf, scount, sdt, rbuf, rb, root, comm);
 }
 
 tn_status_t tn_coll_gather(const void *sbuf, size_t scount, const tn_dt_t *sdt,
                            void *rbuf, size_t rcount, const tn_dt_t *rdt, int root,
                            tn_comm_t *comm)
 {
-    return tn_coll_gather_binomial(sbuf, scount, sdt, rbuf, rcount, rdt, root, comm);
+    tn_coll_blocks_t rb;
+    size_t bytes = sbuf == TN_IN_PLACE ? tn_dt_bytes(rdt, rcount) : tn_dt_bytes(sdt, scount);
+
+    blocks_uniform(&rb, rcount, rdt);
+    return gather_any(sbuf, scount, sdt, rbuf, &rb, root, comm, bytes, 0);
+}
+
+tn_status_t tn_coll_gatherv(const void *sbuf, size_t scount, const tn_dt_t *sdt,
+                            void *rbuf, const tn_coll_blocks_t *rb, int root,
+                            tn_comm_t *comm)
+{
+    return gather_any(sbuf, scount, sdt, rbuf, rb, root, comm, 0, 1);
+}
+
+/* scatter and scatterv; sb is only read at the root */
+static tn_status_t scatter_any(const void *sbuf, const tn_coll_blocks_t *sb, void *rbuf,
+                               size_t rcount, const tn_dt_t *rdt, int root, tn_comm_t *comm,
+                               size_t bytes, int vector)
+{
+    tn_coll_call_t c;
+
+    if (comm->size == 1) {
+        return rbuf == TN_IN_PLACE ? TN_OK
+                                   : tn_coll_copy(tn_coll_blk_ptr(sb, sbuf, 0),
+                                                  tn_coll_blk_count(sb, 0), sb->dt, rbuf,
+                                                  rcount, rdt, comm);
+    }
+    call_init(&c, comm, bytes);
+    c.vector = vector;
+    return coll_pick(TN_COLL_SCATTER, &c)->fn.scatter(sbuf, sb, rbuf, rcount, rdt, root, comm);
+}
+
+tn_status_t tn_coll_scatter(const void *sbuf, size_t scount, const tn_dt_t *sdt,
+                            void *rbuf, size_t rcount, const tn_dt_t *rdt, int root,
+                            tn_comm_t *comm)
+{
+    tn_coll_blocks_t sb;
+    size_t bytes = comm->rank == root ? tn_dt_bytes(sdt, scount) : tn_dt_bytes(rdt, rcount);
+
+    blocks_uniform(&sb, scount, sdt);
+    return scatter_any(sbuf, &sb, rbuf, rcount, rdt, root, comm, bytes, 0);
+}
+
+tn_status_t tn_coll_scatterv(const void *sbuf, const tn_coll_blocks_t *sb, void *rbuf,
+                             size_t rcount, const tn_dt_t *rdt, int root, tn_comm_t *comm)
+{
+    return scatter_any(sbuf, sb, rbuf, rcount, rdt, root, comm, 0, 1);
+}
+
+static tn_status_t allgather_any(const void *sbuf, size_t scount, const tn_dt_t *sdt,
+                                 void *rbuf, const tn_coll_blocks_t *rb, tn_comm_t *comm,
+                                 size_t bytes, int vector)
+{
+    tn_coll_call_t c;
+
+    if (comm->size == 1) {
+        return sbuf == TN_IN_PLACE ? TN_OK
+                                   : tn_coll_copy(sbuf, scount, sdt, tn_coll_blk_ptr(rb, rbuf, 0),
+                                                  tn_coll_blk_count(rb, 0), rb->dt, comm);
+    }
+    call_init(&c, comm, bytes);
+    c.inplace = sbuf == TN_IN_PLACE;
+    c.vector = vector;
+    return coll_pick(TN_COLL_ALLGATHER, &c)->fn.allgather(sbuf, scount, sdt, rbuf, rb, comm);
 }
 
 tn_status_t tn_coll_allgather(const void *sbuf, size_t scount, const tn_dt_t *sdt,
                               void *rbuf, size_t rcount, const tn_dt_t *rdt,
                               tn_comm_t *comm)
 {
-    return tn_coll_allgather_ring(sbuf, scount, sdt, rbuf, rcount, rdt, comm);
+    tn_coll_blocks_t rb;
+    size_t blk = sbuf == TN_IN_PLACE ? tn_dt_bytes(rdt, rcount) : tn_dt_bytes(sdt, scount);
+
+    blocks_uniform(&rb, rcount, rdt);
+    return allgather_any(sbuf, scount, sdt, rbuf, &rb, comm, blk * (size_t)comm->size, 0);
+}
+
+tn_status_t tn_coll_allgatherv(const void *sbuf, size_t scount, const tn_dt_t *sdt,
+                               void *rbuf, const tn_coll_blocks_t *rb, tn_comm_t *comm)
+{
+    return allgather_any(sbuf, scount, sdt, rbuf, rb, comm, 0, 1);
+}
+
+static tn_status_t alltoall_any(const void *sbuf, const tn_coll_blocks_t *sb, void *rbuf,
+                                const tn_coll_blocks_t *rb, tn_comm_t *comm, size_t bytes,
+                                int vector)
+{
+    tn_coll_call_t c;
+
+    if (comm->size == 1) {
+        return sbuf == TN_IN_PLACE
+                   ? TN_OK
+                   : tn_coll_copy(tn_coll_blk_ptr(sb, sbuf, 0), tn_coll_blk_count(sb, 0),
+                                  tn_coll_blk_dt(sb, 0), tn_coll_blk_ptr(rb, rbuf, 0),
+                                  tn_coll_blk_count(rb, 0), tn_coll_blk_dt(rb, 0), comm);
+    }
+    call_init(&c, comm, bytes);
+    c.inplace = sbuf == TN_IN_PLACE;
+    c.vector = vector;
+    return coll_pick(TN_COLL_ALLTOALL, &c)->fn.alltoall(sbuf, sb, rbuf, rb, comm);
 }
 
 tn_status_t tn_coll_alltoall(const void *sbuf, size_t scount, const tn_dt_t *sdt,
                              void *rbuf, size_t rcount, const tn_dt_t *rdt,
                              tn_comm_t *comm)
 {
-    return tn_coll_alltoall_pairwise(sbuf, scount, sdt, rbuf, rcount, rdt, comm);
+    tn_coll_blocks_t sb, rb;
+    size_t blk = sbuf == TN_IN_PLACE ? tn_dt_bytes(rdt, rcount) : tn_dt_bytes(sdt, scount);
+
+    blocks_uniform(&sb, scount, sdt);
+    blocks_uniform(&rb, rcount, rdt);
+    return alltoall_any(sbuf, &sb, rbuf, &rb, comm, blk, 0);
+}
+
+tn_status_t tn_coll_alltoallv(const void *sbuf, const tn_coll_blocks_t *sb, void *rbuf,
+                              const tn_coll_blocks_t *rb, tn_comm_t *comm)
+{
+    return alltoall_any(sbuf, sb, rbuf, rb, comm, 0, 1);
+}
+
+tn_status_t tn_coll_reduce_scatter(const void *sbuf, void *rbuf, const tn_coll_blocks_t *rc,
+                                   const tn_op_t *op, tn_comm_t *comm)
+{
+    size_t total = tn_coll_blk_prefix(rc, comm->size);
+    tn_coll_call_t c;
+
+    if (total == 0) {
+        return TN_OK;
+    }
+    if (comm->size == 1) {
+        return sbuf == TN_IN_PLACE ? TN_OK
+                                   : tn_coll_copy(sbuf, total, rc->dt, rbuf, total, rc->dt, comm);
+    }
+    call_init(&c, comm, tn_dt_bytes(rc->dt, total));
+    c.commutative = op->commutative;
+    c.inplace = sbuf == TN_IN_PLACE;
+    c.vector = !tn_coll_blk_uniform(rc);
+    return coll_pick(TN_COLL_REDUCE_SCATTER, &c)->fn.reduce_scatter(sbuf, rbuf, rc, op, comm);
+}
+
+static tn_status_t scan_any(const void *sbuf, void *rbuf, size_t count, const tn_dt_t *dt,
+                            const tn_op_t *op, int exclusive, tn_comm_t *comm)
+{
+    tn_coll_call_t c;
+
+    if (count == 0) {
+        return TN_OK;
+    }
+    if (comm->size == 1) {
+        return exclusive || sbuf == TN_IN_PLACE
+                   ? TN_OK
+                   : tn_coll_copy(sbuf, count, dt, rbuf, count, dt, comm);
+    }
+    call_init(&c, comm, tn_dt_bytes(dt, count));
+    c.commutative = op->commutative;
+    c.inplace = sbuf == TN_IN_PLACE;
+    return coll_pick(TN_COLL_SCAN, &c)->fn.scan(sbuf, rbuf, count, dt, op, exclusive, comm);
+}
+
+tn_status_t tn_coll_scan(const void *sbuf, void *rbuf, size_t count, const tn_dt_t *dt,
+                         const tn_op_t *op, tn_comm_t *comm)
+{
+    return scan_any(sbuf, rbuf, count, dt, op, 0, comm);
+}
+
+tn_status_t tn_coll_exscan(const void *sbuf, void *rbuf, size_t count, const tn_dt_t *dt,
+                           const tn_op_t *op, tn_comm_t *comm)
+{
+    return scan_any(sbuf, rbuf, count, dt, op, 1, comm);
 }

@@ -1,17 +1,9 @@
 /* Helpers shared by the collective algorithms. */
 #include "coll/coll_util.h"
 
-/* MPI_BYTE in the standard ABI. */
-#define TN_ABI_MPI_BYTE 0x247u
-
 const tn_dt_t *tn_coll_byte_dt(void)
 {
-    static const tn_dt_t *byte_dt;
-
-    if (byte_dt == NULL) {
-        byte_dt = tn_dt_predefined(TN_ABI_MPI_BYTE);
-    }
-    return byte_dt;
+    return tn_dt_byte();
 }
 
 tn_status_t tn_coll_copy(const void *sbuf, size_t scount, const tn_dt_t *sdt,
@@ -19,13 +11,14 @@ tn_status_t tn_coll_copy(const void *sbuf, size_t scount, const tn_dt_t *sdt,
 {
     size_t sbytes = tn_dt_bytes(sdt, scount);
 
-    if (sbytes == 0) {
-        return TN_OK;
+    if (sbytes == 0 || sbuf == rbuf) {
+        return sbytes > tn_dt_bytes(rdt, rcount) ? TN_ERR_TRUNCATE : TN_OK;
     }
     if (sbytes > tn_dt_bytes(rdt, rcount)) {
         return TN_ERR_TRUNCATE;
     }
-    if (sdt == rdt) {
+    /* predefined types: the padding of pair types is the user's struct padding */
+    if (sdt == rdt && (sdt->is_contig || sdt->predefined)) {
         memmove(rbuf, sbuf, tn_coll_span(sdt, scount));
         return TN_OK;
     }
@@ -33,9 +26,42 @@ tn_status_t tn_coll_copy(const void *sbuf, size_t scount, const tn_dt_t *sdt,
         memmove(rbuf, sbuf, sbytes);
         return TN_OK;
     }
-    /* Different layouts (a pair type with holes against bytes): let the
-     * messaging layer pack and unpack through a message to myself. */
-    return tn_p2p_sendrecv(sbuf, scount, sdt, comm->rank, TN_COLL_TAG_COPY,
-                           rbuf, rcount, rdt, comm->rank, TN_COLL_TAG_COPY,
-                           comm, 1, NULL);
+    (void)comm;
+    /* Different layouts: straight from one layout into the other. */
+    tn_dt_copy(sdt, sbuf, scount, rdt, rbuf, rcount, sbytes);
+    return TN_OK;
+}
+
+char *tn_coll_inplace_save(const tn_coll_blocks_t *rb, const void *rbuf, int n,
+                           tn_coll_tmp_t *t, ptrdiff_t *shift_p)
+{
+    ptrdiff_t lo = 0, hi = 0;
+    int any = 0, i;
+    char *tmp;
+
+    for (i = 0; i < n; i++) {
+        size_t cnt = tn_coll_blk_count(rb, i);
+        const tn_dt_t *dt = tn_coll_blk_dt(rb, i);
+        ptrdiff_t b, e;
+
+        if (cnt == 0 || dt->size == 0) {
+            continue;
+        }
+        e = (ptrdiff_t)tn_coll_true_range(dt, cnt, &b);
+        b += tn_coll_blk_off(rb, i);
+        e += b;
+        if (!any || b < lo) {
+            lo = b;
+        }
+        if (!any || e > hi) {
+            hi = e;
+        }
+        any = 1;
+    }
+    tmp = tn_coll_tmp_get(t, (size_t)(hi - lo));
+    if (tmp != NULL && hi > lo) {
+        memcpy(tmp, (const char *)rbuf + lo, (size_t)(hi - lo));
+    }
+    *shift_p = lo;
+    return tmp;
 }

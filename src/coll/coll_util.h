@@ -33,12 +33,211 @@ static inline void *tn_coll_tmp_get(tn_coll_tmp_t *t, size_t bytes)
     return t->p;
 }
 
+/* Safe on a tn_coll_tmp_t whose p is NULL (never got). */
 static inline void tn_coll_tmp_put(tn_coll_tmp_t *t)
 {
     if (t->p != (void *)t->small.bytes) {
         free(t->p);
     }
     t->p = NULL;
+}
+
+/* The data of count elements of dt: bytes [*lo_p, *lo_p + span) from the
+ * buffer address (data may start before it: negative true_lb or extent).
+ * Returns span; 0 for no elements. */
+static inline size_t tn_coll_true_range(const tn_dt_t *dt, size_t count, ptrdiff_t *lo_p)
+{
+    ptrdiff_t lo = dt->true_lb, hi = dt->true_lb + dt->true_extent;
+    ptrdiff_t step = count == 0 ? 0 : (ptrdiff_t)(count - 1) * dt->extent;
+
+    if (count == 0) {
+        *lo_p = 0;
+        return 0;
+    }
+    if (step < 0) {
+        lo += step;
+    } else {
+        hi += step;
+    }
+    *lo_p = lo;
+    return (size_t)(hi - lo);
+}
+
+/* A temporary for count elements of dt in dt's own layout: returns the
+ * address to use as the buffer (element i at + i * extent), or NULL when
+ * malloc failed.  It covers the data and also the count * extent bytes from
+ * the address, since the reduction kernels of the pair types store whole C
+ * structs, padding included. */
+static inline char *tn_coll_tmp_dt(tn_coll_tmp_t *t, const tn_dt_t *dt, size_t count)
+{
+    ptrdiff_t lo, hi, whole = (ptrdiff_t)count * dt->extent;
+    char *p;
+
+    hi = (ptrdiff_t)tn_coll_true_range(dt, count, &lo);
+    hi += lo;
+    if (count > 0 && whole > hi) {
+        hi = whole;
+    }
+    if (count > 0 && lo > 0) {
+        lo = 0;
+    }
+    p = tn_coll_tmp_get(t, (size_t)(hi - lo));
+    return p == NULL ? NULL : p - lo;
+}
+
+/* Copy count elements of dt between two buffers laid out by dt, holes
+ * included: for temporaries (use tn_coll_copy to write user buffers). */
+static inline void tn_coll_dup(void *dst, const void *src, const tn_dt_t *dt, size_t count)
+{
+    ptrdiff_t lo;
+    size_t span = tn_coll_true_range(dt, count, &lo);
+
+    if (span > 0 && dst != src) {
+        memmove((char *)dst + lo, (const char *)src + lo, span);
+    }
+}
+
+/* Element offset of piece i when count elements are split into p pieces as
+ * evenly as possible (the first count % p pieces one element longer). */
+static inline size_t tn_coll_piece_off(size_t count, int p, int i)
+{
+    size_t q = count / (size_t)p, r = count % (size_t)p;
+
+    return (size_t)i * q + ((size_t)i < r ? (size_t)i : r);
+}
+
+/* ---- block layouts (tn_coll_blocks_t) ---------------------------------- */
+static inline int tn_coll_blk_uniform(const tn_coll_blocks_t *b)
+{
+    return b->counts == NULL;
+}
+
+static inline size_t tn_coll_blk_count(const tn_coll_blocks_t *b, int i)
+{
+    if (b->counts == NULL) {
+        return b->count;
+    }
+    return b->wide ? (size_t)((const int64_t *)b->counts)[i]
+                   : (size_t)((const int *)b->counts)[i];
+}
+
+static inline const tn_dt_t *tn_coll_blk_dt(const tn_coll_blocks_t *b, int i)
+{
+    return b->dts != NULL ? b->dts[i] : b->dt;
+}
+
+/* Byte offset of block i from the buffer. */
+static inline ptrdiff_t tn_coll_blk_off(const tn_coll_blocks_t *b, int i)
+{
+    ptrdiff_t d;
+
+    if (b->counts == NULL) {
+        return (ptrdiff_t)i * (ptrdiff_t)b->count * b->dt->extent;
+    }
+    d = b->wide ? (ptrdiff_t)((const int64_t *)b->displs)[i]
+                : (ptrdiff_t)((const int *)b->displs)[i];
+    return b->dts != NULL ? d : d * b->dt->extent;
+}
+
+static inline char *tn_coll_blk_ptr(const tn_coll_blocks_t *b, const void *buf, int i)
+{
+    return (char *)buf + tn_coll_blk_off(b, i);
+}
+
+/* Block i of a send buffer s whose blocks were moved back by shift bytes
+ * (tn_coll_inplace_save; shift 0 for the user's buffer). */
+static inline const char *tn_coll_src_ptr(const tn_coll_blocks_t *b, const char *s,
+                                          ptrdiff_t shift, int i)
+{
+    return s + (tn_coll_blk_off(b, i) - shift);
+}
+
+/* Sum of the counts of blocks [0, i): where block i starts when blocks
+ * follow each other (reduce_scatter).  O(i) for non-uniform blocks. */
+static inline size_t tn_coll_blk_prefix(const tn_coll_blocks_t *b, int i)
+{
+    size_t s = 0;
+    int j;
+
+    if (b->counts == NULL) {
+        return (size_t)i * b->count;
+    }
+    for (j = 0; j < i; j++) {
+        s += tn_coll_blk_count(b, j);
+    }
+    return s;
+}
+
+/* A layout of n blocks as a set of pieces: element offsets into one vector
+ * of the blocks' type.  Either count elements split evenly into p pieces
+ * (blocks == NULL) or the blocks of reduce_scatter, one after the other. */
+typedef struct {
+    size_t                  count;
+    int                     p;
+    const tn_coll_blocks_t *blocks;
+} tn_coll_pieces_t;
+
+static inline size_t tn_coll_pieces_off(const tn_coll_pieces_t *pc, int i)
+{
+    return pc->blocks != NULL ? tn_coll_blk_prefix(pc->blocks, i)
+                              : tn_coll_piece_off(pc->count, pc->p, i);
+}
+
+/* ---- ranks ------------------------------------------------------------- */
+/* Largest power of two <= n (n >= 1). */
+static inline int tn_coll_pof2_floor(int n)
+{
+    int p = 1;
+
+    while (p * 2 <= n) {
+        p *= 2;
+    }
+    return p;
+}
+
+static inline int tn_coll_is_pof2(int n)
+{
+    return n > 0 && (n & (n - 1)) == 0;
+}
+
+/* Lowest set bit of v (v > 0). */
+static inline int tn_coll_lowbit(int v)
+{
+    return v & -v;
+}
+
+/* Folding n ranks onto p = pof2_floor(n) for the power-of-two algorithms of
+ * commutative ops: with vr = (rank - root) mod n and rem = n - p, among the
+ * first 2 rem relative ranks each odd one hands its data to the even one
+ * below it and sits out; the others get new ranks nr = vr / 2 (vr < 2 rem)
+ * or vr - rem.  The root keeps new rank 0. */
+typedef struct {
+    int n, p, rem, root;
+} tn_coll_fold_t;
+
+static inline void tn_coll_fold_init(tn_coll_fold_t *f, int n, int root)
+{
+    f->n = n;
+    f->p = tn_coll_pof2_floor(n);
+    f->rem = n - f->p;
+    f->root = root;
+}
+
+/* New rank of relative rank vr, or -1 when it sits out. */
+static inline int tn_coll_fold_newrank(const tn_coll_fold_t *f, int vr)
+{
+    if (vr < 2 * f->rem) {
+        return vr % 2 == 0 ? vr / 2 : -1;
+    }
+    return vr - f->rem;
+}
+
+/* Communicator rank of new rank nr. */
+static inline int tn_coll_fold_rank(const tn_coll_fold_t *f, int nr)
+{
+    int vr = nr < f->rem ? nr * 2 : nr + f->rem;
+
+    return (vr + f->root) % f->n;
 }
 
 /* The handle user reduction functions see for dt. */
@@ -52,14 +251,44 @@ const tn_dt_t *tn_coll_byte_dt(void);
 
 /* Copy scount elements of sdt at sbuf into rcount elements of rdt at rbuf
  * (matching type signatures, as between a rank's send and receive buffer in
- * a collective).  TN_ERR_TRUNCATE when the data does not fit. */
+ * a collective), writing only the data bytes of rbuf.  TN_ERR_TRUNCATE when
+ * the data does not fit. */
 tn_status_t tn_coll_copy(const void *sbuf, size_t scount, const tn_dt_t *sdt,
                          void *rbuf, size_t rcount, const tn_dt_t *rdt, tn_comm_t *comm);
 
-/* Lowest set bit of v (v > 0). */
-static inline int tn_coll_lowbit(int v)
+/* For in-place alltoall: copy the bytes that the blocks of rb cover in rbuf
+ * into a temporary (t), so the outgoing data survives incoming blocks.
+ * Block i's copy lies at tmp + tn_coll_blk_off(rb, i) - *shift_p.  Returns
+ * the temporary, or NULL when malloc failed. */
+char *tn_coll_inplace_save(const tn_coll_blocks_t *rb, const void *rbuf, int n,
+                           tn_coll_tmp_t *t, ptrdiff_t *shift_p);
+
+/* Building blocks on pieces (coll_pieces.c), for p = power-of-two new ranks
+ * nr mapped to communicator ranks through fold f, tag tag.  acc holds the
+ * whole vector (pc's pieces of dt); tmp room for half of it or more.
+ *
+ * Recursive halving: afterwards new rank nr holds in acc piece nr reduced
+ * over the p new ranks (commutative ops only). */
+tn_status_t tn_coll_pieces_halving(char *acc, char *tmp, const tn_dt_t *dt,
+                                   const tn_op_t *op, const tn_coll_pieces_t *pc, int nr,
+                                   const tn_coll_fold_t *f, int tag, tn_comm_t *comm);
+/* Recursive doubling allgather: from piece nr to all pieces. */
+tn_status_t tn_coll_pieces_doubling(char *acc, const tn_dt_t *dt, const tn_coll_pieces_t *pc,
+                                    int nr, const tn_coll_fold_t *f, int tag,
+                                    tn_comm_t *comm);
+/* Binomial gather of the pieces to new rank 0. */
+tn_status_t tn_coll_pieces_gather(char *acc, const tn_dt_t *dt, const tn_coll_pieces_t *pc,
+                                  int nr, const tn_coll_fold_t *f, int tag,
+                                  tn_comm_t *comm);
+
+/* Wait for and free the n requests in reqs, keeping the first error in *st_p. */
+static inline void tn_coll_waitall(int n, tn_req_t **reqs, tn_status_t *st_p)
 {
-    return v & -v;
+    tn_status_t st = tn_req_waitall_free(n, reqs);
+
+    if (*st_p == TN_OK) {
+        *st_p = st;
+    }
 }
 
 #endif

@@ -1,8 +1,15 @@
 /* MPI blocking collectives: argument checks, MPI_IN_PLACE rules, then the
  * algorithms of src/coll.  The int and large-count (_c) forms share one
- * implementation taking 64-bit counts. */
+ * implementation taking 64-bit counts; the vector forms pass their count
+ * and displacement arrays through as they are (int, or MPI_Count/MPI_Aint
+ * for _c: tn_coll_blocks_t.wide). */
+#include <stdio.h>
+#include <stdlib.h>
 #include "mpi/mpi_impl.h"
 #include "coll/coll.h"
+
+_Static_assert(sizeof(MPI_Count) == sizeof(int64_t) && sizeof(MPI_Aint) == sizeof(int64_t),
+               "the _c vector forms pass MPI_Count/MPI_Aint arrays as int64_t");
 
 /* Report a failed collective. */
 static int coll_done(const char *fn, tn_comm_t *c, tn_status_t st)
@@ -337,4 +344,566 @@ int tn_mpi_Alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sen
 {
     return alltoall("MPI_Alltoall_c", sendbuf, sendcount, sendtype, recvbuf, recvcount,
                     recvtype, comm);
+}
+
+/* ---- helpers of the vector forms ------------------------------------------ */
+static int64_t vec_at(const void *a, int wide, int i)
+{
+    return wide ? ((const int64_t *)a)[i] : ((const int *)a)[i];
+}
+
+/* A count array of n entries: present, none negative.  *sum_p gets the sum
+ * (NULL: not wanted). */
+static int check_counts(const char *fn, tn_comm_t *c, const void *counts, int wide, int n,
+                        const char *arg, int64_t *sum_p)
+{
+    int64_t sum = 0;
+    int i;
+
+    if (counts == NULL && n > 0) {
+        return tn_mpi_err(c, MPI_ERR_ARG, fn, arg, "NULL array");
+    }
+    for (i = 0; i < n; i++) {
+        int64_t v = vec_at(counts, wide, i);
+
+        if (v < 0) {
+            return tn_mpi_err(c, MPI_ERR_COUNT, fn, arg, "%s[%d] = %lld is negative", arg, i,
+                              (long long)v);
+        }
+        sum += v;
+    }
+    if (sum_p != NULL) {
+        *sum_p = sum;
+    }
+    return MPI_SUCCESS;
+}
+
+static int check_displs(const char *fn, tn_comm_t *c, const void *displs, int n,
+                        const char *arg)
+{
+    if (displs == NULL && n > 0) {
+        return tn_mpi_err(c, MPI_ERR_ARG, fn, arg, "NULL array");
+    }
+    return MPI_SUCCESS;
+}
+
+/* counts + displs + type + buffer of one side of a vector collective. */
+static int check_vec_side(const char *fn, tn_comm_t *c, const void *buf, const void *counts,
+                          const void *displs, int wide, MPI_Datatype type, const char *buf_arg,
+                          const char *counts_arg, const char *displs_arg,
+                          const char *type_arg, const tn_dt_t **dt_p)
+{
+    int64_t sum = 0;
+    int rc;
+
+    if ((rc = check_counts(fn, c, counts, wide, c->size, counts_arg, &sum)) ||
+        (rc = check_displs(fn, c, displs, c->size, displs_arg)) ||
+        (rc = tn_mpi_check_dt(fn, c, type, type_arg, dt_p)) ||
+        (rc = tn_mpi_check_buf(fn, c, buf, sum, *dt_p, buf_arg))) {
+        return rc;
+    }
+    return MPI_SUCCESS;
+}
+
+static void blocks_set(tn_coll_blocks_t *b, const void *counts, const void *displs, int wide,
+                       const tn_dt_t *dt)
+{
+    b->counts = counts;
+    b->displs = displs;
+    b->wide = wide;
+    b->count = 0;
+    b->dt = dt;
+    b->dts = NULL;
+}
+
+/* ---- scatter / scatterv --------------------------------------------------- */
+/* The receive side, shared by scatter and scatterv: recvbuf may be
+ * MPI_IN_PLACE at the root only. */
+static int scatter_recv_args(const char *fn, tn_comm_t *c, int root, void *recvbuf,
+                             int64_t recvcount, MPI_Datatype recvtype, const tn_dt_t **rdt_p)
+{
+    int rc;
+
+    *rdt_p = NULL;
+    if (recvbuf == MPI_IN_PLACE) {
+        return c->rank == root ? MPI_SUCCESS
+                               : inplace_err(fn, c, "recvbuf", "is only valid at the root");
+    }
+    if ((rc = tn_mpi_check_count(fn, c, recvcount, "recvcount")) ||
+        (rc = tn_mpi_check_dt(fn, c, recvtype, "recvtype", rdt_p)) ||
+        (rc = tn_mpi_check_buf(fn, c, recvbuf, recvcount, *rdt_p, "recvbuf"))) {
+        return rc;
+    }
+    return MPI_SUCCESS;
+}
+
+static int scatter(const char *fn, const void *sendbuf, int64_t sendcount,
+                   MPI_Datatype sendtype, void *recvbuf, int64_t recvcount,
+                   MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    const tn_dt_t *sdt = NULL, *rdt = NULL;
+    tn_comm_t *c = NULL;
+    tn_status_t st;
+    int rc;
+
+    if ((rc = tn_mpi_check_comm(fn, comm, &c)) || (rc = tn_mpi_check_root(fn, c, root)) ||
+        (rc = scatter_recv_args(fn, c, root, recvbuf, recvcount, recvtype, &rdt))) {
+        return rc;
+    }
+    if (c->rank == root) {
+        if ((rc = tn_mpi_check_count(fn, c, sendcount, "sendcount")) ||
+            (rc = tn_mpi_check_dt(fn, c, sendtype, "sendtype", &sdt)) ||
+            (rc = tn_mpi_check_buf(fn, c, sendbuf, sendcount * c->size, sdt, "sendbuf"))) {
+            return rc;
+        }
+        if (recvbuf != MPI_IN_PLACE && recvcount > 0 && sendcount > 0 && sendbuf == recvbuf) {
+            return alias_err(fn, c);
+        }
+    }
+    tn_mpi_enter();
+    st = tn_coll_scatter(sendbuf, (size_t)sendcount, sdt, recvbuf, (size_t)recvcount, rdt,
+                         root, c);
+    tn_mpi_leave();
+    return coll_done(fn, c, st);
+}
+
+int tn_mpi_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                   int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    return scatter("MPI_Scatter", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                   root, comm);
+}
+
+int tn_mpi_Scatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                     void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
+                     MPI_Comm comm)
+{
+    return scatter("MPI_Scatter_c", sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                   recvtype, root, comm);
+}
+
+static int scatterv(const char *fn, const void *sendbuf, const void *sendcounts,
+                    const void *displs, int wide, MPI_Datatype sendtype, void *recvbuf,
+                    int64_t recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    const tn_dt_t *sdt = NULL, *rdt = NULL;
+    tn_coll_blocks_t sb;
+    tn_comm_t *c = NULL;
+    tn_status_t st;
+    int rc;
+
+    if ((rc = tn_mpi_check_comm(fn, comm, &c)) || (rc = tn_mpi_check_root(fn, c, root)) ||
+        (rc = scatter_recv_args(fn, c, root, recvbuf, recvcount, recvtype, &rdt))) {
+        return rc;
+    }
+    if (c->rank == root) {
+        if ((rc = check_vec_side(fn, c, sendbuf, sendcounts, displs, wide, sendtype, "sendbuf",
+                                 "sendcounts", "displs", "sendtype", &sdt))) {
+            return rc;
+        }
+        if (recvbuf != MPI_IN_PLACE && recvcount > 0 && sendbuf == recvbuf) {
+            return alias_err(fn, c);
+        }
+    }
+    blocks_set(&sb, sendcounts, displs, wide, sdt);
+    tn_mpi_enter();
+    st = tn_coll_scatterv(sendbuf, &sb, recvbuf, (size_t)recvcount, rdt, root, c);
+    tn_mpi_leave();
+    return coll_done(fn, c, st);
+}
+
+int tn_mpi_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[],
+                    MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                    int root, MPI_Comm comm)
+{
+    return scatterv("MPI_Scatterv", sendbuf, sendcounts, displs, 0, sendtype, recvbuf,
+                    recvcount, recvtype, root, comm);
+}
+
+int tn_mpi_Scatterv_c(const void *sendbuf, const MPI_Count sendcounts[],
+                      const MPI_Aint displs[], MPI_Datatype sendtype, void *recvbuf,
+                      MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    return scatterv("MPI_Scatterv_c", sendbuf, sendcounts, displs, 1, sendtype, recvbuf,
+                    recvcount, recvtype, root, comm);
+}
+
+/* ---- gatherv -------------------------------------------------------------- */
+static int gatherv(const char *fn, const void *sendbuf, int64_t sendcount,
+                   MPI_Datatype sendtype, void *recvbuf, const void *recvcounts,
+                   const void *displs, int wide, MPI_Datatype recvtype, int root,
+                   MPI_Comm comm)
+{
+    const tn_dt_t *sdt = NULL, *rdt = NULL;
+    tn_coll_blocks_t rb;
+    tn_comm_t *c = NULL;
+    tn_status_t st;
+    int rc;
+
+    if ((rc = tn_mpi_check_comm(fn, comm, &c)) || (rc = tn_mpi_check_root(fn, c, root))) {
+        return rc;
+    }
+    if (c->rank == root) {
+        if ((rc = check_vec_side(fn, c, recvbuf, recvcounts, displs, wide, recvtype, "recvbuf",
+                                 "recvcounts", "displs", "recvtype", &rdt))) {
+            return rc;
+        }
+    } else if (sendbuf == MPI_IN_PLACE) {
+        return inplace_err(fn, c, "sendbuf", "is only valid at the root");
+    }
+    if (sendbuf != MPI_IN_PLACE) {
+        if ((rc = tn_mpi_check_count(fn, c, sendcount, "sendcount")) ||
+            (rc = tn_mpi_check_dt(fn, c, sendtype, "sendtype", &sdt)) ||
+            (rc = tn_mpi_check_buf(fn, c, sendbuf, sendcount, sdt, "sendbuf"))) {
+            return rc;
+        }
+        if (c->rank == root && sendcount > 0 && sendbuf == recvbuf) {
+            return alias_err(fn, c);
+        }
+    }
+    blocks_set(&rb, recvcounts, displs, wide, rdt);
+    tn_mpi_enter();
+    st = tn_coll_gatherv(sendbuf, (size_t)sendcount, sdt, recvbuf, &rb, root, c);
+    tn_mpi_leave();
+    return coll_done(fn, c, st);
+}
+
+int tn_mpi_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                   const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+                   MPI_Comm comm)
+{
+    return gatherv("MPI_Gatherv", sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+                   0, recvtype, root, comm);
+}
+
+int tn_mpi_Gatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                     void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
+                     MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    return gatherv("MPI_Gatherv_c", sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+                   1, recvtype, root, comm);
+}
+
+/* ---- allgatherv ----------------------------------------------------------- */
+static int allgatherv(const char *fn, const void *sendbuf, int64_t sendcount,
+                      MPI_Datatype sendtype, void *recvbuf, const void *recvcounts,
+                      const void *displs, int wide, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    const tn_dt_t *sdt = NULL, *rdt = NULL;
+    tn_coll_blocks_t rb;
+    tn_comm_t *c = NULL;
+    tn_status_t st;
+    int rc;
+
+    if ((rc = tn_mpi_check_comm(fn, comm, &c)) ||
+        (rc = check_vec_side(fn, c, recvbuf, recvcounts, displs, wide, recvtype, "recvbuf",
+                             "recvcounts", "displs", "recvtype", &rdt))) {
+        return rc;
+    }
+    if (sendbuf != MPI_IN_PLACE) {
+        if ((rc = tn_mpi_check_count(fn, c, sendcount, "sendcount")) ||
+            (rc = tn_mpi_check_dt(fn, c, sendtype, "sendtype", &sdt)) ||
+            (rc = tn_mpi_check_buf(fn, c, sendbuf, sendcount, sdt, "sendbuf"))) {
+            return rc;
+        }
+        if (sendcount > 0 && sendbuf == recvbuf) {
+            return alias_err(fn, c);
+        }
+    }
+    blocks_set(&rb, recvcounts, displs, wide, rdt);
+    tn_mpi_enter();
+    st = tn_coll_allgatherv(sendbuf, (size_t)sendcount, sdt, recvbuf, &rb, c);
+    tn_mpi_leave();
+    return coll_done(fn, c, st);
+}
+
+int tn_mpi_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                      void *recvbuf, const int recvcounts[], const int displs[],
+                      MPI_Datatype recvtype, MPI_Comm comm)
+{
+    return allgatherv("MPI_Allgatherv", sendbuf, sendcount, sendtype, recvbuf, recvcounts,
+                      displs, 0, recvtype, comm);
+}
+
+int tn_mpi_Allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                        void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
+                        MPI_Datatype recvtype, MPI_Comm comm)
+{
+    return allgatherv("MPI_Allgatherv_c", sendbuf, sendcount, sendtype, recvbuf, recvcounts,
+                      displs, 1, recvtype, comm);
+}
+
+/* ---- alltoallv / alltoallw ------------------------------------------------ */
+static int alltoallv(const char *fn, const void *sendbuf, const void *sendcounts,
+                     const void *sdispls, MPI_Datatype sendtype, void *recvbuf,
+                     const void *recvcounts, const void *rdispls, MPI_Datatype recvtype,
+                     int wide, MPI_Comm comm)
+{
+    const tn_dt_t *sdt = NULL, *rdt = NULL;
+    tn_coll_blocks_t sb, rb;
+    tn_comm_t *c = NULL;
+    tn_status_t st;
+    int rc;
+
+    if ((rc = tn_mpi_check_comm(fn, comm, &c)) ||
+        (rc = check_vec_side(fn, c, recvbuf, recvcounts, rdispls, wide, recvtype, "recvbuf",
+                             "recvcounts", "rdispls", "recvtype", &rdt))) {
+        return rc;
+    }
+    if (sendbuf != MPI_IN_PLACE) {
+        if ((rc = check_vec_side(fn, c, sendbuf, sendcounts, sdispls, wide, sendtype,
+                                 "sendbuf", "sendcounts", "sdispls", "sendtype", &sdt))) {
+            return rc;
+        }
+    }
+    blocks_set(&sb, sendcounts, sdispls, wide, sdt);
+    blocks_set(&rb, recvcounts, rdispls, wide, rdt);
+    tn_mpi_enter();
+    st = tn_coll_alltoallv(sendbuf, &sb, recvbuf, &rb, c);
+    tn_mpi_leave();
+    return coll_done(fn, c, st);
+}
+
+int tn_mpi_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                     MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                     const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
+{
+    return alltoallv("MPI_Alltoallv", sendbuf, sendcounts, sdispls, sendtype, recvbuf,
+                     recvcounts, rdispls, recvtype, 0, comm);
+}
+
+int tn_mpi_Alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[],
+                       const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf,
+                       const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                       MPI_Datatype recvtype, MPI_Comm comm)
+{
+    return alltoallv("MPI_Alltoallv_c", sendbuf, sendcounts, sdispls, sendtype, recvbuf,
+                     recvcounts, rdispls, recvtype, 1, comm);
+}
+
+/* One side of an alltoallw: counts, byte displacements and one type per
+ * rank, converted into dts[0..n). */
+static int alltoallw_side(const char *fn, tn_comm_t *c, const void *buf, const void *counts,
+                          const void *displs, const MPI_Datatype types[], int wide,
+                          const char *side, const tn_dt_t **dts)
+{
+    char counts_arg[16], displs_arg[16], types_arg[16], buf_arg[16];
+    int i, rc;
+
+    snprintf(counts_arg, sizeof counts_arg, "%scounts", side);
+    snprintf(displs_arg, sizeof displs_arg, "%sdispls", side[0] == 's' ? "s" : "r");
+    snprintf(types_arg, sizeof types_arg, "%stypes", side);
+    snprintf(buf_arg, sizeof buf_arg, "%sbuf", side);
+    if ((rc = check_counts(fn, c, counts, wide, c->size, counts_arg, NULL)) ||
+        (rc = check_displs(fn, c, displs, c->size, displs_arg))) {
+        return rc;
+    }
+    if (types == NULL) {
+        return tn_mpi_err(c, MPI_ERR_ARG, fn, types_arg, "NULL array");
+    }
+    for (i = 0; i < c->size; i++) {
+        if ((rc = tn_mpi_check_dt(fn, c, types[i], types_arg, &dts[i])) ||
+            (rc = tn_mpi_check_buf(fn, c, buf, vec_at(counts, wide, i), dts[i], buf_arg))) {
+            return rc;
+        }
+    }
+    return MPI_SUCCESS;
+}
+
+static int alltoallw(const char *fn, const void *sendbuf, const void *sendcounts,
+                     const void *sdispls, const MPI_Datatype sendtypes[], void *recvbuf,
+                     const void *recvcounts, const void *rdispls,
+                     const MPI_Datatype recvtypes[], int wide, MPI_Comm comm)
+{
+    const tn_dt_t **dts;
+    tn_coll_blocks_t sb, rb;
+    tn_comm_t *c = NULL;
+    tn_status_t st;
+    int rc;
+
+    if ((rc = tn_mpi_check_comm(fn, comm, &c))) {
+        return rc;
+    }
+    dts = calloc(2 * (size_t)c->size, sizeof *dts);
+    if (dts == NULL) {
+        return tn_mpi_err_status(c, TN_ERR_NOMEM, fn);
+    }
+    if ((rc = alltoallw_side(fn, c, recvbuf, recvcounts, rdispls, recvtypes, wide, "recv",
+                             dts + c->size)) ||
+        (sendbuf != MPI_IN_PLACE &&
+         (rc = alltoallw_side(fn, c, sendbuf, sendcounts, sdispls, sendtypes, wide, "send",
+                              dts)))) {
+        free(dts);
+        return rc;
+    }
+    blocks_set(&sb, sendcounts, sdispls, wide, NULL);
+    sb.dts = dts;
+    blocks_set(&rb, recvcounts, rdispls, wide, NULL);
+    rb.dts = dts + c->size;
+    tn_mpi_enter();
+    st = tn_coll_alltoallv(sendbuf, &sb, recvbuf, &rb, c);
+    tn_mpi_leave();
+    free(dts);
+    return coll_done(fn, c, st);
+}
+
+int tn_mpi_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                     const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                     const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
+{
+    return alltoallw("MPI_Alltoallw", sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
+                     recvcounts, rdispls, recvtypes, 0, comm);
+}
+
+int tn_mpi_Alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[],
+                       const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf,
+                       const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                       const MPI_Datatype recvtypes[], MPI_Comm comm)
+{
+    return alltoallw("MPI_Alltoallw_c", sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
+                     recvcounts, rdispls, recvtypes, 1, comm);
+}
+
+/* ---- reduce_scatter / reduce_scatter_block -------------------------------- */
+/* block: the block form with recvcount each (counts unused). */
+static int reduce_scatter(const char *fn, const void *sendbuf, void *recvbuf, int block,
+                          const void *counts, int wide, int64_t recvcount,
+                          MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    const tn_dt_t *dt = NULL;
+    const tn_op_t *o = NULL;
+    tn_coll_blocks_t rc_blocks;
+    tn_comm_t *c = NULL;
+    int64_t total = 0, mine;
+    tn_status_t st;
+    int rc;
+
+    if ((rc = tn_mpi_check_comm(fn, comm, &c))) {
+        return rc;
+    }
+    if (!block) {
+        if ((rc = check_counts(fn, c, counts, wide, c->size, "recvcounts", &total))) {
+            return rc;
+        }
+        mine = vec_at(counts, wide, c->rank);
+    } else {
+        if ((rc = tn_mpi_check_count(fn, c, recvcount, "recvcount"))) {
+            return rc;
+        }
+        mine = recvcount;
+        total = recvcount * c->size;
+    }
+    if ((rc = tn_mpi_check_dt(fn, c, datatype, "datatype", &dt)) ||
+        (rc = tn_mpi_check_op(fn, c, op, dt, &o))) {
+        return rc;
+    }
+    if (sendbuf == MPI_IN_PLACE) {
+        if ((rc = tn_mpi_check_buf(fn, c, recvbuf, total, dt, "recvbuf"))) {
+            return rc;
+        }
+    } else {
+        if ((rc = tn_mpi_check_buf(fn, c, recvbuf, mine, dt, "recvbuf")) ||
+            (rc = tn_mpi_check_buf(fn, c, sendbuf, total, dt, "sendbuf"))) {
+            return rc;
+        }
+        if (mine > 0 && sendbuf == recvbuf) {
+            return alias_err(fn, c);
+        }
+    }
+    if (total == 0) {
+        return MPI_SUCCESS;
+    }
+    blocks_set(&rc_blocks, block ? NULL : counts, NULL, wide, dt);
+    rc_blocks.count = (size_t)recvcount;
+    tn_mpi_enter();
+    st = tn_coll_reduce_scatter(sendbuf, recvbuf, &rc_blocks, o, c);
+    tn_mpi_leave();
+    return coll_done(fn, c, st);
+}
+
+int tn_mpi_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
+                          MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    return reduce_scatter("MPI_Reduce_scatter", sendbuf, recvbuf, 0, recvcounts, 0, 0,
+                          datatype, op, comm);
+}
+
+int tn_mpi_Reduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[],
+                            MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    return reduce_scatter("MPI_Reduce_scatter_c", sendbuf, recvbuf, 0, recvcounts, 1, 0,
+                          datatype, op, comm);
+}
+
+int tn_mpi_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
+                                MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    return reduce_scatter("MPI_Reduce_scatter_block", sendbuf, recvbuf, 1, NULL, 0, recvcount,
+                          datatype, op, comm);
+}
+
+int tn_mpi_Reduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount,
+                                  MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    return reduce_scatter("MPI_Reduce_scatter_block_c", sendbuf, recvbuf, 1, NULL, 1,
+                          recvcount, datatype, op, comm);
+}
+
+/* ---- scan / exscan -------------------------------------------------------- */
+static int scan(const char *fn, const void *sendbuf, void *recvbuf, int64_t count,
+                MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, int exclusive)
+{
+    const tn_dt_t *dt = NULL;
+    const tn_op_t *o = NULL;
+    tn_comm_t *c = NULL;
+    tn_status_t st;
+    int rc;
+
+    if ((rc = tn_mpi_check_comm(fn, comm, &c)) ||
+        (rc = tn_mpi_check_count(fn, c, count, "count")) ||
+        (rc = tn_mpi_check_dt(fn, c, datatype, "datatype", &dt)) ||
+        (rc = tn_mpi_check_op(fn, c, op, dt, &o)) ||
+        (rc = tn_mpi_check_buf(fn, c, recvbuf, count, dt, "recvbuf"))) {
+        return rc;
+    }
+    if (sendbuf != MPI_IN_PLACE) {
+        if ((rc = tn_mpi_check_buf(fn, c, sendbuf, count, dt, "sendbuf"))) {
+            return rc;
+        }
+        if (count > 0 && sendbuf == recvbuf) {
+            return alias_err(fn, c);
+        }
+    }
+    if (count == 0) {
+        return MPI_SUCCESS;
+    }
+    tn_mpi_enter();
+    st = exclusive ? tn_coll_exscan(sendbuf, recvbuf, (size_t)count, dt, o, c)
+                   : tn_coll_scan(sendbuf, recvbuf, (size_t)count, dt, o, c);
+    tn_mpi_leave();
+    return coll_done(fn, c, st);
+}
+
+int tn_mpi_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                MPI_Op op, MPI_Comm comm)
+{
+    return scan("MPI_Scan", sendbuf, recvbuf, count, datatype, op, comm, 0);
+}
+
+int tn_mpi_Scan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
+                  MPI_Op op, MPI_Comm comm)
+{
+    return scan("MPI_Scan_c", sendbuf, recvbuf, count, datatype, op, comm, 0);
+}
+
+int tn_mpi_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                  MPI_Op op, MPI_Comm comm)
+{
+    return scan("MPI_Exscan", sendbuf, recvbuf, count, datatype, op, comm, 1);
+}
+
+int tn_mpi_Exscan_c(const void *sendbuf, void *recvbuf, MPI_Count count,
+                    MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    return scan("MPI_Exscan_c", sendbuf, recvbuf, count, datatype, op, comm, 1);
 }

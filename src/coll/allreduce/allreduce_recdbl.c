@@ -18,7 +18,6 @@ tn_status_t tn_coll_allreduce_recdbl(const void *sbuf, void *rbuf, size_t count,
                                      tn_comm_t *comm)
 {
     int n = comm->size, rank = comm->rank;
-    size_t span = tn_coll_span(dt, count);
     uintptr_t dth = tn_coll_dt_handle(dt);
     tn_coll_tmp_t t;
     char *cur = rbuf, *other;
@@ -26,12 +25,15 @@ tn_status_t tn_coll_allreduce_recdbl(const void *sbuf, void *rbuf, size_t count,
     tn_status_t st = TN_OK;
 
     if (sbuf != TN_IN_PLACE) {
-        memcpy(rbuf, sbuf, span);
+        st = tn_coll_copy(sbuf, count, dt, rbuf, count, dt, comm);
+        if (st != TN_OK) {
+            return st;
+        }
     }
     if (n == 1) {
         return TN_OK;
     }
-    other = tn_coll_tmp_get(&t, span);
+    other = tn_coll_tmp_dt(&t, dt, count);
     if (other == NULL) {
         return TN_ERR_NOMEM;
     }
@@ -83,7 +85,10 @@ tn_status_t tn_coll_allreduce_recdbl(const void *sbuf, void *rbuf, size_t count,
             }
         }
         if (cur != (char *)rbuf) {
-            memcpy(rbuf, cur, span);
+            st = tn_coll_copy(cur, count, dt, rbuf, count, dt, comm);
+            if (st != TN_OK) {
+                goto out;
+            }
         }
     }
 

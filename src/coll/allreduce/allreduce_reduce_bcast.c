@@ -1,7 +1,9 @@
-/* Allreduce as a reduce to rank 0 followed by a broadcast from rank 0.
- * The reduce evaluates the op in rank order along one tree and the result is
- * computed once, so every rank gets the same bits: the algorithm for
- * non-commutative ops.  2 log2 n steps. */
+/* Allreduce as a reduce to rank 0 followed by a broadcast from rank 0, each
+ * chosen like a user's call (TERN_COLL_REDUCE / TERN_COLL_BCAST apply).
+ * The result is computed once, at rank 0, so every rank gets the same bits;
+ * with a non-commutative op the reduce is the binomial tree, which applies
+ * the op in rank order, and a long vector still gets the long-message
+ * broadcast: the choice for long vectors with non-commutative ops. */
 #include "coll/coll_util.h"
 
 tn_status_t tn_coll_allreduce_reduce_bcast(const void *sbuf, void *rbuf, size_t count,
@@ -10,10 +12,11 @@ tn_status_t tn_coll_allreduce_reduce_bcast(const void *sbuf, void *rbuf, size_t 
 {
     tn_status_t st;
 
-    /* reduce_binomial reads my contribution from rbuf for TN_IN_PLACE on any rank */
-    st = tn_coll_reduce_binomial(sbuf, rbuf, count, dt, op, 0, comm);
-    if (st != TN_OK || comm->size == 1) {
+    /* the reduce algorithms read my contribution from rbuf for TN_IN_PLACE
+     * on any rank, not only at the root */
+    st = tn_coll_reduce(sbuf, rbuf, count, dt, op, 0, comm);
+    if (st != TN_OK) {
         return st;
     }
-    return tn_coll_bcast_binomial(rbuf, count, dt, 0, comm);
+    return tn_coll_bcast(rbuf, count, dt, 0, comm);
 }

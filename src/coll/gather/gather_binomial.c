@@ -7,15 +7,17 @@
  * the blocks in their send layout (scount elements of sdt each) in relative
  * order; the root receives each child's subtree straight into recvbuf unless
  * it wraps around the end of the communicator, in which case it goes through
- * a temporary.  log2 n steps; each block crosses log2 n links at most. */
+ * a temporary.  log2 n steps; each block crosses log2 n links at most: the
+ * choice for short blocks.  Equal blocks only. */
 #include "coll/coll_util.h"
 
 /* Root side. */
 static tn_status_t gather_root(const void *sbuf, size_t scount, const tn_dt_t *sdt,
-                               char *rbuf, size_t rcount, const tn_dt_t *rdt,
-                               tn_comm_t *comm)
+                               char *rbuf, const tn_coll_blocks_t *rb, tn_comm_t *comm)
 {
     int n = comm->size, root = comm->rank;
+    size_t rcount = rb->count;
+    const tn_dt_t *rdt = rb->dt;
     size_t rblk = tn_coll_span(rdt, rcount);
     tn_req_t *reqs[32];
     struct { int first, cnt; tn_coll_tmp_t t; char *buf; } wrap = { 0, 0, { NULL }, NULL };
@@ -33,7 +35,7 @@ static tn_status_t gather_root(const void *sbuf, size_t scount, const tn_dt_t *s
             /* at most one subtree wraps: the one holding relative rank n - root */
             wrap.first = first;
             wrap.cnt = cnt;
-            wrap.buf = tn_coll_tmp_get(&wrap.t, (size_t)cnt * rblk);
+            wrap.buf = tn_coll_tmp_dt(&wrap.t, rdt, (size_t)cnt * rcount);
             if (wrap.buf == NULL) {
                 st = TN_ERR_NOMEM;
                 break;
@@ -58,8 +60,13 @@ static tn_status_t gather_root(const void *sbuf, size_t scount, const tn_dt_t *s
         if (st == TN_OK) {
             size_t head = (size_t)(n - wrap.first);
 
-            memcpy(rbuf + (size_t)wrap.first * rblk, wrap.buf, head * rblk);
-            memcpy(rbuf, wrap.buf + head * rblk, ((size_t)wrap.cnt - head) * rblk);
+            st = tn_coll_copy(wrap.buf, head * rcount, rdt, rbuf + (size_t)wrap.first * rblk,
+                              head * rcount, rdt, comm);
+            if (st == TN_OK) {
+                size_t tail = ((size_t)wrap.cnt - head) * rcount;
+
+                st = tn_coll_copy(wrap.buf + head * rblk, tail, rdt, rbuf, tail, rdt, comm);
+            }
         }
         tn_coll_tmp_put(&wrap.t);
     }
@@ -67,8 +74,8 @@ static tn_status_t gather_root(const void *sbuf, size_t scount, const tn_dt_t *s
 }
 
 tn_status_t tn_coll_gather_binomial(const void *sbuf, size_t scount, const tn_dt_t *sdt,
-                                    void *rbuf, size_t rcount, const tn_dt_t *rdt,
-                                    int root, tn_comm_t *comm)
+                                    void *rbuf, const tn_coll_blocks_t *rb, int root,
+                                    tn_comm_t *comm)
 {
     int n = comm->size, rank = comm->rank;
     int vr = (rank - root + n) % n;
@@ -80,7 +87,7 @@ tn_status_t tn_coll_gather_binomial(const void *sbuf, size_t scount, const tn_dt
     tn_status_t st = TN_OK, st2;
 
     if (rank == root) {
-        return gather_root(sbuf, scount, sdt, rbuf, rcount, rdt, comm);
+        return gather_root(sbuf, scount, sdt, rbuf, rb, comm);
     }
     low = tn_coll_lowbit(vr);
     sub = n - vr < low ? n - vr : low;
@@ -90,7 +97,7 @@ tn_status_t tn_coll_gather_binomial(const void *sbuf, size_t scount, const tn_dt
         return tn_p2p_send(sbuf, scount, sdt, parent, TN_COLL_TAG_GATHER, comm, 1);
     }
     sblk = tn_coll_span(sdt, scount);
-    tmp = tn_coll_tmp_get(&t, (size_t)sub * sblk);
+    tmp = tn_coll_tmp_dt(&t, sdt, (size_t)sub * scount);
     if (tmp == NULL) {
         return TN_ERR_NOMEM;
     }
@@ -105,7 +112,7 @@ tn_status_t tn_coll_gather_binomial(const void *sbuf, size_t scount, const tn_dt
         nreq++;
     }
     if (st == TN_OK) {
-        memcpy(tmp, sbuf, sblk);
+        tn_coll_dup(tmp, sbuf, sdt, scount);
     }
     st2 = tn_req_waitall_free(nreq, reqs);
     if (st == TN_OK) {

@@ -11,7 +11,8 @@
  * Buffers: the accumulated value starts as my own contribution, read in
  * place; results alternate between two temporaries (tn_op_apply writes its
  * second operand, which must be the higher ranks' block), so sbuf is never
- * written and rbuf only at the root. */
+ * written and rbuf only at the root.  log2 n steps of whole vectors: the
+ * choice for short vectors, and for long ones with non-commutative ops. */
 #include "coll/coll_util.h"
 
 tn_status_t tn_coll_reduce_binomial(const void *sbuf, void *rbuf, size_t count,
@@ -21,7 +22,6 @@ tn_status_t tn_coll_reduce_binomial(const void *sbuf, void *rbuf, size_t count,
     int n = comm->size, rank = comm->rank;
     int tree_root = op->commutative ? root : 0;
     int vr = (rank - tree_root + n) % n;
-    size_t span = tn_coll_span(dt, count);
     uintptr_t dth = tn_coll_dt_handle(dt);
     const void *mine = sbuf == TN_IN_PLACE ? (const void *)rbuf : sbuf;
     const void *acc = mine;
@@ -42,7 +42,7 @@ tn_status_t tn_coll_reduce_binomial(const void *sbuf, void *rbuf, size_t count,
             int src = (vr + mask + tree_root) % n;
 
             if (tb[which] == NULL) {
-                tb[which] = tn_coll_tmp_get(&t[which], span);
+                tb[which] = tn_coll_tmp_dt(&t[which], dt, count);
                 if (tb[which] == NULL) {
                     st = TN_ERR_NOMEM;
                     goto out;
@@ -62,9 +62,7 @@ tn_status_t tn_coll_reduce_binomial(const void *sbuf, void *rbuf, size_t count,
     }
     /* I am tree_root and acc holds the whole reduction. */
     if (rank == root) {
-        if (acc != rbuf) {
-            memcpy(rbuf, acc, span);
-        }
+        st = tn_coll_copy(acc, count, dt, rbuf, count, dt, comm);
     } else {
         st = tn_p2p_send(acc, count, dt, root, TN_COLL_TAG_REDUCE, comm, 1);
     }
@@ -73,11 +71,7 @@ out:
     if (st == TN_OK && rank == root && tree_root != root) {
         st = tn_p2p_recv(rbuf, count, dt, tree_root, TN_COLL_TAG_REDUCE, comm, 1, NULL);
     }
-    if (tb[0] != NULL) {
-        tn_coll_tmp_put(&t[0]);
-    }
-    if (tb[1] != NULL) {
-        tn_coll_tmp_put(&t[1]);
-    }
+    tn_coll_tmp_put(&t[0]);
+    tn_coll_tmp_put(&t[1]);
     return st;
 }
