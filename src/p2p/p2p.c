@@ -8,7 +8,7 @@
 
 tn_status_t tn_p2p_init(void)
 {
-    return tn_proto_init(tn_rt.world_size, tn_rt.world_rank, tn_rt.local_of_world);
+    return tn_proto_init(tn_rt.world_size, tn_rt.world_rank);
 }
 
 void tn_p2p_finalize(void)
@@ -217,7 +217,7 @@ tn_status_t tn_p2p_send(const void *buf, size_t count, const tn_dt_t *dt, int de
         hdr.size = bytes;
         hdr.sreq = hdr.rreq = hdr.addr = 0;
         tn_status_t st;
-        if (bytes <= TN_AM_INLINE_MAX) {
+        if (bytes <= peer->tiny_limit) {
             hdr.flags = TN_AM_F_INLINE;
             if (bytes > 0) {
                 memcpy(&hdr.sreq, buf, bytes);

@@ -53,6 +53,7 @@ typedef struct {
     tn_unexp_t           *in_unexp;
     size_t                max_payload;
     size_t                eager_limit;
+    size_t                tiny_limit;
     unsigned              caps;
 } tn_peer_t;
 
@@ -81,7 +82,7 @@ tn_status_t tn_proto_send_start(struct tn_req *req);
 int tn_proto_progress_sends(void);
 /* Deliver a matched unexpected message into a receive request. */
 void tn_proto_recv_unexp(struct tn_req *req, tn_unexp_t *ux);
-tn_status_t tn_proto_init(int world_size, int world_rank, const int *local_of_world);
+tn_status_t tn_proto_init(int world_size, int world_rank);
 void tn_proto_finalize(void);
 void tn_p2p_am_recv(int peer, const tn_am_hdr_t *hdr, const void *payload, size_t len);
 

@@ -21,7 +21,7 @@ int tn_peers_pending;
 int tn_sends_inflight;
 static int tn_npeers;
 
-tn_status_t tn_proto_init(int world_size, int world_rank, const int *local_of_world)
+tn_status_t tn_proto_init(int world_size, int world_rank)
 {
     tn_peers = calloc((size_t)world_size, sizeof(tn_peer_t));
     if (tn_peers == NULL) {
@@ -30,16 +30,10 @@ tn_status_t tn_proto_init(int world_size, int world_rank, const int *local_of_wo
     tn_npeers = world_size;
     for (int p = 0; p < world_size; p++) {
         tn_peer_t *peer = &tn_peers[p];
-        if (p == world_rank) {
-            peer->xp = &tn_xport_self_ops;
-        } else if (local_of_world[p] >= 0) {
-            peer->xp = &tn_xport_shm_ops;
-        } else {
-            peer->xp = NULL;       /* no network transport yet */
-            continue;
-        }
+        peer->xp = tn_rt.xport_of[p];
         peer->max_payload = peer->xp->max_payload();
         peer->eager_limit = peer->xp->eager_limit();
+        peer->tiny_limit = peer->xp->tiny_limit();
         peer->caps = peer->xp->caps(p);
     }
     return TN_OK;
@@ -131,7 +125,7 @@ static tn_status_t tn_send_push(struct tn_req *req)
         if (req->mode == TN_SEND_SYNC) {
             hdr.flags |= TN_AM_F_SYNC;
         }
-        if (req->bytes <= TN_AM_INLINE_MAX && req->mode != TN_SEND_SYNC) {
+        if (req->bytes <= peer->tiny_limit && req->mode != TN_SEND_SYNC) {
             hdr.flags |= TN_AM_F_INLINE;
             if (req->bytes > 0) {
                 memcpy(&hdr.sreq, req->buf, req->bytes);

@@ -103,6 +103,7 @@ static tn_status_t tn_rt_node_map(void)
         snprintf(keys[r], sizeof(keys[r]), "%s", other);
     }
     tn_rt.node_id = node_of[tn_rt.world_rank];
+    tn_rt.nnodes = nnodes;
     for (int r = 0; r < n; r++) {
         if (node_of[r] == tn_rt.node_id) {
             if (r == tn_rt.world_rank) {
@@ -160,6 +161,53 @@ static void tn_rt_install_backtrace(void)
     }
 }
 
+static unsigned char *tn_rt_use_shm, *tn_rt_use_udp;
+static int tn_rt_udp_wanted;
+
+static void tn_rt_fatal(const char *msg)
+{
+    tn_rt_abort(1, msg);
+}
+
+/* Which transport serves each peer: self for ourselves; with TERN_XPORT=auto
+ * shm on our node and udp elsewhere; TERN_XPORT=udp forces udp for every
+ * other rank (to exercise it on one machine), TERN_XPORT=shm refuses jobs
+ * that span nodes.  Every rank decides the same way, so the collective
+ * set-up steps stay in step. */
+static tn_status_t tn_rt_choose_xports(void)
+{
+    int n = tn_rt.world_size;
+    const char *want = tn_cfg.xport ? tn_cfg.xport : "auto";
+    int force_udp = strcmp(want, "udp") == 0;
+    int shm_only = strcmp(want, "shm") == 0;
+    if (!force_udp && !shm_only && strcmp(want, "auto") != 0) {
+        tn_log_warn("rt", "TERN_XPORT=%s is not one of auto, shm, udp; using auto", want);
+    }
+    if (shm_only && tn_rt.nnodes > 1) {
+        tn_log_error("rt", "TERN_XPORT=shm but the job spans %d nodes", tn_rt.nnodes);
+        return TN_ERR_UNSUPPORTED;
+    }
+    tn_rt.xport_of = calloc((size_t)n, sizeof(*tn_rt.xport_of));
+    tn_rt_use_shm = calloc((size_t)n, 1);
+    tn_rt_use_udp = calloc((size_t)n, 1);
+    if (tn_rt.xport_of == NULL || tn_rt_use_shm == NULL || tn_rt_use_udp == NULL) {
+        return TN_ERR_NOMEM;
+    }
+    for (int r = 0; r < n; r++) {
+        if (r == tn_rt.world_rank) {
+            tn_rt.xport_of[r] = &tn_xport_self_ops;
+        } else if (!force_udp && tn_rt.local_of_world[r] >= 0) {
+            tn_rt.xport_of[r] = &tn_xport_shm_ops;
+            tn_rt_use_shm[r] = 1;
+        } else {
+            tn_rt.xport_of[r] = &tn_xport_udp_ops;
+            tn_rt_use_udp[r] = 1;
+        }
+    }
+    tn_rt_udp_wanted = n > 1 && (force_udp || tn_rt.nnodes > 1);
+    return TN_OK;
+}
+
 tn_status_t tn_rt_init(int required, int *provided_p, const tn_rt_hooks_t *hooks)
 {
     tn_status_t st;
@@ -189,8 +237,8 @@ tn_status_t tn_rt_init(int required, int *provided_p, const tn_rt_hooks_t *hooks
     if ((st = tn_rt_node_map()) != TN_OK) {
         return st;
     }
-    if (strcmp(tn_cfg.xport, "auto") != 0 && strcmp(tn_cfg.xport, "shm") != 0) {
-        tn_log_warn("rt", "TERN_XPORT=%s: only shm is built in; using shm", tn_cfg.xport);
+    if ((st = tn_rt_choose_xports()) != TN_OK) {
+        return st;
     }
     tn_xport_job_t job = {
         .kvsname = tn_rt.kvsname,
@@ -202,14 +250,28 @@ tn_status_t tn_rt_init(int required, int *provided_p, const tn_rt_hooks_t *hooks
         .local_of_world = tn_rt.local_of_world,
         .node_id = tn_rt.node_id,
         .oversubscribed = tn_rt.oversubscribed,
+        .nnodes = tn_rt.nnodes,
         .fence = tn_rt_fence,
+        .kv_put = tn_rt_kv_put_mine,
+        .kv_get = tn_rt_kv_get,
+        .fatal = tn_rt_fatal,
         .am_handler = hooks->am_handler,
     };
     if ((st = tn_xport_check_ops(&tn_xport_self_ops)) != TN_OK ||
         (st = tn_xport_check_ops(&tn_xport_shm_ops)) != TN_OK ||
-        (st = tn_xport_self_init(&job)) != TN_OK ||
-        (st = tn_xport_shm_init(&job)) != TN_OK) {
+        (st = tn_xport_check_ops(&tn_xport_udp_ops)) != TN_OK ||
+        (st = tn_xport_self_init(&job)) != TN_OK) {
         return st;
+    }
+    job.use = tn_rt_use_shm;
+    if ((st = tn_xport_shm_init(&job)) != TN_OK) {
+        return st;
+    }
+    if (tn_rt_udp_wanted) {
+        job.use = tn_rt_use_udp;
+        if ((st = tn_xport_udp_init(&job)) != TN_OK) {
+            return st;
+        }
     }
     tn_rt.thread_level = required > TN_THREAD_MULTIPLE ? TN_THREAD_MULTIPLE :
                          required < TN_THREAD_SINGLE ? TN_THREAD_SINGLE : required;
@@ -221,17 +283,27 @@ tn_status_t tn_rt_init(int required, int *provided_p, const tn_rt_hooks_t *hooks
 
 tn_status_t tn_rt_finalize(void)
 {
+    /* Every udp packet of ours acknowledged, every udp peer finalizing
+     * (the fence does not progress the transports). */
+    tn_xport_udp_close();
     /* Nobody may still be reading our memory or writing to our rings. */
     tn_status_t st = tn_rt_fence();
     if (tn_cfg.stats) {
         tn_xport_shm_print_stats();
+        tn_xport_udp_print_stats();
     }
+    tn_xport_udp_finalize();
     tn_xport_shm_finalize();
     tn_xport_self_finalize();
     tn_status_t st2 = tn_pmi_finalize();
     free(tn_rt.local_of_world);
     free(tn_rt.world_of_local);
+    free(tn_rt.xport_of);
+    free(tn_rt_use_shm);
+    free(tn_rt_use_udp);
     tn_rt.local_of_world = tn_rt.world_of_local = NULL;
+    tn_rt.xport_of = NULL;
+    tn_rt_use_shm = tn_rt_use_udp = NULL;
     tn_rt.finalized = 1;
     tn_rt.thread_multiple = 0;
     return st != TN_OK ? st : st2;
@@ -256,6 +328,7 @@ int tn_progress(void)
 {
     int n = tn_xport_shm_ops.progress();
     n += tn_xport_self_ops.progress();
+    n += tn_xport_udp_ops.progress();
     if (tn_rt_hooks.progress != NULL) {
         n += tn_rt_hooks.progress();
     }

@@ -86,7 +86,14 @@ void tn_rt_wait(tn_wait_cond_fn_t *done, void *arg)
          * bounds the cost of any wake-up we cannot see (another thread of
          * ours completing what we wait for). */
         tn_rt_unlock();
-        tn_xport_shm_sleep(tn_wait_recheck, tn_rt.thread_multiple ? 1000000ull : 200000000ull);
+        uint64_t timeout = tn_rt.thread_multiple ? 1000000ull : 200000000ull;
+        if (tn_xport_udp_active()) {
+            /* poll() on the sockets cannot see shm doorbells: with peers on
+             * both, look at the rings at least every millisecond */
+            tn_xport_udp_sleep(tn_wait_recheck, tn_rt.local_size > 1 ? 1000000ull : timeout);
+        } else {
+            tn_xport_shm_sleep(tn_wait_recheck, timeout);
+        }
         tn_rt_lock();
         idle = tn_wait_spins;    /* after a wake-up, poll a little before sleeping */
     }

@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include "base/status.h"
+#include "xport/xport.h"
 
 typedef struct {
     int        initialized;        /* MPI_Init done */
@@ -31,6 +32,8 @@ typedef struct {
     int        universe_size;
     int        singleton;          /* started without a launcher */
     int        oversubscribed;     /* more local ranks than cores */
+    int        nnodes;
+    const tn_xport_ops_t **xport_of;  /* world rank -> transport serving it */
     char       kvsname[256];
     char       hostname[256];
     pthread_mutex_t lock;
@@ -51,8 +54,6 @@ static inline void tn_rt_unlock(void)
         pthread_mutex_unlock(&tn_rt.lock);
     }
 }
-
-#include "xport/xport.h"
 
 /* What the layers above plug into the runtime. */
 typedef struct {

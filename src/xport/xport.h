@@ -71,6 +71,8 @@ typedef struct tn_xport_ops {
     unsigned    (*caps)(int peer);
     /* Rendezvous threshold towards this transport's peers. */
     size_t      (*eager_limit)(void);
+    /* Largest message carried inline in the header (<= TN_AM_INLINE_MAX). */
+    size_t      (*tiny_limit)(void);
 } tn_xport_ops_t;
 
 /* Handler the core registers for every arriving active message.  payload
@@ -89,7 +91,15 @@ typedef struct {
     const int  *local_of_world;     /* -1 for ranks on other nodes */
     int         node_id;
     int         oversubscribed;
+    int         nnodes;
     tn_status_t (*fence)(void);     /* job-wide barrier */
+    /* job-wide key/value exchange: put, then fence, then get */
+    tn_status_t (*kv_put)(const char *key, const char *value);
+    tn_status_t (*kv_get)(int rank, const char *key, char *value, int len);
+    /* end the job with a message (a peer is gone, ...); does not return */
+    void        (*fatal)(const char *msg);
+    /* per world rank: non-zero when this transport is to serve that peer */
+    const unsigned char *use;
     tn_xport_am_handler_fn_t *am_handler;
 } tn_xport_job_t;
 
@@ -98,10 +108,13 @@ tn_status_t tn_xport_check_ops(const tn_xport_ops_t *ops);
 
 extern const tn_xport_ops_t tn_xport_self_ops;
 extern const tn_xport_ops_t tn_xport_shm_ops;
+extern const tn_xport_ops_t tn_xport_udp_ops;
 
 /* Set-up and teardown of the transports (runtime/). */
 tn_status_t tn_xport_self_init(const tn_xport_job_t *job);
 void        tn_xport_self_finalize(void);
+/* Collective over the job (always the same number of fences, whether or
+ * not job->use names a local peer). */
 tn_status_t tn_xport_shm_init(const tn_xport_job_t *job);
 void        tn_xport_shm_finalize(void);
 /* Block until a peer wakes us or timeout_ns passes.  recheck() runs after
@@ -111,5 +124,17 @@ void        tn_xport_shm_sleep(int (*recheck)(void), uint64_t timeout_ns);
 /* Wake this process's own sleeper (another thread queued work for it). */
 void        tn_xport_shm_wake_self(void);
 void        tn_xport_shm_print_stats(void);
+
+/* The udp transport: set up when some peer is served by it (job->use). */
+tn_status_t tn_xport_udp_init(const tn_xport_job_t *job);
+/* Finalize, first step (after the job's closing barrier): exchange FINs with
+ * every udp peer and wait until all our packets are acknowledged. */
+void        tn_xport_udp_close(void);
+void        tn_xport_udp_finalize(void);
+int         tn_xport_udp_active(void);
+/* Like tn_xport_shm_sleep, blocking in poll() on the sockets; at most
+ * timeout_ns, less when a retransmission or ack timer is due sooner. */
+void        tn_xport_udp_sleep(int (*recheck)(void), uint64_t timeout_ns);
+void        tn_xport_udp_print_stats(void);
 
 #endif

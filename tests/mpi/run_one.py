@@ -29,7 +29,10 @@ Modes:
   run_one.py --list-cmake TESTLIST
         print "id|name|timeout|nprocs" per line (used by CMakeLists.txt)
   run_one.py --launcher TERN_RUN --testlist TESTLIST --test ID --prog PATH
-        run one entry with tern-run (used by CTest)
+             [--env K=V]... [--launcher-arg ARG]...
+        run one entry with tern-run (used by CTest); --env adds to the job's
+        environment (the entry's own env= wins), --launcher-arg passes
+        options to tern-run (e.g. --netns for the suite across namespaces)
   run_one.py --impl openmpi|mpich --bindir DIR --testlist TESTLIST [--only RE]
         run every entry that is not tern_only with that MPI's mpirun, print
         a summary (used by run_openmpi.sh)
@@ -226,11 +229,20 @@ def run_tern(args):
         print("no test %s in %s" % (args.test, args.testlist))
         return 2
     e = entries[args.test]
-    env, added = job_env(e, [])
+    extra = []
+    for kv in args.env:
+        if "=" not in kv:
+            print("--env wants K=V, got %r" % kv)
+            return 2
+        k, v = kv.split("=", 1)
+        if k not in (ek for ek, _ in e.env):
+            extra.append((k, v))
+    env, added = job_env(e, extra)
     if e.no_launcher:
         cmd = [args.prog]
     else:
-        cmd = [args.launcher, "-n", str(e.nprocs), "--timeout", str(e.timeout), args.prog]
+        cmd = ([args.launcher] + args.launcher_arg +
+               ["-n", str(e.nprocs), "--timeout", str(e.timeout), args.prog])
     rc, out, err, secs, to = run_job(cmd, env, e.timeout + GRACE)
     problems = verdict(e, rc, out, err, to, e.expect_stderr)
     report(e, cmd, added, rc, out, err, secs, problems)
@@ -306,6 +318,8 @@ def main():
     ap.add_argument("--impl", choices=["openmpi", "mpich"])
     ap.add_argument("--bindir")
     ap.add_argument("--only", help="regex on test ids (impl mode)")
+    ap.add_argument("--env", action="append", default=[], metavar="K=V")
+    ap.add_argument("--launcher-arg", action="append", default=[], metavar="ARG")
     ap.add_argument("-v", "--verbose", action="store_true")
     args = ap.parse_args()
     try:

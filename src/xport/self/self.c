@@ -109,6 +109,11 @@ static int tn_self_progress(void)
     return events;
 }
 
+static size_t tn_self_tiny_limit(void)
+{
+    return TN_AM_INLINE_MAX;
+}
+
 static tn_status_t tn_self_get(int peer, void *local, uint64_t remote_addr, size_t len)
 {
     memcpy(local, (const void *)(uintptr_t)remote_addr, len);
@@ -128,4 +133,5 @@ const tn_xport_ops_t tn_xport_self_ops = {
     .get         = tn_self_get,
     .caps        = tn_self_caps,
     .eager_limit = tn_self_eager_limit,
+    .tiny_limit  = tn_self_tiny_limit,
 };

@@ -197,8 +197,18 @@ tn_status_t tn_xport_shm_init(const tn_xport_job_t *job)
 {
     memset(&tn_shm, 0, sizeof(tn_shm));
     tn_shm.use_doorbell = 1;
-    if (job->local_size < 2) {
-        return TN_OK;     /* nobody to talk to over shared memory */
+    int needed = 0;
+    for (int l = 0; l < job->local_size; l++) {
+        int w = job->world_of_local[l];
+        needed |= (w != job->world_rank && job->use[w]);
+    }
+    if (!needed) {
+        /* nobody to talk to over shared memory: keep step with the others */
+        tn_status_t st = TN_OK;
+        for (int i = 0; i < 3 && st == TN_OK; i++) {
+            st = job->fence();
+        }
+        return st;
     }
     char name[320];
     snprintf(name, sizeof(name), "/tern-%s-n%d", job->kvsname, job->node_id);
@@ -265,6 +275,12 @@ static size_t tn_shm_max_payload(void)
 static size_t tn_shm_eager_limit(void)
 {
     return tn_cfg.shm_eager_threshold;
+}
+
+static size_t tn_shm_tiny_limit(void)
+{
+    uint64_t t = tn_cfg.shm_tiny_threshold;
+    return t == 0 || t > TN_AM_INLINE_MAX ? TN_AM_INLINE_MAX : (size_t)t;
 }
 
 static tn_status_t tn_shm_am_send(int peer, const tn_am_hdr_t *hdr, const struct iovec *iov,
@@ -414,4 +430,5 @@ const tn_xport_ops_t tn_xport_shm_ops = {
     .get         = tn_shm_get,
     .caps        = tn_shm_caps,
     .eager_limit = tn_shm_eager_limit,
+    .tiny_limit  = tn_shm_tiny_limit,
 };

@@ -1,0 +1,547 @@
+/* The udp transport: connections (udp_conn, sans I/O) driven over the
+ * sockets of udp_sock.  Addresses are exchanged through the job's key/value
+ * space at start-up; a connection per udp peer is created on first use. */
+#include "xport/xport.h"
+#include "xport/udp/udp_conn.h"
+#include "xport/udp/udp_sock.h"
+#include "base/config.h"
+#include "base/log.h"
+
+#include <arpa/inet.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define TN_UDP_RECV_BATCH 32
+
+typedef struct {
+    tn_udp_conn_t      *conn;
+    int                 fin;           /* the peer's FIN arrived: it is finalizing */
+    uint64_t            fin_at;        /* when we noticed (finalize only) */
+    int                 nrails;
+    struct sockaddr_in  addr[TN_UDP_MAX_RAILS];
+} tn_udp_peer_t;
+
+static struct {
+    int                  active;
+    uint32_t             job;
+    int                  me;
+    int                  world_size;
+    tn_udp_peer_t       *peers;        /* [world rank], conn NULL until used */
+    int                 *list;         /* world ranks served by udp */
+    int                  nlist;
+    tn_udp_sock_t        sock;
+    tn_udp_conn_cfg_t    cfg;
+    tn_xport_am_handler_fn_t *handler;
+    void               (*fatal)(const char *msg);
+    char                *rbuf;         /* TN_UDP_RECV_BATCH receive buffers */
+    char                *obuf;         /* TN_UDP_RECV_BATCH output buffers */
+    uint64_t             bad_packets;
+    uint64_t             foreign_packets;
+    uint64_t             late_messages;  /* delivered while closing, dropped */
+    int                  batch;
+    int                  closing;        /* finalize: peers are done sending */
+} tn_udp;
+
+/* FIN: the last message a rank sends each udp peer, from MPI_Finalize after
+ * the job's closing barrier.  Shorter than any active message, so it
+ * cannot be mistaken for one.  Arriving in order, it tells the peer that
+ * everything before it was delivered and nothing more will come or be
+ * needed, so the peer may stop waiting for acks from this rank. */
+static const char tn_udp_fin_msg[4] = { 'T', 'F', 'I', 'N' };
+
+static uint64_t tn_udp_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static uint32_t tn_udp_job_id(const char *kvsname)
+{
+    uint32_t h = 2166136261u;              /* FNV-1a */
+    for (const char *p = kvsname; *p; p++) {
+        h = (h ^ (uint8_t)*p) * 16777619u;
+    }
+    return h;
+}
+
+int tn_xport_udp_active(void)
+{
+    return tn_udp.active;
+}
+
+static size_t tn_udp_packet_size(void)
+{
+    size_t ps = tn_cfg.udp_packet_size;
+    if (ps < 1024) {
+        ps = 1024;
+    }
+    if (ps > 32768) {
+        ps = 32768;
+    }
+    for (int r = 0; r < tn_udp.sock.nrails; r++) {
+        int mtu = tn_udp.sock.mtu[r];
+        /* a datagram must fit the path MTU (IPv4 + UDP headers: 28 bytes) */
+        if (mtu > 0 && (size_t)(mtu - 28) < ps) {
+            ps = (size_t)(mtu - 28) >= 1024 ? (size_t)(mtu - 28) : 1024;
+        }
+    }
+    return ps;
+}
+
+tn_status_t tn_xport_udp_init(const tn_xport_job_t *job)
+{
+    tn_status_t st;
+    memset(&tn_udp, 0, sizeof(tn_udp));
+    const uint16_t probe = 1;
+    if (*(const uint8_t *)&probe != 1) {
+        job->fatal("the udp transport needs a little-endian host");
+    }
+    tn_udp.me = job->world_rank;
+    tn_udp.world_size = job->world_size;
+    tn_udp.job = tn_udp_job_id(job->kvsname);
+    tn_udp.handler = job->am_handler;
+    tn_udp.fatal = job->fatal;
+    tn_udp.batch = tn_cfg.udp_batch > 0 && tn_cfg.udp_batch <= TN_UDP_RECV_BATCH
+                   ? (int)tn_cfg.udp_batch : TN_UDP_RECV_BATCH;
+    tn_udp_fault_cfg_t fault = {
+        .drop = tn_cfg.udp_fault_drop,
+        .dup = tn_cfg.udp_fault_dup,
+        .reorder = tn_cfg.udp_fault_reorder,
+        .corrupt = tn_cfg.udp_fault_corrupt,
+        .seed = (uint64_t)tn_cfg.udp_fault_seed * 1000003ull + (uint64_t)job->world_rank,
+    };
+    st = tn_udp_sock_open(&tn_udp.sock, tn_cfg.udp_rails, job->nnodes == 1,
+                          tn_cfg.udp_sockbuf, &fault);
+    if (st != TN_OK) {
+        return st;
+    }
+    char addrs[256];
+    tn_udp_sock_format(&tn_udp.sock, addrs, sizeof(addrs));
+    if ((st = job->kv_put("udp", addrs)) != TN_OK || (st = job->fence()) != TN_OK) {
+        goto err_close;
+    }
+    tn_udp.peers = calloc((size_t)job->world_size, sizeof(tn_udp_peer_t));
+    tn_udp.list = calloc((size_t)job->world_size, sizeof(int));
+    if (tn_udp.peers == NULL || tn_udp.list == NULL) {
+        st = TN_ERR_NOMEM;
+        goto err_close;
+    }
+    for (int r = 0; r < job->world_size; r++) {
+        if (r == job->world_rank || !job->use[r]) {
+            continue;
+        }
+        char val[256];
+        if ((st = job->kv_get(r, "udp", val, sizeof(val))) != TN_OK) {
+            tn_log_error("udp", "rank %d published no udp address", r);
+            goto err_close;
+        }
+        int n = tn_udp_sock_parse(val, tn_udp.peers[r].addr, TN_UDP_MAX_RAILS);
+        if (n <= 0) {
+            tn_log_error("udp", "rank %d published a bad udp address '%s'", r, val);
+            st = TN_ERR_PROTO;
+            goto err_close;
+        }
+        tn_udp.peers[r].nrails = n < tn_udp.sock.nrails ? n : tn_udp.sock.nrails;
+        tn_udp.list[tn_udp.nlist++] = r;
+    }
+    size_t ps = tn_udp_packet_size();
+    tn_udp.cfg = (tn_udp_conn_cfg_t){
+        .packet_size = (uint32_t)ps,
+        .window = tn_cfg.udp_window > 16 ? (uint32_t)tn_cfg.udp_window : 16,
+        .sendq_max = 1024,
+        .ack_every = 16,
+        .ack_delay_ns = (uint64_t)tn_cfg.udp_ack_delay * 1000ull,
+        .rto_init_ns = (uint64_t)tn_cfg.udp_rto_init * 1000ull,
+        .rto_min_ns = (uint64_t)tn_cfg.udp_rto_min * 1000ull,
+        .rto_max_ns = (uint64_t)tn_cfg.udp_rto_max * 1000ull,
+        .dupthresh = 3,
+        .cwnd_init = 64,
+        .cwnd_min = 4,
+        .cwnd_max = tn_cfg.udp_window > 16 ? (uint32_t)tn_cfg.udp_window : 16,
+        .peer_timeout_ns = (uint64_t)(tn_cfg.udp_peer_timeout * 1e9),
+        .nrails = tn_udp.sock.nrails,
+    };
+    tn_udp.rbuf = malloc((size_t)TN_UDP_RECV_BATCH * ps);
+    tn_udp.obuf = malloc((size_t)TN_UDP_RECV_BATCH * ps);
+    if (tn_udp.rbuf == NULL || tn_udp.obuf == NULL) {
+        st = TN_ERR_NOMEM;
+        goto err_close;
+    }
+    tn_udp.active = tn_udp.nlist > 0;
+    tn_log_debug("udp", "rank %d: rails %s, packet size %zu, %d udp peers", job->world_rank,
+                 addrs, ps, tn_udp.nlist);
+    return TN_OK;
+
+err_close:
+    tn_xport_udp_finalize();
+    return st;
+}
+
+static int tn_udp_progress(void);
+static int tn_udp_flush(int peer, uint64_t now);
+
+/* Finalize: what every connection still waits for.  A peer is done when
+ * all our packets to it are acknowledged and its FIN has arrived; once its
+ * FIN is here, also when the grace time has passed since then (the acks of
+ * our last packets, FIN included, may be lost, and the peer, having
+ * received everything it needs, may have gone). */
+static int tn_udp_all_done(uint64_t now, uint64_t grace)
+{
+    int done = 1;
+    for (int i = 0; i < tn_udp.nlist; i++) {
+        tn_udp_peer_t *p = &tn_udp.peers[tn_udp.list[i]];
+        if (p->conn == NULL) {
+            continue;
+        }
+        if (p->fin && p->fin_at == 0) {
+            p->fin_at = now;
+        }
+        if (!(p->fin && (tn_udp_conn_idle(p->conn) || now - p->fin_at >= grace))) {
+            done = 0;
+        }
+    }
+    return done;
+}
+
+/* Progress and sleep until the next timer or datagram, at most cap_ns. */
+static void tn_udp_drain_step(uint64_t cap_ns)
+{
+    tn_udp_progress();
+    uint64_t now = tn_udp_now(), deadline = now + cap_ns;
+    for (int i = 0; i < tn_udp.nlist; i++) {
+        tn_udp_conn_t *conn = tn_udp.peers[tn_udp.list[i]].conn;
+        if (conn != NULL) {
+            uint64_t d = tn_udp_conn_deadline(conn);
+            if (d < deadline) {
+                deadline = d;
+            }
+        }
+    }
+    if (deadline > now) {
+        tn_udp_sock_wait(&tn_udp.sock, deadline - now);
+    }
+}
+
+/* Finalize runs after the job's closing barrier.  Send a FIN to every peer
+ * we have talked to, then progress until every peer is done (see
+ * tn_udp_all_done).  The grace time is many retransmission timeouts: a peer
+ * that is still here answers our retransmissions well within it.  Bounded
+ * by the peer timeout (at most 10 s); a peer that has not sent its FIN by
+ * then gets a warning, not an error: the barrier told us it had finished. */
+static void tn_udp_drain(void)
+{
+    tn_udp.closing = 1;
+    uint64_t now = tn_udp_now();
+    for (int i = 0; i < tn_udp.nlist; i++) {
+        int peer = tn_udp.list[i];
+        if (tn_udp.peers[peer].conn == NULL) {
+            continue;
+        }
+        struct iovec v = { (void *)tn_udp_fin_msg, sizeof(tn_udp_fin_msg) };
+        while (tn_udp_conn_send(tn_udp.peers[peer].conn, &v, 1, now) == TN_ERR_AGAIN) {
+            tn_udp_drain_step(1000000);
+            now = tn_udp_now();
+        }
+        tn_udp_flush(peer, now);
+    }
+    double cap_s = tn_cfg.udp_peer_timeout < 10 ? tn_cfg.udp_peer_timeout : 10;
+    uint64_t limit = now + (uint64_t)(cap_s * 1e9);
+    uint64_t grace = 2 * (uint64_t)tn_cfg.udp_rto_max * 1000;    /* ns */
+    if (grace < 50000000) {
+        grace = 50000000;
+    }
+    while (!tn_udp_all_done(now, grace) && now < limit) {
+        tn_udp_drain_step(1000000);
+        now = tn_udp_now();
+    }
+    for (int i = 0; i < tn_udp.nlist; i++) {
+        tn_udp_peer_t *p = &tn_udp.peers[tn_udp.list[i]];
+        if (p->conn != NULL && !p->fin) {
+            tn_log_warn("udp", "rank %d: no FIN from rank %d after %.1f s at finalize",
+                        tn_udp.me, tn_udp.list[i], cap_s);
+        }
+    }
+}
+
+void tn_xport_udp_close(void)
+{
+    if (tn_udp.active && !tn_udp.closing) {
+        tn_udp_drain();
+    }
+}
+
+void tn_xport_udp_finalize(void)
+{
+    tn_xport_udp_close();
+    if (tn_udp.peers != NULL) {
+        for (int r = 0; r < tn_udp.world_size; r++) {
+            if (tn_udp.peers[r].conn != NULL) {
+                tn_udp_conn_free(tn_udp.peers[r].conn);
+            }
+        }
+    }
+    tn_udp_sock_close(&tn_udp.sock);
+    free(tn_udp.peers);
+    free(tn_udp.list);
+    free(tn_udp.rbuf);
+    free(tn_udp.obuf);
+    memset(&tn_udp, 0, sizeof(tn_udp));
+}
+
+static tn_udp_conn_t *tn_udp_conn_of(int peer)
+{
+    tn_udp_peer_t *p = &tn_udp.peers[peer];
+    if (p->conn == NULL) {
+        tn_udp_conn_cfg_t cfg = tn_udp.cfg;
+        cfg.nrails = p->nrails;
+        if (tn_udp_conn_new(&cfg, tn_udp.job, (uint32_t)tn_udp.me, (uint32_t)peer,
+                            &p->conn) != TN_OK) {
+            tn_udp.fatal("out of memory for a udp connection");
+        }
+    }
+    return p->conn;
+}
+
+/* Send whatever conn has due, in batches. */
+static int tn_udp_flush(int peer, uint64_t now)
+{
+    tn_udp_peer_t *p = &tn_udp.peers[peer];
+    tn_udp_out_t out[TN_UDP_RECV_BATCH];
+    size_t ps = tn_udp.cfg.packet_size;
+    int total = 0;
+    for (;;) {
+        int n = 0;
+        while (n < tn_udp.batch) {
+            int rail = 0;
+            char *buf = tn_udp.obuf + (size_t)n * ps;
+            size_t len = tn_udp_conn_output(p->conn, buf, ps, &rail, now);
+            if (len == 0) {
+                break;
+            }
+            out[n].buf = buf;
+            out[n].len = len;
+            out[n].rail = rail < p->nrails ? rail : 0;
+            out[n].to = p->addr[out[n].rail];
+            n++;
+        }
+        if (n == 0) {
+            return total;
+        }
+        int failed = -1;
+        tn_udp_sock_send(&tn_udp.sock, out, n, &failed);
+        if (failed >= 0) {
+            tn_log_warn("udp", "rail %d towards rank %d failed; continuing on the others",
+                        failed, peer);
+            tn_udp_conn_rail_down(p->conn, failed);
+        }
+        total += n;
+        if (n < tn_udp.batch) {
+            return total;
+        }
+    }
+}
+
+static size_t tn_udp_max_payload(void)
+{
+    return tn_udp.cfg.packet_size - TN_UDP_OVERHEAD - sizeof(tn_am_hdr_t);
+}
+
+static size_t tn_udp_eager_limit(void)
+{
+    return tn_cfg.udp_eager_threshold;
+}
+
+static size_t tn_udp_tiny_limit(void)
+{
+    return TN_AM_INLINE_MAX;
+}
+
+static tn_status_t tn_udp_am_send(int peer, const tn_am_hdr_t *hdr, const struct iovec *iov,
+                                  int iovcnt)
+{
+    struct iovec v[8];
+    if (iovcnt > 7) {
+        return TN_ERR_INVAL;
+    }
+    v[0].iov_base = (void *)hdr;
+    v[0].iov_len = sizeof(*hdr);
+    for (int i = 0; i < iovcnt; i++) {
+        v[i + 1] = iov[i];
+    }
+    uint64_t now = tn_udp_now();
+    tn_udp_conn_t *conn = tn_udp_conn_of(peer);
+    tn_status_t st = tn_udp_conn_send(conn, v, iovcnt + 1, now);
+    if (st != TN_OK) {
+        return st;
+    }
+    tn_udp_flush(peer, now);
+    return TN_OK;
+}
+
+static void tn_udp_dispatch(int peer, tn_udp_conn_t *conn)
+{
+    const void *msg;
+    size_t len;
+    while ((msg = tn_udp_conn_deliver(conn, &len)) != NULL) {
+        if (len == sizeof(tn_udp_fin_msg) && memcmp(msg, tn_udp_fin_msg, len) == 0) {
+            tn_udp.peers[peer].fin = 1;
+            continue;
+        }
+        if (len < sizeof(tn_am_hdr_t)) {
+            tn_udp.bad_packets++;
+            continue;
+        }
+        if (tn_udp.closing) {
+            tn_udp.late_messages++;
+            continue;
+        }
+        tn_am_hdr_t hdr;
+        memcpy(&hdr, msg, sizeof(hdr));      /* the message may be unaligned */
+        tn_udp.handler(peer, &hdr, (const char *)msg + sizeof(hdr), len - sizeof(hdr));
+    }
+}
+
+static int tn_udp_progress(void)
+{
+    if (!tn_udp.active) {
+        return 0;
+    }
+    int events = 0;
+    size_t ps = tn_udp.cfg.packet_size;
+    uint64_t now = tn_udp_now();
+    void *bufs[TN_UDP_RECV_BATCH];
+    size_t lens[TN_UDP_RECV_BATCH];
+    for (int i = 0; i < TN_UDP_RECV_BATCH; i++) {
+        bufs[i] = tn_udp.rbuf + (size_t)i * ps;
+    }
+    for (int r = 0; r < tn_udp.sock.nrails; r++) {
+        int n;
+        while ((n = tn_udp_sock_recv(&tn_udp.sock, r, bufs, ps, lens, tn_udp.batch)) > 0) {
+            for (int i = 0; i < n; i++) {
+                const char *why = NULL;
+                if (tn_udp_packet_check(bufs[i], lens[i], tn_udp.job, (uint32_t)tn_udp.me,
+                                        &why) != TN_OK) {
+                    tn_udp.bad_packets++;
+                    tn_log_data("udp", "dropped a datagram of %zu bytes: %s", lens[i],
+                                why ? why : "?");
+                    continue;
+                }
+                const tn_udp_hdr_t *h = bufs[i];
+                uint32_t src = h->src;
+                if (src >= (uint32_t)tn_udp.world_size || tn_udp.peers[src].nrails == 0) {
+                    tn_udp.foreign_packets++;
+                    continue;
+                }
+                tn_udp_conn_t *conn = tn_udp_conn_of((int)src);
+                tn_udp_conn_input(conn, bufs[i], lens[i], r, now);
+                tn_udp_dispatch((int)src, conn);
+                events++;
+            }
+            if (n < tn_udp.batch) {
+                break;
+            }
+        }
+    }
+    /* acks, retransmissions, data the window now allows */
+    for (int i = 0; i < tn_udp.nlist; i++) {
+        int peer = tn_udp.list[i];
+        tn_udp_conn_t *conn = tn_udp.peers[peer].conn;
+        if (conn == NULL) {
+            continue;
+        }
+        events += tn_udp_flush(peer, now);
+        if (!tn_udp.closing && !tn_udp.peers[peer].fin && tn_udp_conn_dead(conn, now)) {
+            char msg[256], ip[INET_ADDRSTRLEN];
+            inet_ntop(AF_INET, &tn_udp.peers[peer].addr[0].sin_addr, ip, sizeof(ip));
+            snprintf(msg, sizeof(msg), "rank %d (udp %s:%u) stopped answering for %.0f s; "
+                     "ending the job", peer, ip,
+                     (unsigned)ntohs(tn_udp.peers[peer].addr[0].sin_port),
+                     tn_cfg.udp_peer_timeout);
+            tn_udp.fatal(msg);
+        }
+    }
+    return events;
+}
+
+void tn_xport_udp_sleep(int (*recheck)(void), uint64_t timeout_ns)
+{
+    if (recheck() > 0) {
+        return;
+    }
+    uint64_t now = tn_udp_now(), deadline = now + timeout_ns;
+    for (int i = 0; i < tn_udp.nlist; i++) {
+        tn_udp_conn_t *conn = tn_udp.peers[tn_udp.list[i]].conn;
+        if (conn != NULL) {
+            uint64_t d = tn_udp_conn_deadline(conn);
+            if (d < deadline) {
+                deadline = d;
+            }
+        }
+    }
+    if (deadline > now) {
+        tn_udp_sock_wait(&tn_udp.sock, deadline - now);
+    }
+}
+
+static tn_status_t tn_udp_get(int peer, void *local, uint64_t remote_addr, size_t len)
+{
+    return TN_ERR_UNSUPPORTED;
+}
+
+static unsigned tn_udp_caps(int peer)
+{
+    return 0;
+}
+
+void tn_xport_udp_print_stats(void)
+{
+    if (!tn_udp.active) {
+        return;
+    }
+    const tn_udp_sock_stats_t *ss = &tn_udp.sock.stats;
+    fprintf(stderr, "[tern stats] rank %d udp: datagrams sent=%llu recv=%llu send_errors=%llu "
+            "bad=%llu foreign=%llu fault(drop=%llu dup=%llu reorder=%llu corrupt=%llu)\n",
+            tn_udp.me, (unsigned long long)ss->sent, (unsigned long long)ss->recv,
+            (unsigned long long)ss->send_errors, (unsigned long long)tn_udp.bad_packets,
+            (unsigned long long)tn_udp.foreign_packets,
+            (unsigned long long)ss->fault_dropped, (unsigned long long)ss->fault_duplicated,
+            (unsigned long long)ss->fault_reordered, (unsigned long long)ss->fault_corrupted);
+    for (int i = 0; i < tn_udp.nlist; i++) {
+        int peer = tn_udp.list[i];
+        tn_udp_conn_t *conn = tn_udp.peers[peer].conn;
+        if (conn == NULL) {
+            continue;
+        }
+        const tn_udp_conn_stats_t *s = tn_udp_conn_stats(conn);
+        fprintf(stderr, "[tern stats] rank %d udp peer %d: data sent=%llu (%llu B) recv=%llu "
+                "(%llu B) retransmits=%llu timeouts=%llu fast_retx=%llu dups=%llu ooo=%llu "
+                "stale=%llu credit_stalls=%llu cwnd_stalls=%llu srtt=%.1fus rto=%.1fus cwnd=%llu\n",
+                tn_udp.me, peer, (unsigned long long)s->data_sent,
+                (unsigned long long)s->data_bytes_sent, (unsigned long long)s->data_recv,
+                (unsigned long long)s->data_bytes_recv, (unsigned long long)s->retransmits,
+                (unsigned long long)s->timeouts, (unsigned long long)s->fast_retransmits,
+                (unsigned long long)s->duplicates, (unsigned long long)s->out_of_order,
+                (unsigned long long)s->stale, (unsigned long long)s->credit_stalls,
+                (unsigned long long)s->cwnd_stalls, (double)s->srtt_ns / 1e3,
+                (double)s->rto_ns / 1e3, (unsigned long long)s->cwnd);
+        for (int r = 0; r < tn_udp.peers[peer].nrails; r++) {
+            fprintf(stderr, "[tern stats] rank %d udp peer %d rail %d: sent=%llu lost=%llu\n",
+                    tn_udp.me, peer, r, (unsigned long long)s->rail_sent[r],
+                    (unsigned long long)s->rail_lost[r]);
+        }
+    }
+}
+
+const tn_xport_ops_t tn_xport_udp_ops = {
+    .name        = "udp",
+    .max_payload = tn_udp_max_payload,
+    .am_send     = tn_udp_am_send,
+    .progress    = tn_udp_progress,
+    .get         = tn_udp_get,
+    .caps        = tn_udp_caps,
+    .eager_limit = tn_udp_eager_limit,
+    .tiny_limit  = tn_udp_tiny_limit,
+};

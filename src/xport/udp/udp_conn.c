@@ -1,0 +1,726 @@
+/* One reliable connection to a peer, sans I/O: ties the sent map, loss
+ * detection, congestion control, pacing and the receive window together.
+ * The contract is in udp_conn.h; the choices made here:
+ *
+ *  - The send queue is the tail of the sent map (psns are given at
+ *    tn_udp_conn_send time), so a message is copied once on the way in and
+ *    once into the output buffer.
+ *  - Before the peer has said anything, its credits are assumed to be our
+ *    own window (every rank runs with the same configuration).
+ *  - Credits granted = window - (arrived in order but not yet delivered):
+ *    the receive ring holds [del, del + window), so out-of-order packets
+ *    always fit and a receiver that stops delivering stops the sender after
+ *    window packets.
+ *  - Output order: retransmissions (on another rail than the lost copy when
+ *    another is up), then new data (striped round-robin over the rails that
+ *    are up), then a due ack or a zero-window probe (on the rail the peer's
+ *    last packet came in on).  Retransmissions and new data both need room
+ *    in the congestion window; new data also needs credits.  Pacing applies
+ *    only when cwnd >= TN_UDP_PACE_MIN_CWND.
+ *  - Acks: at once after an out-of-order, duplicate or gap-closing arrival,
+ *    a PING, or a data packet flagged TN_UDP_F_ACKNOW; else after ack_every
+ *    data packets or ack_delay after the first unacknowledged one.  Any
+ *    outgoing packet carries the ack.  A data packet asks for an immediate
+ *    ack when it fills the window, so a window-limited sender never waits
+ *    for a delayed ack.
+ *  - A sender with data queued, nothing in flight and no credits sends a
+ *    PING every RTO (backed off): it learns of credits whose update was lost,
+ *    and a live but slow receiver is not mistaken for a dead one.
+ *  - The receiver sends a window update (an ack at once) when delivering
+ *    has opened the window by a quarter since it was last advertised.
+ *  - rail_down re-queues what was in flight on the rail without treating
+ *    it as congestion.
+ *  - A premature timeout (the peer was descheduled: ranks may outnumber
+ *    cores) is recognised by the first ack after it and its window
+ *    reduction undone (udp_cc).
+ *  - Stats: data_sent counts data packets transmitted, retransmissions
+ *    included; fast_retransmits counts packets declared lost by later acks
+ *    (packet or time threshold) and timeouts RTO expiries; duplicates counts
+ *    copies of packets already received (below ack or buffered); stale
+ *    counts data dropped outside the receive window (below ack, or beyond
+ *    the credits granted); acks_sent/acks_recv count pure ACK and PING
+ *    packets; credit_stalls/cwnd_stalls count the times new data started
+ *    waiting for credits / congestion window; rail_lost counts losses by the
+ *    rail of the lost copy. */
+#include "xport/udp/udp_conn.h"
+#include "xport/udp/udp_cc.h"
+#include "xport/udp/udp_credit.h"
+#include "xport/udp/udp_loss.h"
+#include "xport/udp/udp_pace.h"
+#include "xport/udp/udp_ranges.h"
+#include "xport/udp/udp_sentmap.h"
+#include "base/log.h"
+
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
+               "the udp wire format is little-endian and is not byte-swapped");
+_Static_assert(TN_UDP_MAX_RAILS <= TN_UDP_LOSS_RAILS, "loss results count every rail");
+_Static_assert(offsetof(tn_udp_hdr_t, crc) == 40, "crc field offset");
+
+#define TN_UDP_PACE_MIN_CWND 32     /* pace only windows at least this large */
+#define TN_UDP_PACE_BURST    16     /* packets that may leave back to back */
+#define TN_UDP_FIRST_PSN     1
+
+struct tn_udp_conn {
+    tn_udp_conn_cfg_t cfg;
+    uint32_t          job, me, peer;
+    size_t            max_msg;
+
+    /* send side */
+    tn_udp_sentmap_t  sm;
+    tn_udp_ranges_t   sacked;        /* SACK blocks already applied to sm */
+    tn_udp_loss_t     loss;
+    tn_udp_cc_t       cc;
+    tn_udp_pace_t     pace;
+    int               pacing;        /* cwnd is large enough to pace */
+    uint64_t          snd_limit;     /* psn < snd_limit may be sent (peer's ack + credits) */
+    uint64_t          busy_since;    /* when the send side last became non-empty */
+    uint64_t          last_heard;    /* last packet from the peer */
+    uint64_t          probe_at;      /* next zero-window probe; 0: not probing */
+    uint32_t          probe_backoff;
+    int               credit_stalled, cwnd_stalled;
+
+    /* receive side */
+    tn_udp_credit_t   rx;
+    int               ack_pending;   /* data arrived since our last ack */
+    int               ack_now;       /* ... and the ack must not wait */
+    uint32_t          unacked;       /* data packets since our last ack */
+    uint64_t          ack_deadline;
+    uint64_t          adv_limit;     /* ack + credits as last advertised */
+
+    /* rails */
+    int               nrails, nup;
+    uint8_t           up[TN_UDP_MAX_RAILS];
+    int               rr_data, rr_ctl;
+    int               rx_rail;       /* rail the peer's latest packet came on (-1: none) */
+
+    tn_udp_conn_stats_t stats;
+};
+
+/* ---- set-up --------------------------------------------------------------- */
+
+tn_status_t tn_udp_conn_new(const tn_udp_conn_cfg_t *cfg, uint32_t job, uint32_t me,
+                            uint32_t peer, tn_udp_conn_t **conn_p)
+{
+    tn_status_t st;
+    if (cfg->packet_size <= TN_UDP_OVERHEAD || cfg->packet_size > 65507 || cfg->window == 0 ||
+        cfg->window > (1u << 24) || cfg->sendq_max == 0 || cfg->sendq_max > (1u << 24) ||
+        cfg->nrails < 1 || cfg->nrails > TN_UDP_MAX_RAILS) {
+        tn_log_error("udp", "bad connection configuration (packet %u, window %u, queue %u, "
+                     "rails %d)", cfg->packet_size, cfg->window, cfg->sendq_max, cfg->nrails);
+        return TN_ERR_INVAL;
+    }
+    tn_udp_conn_t *c = calloc(1, sizeof(*c));
+    if (c == NULL) {
+        return TN_ERR_NOMEM;
+    }
+    c->cfg = *cfg;
+    if (c->cfg.ack_every == 0) {
+        c->cfg.ack_every = 1;
+    }
+    c->job = job;
+    c->me = me;
+    c->peer = peer;
+    c->max_msg = cfg->packet_size - TN_UDP_OVERHEAD;
+    st = tn_udp_sentmap_init(&c->sm, cfg->window + cfg->sendq_max, c->max_msg,
+                             TN_UDP_FIRST_PSN);
+    if (st != TN_OK) {
+        goto err_free;
+    }
+    st = tn_udp_credit_init(&c->rx, cfg->window, c->max_msg, TN_UDP_FIRST_PSN);
+    if (st != TN_OK) {
+        goto err_sentmap;
+    }
+    tn_udp_ranges_init(&c->sacked);
+    tn_udp_loss_init(&c->loss, cfg->rto_init_ns, cfg->rto_min_ns, cfg->rto_max_ns,
+                     cfg->dupthresh);
+    c->loss.peer_ack_delay_ns = cfg->ack_delay_ns;   /* the peer runs our configuration */
+    tn_udp_cc_init(&c->cc, cfg->cwnd_init, cfg->cwnd_min, cfg->cwnd_max);
+    tn_udp_pace_init(&c->pace, TN_UDP_PACE_BURST);
+    c->snd_limit = TN_UDP_FIRST_PSN + cfg->window;
+    c->adv_limit = tn_udp_credit_limit(&c->rx);
+    c->nrails = c->nup = cfg->nrails;
+    c->rx_rail = -1;
+    for (int r = 0; r < c->nrails; r++) {
+        c->up[r] = 1;
+    }
+    c->stats.rto_ns = tn_udp_loss_rto(&c->loss);
+    c->stats.cwnd = c->cc.cwnd;
+    *conn_p = c;
+    return TN_OK;
+
+err_sentmap:
+    tn_udp_sentmap_fini(&c->sm);
+err_free:
+    free(c);
+    return st;
+}
+
+void tn_udp_conn_free(tn_udp_conn_t *conn)
+{
+    if (conn == NULL) {
+        return;
+    }
+    tn_udp_credit_fini(&conn->rx);
+    tn_udp_sentmap_fini(&conn->sm);
+    free(conn);
+}
+
+size_t tn_udp_conn_max_message(const tn_udp_conn_t *conn)
+{
+    return conn->max_msg;
+}
+
+const tn_udp_conn_stats_t *tn_udp_conn_stats(const tn_udp_conn_t *conn)
+{
+    return &conn->stats;
+}
+
+static void tn_conn_sync_stats(tn_udp_conn_t *c)
+{
+    c->stats.srtt_ns = c->loss.srtt_ns;
+    c->stats.rttvar_ns = c->loss.rttvar_ns;
+    c->stats.min_rtt_ns = c->loss.min_rtt_ns == UINT64_MAX ? 0 : c->loss.min_rtt_ns;
+    c->stats.rto_ns = tn_udp_loss_rto(&c->loss);
+    c->stats.cwnd = c->cc.cwnd;
+}
+
+/* ---- sending -------------------------------------------------------------- */
+
+tn_status_t tn_udp_conn_send(tn_udp_conn_t *conn, const struct iovec *iov, int iovcnt,
+                             uint64_t now)
+{
+    size_t total = 0;
+    for (int i = 0; i < iovcnt; i++) {
+        total += iov[i].iov_len;
+    }
+    if (total > conn->max_msg) {
+        return TN_ERR_INVAL;
+    }
+    if (tn_udp_sentmap_queued(&conn->sm) >= conn->cfg.sendq_max) {
+        return TN_ERR_AGAIN;
+    }
+    int was_idle = tn_udp_sentmap_outstanding(&conn->sm) == 0;
+    uint64_t psn;
+    char *dst = tn_udp_sentmap_push(&conn->sm, (uint32_t)total, &psn);
+    if (dst == NULL) {
+        return TN_ERR_AGAIN;
+    }
+    for (int i = 0; i < iovcnt; i++) {
+        memcpy(dst, iov[i].iov_base, iov[i].iov_len);
+        dst += iov[i].iov_len;
+    }
+    if (was_idle) {
+        conn->busy_since = now;
+    }
+    return TN_OK;
+}
+
+/* The next rail that is up after rail (round-robin). */
+static int tn_conn_next_up(const tn_udp_conn_t *c, int rail)
+{
+    for (int i = 1; i <= c->nrails; i++) {
+        int r = (rail + i) % c->nrails;
+        if (c->up[r]) {
+            return r;
+        }
+    }
+    return rail;
+}
+
+/* Write header, SACK blocks and payload into buf; returns the datagram
+ * length (0 if cap is too small). */
+static size_t tn_conn_build(tn_udp_conn_t *c, void *buf, size_t cap, uint8_t type,
+                            uint16_t flags, uint64_t psn, const void *payload, uint32_t len)
+{
+    tn_udp_range_t r[TN_UDP_MAX_SACK];
+    uint32_t nsack = tn_udp_ranges_highest(&c->rx.sacks, r, TN_UDP_MAX_SACK);
+    size_t total = sizeof(tn_udp_hdr_t) + nsack * sizeof(tn_udp_sack_t) + len;
+    if (total > cap) {
+        return 0;
+    }
+    tn_udp_hdr_t h = {
+        .version = TN_UDP_VERSION,
+        .type = type,
+        .flags = flags,
+        .job = c->job,
+        .src = c->me,
+        .dst = c->peer,
+        .psn = psn,
+        .ack = c->rx.ack,
+        .credits = tn_udp_credit_credits(&c->rx),
+        .nsack = (uint16_t)nsack,
+        .len = (uint16_t)len,
+        .crc = 0,
+        .rsv = 0,
+    };
+    char *p = buf;
+    memcpy(p, &h, sizeof(h));
+    p += sizeof(h);
+    for (uint32_t i = 0; i < nsack; i++) {
+        tn_udp_sack_t s = { r[i].start, r[i].end };
+        memcpy(p, &s, sizeof(s));
+        p += sizeof(s);
+    }
+    if (len != 0) {
+        memcpy(p, payload, len);
+    }
+    uint32_t crc = tn_udp_crc32c(0, buf, total);
+    memcpy((char *)buf + offsetof(tn_udp_hdr_t, crc), &crc, sizeof(crc));
+    /* every packet carries the ack: nothing is owed any more */
+    c->ack_pending = 0;
+    c->ack_now = 0;
+    c->unacked = 0;
+    c->adv_limit = tn_udp_credit_limit(&c->rx);
+    return total;
+}
+
+/* Account losses found by a detection pass. */
+static void tn_conn_on_lost(tn_udp_conn_t *c, const tn_udp_loss_result_t *res)
+{
+    if (res->lost == 0) {
+        return;
+    }
+    for (int r = 0; r < c->nrails; r++) {
+        c->stats.rail_lost[r] += res->rail_lost[r];
+    }
+    tn_udp_cc_on_loss(&c->cc, res->largest_lost_txseq, c->sm.txseq + 1);
+}
+
+static void tn_conn_check_timer(tn_udp_conn_t *c, uint64_t now)
+{
+    tn_udp_loss_result_t res = { 0 };
+    switch (tn_udp_loss_on_timer(&c->loss, &c->sm, now, &res)) {
+    case TN_UDP_LOSS_TIMER_EARLY:
+        c->stats.fast_retransmits += res.lost;
+        tn_conn_on_lost(c, &res);
+        break;
+    case TN_UDP_LOSS_TIMER_RTO:
+        c->stats.timeouts++;
+        for (int r = 0; r < c->nrails; r++) {
+            c->stats.rail_lost[r] += res.rail_lost[r];
+        }
+        tn_udp_cc_on_timeout(&c->cc, c->sm.txseq + 1);
+        tn_log_data("udp", "peer %u: timeout, %u packets lost, rto now %llu ns", c->peer,
+                    res.lost, (unsigned long long)tn_udp_loss_rto(&c->loss));
+        break;
+    default:
+        return;
+    }
+    tn_conn_sync_stats(c);
+}
+
+/* Is a data packet allowed now by the congestion window and pacing?
+ * (credits are checked by the caller for new data only) */
+static int tn_conn_cwnd_open(tn_udp_conn_t *c)
+{
+    if (tn_udp_sentmap_inflight(&c->sm) < c->cc.cwnd) {
+        c->cwnd_stalled = 0;
+        return 1;
+    }
+    if (!c->cwnd_stalled) {
+        c->cwnd_stalled = 1;
+        c->stats.cwnd_stalls++;
+    }
+    return 0;
+}
+
+static size_t tn_conn_send_data(tn_udp_conn_t *c, tn_udp_sent_t *e, int rail, void *buf,
+                                size_t cap, uint64_t now)
+{
+    int retx = e->tx_count != 0;
+    uint16_t flags = retx ? TN_UDP_F_RETX : 0;
+    /* ask for an ack at once when this fills the window */
+    if (tn_udp_sentmap_inflight(&c->sm) + 1 >= c->cc.cwnd ||
+        (!retx && e->psn + 1 >= c->snd_limit)) {
+        flags |= TN_UDP_F_ACKNOW;
+    }
+    size_t n = tn_conn_build(c, buf, cap, TN_UDP_PKT_DATA, flags, e->psn, e->data, e->len);
+    if (n == 0) {
+        return 0;
+    }
+    tn_udp_sentmap_on_send(&c->sm, e->psn, rail, now);
+    if (c->pacing) {
+        tn_udp_pace_on_send(&c->pace, now);
+    }
+    c->stats.data_sent++;
+    c->stats.data_bytes_sent += e->len;
+    c->stats.rail_sent[rail]++;
+    if (retx) {
+        c->stats.retransmits++;
+    }
+    return n;
+}
+
+/* Probing applies when data waits, nothing is in flight and credits are
+ * exhausted. */
+static int tn_conn_zero_window(const tn_udp_conn_t *c)
+{
+    return c->sm.nxt < c->sm.end && c->sm.nxt >= c->snd_limit &&
+           tn_udp_sentmap_inflight(&c->sm) == 0 && tn_udp_sentmap_nlost(&c->sm) == 0;
+}
+
+size_t tn_udp_conn_output(tn_udp_conn_t *conn, void *buf, size_t cap, int *rail_p,
+                          uint64_t now)
+{
+    tn_udp_conn_t *c = conn;
+    tn_conn_check_timer(c, now);
+    int paced = c->pacing && tn_udp_pace_next(&c->pace, now) > now;
+
+    /* 1. retransmissions */
+    tn_udp_sent_t *e = tn_udp_sentmap_next_lost(&c->sm);
+    if (e != NULL && !paced && tn_conn_cwnd_open(c)) {
+        int rail = c->nup > 1 || !c->up[e->rail] ? tn_conn_next_up(c, e->rail) : e->rail;
+        size_t n = tn_conn_send_data(c, e, rail, buf, cap, now);
+        if (n != 0) {
+            *rail_p = rail;
+            return n;
+        }
+    }
+    /* 2. new data */
+    if (e == NULL && c->sm.nxt < c->sm.end && !paced) {
+        if (c->sm.nxt >= c->snd_limit) {
+            if (!c->credit_stalled) {
+                c->credit_stalled = 1;
+                c->stats.credit_stalls++;
+            }
+        } else {
+            c->credit_stalled = 0;
+            if (tn_conn_cwnd_open(c)) {
+                int rail = c->rr_data = tn_conn_next_up(c, c->rr_data);
+                size_t n = tn_conn_send_data(c, tn_udp_sentmap_get(&c->sm, c->sm.nxt), rail,
+                                             buf, cap, now);
+                if (n != 0) {
+                    *rail_p = rail;
+                    return n;
+                }
+            }
+        }
+    }
+    /* 3. an ack that is due, or a probe */
+    uint8_t type = 0;
+    uint16_t flags = 0;
+    if (c->ack_now || (c->ack_pending && now >= c->ack_deadline)) {
+        type = TN_UDP_PKT_ACK;
+    }
+    if (tn_conn_zero_window(c)) {
+        if (c->probe_at == 0) {
+            c->probe_at = now + tn_udp_loss_rto(&c->loss);
+        } else if (now >= c->probe_at) {
+            type = TN_UDP_PKT_PING;
+            flags = TN_UDP_F_ACKNOW;
+            uint64_t wait = tn_udp_loss_rto(&c->loss);
+            for (uint32_t i = 0; i < c->probe_backoff && wait < c->cfg.rto_max_ns; i++) {
+                wait *= 2;
+            }
+            if (c->probe_backoff < TN_UDP_LOSS_MAX_BACKOFF) {
+                c->probe_backoff++;
+            }
+            c->probe_at = now + wait;
+        }
+    } else {
+        c->probe_at = 0;
+        c->probe_backoff = 0;
+    }
+    if (type == 0) {
+        return 0;
+    }
+    size_t n = tn_conn_build(c, buf, cap, type, flags, 0, NULL, 0);
+    if (n == 0) {
+        return 0;
+    }
+    /* control packets go back the way the peer's last packet came, which is
+     * known to work at least one way; else round-robin */
+    int rail;
+    if (c->rx_rail >= 0 && c->up[c->rx_rail]) {
+        rail = c->rx_rail;
+    } else {
+        rail = c->rr_ctl = tn_conn_next_up(c, c->rr_ctl);
+    }
+    c->stats.acks_sent++;
+    c->stats.rail_sent[rail]++;
+    *rail_p = rail;
+    return n;
+}
+
+uint64_t tn_udp_conn_deadline(const tn_udp_conn_t *conn)
+{
+    const tn_udp_conn_t *c = conn;
+    if (c->ack_now) {
+        return 0;
+    }
+    uint64_t d = tn_udp_loss_deadline(&c->loss, &c->sm);
+    if (c->ack_pending && c->ack_deadline < d) {
+        d = c->ack_deadline;
+    }
+    /* data that could leave now (or when pacing allows) */
+    int sendable = tn_udp_sentmap_inflight(&c->sm) < c->cc.cwnd &&
+                   (tn_udp_sentmap_nlost(&c->sm) != 0 ||
+                    (c->sm.nxt < c->sm.end && c->sm.nxt < c->snd_limit));
+    if (sendable) {
+        uint64_t t = c->pacing ? c->pace.t_next : 0;
+        if (t < d) {
+            d = t;
+        }
+    }
+    if (c->probe_at != 0 && tn_conn_zero_window(c) && c->probe_at < d) {
+        d = c->probe_at;
+    }
+    return d;
+}
+
+/* ---- receiving ------------------------------------------------------------ */
+
+/* Apply the ack, SACK blocks and credits every packet carries. */
+static void tn_conn_on_ack_info(tn_udp_conn_t *c, const tn_udp_hdr_t *h, const char *sacks,
+                                uint64_t now)
+{
+    tn_udp_acked_t acc = { 0 };
+    uint64_t ack = h->ack;
+    if (ack > c->sm.nxt) {
+        tn_log_data("udp", "peer %u acked %llu beyond %llu", c->peer, (unsigned long long)ack,
+                    (unsigned long long)c->sm.nxt);
+        return;                             /* acks what was never sent: ignore it all */
+    }
+    if (ack > c->sm.una) {
+        tn_udp_sentmap_ack(&c->sm, ack, &acc);
+        tn_udp_ranges_remove_below(&c->sacked, c->sm.una);
+    }
+    for (uint16_t i = 0; i < h->nsack; i++) {
+        tn_udp_sack_t s;
+        memcpy(&s, sacks + (size_t)i * sizeof(s), sizeof(s));
+        uint64_t start = s.start < c->sm.una ? c->sm.una : s.start;
+        uint64_t end = s.end > c->sm.nxt ? c->sm.nxt : s.end;
+        if (start >= end) {
+            continue;
+        }
+        /* only the part not seen in an earlier ack costs anything */
+        uint64_t p = start, gs, ge;
+        while (tn_udp_ranges_next_gap(&c->sacked, p, end, &gs, &ge)) {
+            tn_udp_sentmap_sack(&c->sm, gs, ge, &acc);
+            p = ge;
+        }
+        tn_udp_ranges_add(&c->sacked, start, end);
+    }
+    uint64_t limit = ack + h->credits;
+    if (limit > c->snd_limit) {
+        c->snd_limit = limit;
+    }
+    if (acc.newly == 0) {
+        return;
+    }
+    tn_udp_loss_on_ack(&c->loss, &acc, now);
+    if (tn_udp_cc_timeout_verdict(&c->cc, acc.spurious_rto != 0)) {
+        tn_log_data("udp", "peer %u: premature timeout, window restored to %u", c->peer,
+                    c->cc.cwnd);
+    }
+    tn_udp_cc_on_ack(&c->cc, acc.newly, c->loss.largest_acked_txseq);
+    tn_udp_loss_result_t res = { 0 };
+    if (tn_udp_loss_detect(&c->loss, &c->sm, now, &res) != 0) {
+        c->stats.fast_retransmits += res.lost;
+        tn_conn_on_lost(c, &res);
+    }
+    c->probe_backoff = 0;
+    c->pacing = c->cc.cwnd >= TN_UDP_PACE_MIN_CWND && c->loss.srtt_ns != 0;
+    if (c->pacing) {
+        tn_udp_pace_set_rate(&c->pace, c->cc.cwnd, c->loss.srtt_ns,
+                             tn_udp_cc_in_slow_start(&c->cc) ? 8 : 5);
+    }
+    tn_conn_sync_stats(c);
+}
+
+static void tn_conn_on_data(tn_udp_conn_t *c, const tn_udp_hdr_t *h, const char *payload,
+                            uint64_t now)
+{
+    uint64_t ack_before = c->rx.ack;
+    switch (tn_udp_credit_insert(&c->rx, h->psn, payload, h->len)) {
+    case TN_UDP_RX_INORDER:
+        c->stats.data_recv++;
+        c->stats.data_bytes_recv += h->len;
+        if (c->rx.ack - ack_before > 1) {
+            c->ack_now = 1;                 /* a gap closed: tell the sender at once */
+        }
+        break;
+    case TN_UDP_RX_OOO:
+        c->stats.data_recv++;
+        c->stats.data_bytes_recv += h->len;
+        c->stats.out_of_order++;
+        c->ack_now = 1;
+        break;
+    case TN_UDP_RX_DUP:
+        c->stats.duplicates++;
+        c->ack_now = 1;
+        break;
+    case TN_UDP_RX_STALE:
+        c->stats.duplicates++;
+        c->stats.stale++;
+        c->ack_now = 1;                     /* our ack may have been lost */
+        break;
+    case TN_UDP_RX_BEYOND:
+        c->stats.stale++;
+        c->ack_now = 1;
+        return;
+    case TN_UDP_RX_NOMEM:
+        /* out of memory, or larger than our messages (a peer configured with
+         * a larger packet size): as if lost */
+        tn_log_data("udp", "peer %u: no room for psn %llu (%u bytes)", c->peer,
+                    (unsigned long long)h->psn, (unsigned)h->len);
+        return;
+    }
+    if (!c->ack_pending) {
+        c->ack_pending = 1;
+        c->ack_deadline = now + c->cfg.ack_delay_ns;
+    }
+    if (++c->unacked >= c->cfg.ack_every || (h->flags & TN_UDP_F_ACKNOW) ||
+        c->cfg.ack_delay_ns == 0) {
+        c->ack_now = 1;
+    }
+}
+
+void tn_udp_conn_input(tn_udp_conn_t *conn, const void *pkt, size_t len, int rail,
+                       uint64_t now)
+{
+    tn_udp_conn_t *c = conn;
+    tn_udp_hdr_t h;
+    tn_udp_credit_release(&c->rx);          /* the last delivered message is done */
+    if (len < sizeof(h)) {
+        return;
+    }
+    memcpy(&h, pkt, sizeof(h));
+    const char *sacks = (const char *)pkt + sizeof(h);
+    const char *payload = sacks + (size_t)h.nsack * sizeof(tn_udp_sack_t);
+    if (h.src != c->peer || h.nsack > TN_UDP_MAX_SACK ||
+        sizeof(h) + (size_t)h.nsack * sizeof(tn_udp_sack_t) + h.len > len) {
+        return;
+    }
+    c->last_heard = now;
+    if (rail >= 0 && rail < c->nrails) {
+        c->rx_rail = rail;
+    }
+    tn_conn_on_ack_info(c, &h, sacks, now);
+    switch (h.type) {
+    case TN_UDP_PKT_DATA:
+        tn_conn_on_data(c, &h, payload, now);
+        break;
+    case TN_UDP_PKT_PING:
+        c->ack_now = 1;
+        c->stats.acks_recv++;
+        break;
+    case TN_UDP_PKT_ACK:
+        c->stats.acks_recv++;
+        break;
+    default:
+        break;
+    }
+}
+
+const void *tn_udp_conn_deliver(tn_udp_conn_t *conn, size_t *len_p)
+{
+    tn_udp_conn_t *c = conn;
+    const void *msg = tn_udp_credit_deliver(&c->rx, len_p);
+    /* window update: the window opened by a quarter since we last said */
+    uint64_t step = c->rx.window / 4 ? c->rx.window / 4 : 1;
+    if (tn_udp_credit_limit(&c->rx) >= c->adv_limit + step) {
+        c->ack_now = 1;
+    }
+    return msg;
+}
+
+/* ---- liveness and rails ----------------------------------------------------- */
+
+int tn_udp_conn_dead(const tn_udp_conn_t *conn, uint64_t now)
+{
+    const tn_udp_conn_t *c = conn;
+    if (c->cfg.peer_timeout_ns == 0 || tn_udp_sentmap_outstanding(&c->sm) == 0) {
+        return 0;
+    }
+    uint64_t since = c->last_heard > c->busy_since ? c->last_heard : c->busy_since;
+    return now >= since && now - since >= c->cfg.peer_timeout_ns;
+}
+
+int tn_udp_conn_idle(const tn_udp_conn_t *conn)
+{
+    return tn_udp_sentmap_outstanding(&conn->sm) == 0 && !conn->ack_pending;
+}
+
+void tn_udp_conn_rail_down(tn_udp_conn_t *conn, int rail)
+{
+    tn_udp_conn_t *c = conn;
+    if (rail < 0 || rail >= c->nrails || !c->up[rail] || c->nup <= 1) {
+        return;
+    }
+    c->up[rail] = 0;
+    c->nup--;
+    /* what is in flight on it will not arrive: resend it elsewhere, without
+     * treating it as congestion */
+    tn_udp_sent_t *e = tn_udp_sentmap_oldest(&c->sm);
+    while (e != NULL) {
+        tn_udp_sent_t *next = tn_udp_sentmap_next(&c->sm, e);
+        if (e->rail == rail) {
+            tn_udp_sentmap_mark_lost(&c->sm, e);
+            c->stats.rail_lost[rail]++;
+        }
+        e = next;
+    }
+    tn_log_debug("udp", "peer %u: rail %d down, %d left", c->peer, rail, c->nup);
+}
+
+/* ---- validation ------------------------------------------------------------- */
+
+tn_status_t tn_udp_packet_check(const void *pkt, size_t len, uint32_t job, uint32_t me,
+                                const char **why_p)
+{
+    static const uint32_t zero = 0;
+    const char *why = NULL;
+    tn_udp_hdr_t h;
+    if (len < sizeof(h)) {
+        why = "shorter than a header";
+        goto bad;
+    }
+    memcpy(&h, pkt, sizeof(h));
+    /* first the CRC: a flipped bit anywhere reads as corruption, not as a
+     * strange field */
+    uint32_t crc = tn_udp_crc32c(0, pkt, offsetof(tn_udp_hdr_t, crc));
+    crc = tn_udp_crc32c(crc, &zero, sizeof(zero));
+    crc = tn_udp_crc32c(crc, (const char *)pkt + offsetof(tn_udp_hdr_t, rsv),
+                        len - offsetof(tn_udp_hdr_t, rsv));
+    if (crc != h.crc) {
+        why = "bad crc";
+    } else if (h.version != TN_UDP_VERSION) {
+        why = "unknown version";
+    } else if (h.job != job) {
+        why = "another job";
+    } else if (h.dst != me) {
+        why = "addressed to another rank";
+    } else if (h.type != TN_UDP_PKT_DATA && h.type != TN_UDP_PKT_ACK &&
+               h.type != TN_UDP_PKT_PING) {
+        why = "unknown type";
+    } else if (h.nsack > TN_UDP_MAX_SACK) {
+        why = "too many sack ranges";
+    } else if (sizeof(h) + (size_t)h.nsack * sizeof(tn_udp_sack_t) + h.len != len) {
+        why = "length mismatch";
+    } else if (h.type == TN_UDP_PKT_DATA ? h.psn == 0 : (h.psn != 0 || h.len != 0)) {
+        why = "bad psn or length for the type";
+    } else {
+        const char *p = (const char *)pkt + sizeof(h);
+        for (uint16_t i = 0; i < h.nsack; i++) {
+            tn_udp_sack_t s;
+            memcpy(&s, p + (size_t)i * sizeof(s), sizeof(s));
+            if (s.start >= s.end || s.start < h.ack) {
+                why = "bad sack range";
+                break;
+            }
+        }
+    }
+    if (why == NULL) {
+        return TN_OK;
+    }
+bad:
+    if (why_p != NULL) {
+        *why_p = why;
+    }
+    return TN_ERR_PROTO;
+}

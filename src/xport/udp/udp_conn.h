@@ -1,0 +1,133 @@
+/* One reliable connection to a peer, sans I/O.
+ *
+ * Design note.  A connection owns both directions of traffic with one peer.
+ *
+ * Sending.  tn_udp_conn_send() copies a message (one active message) into a
+ * send queue; it becomes a data packet with the next psn when the window
+ * allows: at most min(peer credits, congestion window) packets may be in
+ * flight (sent, not acked).  In-flight packets stay in the sent map
+ * (udp_sentmap) until cumulatively acked or sacked, for retransmission.
+ *
+ * Acknowledging.  Every outgoing packet carries the cumulative ack, up to
+ * TN_UDP_MAX_SACK ranges of out-of-order arrivals (udp_ranges) and the
+ * receive credits.  A pure ACK packet goes out when data arrived and
+ * nothing was sent back within ack_delay, at once after an out-of-order or
+ * duplicate arrival (so the sender learns of the gap fast), and after every
+ * ack_every data packets.
+ *
+ * Loss.  RTT samples come from packets acked on their first transmission
+ * (Karn); RTO = srtt + 4 rttvar clamped to [rto_min, rto_max] (microseconds
+ * to milliseconds, not TCP's 200 ms floor) and doubled per consecutive
+ * timeout.  A packet is declared lost when dupthresh packets sent after it
+ * were acked (fast retransmit) or when the RTO expires (udp_loss).  Lost
+ * packets are resent first, on another rail when there is one.
+ *
+ * Congestion.  AIMD in packets with slow start (udp_cc): +1 per RTT (or per
+ * ack in slow start), halved once per loss episode, reset to cwnd_min on a
+ * timeout.
+ *
+ * Receiving.  Data packets are accepted if ack <= psn < ack + window;
+ * duplicates and packets below ack are counted and dropped; out-of-order
+ * packets wait in a reorder buffer; in-order packets are handed out by
+ * tn_udp_conn_deliver() exactly once, in psn order.
+ *
+ * Time is an input (nanoseconds, any monotonic origin); the connection
+ * never reads a clock, sleeps or touches a socket. */
+#ifndef TN_XPORT_UDP_UDP_CONN_H
+#define TN_XPORT_UDP_UDP_CONN_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/uio.h>
+#include "base/status.h"
+#include "xport/udp/udp_proto.h"
+
+typedef struct {
+    uint32_t packet_size;      /* largest datagram, headers included */
+    uint32_t window;           /* receive window (credits) in packets */
+    uint32_t sendq_max;        /* queued-not-sent messages before send says AGAIN */
+    uint32_t ack_every;        /* ack at least every this many data packets */
+    uint64_t ack_delay_ns;     /* longest delay of a pure ack */
+    uint64_t rto_init_ns;      /* RTO before the first RTT sample */
+    uint64_t rto_min_ns;
+    uint64_t rto_max_ns;
+    uint32_t dupthresh;        /* fast retransmit after this many later acks */
+    uint32_t cwnd_init;        /* packets */
+    uint32_t cwnd_min;
+    uint32_t cwnd_max;
+    uint64_t peer_timeout_ns;  /* no sign of life for this long with data pending: dead */
+    int      nrails;           /* 1..TN_UDP_MAX_RAILS */
+} tn_udp_conn_cfg_t;
+
+#define TN_UDP_MAX_RAILS 4
+
+typedef struct {
+    uint64_t data_sent, data_bytes_sent, retransmits, timeouts, fast_retransmits;
+    uint64_t data_recv, data_bytes_recv, duplicates, out_of_order, stale;
+    uint64_t acks_sent, acks_recv, credit_stalls, cwnd_stalls;
+    uint64_t srtt_ns, rttvar_ns, rto_ns, cwnd, min_rtt_ns;
+    uint64_t rail_sent[TN_UDP_MAX_RAILS];
+    uint64_t rail_lost[TN_UDP_MAX_RAILS];
+} tn_udp_conn_stats_t;
+
+typedef struct tn_udp_conn tn_udp_conn_t;
+
+/* A connection from world rank me to world rank peer in job job. */
+tn_status_t tn_udp_conn_new(const tn_udp_conn_cfg_t *cfg, uint32_t job, uint32_t me,
+                            uint32_t peer, tn_udp_conn_t **conn_p);
+void tn_udp_conn_free(tn_udp_conn_t *conn);
+
+/* Largest message tn_udp_conn_send accepts (packet_size - TN_UDP_OVERHEAD). */
+size_t tn_udp_conn_max_message(const tn_udp_conn_t *conn);
+
+/* Queue one message (the concatenation of iov) for reliable in-order
+ * delivery.  Copies it.  TN_ERR_AGAIN when sendq_max messages already wait;
+ * TN_ERR_INVAL when it exceeds tn_udp_conn_max_message. */
+tn_status_t tn_udp_conn_send(tn_udp_conn_t *conn, const struct iovec *iov, int iovcnt,
+                             uint64_t now);
+
+/* Feed one received datagram addressed to this connection.  The caller has
+ * checked length, version, job, addresses and CRC (tn_udp_packet_check).
+ * rail: the rail it arrived on. */
+void tn_udp_conn_input(tn_udp_conn_t *conn, const void *pkt, size_t len, int rail,
+                       uint64_t now);
+
+/* The next datagram to transmit, written to buf (cap >= packet_size), CRC
+ * included: a retransmission, new data within the window, or an ack that
+ * is due.  Returns its length (0 when nothing is due) and the rail to send
+ * it on. */
+size_t tn_udp_conn_output(tn_udp_conn_t *conn, void *buf, size_t cap, int *rail_p,
+                          uint64_t now);
+
+/* The next in-order message, or NULL.  The pointer stays valid until the
+ * next call to tn_udp_conn_deliver or tn_udp_conn_input. */
+const void *tn_udp_conn_deliver(tn_udp_conn_t *conn, size_t *len_p);
+
+/* Earliest time tn_udp_conn_output must be called again even without
+ * input (RTO, delayed ack, pacing); UINT64_MAX if none. */
+uint64_t tn_udp_conn_deadline(const tn_udp_conn_t *conn);
+
+/* Non-zero when the peer has not been heard from for peer_timeout while
+ * data was outstanding. */
+int tn_udp_conn_dead(const tn_udp_conn_t *conn, uint64_t now);
+
+/* Nothing queued or in flight in either direction's send side. */
+int tn_udp_conn_idle(const tn_udp_conn_t *conn);
+
+/* A rail stopped working: stop using it (retransmit its in-flight packets
+ * on the others).  The last working rail cannot be taken down. */
+void tn_udp_conn_rail_down(tn_udp_conn_t *conn, int rail);
+
+const tn_udp_conn_stats_t *tn_udp_conn_stats(const tn_udp_conn_t *conn);
+
+/* ---- helpers shared with the socket layer ---------------------------- */
+
+/* Validate a received datagram: size, version, type, job, dst, nsack/len
+ * consistency, CRC.  Returns TN_OK or TN_ERR_PROTO (and why in *why_p). */
+tn_status_t tn_udp_packet_check(const void *pkt, size_t len, uint32_t job, uint32_t me,
+                                const char **why_p);
+
+/* CRC32C (Castagnoli), hardware instruction when available. */
+uint32_t tn_udp_crc32c(uint32_t crc, const void *data, size_t len);
+
+#endif

@@ -1,0 +1,69 @@
+/* Wire format of the udp transport (version 1).
+ *
+ * Every datagram starts with tn_udp_hdr_t, in little-endian byte order (the
+ * transport refuses to start on a big-endian host rather than byte-swap),
+ * followed by nsack selective-acknowledgement ranges (tn_udp_sack_t) and
+ * then len payload bytes.  The CRC32C covers the whole datagram with the crc
+ * field taken as zero.
+ *
+ * Per ordered pair of ranks (one "connection"), data packets carry a packet
+ * sequence number (psn) starting at 1.  Every packet, data or not, carries
+ * the sender's view of the reverse direction: the cumulative ack (all
+ * psn < ack arrived), the SACK ranges above it, and the receive credits
+ * (the sender of data may have psn < ack + credits outstanding).
+ *
+ * A data packet holds exactly one active message: the core's 48-byte
+ * tn_am_hdr_t followed by its payload; the core never hands the transport a
+ * message larger than one packet, so there is no reassembly here.
+ *
+ * Anything that does not parse, fails the CRC, carries another job's id, is
+ * addressed to another rank, or has an unknown version is counted and
+ * dropped. */
+#ifndef TN_XPORT_UDP_UDP_PROTO_H
+#define TN_XPORT_UDP_UDP_PROTO_H
+
+#include <stdint.h>
+
+#define TN_UDP_VERSION 1            /* wire: bumped on any incompatible change */
+
+enum {
+    TN_UDP_PKT_DATA = 1,            /* wire: carries psn and one active message */
+    TN_UDP_PKT_ACK  = 2,            /* wire: acks/credits only (psn = 0, len = 0) */
+    TN_UDP_PKT_PING = 3,            /* wire: liveness probe; answered by an ACK */
+};
+
+enum {
+    TN_UDP_F_RETX   = 1u << 0,      /* wire: this data packet is a retransmission */
+    TN_UDP_F_ACKNOW = 1u << 1,      /* wire: please acknowledge at once (no delay) */
+};
+
+typedef struct __attribute__((packed)) {
+    uint8_t  version;               /* wire: TN_UDP_VERSION */
+    uint8_t  type;                  /* wire: TN_UDP_PKT_* */
+    uint16_t flags;                 /* wire: TN_UDP_F_* */
+    uint32_t job;                   /* wire: job id (hash of the PMI kvsname) */
+    uint32_t src;                   /* wire: sender's world rank */
+    uint32_t dst;                   /* wire: receiver's world rank */
+    uint64_t psn;                   /* wire: DATA: packet sequence number (>= 1); else 0 */
+    uint64_t ack;                   /* wire: cumulative ack of the reverse direction */
+    uint32_t credits;               /* wire: packets the peer may have beyond ack */
+    uint16_t nsack;                 /* wire: SACK ranges following the header */
+    uint16_t len;                   /* wire: payload bytes after the SACK ranges */
+    uint32_t crc;                   /* wire: CRC32C of the datagram, this field as 0 */
+    uint32_t rsv;                   /* wire: zero */
+} tn_udp_hdr_t;
+
+_Static_assert(sizeof(tn_udp_hdr_t) == 48, "udp header is 48 bytes on the wire");
+
+/* A received range [start, end) of psns above the cumulative ack. */
+typedef struct __attribute__((packed)) {
+    uint64_t start;                 /* wire: first psn of the range */
+    uint64_t end;                   /* wire: one past the last psn of the range */
+} tn_udp_sack_t;
+
+#define TN_UDP_MAX_SACK 8           /* at most this many ranges per packet */
+
+/* Bytes of header room every datagram reserves before its payload. */
+#define TN_UDP_OVERHEAD (sizeof(tn_udp_hdr_t) + TN_UDP_MAX_SACK * sizeof(tn_udp_sack_t))
+
+#endif
