@@ -731,13 +731,26 @@ static void test_rails(void)
     CHECK(a->rail_sent[0] > a->rail_sent[1]);
     sim_fini(&s);
 
-    /* a rail that drops everything but is never reported: retransmissions
-     * go on the other rail, so everything still arrives */
+    /* a rail that drops everything but is never reported: both ends find
+     * it dead from the losses (and only it), stop using it, and everything
+     * still arrives */
     sim_init(&s, &cfg, 50 * US, 11, 1000, 500);
     s.ab.rail_dead[1] = s.ba.rail_dead[1] = 1;
     sim_run(&s, 60000 * MS, 1);
     print_stats("rail silently dead", &s);
     check_delivery(&s, "silent rail");
+    CHECK(tn_udp_conn_stats(s.a.conn)->rails_down == 1);
+    CHECK(tn_udp_conn_stats(s.b.conn)->rails_down == 1);
+    CHECK(s.ab.rail_data[1] < 100);          /* stopped early, not striped on */
+    sim_fini(&s);
+
+    /* random loss on both rails (5 %) never takes a working rail down */
+    sim_init(&s, &cfg, 50 * US, 13, 3000, 1500);
+    s.ab.drop = s.ba.drop = 0.05;
+    sim_run(&s, 60000 * MS, 1);
+    check_delivery(&s, "lossy rails");
+    CHECK(tn_udp_conn_stats(s.a.conn)->rails_down == 0);
+    CHECK(tn_udp_conn_stats(s.b.conn)->rails_down == 0);
     sim_fini(&s);
 }
 

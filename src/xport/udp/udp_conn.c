@@ -63,6 +63,14 @@ _Static_assert(offsetof(tn_udp_hdr_t, crc) == 40, "crc field offset");
 #define TN_UDP_PACE_MIN_CWND 32     /* pace only windows at least this large */
 #define TN_UDP_PACE_BURST    16     /* packets that may leave back to back */
 #define TN_UDP_FIRST_PSN     1
+/* A rail on which this many first transmissions in a row were found lost by
+ * later acks
+ * (of packets on other rails), with none acknowledged in between for two
+ * RTOs, has stopped working: random loss of a few percent practically never
+ * does that, a dead link or a dead interface on the way does at once.
+ * Timeouts do not count: they declare everything in flight lost, on every
+ * rail. */
+#define TN_UDP_RAIL_STRIKES  16
 
 struct tn_udp_conn {
     tn_udp_conn_cfg_t cfg;
@@ -96,6 +104,8 @@ struct tn_udp_conn {
     uint8_t           up[TN_UDP_MAX_RAILS];
     int               rr_data, rr_ctl;
     int               rx_rail;       /* rail the peer's latest packet came on (-1: none) */
+    uint32_t          strikes[TN_UDP_MAX_RAILS]; /* losses on the rail since its last ack */
+    uint64_t          strike_since[TN_UDP_MAX_RAILS]; /* when the first of them was found */
 
     tn_udp_conn_stats_t stats;
 };
@@ -279,15 +289,27 @@ static size_t tn_conn_build(tn_udp_conn_t *c, void *buf, size_t cap, uint8_t typ
 }
 
 /* Account losses found by a detection pass. */
-static void tn_conn_on_lost(tn_udp_conn_t *c, const tn_udp_loss_result_t *res)
+static void tn_conn_on_lost(tn_udp_conn_t *c, const tn_udp_loss_result_t *res, uint64_t now)
 {
     if (res->lost == 0) {
         return;
     }
     for (int r = 0; r < c->nrails; r++) {
         c->stats.rail_lost[r] += res->rail_lost[r];
+        if (c->strikes[r] == 0 && res->rail_lost_first[r] != 0) {
+            c->strike_since[r] = now;
+        }
+        c->strikes[r] += res->rail_lost_first[r];
     }
     tn_udp_cc_on_loss(&c->cc, res->largest_lost_txseq, c->sm.txseq + 1);
+    for (int r = 0; r < c->nrails; r++) {
+        if (c->up[r] && c->strikes[r] >= TN_UDP_RAIL_STRIKES && c->nup > 1 &&
+            now - c->strike_since[r] >= 2 * tn_udp_loss_rto(&c->loss)) {
+            tn_log_warn("udp", "rail %d towards rank %u lost %u packets in a row; "
+                        "continuing on the other rails", r, c->peer, c->strikes[r]);
+            tn_udp_conn_rail_down(c, r);
+        }
+    }
 }
 
 static void tn_conn_check_timer(tn_udp_conn_t *c, uint64_t now)
@@ -296,7 +318,7 @@ static void tn_conn_check_timer(tn_udp_conn_t *c, uint64_t now)
     switch (tn_udp_loss_on_timer(&c->loss, &c->sm, now, &res)) {
     case TN_UDP_LOSS_TIMER_EARLY:
         c->stats.fast_retransmits += res.lost;
-        tn_conn_on_lost(c, &res);
+        tn_conn_on_lost(c, &res, now);
         break;
     case TN_UDP_LOSS_TIMER_RTO:
         c->stats.timeouts++;
@@ -512,6 +534,11 @@ static void tn_conn_on_ack_info(tn_udp_conn_t *c, const tn_udp_hdr_t *h, const c
     if (acc.newly == 0) {
         return;
     }
+    for (int r = 0; r < c->nrails; r++) {
+        if (acc.rail_acked[r] != 0) {
+            c->strikes[r] = 0;
+        }
+    }
     tn_udp_loss_on_ack(&c->loss, &acc, now);
     if (tn_udp_cc_timeout_verdict(&c->cc, acc.spurious_rto != 0)) {
         tn_log_data("udp", "peer %u: premature timeout, window restored to %u", c->peer,
@@ -521,7 +548,7 @@ static void tn_conn_on_ack_info(tn_udp_conn_t *c, const tn_udp_hdr_t *h, const c
     tn_udp_loss_result_t res = { 0 };
     if (tn_udp_loss_detect(&c->loss, &c->sm, now, &res) != 0) {
         c->stats.fast_retransmits += res.lost;
-        tn_conn_on_lost(c, &res);
+        tn_conn_on_lost(c, &res, now);
     }
     c->probe_backoff = 0;
     c->pacing = c->cc.cwnd >= TN_UDP_PACE_MIN_CWND && c->loss.srtt_ns != 0;
@@ -654,6 +681,7 @@ void tn_udp_conn_rail_down(tn_udp_conn_t *conn, int rail)
     }
     c->up[rail] = 0;
     c->nup--;
+    c->stats.rails_down++;
     /* what is in flight on it will not arrive: resend it elsewhere, without
      * treating it as congestion */
     tn_udp_sent_t *e = tn_udp_sentmap_oldest(&c->sm);

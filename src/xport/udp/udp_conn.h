@@ -68,6 +68,7 @@ typedef struct {
     uint64_t srtt_ns, rttvar_ns, rto_ns, cwnd, min_rtt_ns;
     uint64_t rail_sent[TN_UDP_MAX_RAILS];
     uint64_t rail_lost[TN_UDP_MAX_RAILS];
+    uint64_t rails_down;      /* rails taken out of use (reported or found dead) */
 } tn_udp_conn_stats_t;
 
 typedef struct tn_udp_conn tn_udp_conn_t;

@@ -101,6 +101,9 @@ static void tn_udp_loss_mark(tn_udp_sentmap_t *sm, tn_udp_sent_t *e, tn_udp_loss
     }
     if (e->rail < TN_UDP_LOSS_RAILS) {
         res->rail_lost[e->rail]++;
+        if (e->tx_count == 1) {
+            res->rail_lost_first[e->rail]++;
+        }
     }
     tn_udp_sentmap_mark_lost(sm, e);
 }

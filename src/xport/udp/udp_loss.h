@@ -57,6 +57,7 @@ typedef struct {
     uint32_t lost;
     uint64_t largest_lost_txseq;
     uint32_t rail_lost[TN_UDP_LOSS_RAILS];
+    uint32_t rail_lost_first[TN_UDP_LOSS_RAILS];   /* of which first transmissions */
 } tn_udp_loss_result_t;
 
 /* What tn_udp_loss_on_timer found. */

@@ -197,6 +197,9 @@ static void tn_sm_acked(tn_udp_sentmap_t *sm, tn_udp_sent_t *e, tn_udp_acked_t *
         return;                             /* queued (cannot be) or already sacked */
     }
     acc->newly++;
+    if (e->tx_count == 1 && e->rail < TN_UDP_SM_RAILS) {
+        acc->rail_acked[e->rail]++;     /* the only copy: that rail delivered it */
+    }
     if (e->tx_count == 1 && e->txseq > acc->largest_txseq) {
         acc->largest_txseq = e->txseq;
     }

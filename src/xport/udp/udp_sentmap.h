@@ -57,6 +57,8 @@ enum {
 
 #define TN_UDP_SM_NIL UINT32_MAX
 
+#define TN_UDP_SM_RAILS 8   /* rails counted in tn_udp_acked_t */
+
 typedef struct {
     uint64_t psn;
     uint64_t sent_ns;       /* time of the latest transmission */
@@ -102,6 +104,7 @@ typedef struct {
     uint64_t spurious_txseq;    /* the smallest txseq among those */
     uint32_t spurious_rto;      /* declared lost by a timeout, never resent, and acked
                                  * after all: the timeout was premature */
+    uint32_t rail_acked[TN_UDP_SM_RAILS]; /* newly acked first transmissions, by rail */
 } tn_udp_acked_t;
 
 /* Room for capacity outstanding messages (rounded up to a power of two) of
