@@ -82,9 +82,17 @@ class Lib:
         self.build_errors = {}   # bench -> message
         self.extra_launch = []
 
-    def launch_cmd(self, nranks, exe, args, cores, bind):
+    def launch_cmd(self, nranks, exe, args, cores, bind, net=False, prefix=()):
+        cmd = self._launch_cmd(nranks, exe, args, cores, bind, net)
+        return list(prefix) + cmd
+
+    def _launch_cmd(self, nranks, exe, args, cores, bind, net):
         if self.name == "openmpi":
             cmd = [self.launcher, "--allow-run-as-root", "--oversubscribe"]
+            if net:
+                # the TCP path: ob1 with the tcp and self BTLs, over loopback
+                cmd += ["--mca", "pml", "ob1", "--mca", "btl", "tcp,self",
+                        "--mca", "btl_tcp_if_include", "lo"]
             if bind == "none":
                 cmd += ["--bind-to", "none"]
             elif nranks <= cores:
@@ -95,8 +103,14 @@ class Lib:
         elif self.name == "mpich":
             # Hydra wraps round-robin over the cores when oversubscribed.
             cmd = [self.launcher, "-n", str(nranks), "-bind-to", "none" if bind == "none" else "core"]
+            if net:
+                # Debian's MPICH runs over UCX: force its TCP transport on loopback
+                cmd += ["-genv", "UCX_TLS", "tcp,self", "-genv", "UCX_NET_DEVICES", "lo"]
         else:
-            cmd = [self.launcher] + self.extra_launch + ["-n", str(nranks)]
+            cmd = [self.launcher] + self.extra_launch
+            if net:
+                cmd += ["-x", "TERN_XPORT=udp"]
+            cmd += ["-n", str(nranks)]
         return cmd + [exe] + args
 
 
@@ -401,6 +415,14 @@ def parse_args(argv):
     ap.add_argument("--cflags", default="-O2", help="compiler flags (default -O2)")
     ap.add_argument("--workdir", default=None,
                     help="build/output directory (default /tmp/tern-bench-compare-$USER)")
+    ap.add_argument("--net", action="store_true",
+                    help="network path: Tern over its udp transport, Open MPI over its TCP "
+                         "BTL, MPICH over UCX's TCP transport, all on loopback")
+    ap.add_argument("--loss", type=float, default=None, metavar="PCT",
+                    help="run everything inside a private network namespace whose loopback "
+                         "drops PCT %% of the UDP and TCP packets (nftables; needs root); "
+                         "also runs the same benchmarks there without loss and prints "
+                         "lossless-vs-loss summaries (implies --net)")
     ap.add_argument("--no-install", action="store_true",
                     help="do not apt-get install missing Open MPI / MPICH packages")
     opts = ap.parse_args(argv)
@@ -436,7 +458,123 @@ def parse_args(argv):
         user = os.environ.get("USER") or str(os.getuid())
         opts.workdir = os.path.join("/tmp", "tern-bench-compare-" + user)
     opts.workdir = os.path.abspath(opts.workdir)
+    if opts.loss is not None:
+        opts.net = True
+        if not 0 <= opts.loss <= 100:
+            ap.error("--loss takes a percentage")
     return opts
+
+
+# ---------------------------------------------------------- loss namespace
+
+LOSS_NS = "tern-bench-loss"
+
+
+def ns_run(args, check=True):
+    r = subprocess.run(args, capture_output=True, text=True, timeout=60)
+    if check and r.returncode != 0:
+        raise RuntimeError("%s: %s" % (" ".join(args), (r.stdout + r.stderr).strip()))
+    return r
+
+
+def loss_ns_up():
+    ns_run(["ip", "netns", "del", LOSS_NS], check=False)
+    ns_run(["ip", "netns", "add", LOSS_NS])
+    ns_run(["ip", "-n", LOSS_NS, "link", "set", "lo", "up"])
+
+
+def loss_ns_set(pct):
+    """Drop pct % of the UDP and TCP packets sent on the namespace's
+    loopback (0: remove the rule)."""
+    ns_run(["ip", "netns", "exec", LOSS_NS, "nft", "delete", "table", "inet", "tern_bench"],
+           check=False)
+    if pct <= 0:
+        return
+    rules = ("table inet tern_bench {\n chain out {\n"
+             "  type filter hook output priority 0; policy accept;\n"
+             "  meta l4proto { tcp, udp } numgen random mod 10000 < %d drop\n }\n}\n"
+             % int(round(pct * 100)))
+    r = subprocess.run(["ip", "netns", "exec", LOSS_NS, "nft", "-f", "-"], input=rules,
+                       capture_output=True, text=True, timeout=60)
+    if r.returncode != 0:
+        raise RuntimeError("nft: " + r.stderr.strip())
+
+
+def loss_ns_down():
+    ns_run(["ip", "netns", "del", LOSS_NS], check=False)
+
+
+def measure(opts, libs, jobs, bench_args, cores, env, prefix, tag):
+    """Runs every job opts.reps times per library; returns results[(bench, n)][lib]."""
+    # results[(bench, n)][lib] = {"vals": {key: [..]}, "bad": set(), "status": str}
+    results = {j: {l: {"vals": {}, "bad": set(), "status": "ok", "fails": []}
+                   for l in opts.libs} for j in jobs}
+    rawdir = os.path.join(opts.workdir, "raw" + ("-" + tag if tag else ""))
+    os.makedirs(rawdir, exist_ok=True)
+    for f in os.listdir(rawdir):  # outputs of an earlier invocation
+        if f.endswith(".txt"):
+            os.unlink(os.path.join(rawdir, f))
+
+    for rep in range(opts.reps):
+        order = opts.libs[rep % len(opts.libs):] + opts.libs[:rep % len(opts.libs)]
+        for (b, n) in jobs:
+            for lname in order:
+                lib = libs[lname]
+                res = results[(b, n)][lname]
+                if res["status"] == "TIMEOUT" and not opts.retry_timeouts:
+                    log("[rep %d/%d] %-9s n=%d %-8s skipped (timed out before)"
+                        % (rep + 1, opts.reps, b, n, lname))
+                    continue
+                if lib.error or b not in lib.exes:
+                    res["status"] = "FAIL"
+                    if rep == 0:
+                        res["fails"].append(("unavailable: " + lib.error) if lib.error else
+                                            ("build failed: " + tail(lib.build_errors.get(b, "?"), 5)))
+                    continue
+                cmd = lib.launch_cmd(n, lib.exes[b], bench_args, cores, opts.bind, opts.net, prefix)
+                status, out, err, secs = run_once(cmd, opts.timeout, env)
+                rawname = os.path.join(rawdir, "%s-%s-n%d-rep%d.txt" % (lname, b, n, rep + 1))
+                with open(rawname, "w") as f:
+                    f.write("$ %s\n# status: %s, %.1f s\n%s\n# --- stderr ---\n%s\n"
+                            % (" ".join(cmd), status, secs, out, err))
+                rows, bad = parse(b, out)
+                for k, v in rows.items():
+                    res["vals"].setdefault(k, []).append(v)
+                res["bad"] |= bad
+                if status != "ok":
+                    res["status"] = status
+                    res["fails"].append("rep %d: %s after %.1f s (%s)\n%s"
+                                        % (rep + 1, status, secs, rawname, tail(err, 8)))
+                log("[rep %d/%d] %-9s n=%d %-8s %-7s %6.1f s"
+                    % (rep + 1, opts.reps, b, n, lname, status, secs))
+
+    return results
+
+
+def loss_summary(opts, jobs, phase_results):
+    """Mean latency over 1 B - 64 KiB and mean bandwidth over 1-4 MiB (of the
+    per-size medians), lossless and with loss, and their ratio."""
+    def mean_of(results, bench, lo, hi, lib):
+        for (b, n) in jobs:
+            if b == bench:
+                vals = results[(b, n)][lib]["vals"]
+                meds = [statistics.median(v) for k, v in vals.items()
+                        if k != "-" and lo <= k <= hi and v]
+                return statistics.mean(meds) if meds else None
+        return None
+
+    header = ["library", "lat 1B-64K (us)", "with loss", "ratio",
+              "bw 1-4M (MB/s)", "with loss", "ratio"]
+    rows = []
+    for lib in opts.libs:
+        row = [lib]
+        for bench, lo, hi in (("latency", 1, 65536), ("bw", 1 << 20, 4 << 20)):
+            a = mean_of(phase_results[0], bench, lo, hi, lib)
+            b = mean_of(phase_results[1], bench, lo, hi, lib)
+            row += ["%.1f" % a if a else "-", "%.1f" % b if b else "-",
+                    "%.2f" % (b / a) if a and b else "-"]
+        rows.append(row)
+    return header, rows
 
 
 def main(argv):
@@ -461,49 +599,26 @@ def main(argv):
         else:
             jobs.extend((b, n) for n in opts.ranks)
 
-    # results[(bench, n)][lib] = {"vals": {key: [..]}, "bad": set(), "status": str}
-    results = {j: {l: {"vals": {}, "bad": set(), "status": "ok", "fails": []}
-                   for l in opts.libs} for j in jobs}
-    rawdir = os.path.join(opts.workdir, "raw")
-    os.makedirs(rawdir, exist_ok=True)
-    for f in os.listdir(rawdir):  # outputs of an earlier invocation
-        if f.endswith(".txt"):
-            os.unlink(os.path.join(rawdir, f))
     env = dict(os.environ)
     started = time.monotonic()
-
-    for rep in range(opts.reps):
-        order = opts.libs[rep % len(opts.libs):] + opts.libs[:rep % len(opts.libs)]
-        for (b, n) in jobs:
-            for lname in order:
-                lib = libs[lname]
-                res = results[(b, n)][lname]
-                if res["status"] == "TIMEOUT" and not opts.retry_timeouts:
-                    log("[rep %d/%d] %-9s n=%d %-8s skipped (timed out before)"
-                        % (rep + 1, opts.reps, b, n, lname))
-                    continue
-                if lib.error or b not in lib.exes:
-                    res["status"] = "FAIL"
-                    if rep == 0:
-                        res["fails"].append(("unavailable: " + lib.error) if lib.error else
-                                            ("build failed: " + tail(lib.build_errors.get(b, "?"), 5)))
-                    continue
-                cmd = lib.launch_cmd(n, lib.exes[b], bench_args, cores, opts.bind)
-                status, out, err, secs = run_once(cmd, opts.timeout, env)
-                rawname = os.path.join(rawdir, "%s-%s-n%d-rep%d.txt" % (lname, b, n, rep + 1))
-                with open(rawname, "w") as f:
-                    f.write("$ %s\n# status: %s, %.1f s\n%s\n# --- stderr ---\n%s\n"
-                            % (" ".join(cmd), status, secs, out, err))
-                rows, bad = parse(b, out)
-                for k, v in rows.items():
-                    res["vals"].setdefault(k, []).append(v)
-                res["bad"] |= bad
-                if status != "ok":
-                    res["status"] = status
-                    res["fails"].append("rep %d: %s after %.1f s (%s)\n%s"
-                                        % (rep + 1, status, secs, rawname, tail(err, 8)))
-                log("[rep %d/%d] %-9s n=%d %-8s %-7s %6.1f s"
-                    % (rep + 1, opts.reps, b, n, lname, status, secs))
+    prefix = []
+    phases = [("", None)]
+    if opts.loss is not None:
+        prefix = ["ip", "netns", "exec", LOSS_NS]
+        phases = [("lossless", 0.0), ("loss %g%%" % opts.loss, opts.loss)]
+        loss_ns_up()
+    phase_results = []
+    try:
+        for tag, pct in phases:
+            if pct is not None:
+                loss_ns_set(pct)
+                log("== phase: %s" % tag)
+            phase_results.append(measure(opts, libs, jobs, bench_args, cores, env, prefix,
+                                         tag.replace(" ", "").replace("%", "pct")))
+    finally:
+        if opts.loss is not None:
+            loss_ns_down()
+    results = phase_results[-1]
 
     versions = lib_versions(libs)
     now = datetime.datetime.now().strftime("%Y-%m-%d %H:%M")
@@ -525,24 +640,30 @@ def main(argv):
                   "the other libraries); tern/best is Tern's median divided by the best "
                   "other median.")
     total_miss, any_compared = 0, False
-    for (b, n) in jobs:
-        header, rows, misses, compared = make_table(b, n, opts.libs, results[(b, n)])
-        total_miss += misses
-        any_compared = any_compared or compared > 0
-        title = table_title(b, n, opts)
-        summary = ("  (misses: %d of %d sizes)" % (misses, compared)) if compared else ""
-        text_out += ["", "== " + title + summary, render_text(header, rows)]
-        md_out += ["", "### " + title + summary, "", render_md(header, rows)]
-        for l in opts.libs:
-            fails = results[(b, n)][l]["fails"]
-            if fails:
-                note = "%s: %s" % (l, fails[0].splitlines()[0])
-                text_out.append("  ! " + note)
-                md_out.append("")
-                md_out.append("> %s" % note)
+    for (tag, _), results in zip(phases, phase_results):
+        for (b, n) in jobs:
+            header, rows, misses, compared = make_table(b, n, opts.libs, results[(b, n)])
+            total_miss += misses
+            any_compared = any_compared or compared > 0
+            title = table_title(b, n, opts) + (" [%s]" % tag if tag else "")
+            summary = ("  (misses: %d of %d sizes)" % (misses, compared)) if compared else ""
+            text_out += ["", "== " + title + summary, render_text(header, rows)]
+            md_out += ["", "### " + title + summary, "", render_md(header, rows)]
+            for l in opts.libs:
+                fails = results[(b, n)][l]["fails"]
+                if fails:
+                    note = "%s: %s" % (l, fails[0].splitlines()[0])
+                    text_out.append("  ! " + note)
+                    md_out.append("")
+                    md_out.append("> %s" % note)
     if any_compared:
         text_out += ["", "# '*' = Tern misses the target at that size; total misses: %d" % total_miss]
-    text_out.append("# raw outputs: %s" % rawdir)
+    if len(phase_results) == 2:
+        header, rows = loss_summary(opts, jobs, phase_results)
+        title = "loss summary: lossless vs %g%% loss, per library" % opts.loss
+        text_out += ["", "== " + title, render_text(header, rows)]
+        md_out += ["", "### " + title, "", render_md(header, rows)]
+    text_out.append("# raw outputs: %s/raw*" % opts.workdir)
 
     print("\n".join(text_out))
     if opts.markdown:
