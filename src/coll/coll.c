@@ -79,8 +79,11 @@ typedef struct {
 #define MiB (KiB * 1024)
 
 static const tn_coll_rule_t tn_coll_rules[] = {
-    /* 2 (n-1) messages through one rank beat log2 n rounds for a handful */
-    { TN_COLL_BARRIER,   "flat",              0, 4, 0, 0 },
+    /* two ranks: one exchange; up to 16, 2 (n-1) messages through one
+     * rank beat log2 n rounds (measured: 8 ranks on 2 cores, flat 13-15 us,
+     * dissemination 19-23 us); beyond, the rounds win */
+    { TN_COLL_BARRIER,   "dissemination",     0, 2, 0, 0 },
+    { TN_COLL_BARRIER,   "flat",              0, 16, 0, 0 },
     { TN_COLL_BARRIER,   "dissemination",     0, 0, 0, 0 },
     /* short: log2 n latency; medium: scatter + allgather moves ~2 buffers
      * per rank; long: a segmented chain streams at link speed */
