@@ -37,7 +37,17 @@ BENCHES = {
     "bw":        ("tern_bw.c", "p2p", 1, "MB/s", True, "bandwidth (MB/s), window 64"),
     "bibw":      ("tern_bibw.c", "p2p", 1, "MB/s", True, "bi-directional bandwidth (MB/s), window 64"),
     "mr":        ("tern_mr.c", "p2p", 2, "msg/s", True, "message rate (messages/s), window 64"),
+    "vbw":       ("tern_vbw.c", "p2p", 1, "MB/s", True,
+                  "strided bandwidth (MB/s): vector of every other double, window 16"),
     "barrier":   ("tern_barrier.c", "coll", 0, "us", False, "MPI_Barrier average latency (us)"),
+    "bcast":     ("tern_coll.c", "coll", 1, "us", False, "MPI_Bcast (MPI_BYTE) average latency (us)"),
+    "allgather": ("tern_coll.c", "coll", 1, "us", False,
+                  "MPI_Allgather (MPI_BYTE, size per rank) average latency (us)"),
+    "alltoall":  ("tern_coll.c", "coll", 1, "us", False,
+                  "MPI_Alltoall (MPI_BYTE, size per rank) average latency (us)"),
+    "reduce_scatter": ("tern_coll.c", "coll", 1, "us", False,
+                       "MPI_Reduce_scatter_block (MPI_FLOAT, MPI_SUM, size in total) "
+                       "average latency (us)"),
     "allreduce": ("tern_allreduce.c", "coll", 1, "us", False,
                   "MPI_Allreduce (MPI_FLOAT, MPI_SUM) average latency (us)"),
 }
