@@ -317,12 +317,18 @@ static int tn_udp_flush(int peer, uint64_t now)
         while (n < tn_udp.batch) {
             int rail = 0;
             char *buf = tn_udp.obuf + (size_t)n * ps;
-            size_t len = tn_udp_conn_output(p->conn, buf, ps, &rail, now);
+            const void *payload;
+            size_t plen;
+            /* the payload goes out from the sent map, no copy */
+            size_t len = tn_udp_conn_output_gather(p->conn, buf, ps, &payload, &plen, &rail,
+                                                   now);
             if (len == 0) {
                 break;
             }
             out[n].buf = buf;
             out[n].len = len;
+            out[n].buf2 = payload;
+            out[n].len2 = plen;
             out[n].rail = rail < p->nrails ? rail : 0;
             out[n].to = p->addr[out[n].rail];
             n++;
@@ -436,7 +442,9 @@ static int tn_udp_progress(void)
                     continue;
                 }
                 tn_udp_conn_t *conn = tn_udp_conn_of((int)src);
-                tn_udp_conn_input(conn, bufs[i], lens[i], r, now);
+                /* in-order payloads are delivered straight from bufs[i]:
+                 * dispatch drains the connection before bufs[i] is reused */
+                tn_udp_conn_input_lent(conn, bufs[i], lens[i], r, now);
                 tn_udp_dispatch((int)src, conn);
                 events++;
             }

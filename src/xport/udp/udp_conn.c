@@ -242,13 +242,18 @@ static int tn_conn_next_up(const tn_udp_conn_t *c, int rail)
 }
 
 /* Write header, SACK blocks and payload into buf; returns the datagram
- * length (0 if cap is too small). */
+ * length (0 if cap is too small).  With gather != 0 the payload is not
+ * copied: buf gets the header and SACK blocks only (their length is
+ * returned) and the payload goes out from where it is, the CRC covering
+ * both. */
 static size_t tn_conn_build(tn_udp_conn_t *c, void *buf, size_t cap, uint8_t type,
-                            uint16_t flags, uint64_t psn, const void *payload, uint32_t len)
+                            uint16_t flags, uint64_t psn, const void *payload, uint32_t len,
+                            int gather)
 {
     tn_udp_range_t r[TN_UDP_MAX_SACK];
     uint32_t nsack = tn_udp_ranges_highest(&c->rx.sacks, r, TN_UDP_MAX_SACK);
-    size_t total = sizeof(tn_udp_hdr_t) + nsack * sizeof(tn_udp_sack_t) + len;
+    size_t head = sizeof(tn_udp_hdr_t) + nsack * sizeof(tn_udp_sack_t);
+    size_t total = head + len;
     if (total > cap) {
         return 0;
     }
@@ -275,10 +280,16 @@ static size_t tn_conn_build(tn_udp_conn_t *c, void *buf, size_t cap, uint8_t typ
         memcpy(p, &s, sizeof(s));
         p += sizeof(s);
     }
-    if (len != 0) {
-        memcpy(p, payload, len);
+    uint32_t crc;
+    if (gather) {
+        crc = tn_udp_crc32c(tn_udp_crc32c(0, buf, head), payload, len);
+        total = head;
+    } else {
+        if (len != 0) {
+            memcpy(p, payload, len);
+        }
+        crc = tn_udp_crc32c(0, buf, total);
     }
-    uint32_t crc = tn_udp_crc32c(0, buf, total);
     memcpy((char *)buf + offsetof(tn_udp_hdr_t, crc), &crc, sizeof(crc));
     /* every packet carries the ack: nothing is owed any more */
     c->ack_pending = 0;
@@ -351,7 +362,8 @@ static int tn_conn_cwnd_open(tn_udp_conn_t *c)
 }
 
 static size_t tn_conn_send_data(tn_udp_conn_t *c, tn_udp_sent_t *e, int rail, void *buf,
-                                size_t cap, uint64_t now)
+                                size_t cap, const void **payload_p, size_t *plen_p,
+                                uint64_t now)
 {
     int retx = e->tx_count != 0;
     uint16_t flags = retx ? TN_UDP_F_RETX : 0;
@@ -360,9 +372,14 @@ static size_t tn_conn_send_data(tn_udp_conn_t *c, tn_udp_sent_t *e, int rail, vo
         (!retx && e->psn + 1 >= c->snd_limit)) {
         flags |= TN_UDP_F_ACKNOW;
     }
-    size_t n = tn_conn_build(c, buf, cap, TN_UDP_PKT_DATA, flags, e->psn, e->data, e->len);
+    size_t n = tn_conn_build(c, buf, cap, TN_UDP_PKT_DATA, flags, e->psn, e->data, e->len,
+                             payload_p != NULL);
     if (n == 0) {
         return 0;
+    }
+    if (payload_p != NULL) {
+        *payload_p = e->data;
+        *plen_p = e->len;
     }
     tn_udp_sentmap_on_send(&c->sm, e->psn, rail, now);
     if (c->pacing) {
@@ -385,10 +402,14 @@ static int tn_conn_zero_window(const tn_udp_conn_t *c)
            tn_udp_sentmap_inflight(&c->sm) == 0 && tn_udp_sentmap_nlost(&c->sm) == 0;
 }
 
-size_t tn_udp_conn_output(tn_udp_conn_t *conn, void *buf, size_t cap, int *rail_p,
-                          uint64_t now)
+static size_t tn_conn_output(tn_udp_conn_t *c, void *buf, size_t cap,
+                             const void **payload_p, size_t *plen_p, int *rail_p,
+                             uint64_t now)
 {
-    tn_udp_conn_t *c = conn;
+    if (payload_p != NULL) {
+        *payload_p = NULL;
+        *plen_p = 0;
+    }
     tn_conn_check_timer(c, now);
     int paced = c->pacing && tn_udp_pace_next(&c->pace, now) > now;
 
@@ -396,7 +417,7 @@ size_t tn_udp_conn_output(tn_udp_conn_t *conn, void *buf, size_t cap, int *rail_
     tn_udp_sent_t *e = tn_udp_sentmap_next_lost(&c->sm);
     if (e != NULL && !paced && tn_conn_cwnd_open(c)) {
         int rail = c->nup > 1 || !c->up[e->rail] ? tn_conn_next_up(c, e->rail) : e->rail;
-        size_t n = tn_conn_send_data(c, e, rail, buf, cap, now);
+        size_t n = tn_conn_send_data(c, e, rail, buf, cap, payload_p, plen_p, now);
         if (n != 0) {
             *rail_p = rail;
             return n;
@@ -414,7 +435,7 @@ size_t tn_udp_conn_output(tn_udp_conn_t *conn, void *buf, size_t cap, int *rail_
             if (tn_conn_cwnd_open(c)) {
                 int rail = c->rr_data = tn_conn_next_up(c, c->rr_data);
                 size_t n = tn_conn_send_data(c, tn_udp_sentmap_get(&c->sm, c->sm.nxt), rail,
-                                             buf, cap, now);
+                                             buf, cap, payload_p, plen_p, now);
                 if (n != 0) {
                     *rail_p = rail;
                     return n;
@@ -450,7 +471,7 @@ size_t tn_udp_conn_output(tn_udp_conn_t *conn, void *buf, size_t cap, int *rail_
     if (type == 0) {
         return 0;
     }
-    size_t n = tn_conn_build(c, buf, cap, type, flags, 0, NULL, 0);
+    size_t n = tn_conn_build(c, buf, cap, type, flags, 0, NULL, 0, 0);
     if (n == 0) {
         return 0;
     }
@@ -466,6 +487,19 @@ size_t tn_udp_conn_output(tn_udp_conn_t *conn, void *buf, size_t cap, int *rail_
     c->stats.rail_sent[rail]++;
     *rail_p = rail;
     return n;
+}
+
+size_t tn_udp_conn_output(tn_udp_conn_t *conn, void *buf, size_t cap, int *rail_p,
+                          uint64_t now)
+{
+    return tn_conn_output(conn, buf, cap, NULL, NULL, rail_p, now);
+}
+
+size_t tn_udp_conn_output_gather(tn_udp_conn_t *conn, void *buf, size_t cap,
+                                 const void **payload_p, size_t *plen_p, int *rail_p,
+                                 uint64_t now)
+{
+    return tn_conn_output(conn, buf, cap, payload_p, plen_p, rail_p, now);
 }
 
 uint64_t tn_udp_conn_deadline(const tn_udp_conn_t *conn)
@@ -560,10 +594,12 @@ static void tn_conn_on_ack_info(tn_udp_conn_t *c, const tn_udp_hdr_t *h, const c
 }
 
 static void tn_conn_on_data(tn_udp_conn_t *c, const tn_udp_hdr_t *h, const char *payload,
-                            uint64_t now)
+                            int lend, uint64_t now)
 {
     uint64_t ack_before = c->rx.ack;
-    switch (tn_udp_credit_insert(&c->rx, h->psn, payload, h->len)) {
+    tn_udp_rx_t rx = lend ? tn_udp_credit_insert_lent(&c->rx, h->psn, payload, h->len)
+                          : tn_udp_credit_insert(&c->rx, h->psn, payload, h->len);
+    switch (rx) {
     case TN_UDP_RX_INORDER:
         c->stats.data_recv++;
         c->stats.data_bytes_recv += h->len;
@@ -607,10 +643,9 @@ static void tn_conn_on_data(tn_udp_conn_t *c, const tn_udp_hdr_t *h, const char 
     }
 }
 
-void tn_udp_conn_input(tn_udp_conn_t *conn, const void *pkt, size_t len, int rail,
-                       uint64_t now)
+static void tn_conn_input(tn_udp_conn_t *c, const void *pkt, size_t len, int rail, int lend,
+                          uint64_t now)
 {
-    tn_udp_conn_t *c = conn;
     tn_udp_hdr_t h;
     tn_udp_credit_release(&c->rx);          /* the last delivered message is done */
     if (len < sizeof(h)) {
@@ -630,7 +665,7 @@ void tn_udp_conn_input(tn_udp_conn_t *conn, const void *pkt, size_t len, int rai
     tn_conn_on_ack_info(c, &h, sacks, now);
     switch (h.type) {
     case TN_UDP_PKT_DATA:
-        tn_conn_on_data(c, &h, payload, now);
+        tn_conn_on_data(c, &h, payload, lend, now);
         break;
     case TN_UDP_PKT_PING:
         c->ack_now = 1;
@@ -642,6 +677,18 @@ void tn_udp_conn_input(tn_udp_conn_t *conn, const void *pkt, size_t len, int rai
     default:
         break;
     }
+}
+
+void tn_udp_conn_input(tn_udp_conn_t *conn, const void *pkt, size_t len, int rail,
+                       uint64_t now)
+{
+    tn_conn_input(conn, pkt, len, rail, 0, now);
+}
+
+void tn_udp_conn_input_lent(tn_udp_conn_t *conn, const void *pkt, size_t len, int rail,
+                            uint64_t now)
+{
+    tn_conn_input(conn, pkt, len, rail, 1, now);
 }
 
 const void *tn_udp_conn_deliver(tn_udp_conn_t *conn, size_t *len_p)

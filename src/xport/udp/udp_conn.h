@@ -93,12 +93,28 @@ tn_status_t tn_udp_conn_send(tn_udp_conn_t *conn, const struct iovec *iov, int i
 void tn_udp_conn_input(tn_udp_conn_t *conn, const void *pkt, size_t len, int rail,
                        uint64_t now);
 
+/* The same, without copying an in-order payload: deliver hands out a
+ * pointer into pkt, so the caller keeps pkt unchanged until it has drained
+ * tn_udp_conn_deliver (which it does right after each input).  Payloads
+ * still undelivered at the next input are copied then. */
+void tn_udp_conn_input_lent(tn_udp_conn_t *conn, const void *pkt, size_t len, int rail,
+                            uint64_t now);
+
 /* The next datagram to transmit, written to buf (cap >= packet_size), CRC
  * included: a retransmission, new data within the window, or an ack that
  * is due.  Returns its length (0 when nothing is due) and the rail to send
  * it on. */
 size_t tn_udp_conn_output(tn_udp_conn_t *conn, void *buf, size_t cap, int *rail_p,
                           uint64_t now);
+
+/* The same without copying the payload: buf receives the header and SACK
+ * blocks (their length is returned, 0: nothing due) and *payload_p /
+ * *plen_p the payload to send after them (NULL / 0 for control packets),
+ * which stays valid until the next call into the connection.  The CRC
+ * covers both. */
+size_t tn_udp_conn_output_gather(tn_udp_conn_t *conn, void *buf, size_t cap,
+                                 const void **payload_p, size_t *plen_p, int *rail_p,
+                                 uint64_t now);
 
 /* The next in-order message, or NULL.  The pointer stays valid until the
  * next call to tn_udp_conn_deliver or tn_udp_conn_input. */

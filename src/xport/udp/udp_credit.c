@@ -38,9 +38,32 @@ void tn_udp_credit_fini(tn_udp_credit_t *w)
     memset(w, 0, sizeof(*w));
 }
 
-tn_udp_rx_t tn_udp_credit_insert(tn_udp_credit_t *w, uint64_t psn, const void *data,
-                                 uint32_t len)
+/* Copy the messages that still live in a caller's buffer into pool slots. */
+static tn_udp_rx_t tn_credit_unlend(tn_udp_credit_t *w)
 {
+    for (uint64_t p = w->del; w->nlent != 0 && p < w->ack; p++) {
+        tn_udp_rslot_t *s = &w->ring[p & w->mask];
+        if (!s->lent) {
+            continue;
+        }
+        void *slot = tn_udp_slots_get(&w->slots);
+        if (slot == NULL) {
+            return TN_UDP_RX_NOMEM;
+        }
+        memcpy(slot, s->data, s->len);
+        s->data = slot;
+        s->lent = 0;
+        w->nlent--;
+    }
+    return TN_UDP_RX_INORDER;
+}
+
+static tn_udp_rx_t tn_credit_insert(tn_udp_credit_t *w, uint64_t psn, const void *data,
+                                    uint32_t len, int lend)
+{
+    if (w->nlent != 0 && tn_credit_unlend(w) == TN_UDP_RX_NOMEM) {
+        return TN_UDP_RX_NOMEM;
+    }
     if (psn < w->ack) {
         return TN_UDP_RX_STALE;
     }
@@ -51,10 +74,19 @@ tn_udp_rx_t tn_udp_credit_insert(tn_udp_credit_t *w, uint64_t psn, const void *d
     if (s->data != NULL) {
         return TN_UDP_RX_DUP;
     }
-    if (len > w->slots.slot || (s->data = tn_udp_slots_get(&w->slots)) == NULL) {
+    if (len > w->slots.slot) {
         return TN_UDP_RX_NOMEM;
     }
-    memcpy(s->data, data, len);
+    if (lend && psn == w->ack) {
+        s->data = (void *)data;
+        s->lent = 1;
+        w->nlent++;
+    } else {
+        if ((s->data = tn_udp_slots_get(&w->slots)) == NULL) {
+            return TN_UDP_RX_NOMEM;
+        }
+        memcpy(s->data, data, len);
+    }
     s->len = len;
     if (psn != w->ack) {
         w->ooo++;
@@ -72,13 +104,30 @@ tn_udp_rx_t tn_udp_credit_insert(tn_udp_credit_t *w, uint64_t psn, const void *d
     return TN_UDP_RX_INORDER;
 }
 
+tn_udp_rx_t tn_udp_credit_insert(tn_udp_credit_t *w, uint64_t psn, const void *data,
+                                 uint32_t len)
+{
+    return tn_credit_insert(w, psn, data, len, 0);
+}
+
+tn_udp_rx_t tn_udp_credit_insert_lent(tn_udp_credit_t *w, uint64_t psn, const void *data,
+                                      uint32_t len)
+{
+    return tn_credit_insert(w, psn, data, len, 1);
+}
+
 void tn_udp_credit_release(tn_udp_credit_t *w)
 {
     if (!w->held) {
         return;
     }
     tn_udp_rslot_t *s = &w->ring[w->del & w->mask];
-    tn_udp_slots_put(&w->slots, s->data);
+    if (s->lent) {
+        s->lent = 0;
+        w->nlent--;
+    } else {
+        tn_udp_slots_put(&w->slots, s->data);
+    }
     s->data = NULL;
     w->del++;
     w->held = 0;

@@ -23,6 +23,7 @@
 typedef struct {
     void    *data;          /* NULL: not arrived */
     uint32_t len;
+    uint32_t lent;          /* data is the caller's buffer, not a pool slot */
 } tn_udp_rslot_t;
 
 typedef struct {
@@ -32,6 +33,7 @@ typedef struct {
     uint64_t        ack;        /* all psn < ack arrived */
     uint64_t        del;        /* all psn < del delivered */
     int             held;       /* del's message is lent out by deliver */
+    uint32_t        nlent;      /* in-order messages still in callers' buffers */
     uint32_t        ooo;        /* buffered above ack */
     tn_udp_ranges_t sacks;      /* psns above ack that arrived (for SACK) */
     tn_udp_slots_t  slots;
@@ -54,6 +56,14 @@ void tn_udp_credit_fini(tn_udp_credit_t *w);
 /* Accept data packet psn carrying len bytes (copied). */
 tn_udp_rx_t tn_udp_credit_insert(tn_udp_credit_t *w, uint64_t psn, const void *data,
                                  uint32_t len);
+
+/* The same, but an in-order packet is not copied: the ring refers to data,
+ * which the caller keeps unchanged until it has drained
+ * tn_udp_credit_deliver (receive straight from the socket's buffer, one
+ * copy less).  Out-of-order packets are copied as usual.  Anything still
+ * referring to an earlier caller buffer is copied first. */
+tn_udp_rx_t tn_udp_credit_insert_lent(tn_udp_credit_t *w, uint64_t psn, const void *data,
+                                      uint32_t len);
 
 /* Release the message lent by the last deliver (if any). */
 void tn_udp_credit_release(tn_udp_credit_t *w);

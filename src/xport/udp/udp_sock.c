@@ -257,24 +257,26 @@ static int tn_udp_flush_run(tn_udp_sock_t *s, int rail, struct mmsghdr *msgs, in
 int tn_udp_sock_send(tn_udp_sock_t *s, const tn_udp_out_t *out, int n, int *failed_rail_p)
 {
     struct mmsghdr msgs[TN_UDP_SEND_BATCH];
-    struct iovec iovs[TN_UDP_SEND_BATCH];
+    struct iovec iovs[TN_UDP_SEND_BATCH][2];
     static char scratch[TN_UDP_SEND_BATCH][65536];     /* corrupted copies */
     int nmsg = 0, rail = -1, handled = 0;
     void *release_held = NULL;
     *failed_rail_p = -1;
 
-#define TN_UDP_QUEUE(b, l, rl, dst)                                              \
+#define TN_UDP_QUEUE(b, l, b2, l2, rl, dst)                                      \
     do {                                                                         \
         if (nmsg == TN_UDP_SEND_BATCH || (nmsg > 0 && (rl) != rail)) {           \
             tn_udp_flush_run(s, rail, msgs, nmsg, failed_rail_p);                \
             nmsg = 0;                                                            \
         }                                                                        \
         rail = (rl);                                                             \
-        iovs[nmsg].iov_base = (void *)(b);                                       \
-        iovs[nmsg].iov_len = (l);                                                \
+        iovs[nmsg][0].iov_base = (void *)(b);                                    \
+        iovs[nmsg][0].iov_len = (l);                                             \
+        iovs[nmsg][1].iov_base = (void *)(b2);                                   \
+        iovs[nmsg][1].iov_len = (l2);                                            \
         memset(&msgs[nmsg], 0, sizeof(msgs[nmsg]));                              \
-        msgs[nmsg].msg_hdr.msg_iov = &iovs[nmsg];                                \
-        msgs[nmsg].msg_hdr.msg_iovlen = 1;                                       \
+        msgs[nmsg].msg_hdr.msg_iov = iovs[nmsg];                                 \
+        msgs[nmsg].msg_hdr.msg_iovlen = (l2) != 0 ? 2 : 1;                       \
         msgs[nmsg].msg_hdr.msg_name = (void *)(dst);                             \
         msgs[nmsg].msg_hdr.msg_namelen = sizeof(struct sockaddr_in);             \
         nmsg++;                                                                  \
@@ -282,37 +284,48 @@ int tn_udp_sock_send(tn_udp_sock_t *s, const tn_udp_out_t *out, int n, int *fail
 
     for (int i = 0; i < n; i++) {
         const tn_udp_out_t *o = &out[i];
+        size_t total = o->len + o->len2;
         handled++;
         if (tn_udp_chance(s, s->fault.drop)) {
             s->stats.fault_dropped++;
             continue;
         }
-        const void *buf = o->buf;
-        if (tn_udp_chance(s, s->fault.corrupt) && o->len > 0 && o->len <= sizeof(scratch[0]) &&
+        const void *buf = o->buf, *buf2 = o->buf2;
+        size_t len = o->len, len2 = o->len2;
+        if (tn_udp_chance(s, s->fault.corrupt) && total > 0 && total <= sizeof(scratch[0]) &&
             nmsg < TN_UDP_SEND_BATCH) {
             memcpy(scratch[nmsg], o->buf, o->len);
-            scratch[nmsg][tn_udp_rand(s) % o->len] ^= (char)(1 + tn_udp_rand(s) % 255);
+            if (o->len2 != 0) {
+                memcpy(scratch[nmsg] + o->len, o->buf2, o->len2);
+            }
+            scratch[nmsg][tn_udp_rand(s) % total] ^= (char)(1 + tn_udp_rand(s) % 255);
             buf = scratch[nmsg];
+            len = total;
+            buf2 = NULL;
+            len2 = 0;
             s->stats.fault_corrupted++;
         }
         if (s->held == NULL && tn_udp_chance(s, s->fault.reorder)) {
-            s->held = malloc(o->len);
+            s->held = malloc(total);
             if (s->held != NULL) {
-                memcpy(s->held, buf, o->len);
-                s->held_len = o->len;
+                memcpy(s->held, buf, len);
+                if (len2 != 0) {
+                    memcpy((char *)s->held + len, buf2, len2);
+                }
+                s->held_len = total;
                 s->held_rail = o->rail;
                 s->held_to = o->to;
                 s->stats.fault_reordered++;
                 continue;       /* goes out after the next datagram */
             }
         }
-        TN_UDP_QUEUE(buf, o->len, o->rail, &o->to);
+        TN_UDP_QUEUE(buf, len, buf2, len2, o->rail, &o->to);
         if (tn_udp_chance(s, s->fault.dup)) {
-            TN_UDP_QUEUE(buf, o->len, o->rail, &o->to);
+            TN_UDP_QUEUE(buf, len, buf2, len2, o->rail, &o->to);
             s->stats.fault_duplicated++;
         }
         if (s->held != NULL && release_held == NULL) {
-            TN_UDP_QUEUE(s->held, s->held_len, s->held_rail, &s->held_to);
+            TN_UDP_QUEUE(s->held, s->held_len, NULL, 0, s->held_rail, &s->held_to);
             release_held = s->held;
             s->held = NULL;
         }

@@ -51,10 +51,12 @@ void tn_udp_sock_format(const tn_udp_sock_t *s, char *buf, size_t len);
 /* Parse the peer's published form into addrs (up to TN_UDP_MAX_RAILS). */
 int tn_udp_sock_parse(const char *str, struct sockaddr_in *addrs, int max);
 
-/* One datagram to send. */
+/* One datagram to send: buf, then buf2 (len2 may be 0). */
 typedef struct {
     const void         *buf;
     size_t              len;
+    const void         *buf2;
+    size_t              len2;
     int                 rail;
     struct sockaddr_in  to;
 } tn_udp_out_t;
