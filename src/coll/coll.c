@@ -199,6 +199,23 @@ static int forced_algo(tn_coll_kind_t kind)
     return forced[kind];
 }
 
+/* The algorithm index of rule i, looked up by name once (this runs on
+ * every collective call). */
+static int rule_algo(size_t i)
+{
+    enum { NRULES = sizeof tn_coll_rules / sizeof tn_coll_rules[0] };
+    static int idx[NRULES];
+    static int resolved;
+
+    if (!resolved) {
+        for (size_t k = 0; k < NRULES; k++) {
+            idx[k] = algo_find(tn_coll_rules[k].kind, tn_coll_rules[k].algo);
+        }
+        resolved = 1;
+    }
+    return idx[i];
+}
+
 /* The algorithm for a call: forced when it fits, else the first rule that
  * fits. */
 static const tn_coll_algo_t *coll_pick_(tn_coll_kind_t kind, const tn_coll_call_t *c)
@@ -229,7 +246,7 @@ static const tn_coll_algo_t *coll_pick_(tn_coll_kind_t kind, const tn_coll_call_
             (r->max_bytes && c->bytes >= r->max_bytes)) {
             continue;
         }
-        a = algo_find(kind, r->algo);
+        a = rule_algo(i);
         if (a >= 0 && algo_fits(&tn_coll_algos[a], c)) {
             return &tn_coll_algos[a];
         }
