@@ -341,27 +341,54 @@ int tn_udp_sock_send(tn_udp_sock_t *s, const tn_udp_out_t *out, int n, int *fail
 int tn_udp_sock_recv(tn_udp_sock_t *s, int rail, void **bufs, size_t cap, size_t *lens,
                      int max)
 {
-    struct mmsghdr msgs[TN_UDP_SEND_BATCH];
-    struct iovec iovs[TN_UDP_SEND_BATCH];
+    /* The headers are built once for a set of buffers: this runs on every
+     * poll of an idle socket, where only the syscall should cost. */
+    static struct mmsghdr msgs[TN_UDP_SEND_BATCH];
+    static struct iovec iovs[TN_UDP_SEND_BATCH];
+    static void *built_for[TN_UDP_SEND_BATCH];
+    static size_t built_cap;
     if (max > TN_UDP_SEND_BATCH) {
         max = TN_UDP_SEND_BATCH;
     }
-    for (int i = 0; i < max; i++) {
-        iovs[i].iov_base = bufs[i];
-        iovs[i].iov_len = cap;
-        memset(&msgs[i], 0, sizeof(msgs[i]));
-        msgs[i].msg_hdr.msg_iov = &iovs[i];
-        msgs[i].msg_hdr.msg_iovlen = 1;
+    if (max <= 0) {
+        return 0;
     }
-    int k;
+    if (built_cap != cap || memcmp(built_for, bufs, (size_t)max * sizeof(void *)) != 0) {
+        for (int i = 0; i < max; i++) {
+            iovs[i].iov_base = bufs[i];
+            iovs[i].iov_len = cap;
+            memset(&msgs[i], 0, sizeof(msgs[i]));
+            msgs[i].msg_hdr.msg_iov = &iovs[i];
+            msgs[i].msg_hdr.msg_iovlen = 1;
+            built_for[i] = bufs[i];
+        }
+        for (int i = max; i < TN_UDP_SEND_BATCH; i++) {
+            built_for[i] = NULL;
+        }
+        built_cap = cap;
+    }
+    /* one plain recvmsg first: an empty socket (the common case while
+     * waiting) costs the least that way; the rest of a burst in one call */
+    ssize_t r;
     do {
-        k = recvmmsg(s->fd[rail], msgs, (unsigned)max, MSG_DONTWAIT, NULL);
-    } while (k < 0 && errno == EINTR);
-    if (k <= 0) {
-        if (k < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != ECONNREFUSED) {
+        r = recvmsg(s->fd[rail], &msgs[0].msg_hdr, MSG_DONTWAIT);
+    } while (r < 0 && errno == EINTR);
+    if (r < 0) {
+        if (errno != EAGAIN && errno != EWOULDBLOCK && errno != ECONNREFUSED) {
             s->stats.recv_errors++;
         }
         return 0;
+    }
+    msgs[0].msg_len = (unsigned)r;
+    int k = 1;
+    if (max > 1) {
+        int m;
+        do {
+            m = recvmmsg(s->fd[rail], msgs + 1, (unsigned)(max - 1), MSG_DONTWAIT, NULL);
+        } while (m < 0 && errno == EINTR);
+        if (m > 0) {
+            k += m;
+        }
     }
     for (int i = 0; i < k; i++) {
         lens[i] = msgs[i].msg_len;
