@@ -212,6 +212,22 @@ static tn_status_t comm_allreduce_max_i64(int64_t *val, tn_comm_t *comm, int n, 
     return TN_OK;
 }
 
+uint32_t tn_comm_next_ctx_get(void)
+{
+    return next_ctx;
+}
+
+void tn_comm_next_ctx_set(uint32_t next)
+{
+    next_ctx = next;
+}
+
+tn_status_t tn_comm_allreduce_max(int64_t *val, tn_comm_t *comm)
+{
+    return comm_allreduce_max_i64(val, comm, comm->size, comm->rank, NULL,
+                                  TN_COLL_TAG_COMM_CTX);
+}
+
 static tn_status_t comm_agree_ctx(tn_comm_t *parent, uint32_t *ctx_p)
 {
     int64_t v = next_ctx;
@@ -231,8 +247,8 @@ static tn_status_t comm_agree_ctx(tn_comm_t *parent, uint32_t *ctx_p)
 
 /* A communicator over group (whose reference is taken over) with context
  * ctx, for a member of group.  Inherits parent's error handler. */
-static tn_status_t comm_new(tn_group_t *group, uint32_t ctx, const tn_comm_t *parent,
-                            tn_comm_t **comm_p)
+tn_status_t tn_comm_new(tn_group_t *group, uint32_t ctx, const tn_comm_t *parent,
+                        tn_comm_t **comm_p)
 {
     tn_comm_t *c;
     tn_status_t st;
@@ -278,7 +294,7 @@ tn_status_t tn_comm_create_from_group(tn_comm_t *parent, tn_group_t *group,
         return TN_OK;
     }
     tn_group_retain(group);
-    return comm_new(group, ctx, parent, comm_p);
+    return tn_comm_new(group, ctx, parent, comm_p);
 }
 
 /* The tag of MPI_Comm_create_group's messages on the parent's collective
@@ -321,7 +337,7 @@ tn_status_t tn_comm_create_group(tn_comm_t *parent, tn_group_t *group, int tag,
     }
     next_ctx = (uint32_t)v + 2;
     tn_group_retain(group);
-    return comm_new(group, (uint32_t)v, parent, comm_p);
+    return tn_comm_new(group, (uint32_t)v, parent, comm_p);
 }
 
 tn_status_t tn_comm_dup(tn_comm_t *comm, tn_comm_t **comm_p)
@@ -330,12 +346,15 @@ tn_status_t tn_comm_dup(tn_comm_t *comm, tn_comm_t **comm_p)
     tn_comm_t *nc = NULL;
     tn_status_t st;
 
+    if (comm->remote != NULL) {
+        return tn_comm_inter_dup(comm, comm_p);
+    }
     st = comm_agree_ctx(comm, &ctx);
     if (st != TN_OK) {
         return st;
     }
     tn_group_retain(comm->group);
-    st = comm_new(comm->group, ctx, comm, &nc);
+    st = tn_comm_new(comm->group, ctx, comm, &nc);
     if (st != TN_OK) {
         return st;
     }
@@ -432,7 +451,7 @@ tn_status_t tn_comm_split(tn_comm_t *comm, int color, int key, tn_comm_t **comm_
     if (st != TN_OK) {
         return st;
     }
-    return comm_new(group, ctx, comm, comm_p);
+    return tn_comm_new(group, ctx, comm, comm_p);
 }
 
 void tn_comm_retain(tn_comm_t *comm)
@@ -449,6 +468,10 @@ void tn_comm_release(tn_comm_t *comm)
     comm_drop_attrs_info(comm);
     tn_topo_free(comm->topo);
     comm->topo = NULL;
+    if (comm->remote != NULL) {
+        tn_group_release(comm->remote);
+        tn_comm_release(comm->local);
+    }
     tn_group_release(comm->group);
     comm->magic = 0;
     free(comm);

@@ -45,6 +45,12 @@ typedef struct tn_comm {
     void     *attrs;                 /* attribute list (mpi layer) */
     struct tn_topo *topo;            /* Cartesian/graph topology, or NULL */
     void     *info;                  /* hints (tn_info_t), or NULL */
+    /* Intercommunicators (remote != NULL): group/rank/size describe the
+     * local group, point-to-point ranks name the remote group, and local is
+     * an intracommunicator over the local group (context ctx + 2) that the
+     * intercommunicator collectives use inside each group. */
+    tn_group_t     *remote;
+    struct tn_comm *local;
 } tn_comm_t;
 
 extern tn_comm_t tn_comm_world;
@@ -58,7 +64,13 @@ void tn_comm_finalize(void);
 /* World rank of communicator rank r. */
 static inline int tn_comm_world_rank(const tn_comm_t *comm, int r)
 {
-    return comm->group->world[r];
+    return (comm->remote != NULL ? comm->remote : comm->group)->world[r];
+}
+
+/* Number of ranks point-to-point calls on comm may name. */
+static inline int tn_comm_peer_size(const tn_comm_t *comm)
+{
+    return comm->remote != NULL ? comm->remote->size : comm->size;
 }
 
 /* Groups. tn_group_new takes ownership of world (malloc'ed). */
@@ -121,6 +133,31 @@ tn_status_t tn_comm_create_group(tn_comm_t *parent, tn_group_t *group, int tag,
  * tn_comm_release frees what is left of both (no callbacks). */
 tn_status_t tn_comm_dup(tn_comm_t *comm, tn_comm_t **comm_p);
 tn_status_t tn_comm_split(tn_comm_t *comm, int color, int key, tn_comm_t **comm_p);
+
+/* Intercommunicators (comm/comm_inter.c).
+ * tn_comm_intercomm_create: collective over local; the leaders (local's
+ * rank local_leader, and peer's rank remote_leader on the other side) talk
+ * over peer's collective context with a tag derived from tag.  Both groups
+ * agree on one context id (max of every member's next free id). */
+tn_status_t tn_comm_intercomm_create(tn_comm_t *local, int local_leader, tn_comm_t *peer,
+                                     int remote_leader, int tag, tn_comm_t **comm_p);
+/* The intracommunicator over both groups: the group whose members pass
+ * high = 0 comes first (both equal: the group whose leader has the lower
+ * world rank). */
+tn_status_t tn_comm_intercomm_merge(tn_comm_t *inter, int high, tn_comm_t **comm_p);
+/* Split of an intercommunicator: local members of one color with the remote
+ * members of that color; NULL when either side is empty or color is
+ * MPI_UNDEFINED. */
+tn_status_t tn_comm_inter_split(tn_comm_t *inter, int color, int key, tn_comm_t **comm_p);
+/* Used by comm.c for intercommunicators. */
+tn_status_t tn_comm_inter_dup(tn_comm_t *inter, tn_comm_t **comm_p);
+/* Internal to comm/: next free context id and its agreement over comm. */
+uint32_t tn_comm_next_ctx_get(void);
+void tn_comm_next_ctx_set(uint32_t next);
+tn_status_t tn_comm_allreduce_max(int64_t *val, tn_comm_t *comm);
+tn_status_t tn_comm_new(tn_group_t *group, uint32_t ctx, const tn_comm_t *parent,
+                        tn_comm_t **comm_p);
+
 void tn_comm_retain(tn_comm_t *comm);
 void tn_comm_release(tn_comm_t *comm);
 

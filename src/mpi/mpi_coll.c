@@ -859,7 +859,7 @@ static int scan(const char *fn, const void *sendbuf, void *recvbuf, int64_t coun
     tn_status_t st;
     int rc;
 
-    if ((rc = tn_mpi_check_comm(fn, comm, &c)) ||
+    if ((rc = tn_mpi_check_comm(fn, comm, &c)) || (rc = tn_mpi_check_intra(fn, c, "comm")) ||
         (rc = tn_mpi_check_count(fn, c, count, "count")) ||
         (rc = tn_mpi_check_dt(fn, c, datatype, "datatype", &dt)) ||
         (rc = tn_mpi_check_op(fn, c, op, dt, &o)) ||

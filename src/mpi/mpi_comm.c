@@ -288,7 +288,8 @@ int tn_mpi_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
                           "%d is negative and not MPI_UNDEFINED", color);
     }
     tn_mpi_enter();
-    st = tn_comm_split(c, color, key, &nc);
+    st = c->remote != NULL ? tn_comm_inter_split(c, color, key, &nc)
+                           : tn_comm_split(c, color, key, &nc);
     tn_mpi_leave();
     return comm_out(fn, c, st, nc, newcomm);
 }
@@ -314,7 +315,13 @@ int tn_mpi_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
                           "the group is not a subset of the communicator's group");
     }
     tn_mpi_enter();
-    st = tn_comm_create_from_group(c, g, &nc);
+    if (c->remote != NULL) {
+        /* the members of group, in its order, with the remote side's */
+        st = tn_comm_inter_split(c, g->rank != MPI_UNDEFINED ? 0 : MPI_UNDEFINED, g->rank,
+                                 &nc);
+    } else {
+        st = tn_comm_create_from_group(c, g, &nc);
+    }
     tn_mpi_leave();
     return comm_out(fn, c, st, nc, newcomm);
 }
@@ -327,7 +334,7 @@ int tn_mpi_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *
     tn_status_t st;
     int rc;
 
-    if ((rc = tn_mpi_check_comm(fn, comm, &c)) ||
+    if ((rc = tn_mpi_check_comm(fn, comm, &c)) || (rc = tn_mpi_check_intra(fn, c, "comm")) ||
         (rc = out_arg(fn, c, newcomm, "newcomm")) ||
         (rc = tn_mpi_check_tag(fn, c, tag, 0))) {
         return rc;
@@ -406,7 +413,8 @@ int tn_mpi_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info
     tn_status_t st;
     int color, rc;
 
-    if ((rc = tn_mpi_check_comm(fn, comm, &c)) || (rc = info_arg(fn, c, info, "info", &i)) ||
+    if ((rc = tn_mpi_check_comm(fn, comm, &c)) || (rc = tn_mpi_check_intra(fn, c, "comm")) ||
+        (rc = info_arg(fn, c, info, "info", &i)) ||
         (rc = out_arg(fn, c, newcomm, "newcomm"))) {
         return rc;
     }
@@ -496,7 +504,13 @@ int tn_mpi_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
         *result = MPI_IDENT;
         return MPI_SUCCESS;
     }
-    switch (tn_group_compare(a->group, b->group)) {
+    if ((a->remote == NULL) != (b->remote == NULL)) {
+        *result = MPI_UNEQUAL;
+        return MPI_SUCCESS;
+    }
+    /* intercommunicators: the local groups and the remote groups both */
+    switch (tn_group_compare(a->group, b->group) |
+            (a->remote != NULL ? tn_group_compare(a->remote, b->remote) : 0)) {
     case TN_GROUP_IDENT:
         *result = MPI_CONGRUENT;
         break;
@@ -581,6 +595,6 @@ int tn_mpi_Comm_test_inter(MPI_Comm comm, int *flag)
     if ((rc = tn_mpi_check_comm(fn, comm, &c)) || (rc = out_arg(fn, c, flag, "flag"))) {
         return rc;
     }
-    *flag = 0;       /* no intercommunicators yet */
+    *flag = c->remote != NULL;
     return MPI_SUCCESS;
 }

@@ -303,7 +303,7 @@ int tn_mpi_check_buf_slow(const char *fn, tn_comm_t *c, const void *buf, int64_t
 
 int tn_mpi_check_rank_slow(const char *fn, tn_comm_t *c, int rank, const char *arg, int flags)
 {
-    if (rank >= 0 && rank < c->size) {
+    if (rank >= 0 && rank < tn_comm_peer_size(c)) {
         return MPI_SUCCESS;
     }
     if ((flags & TN_RANK_PROC_NULL) && rank == MPI_PROC_NULL) {
@@ -312,8 +312,9 @@ int tn_mpi_check_rank_slow(const char *fn, tn_comm_t *c, int rank, const char *a
     if ((flags & TN_RANK_ANY) && rank == MPI_ANY_SOURCE) {
         return MPI_SUCCESS;
     }
-    return tn_mpi_err(c, MPI_ERR_RANK, fn, arg, "rank %d is not in [0, %d) of %s", rank,
-                      c->size, c->name[0] ? c->name : "the communicator");
+    return tn_mpi_err(c, MPI_ERR_RANK, fn, arg, "rank %d is not in [0, %d) of %s%s", rank,
+                      tn_comm_peer_size(c), c->remote != NULL ? "the remote group of " : "",
+                      c->name[0] ? c->name : "the communicator");
 }
 
 int tn_mpi_check_tag_slow(const char *fn, tn_comm_t *c, int tag, int allow_any)

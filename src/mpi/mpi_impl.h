@@ -145,8 +145,16 @@ static inline int tn_mpi_check_buf(const char *fn, tn_comm_t *c, const void *buf
 static inline int tn_mpi_check_rank(const char *fn, tn_comm_t *c, int rank, const char *arg,
                                     int flags)
 {
-    return rank >= 0 && rank < c->size ? MPI_SUCCESS
+    return rank >= 0 && rank < tn_comm_peer_size(c) ? MPI_SUCCESS
                                        : tn_mpi_check_rank_slow(fn, c, rank, arg, flags);
+}
+
+/* MPI_ERR_COMM for an intercommunicator where fn needs an intracommunicator
+ * (mpi_inter.c). */
+int tn_mpi_check_intra_slow(const char *fn, tn_comm_t *c, const char *arg);
+static inline int tn_mpi_check_intra(const char *fn, tn_comm_t *c, const char *arg)
+{
+    return c->remote == NULL ? MPI_SUCCESS : tn_mpi_check_intra_slow(fn, c, arg);
 }
 
 static inline int tn_mpi_check_tag(const char *fn, tn_comm_t *c, int tag, int allow_any)

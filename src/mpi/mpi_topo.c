@@ -180,6 +180,7 @@ int tn_mpi_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int
     int rc;
 
     if ((rc = tn_mpi_check_comm(fn, comm_old, &c)) ||
+        (rc = tn_mpi_check_intra(fn, c, "comm_old")) ||
         (rc = out_arg(fn, c, comm_cart, "comm_cart")) ||
         (rc = grid_args(fn, c, ndims, dims, &n)) ||
         (rc = array_arg(fn, c, periods, ndims, "periods"))) {
@@ -373,6 +374,7 @@ int tn_mpi_Graph_create(MPI_Comm comm_old, int nnodes, const int indx[], const i
     int rc;
 
     if ((rc = tn_mpi_check_comm(fn, comm_old, &c)) ||
+        (rc = tn_mpi_check_intra(fn, c, "comm_old")) ||
         (rc = out_arg(fn, c, comm_graph, "comm_graph")) ||
         (rc = graph_args(fn, c, nnodes, indx, edges))) {
         return rc;
@@ -537,6 +539,7 @@ int tn_mpi_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int
     tn_status_t st;
 
     if ((rc = tn_mpi_check_comm(fn, comm_old, &c)) ||
+        (rc = tn_mpi_check_intra(fn, c, "comm_old")) ||
         (rc = out_arg(fn, c, comm_dist_graph, "comm_dist_graph")) ||
         (rc = nonneg_arg(fn, c, indegree, "indegree")) ||
         (rc = nonneg_arg(fn, c, outdegree, "outdegree")) ||
@@ -572,6 +575,7 @@ int tn_mpi_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], cons
     tn_status_t st;
 
     if ((rc = tn_mpi_check_comm(fn, comm_old, &c)) ||
+        (rc = tn_mpi_check_intra(fn, c, "comm_old")) ||
         (rc = out_arg(fn, c, comm_dist_graph, "comm_dist_graph")) ||
         (rc = nonneg_arg(fn, c, n, "n")) || (rc = array_arg(fn, c, sources, n, "sources")) ||
         (rc = array_arg(fn, c, degrees, n, "degrees")) ||
