@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include "mpi/mpi_impl.h"
 #include "coll/coll.h"
+#include "mpi/mpi_coll_inter.h"
 
 _Static_assert(sizeof(MPI_Count) == sizeof(int64_t) && sizeof(MPI_Aint) == sizeof(int64_t),
                "the _c vector forms pass MPI_Count/MPI_Aint arrays as int64_t");
@@ -40,6 +41,9 @@ int tn_mpi_Barrier(MPI_Comm comm)
     if ((rc = tn_mpi_check_comm(fn, comm, &c))) {
         return rc;
     }
+    if (c->remote != NULL) {
+        return tn_mpi_inter_barrier(fn, c);
+    }
     tn_mpi_enter();
     st = tn_coll_barrier(c);
     tn_mpi_leave();
@@ -55,8 +59,13 @@ static int bcast(const char *fn, void *buffer, int64_t count, MPI_Datatype datat
     tn_status_t st;
     int rc;
 
-    if ((rc = tn_mpi_check_comm(fn, comm, &c)) ||
-        (rc = tn_mpi_check_count(fn, c, count, "count")) ||
+    if ((rc = tn_mpi_check_comm(fn, comm, &c))) {
+        return rc;
+    }
+    if (c->remote != NULL) {
+        return tn_mpi_inter_bcast(fn, c, buffer, count, datatype, root);
+    }
+    if ((rc = tn_mpi_check_count(fn, c, count, "count")) ||
         (rc = tn_mpi_check_dt(fn, c, datatype, "datatype", &dt)) ||
         (rc = tn_mpi_check_root(fn, c, root)) ||
         (rc = tn_mpi_check_buf(fn, c, buffer, count, dt, "buffer"))) {
@@ -92,8 +101,13 @@ static int reduce(const char *fn, const void *sendbuf, void *recvbuf, int64_t co
     tn_status_t st;
     int rc;
 
-    if ((rc = tn_mpi_check_comm(fn, comm, &c)) ||
-        (rc = tn_mpi_check_count(fn, c, count, "count")) ||
+    if ((rc = tn_mpi_check_comm(fn, comm, &c))) {
+        return rc;
+    }
+    if (c->remote != NULL) {
+        return tn_mpi_inter_reduce(fn, c, sendbuf, recvbuf, count, datatype, op, root);
+    }
+    if ((rc = tn_mpi_check_count(fn, c, count, "count")) ||
         (rc = tn_mpi_check_dt(fn, c, datatype, "datatype", &dt)) ||
         (rc = tn_mpi_check_op(fn, c, op, dt, &o)) ||
         (rc = tn_mpi_check_root(fn, c, root))) {
@@ -150,8 +164,13 @@ static int allreduce(const char *fn, const void *sendbuf, void *recvbuf, int64_t
     tn_status_t st;
     int rc;
 
-    if ((rc = tn_mpi_check_comm(fn, comm, &c)) ||
-        (rc = tn_mpi_check_count(fn, c, count, "count")) ||
+    if ((rc = tn_mpi_check_comm(fn, comm, &c))) {
+        return rc;
+    }
+    if (c->remote != NULL) {
+        return tn_mpi_inter_allreduce(fn, c, sendbuf, recvbuf, count, datatype, op);
+    }
+    if ((rc = tn_mpi_check_count(fn, c, count, "count")) ||
         (rc = tn_mpi_check_dt(fn, c, datatype, "datatype", &dt)) ||
         (rc = tn_mpi_check_op(fn, c, op, dt, &o)) ||
         (rc = tn_mpi_check_buf(fn, c, recvbuf, count, dt, "recvbuf"))) {
@@ -196,7 +215,14 @@ static int gather(const char *fn, const void *sendbuf, int64_t sendcount,
     tn_status_t st;
     int rc;
 
-    if ((rc = tn_mpi_check_comm(fn, comm, &c)) || (rc = tn_mpi_check_root(fn, c, root))) {
+    if ((rc = tn_mpi_check_comm(fn, comm, &c))) {
+        return rc;
+    }
+    if (c->remote != NULL) {
+        return tn_mpi_inter_gather(fn, c, sendbuf, sendcount, sendtype, recvbuf, NULL, NULL, 0,
+                                   recvcount, recvtype, root);
+    }
+    if ((rc = tn_mpi_check_root(fn, c, root))) {
         return rc;
     }
     if (c->rank == root) {
@@ -285,6 +311,13 @@ static int allgather(const char *fn, const void *sendbuf, int64_t sendcount,
     tn_status_t st;
     int rc;
 
+    if ((rc = tn_mpi_check_comm(fn, comm, &c))) {
+        return rc;
+    }
+    if (c->remote != NULL) {
+        return tn_mpi_inter_allgather(fn, c, sendbuf, sendcount, sendtype, recvbuf, NULL, NULL,
+                                      0, recvcount, recvtype);
+    }
     if ((rc = all_args(fn, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
                        &c, &sdt, &rdt, 1))) {
         return rc;
@@ -320,6 +353,13 @@ static int alltoall(const char *fn, const void *sendbuf, int64_t sendcount,
     tn_status_t st;
     int rc;
 
+    if ((rc = tn_mpi_check_comm(fn, comm, &c))) {
+        return rc;
+    }
+    if (c->remote != NULL) {
+        return tn_mpi_inter_alltoall(fn, c, sendbuf, NULL, NULL, sendcount, sendtype, NULL,
+                                     recvbuf, NULL, NULL, recvcount, recvtype, NULL, 0);
+    }
     if ((rc = all_args(fn, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
                        &c, &sdt, &rdt, 0))) {
         return rc;
@@ -446,7 +486,14 @@ static int scatter(const char *fn, const void *sendbuf, int64_t sendcount,
     tn_status_t st;
     int rc;
 
-    if ((rc = tn_mpi_check_comm(fn, comm, &c)) || (rc = tn_mpi_check_root(fn, c, root)) ||
+    if ((rc = tn_mpi_check_comm(fn, comm, &c))) {
+        return rc;
+    }
+    if (c->remote != NULL) {
+        return tn_mpi_inter_scatter(fn, c, sendbuf, NULL, NULL, 0, sendcount, sendtype, recvbuf,
+                                    recvcount, recvtype, root);
+    }
+    if ((rc = tn_mpi_check_root(fn, c, root)) ||
         (rc = scatter_recv_args(fn, c, root, recvbuf, recvcount, recvtype, &rdt))) {
         return rc;
     }
@@ -492,7 +539,14 @@ static int scatterv(const char *fn, const void *sendbuf, const void *sendcounts,
     tn_status_t st;
     int rc;
 
-    if ((rc = tn_mpi_check_comm(fn, comm, &c)) || (rc = tn_mpi_check_root(fn, c, root)) ||
+    if ((rc = tn_mpi_check_comm(fn, comm, &c))) {
+        return rc;
+    }
+    if (c->remote != NULL) {
+        return tn_mpi_inter_scatter(fn, c, sendbuf, sendcounts, displs, wide, 0, sendtype,
+                                    recvbuf, recvcount, recvtype, root);
+    }
+    if ((rc = tn_mpi_check_root(fn, c, root)) ||
         (rc = scatter_recv_args(fn, c, root, recvbuf, recvcount, recvtype, &rdt))) {
         return rc;
     }
@@ -540,7 +594,14 @@ static int gatherv(const char *fn, const void *sendbuf, int64_t sendcount,
     tn_status_t st;
     int rc;
 
-    if ((rc = tn_mpi_check_comm(fn, comm, &c)) || (rc = tn_mpi_check_root(fn, c, root))) {
+    if ((rc = tn_mpi_check_comm(fn, comm, &c))) {
+        return rc;
+    }
+    if (c->remote != NULL) {
+        return tn_mpi_inter_gather(fn, c, sendbuf, sendcount, sendtype, recvbuf, recvcounts,
+                                   displs, wide, 0, recvtype, root);
+    }
+    if ((rc = tn_mpi_check_root(fn, c, root))) {
         return rc;
     }
     if (c->rank == root) {
@@ -595,8 +656,14 @@ static int allgatherv(const char *fn, const void *sendbuf, int64_t sendcount,
     tn_status_t st;
     int rc;
 
-    if ((rc = tn_mpi_check_comm(fn, comm, &c)) ||
-        (rc = check_vec_side(fn, c, recvbuf, recvcounts, displs, wide, recvtype, "recvbuf",
+    if ((rc = tn_mpi_check_comm(fn, comm, &c))) {
+        return rc;
+    }
+    if (c->remote != NULL) {
+        return tn_mpi_inter_allgather(fn, c, sendbuf, sendcount, sendtype, recvbuf, recvcounts,
+                                      displs, wide, 0, recvtype);
+    }
+    if ((rc = check_vec_side(fn, c, recvbuf, recvcounts, displs, wide, recvtype, "recvbuf",
                              "recvcounts", "displs", "recvtype", &rdt))) {
         return rc;
     }
@@ -645,8 +712,14 @@ static int alltoallv(const char *fn, const void *sendbuf, const void *sendcounts
     tn_status_t st;
     int rc;
 
-    if ((rc = tn_mpi_check_comm(fn, comm, &c)) ||
-        (rc = check_vec_side(fn, c, recvbuf, recvcounts, rdispls, wide, recvtype, "recvbuf",
+    if ((rc = tn_mpi_check_comm(fn, comm, &c))) {
+        return rc;
+    }
+    if (c->remote != NULL) {
+        return tn_mpi_inter_alltoall(fn, c, sendbuf, sendcounts, sdispls, 0, sendtype, NULL,
+                                     recvbuf, recvcounts, rdispls, 0, recvtype, NULL, wide);
+    }
+    if ((rc = check_vec_side(fn, c, recvbuf, recvcounts, rdispls, wide, recvtype, "recvbuf",
                              "recvcounts", "rdispls", "recvtype", &rdt))) {
         return rc;
     }
@@ -724,6 +797,11 @@ static int alltoallw(const char *fn, const void *sendbuf, const void *sendcounts
     if ((rc = tn_mpi_check_comm(fn, comm, &c))) {
         return rc;
     }
+    if (c->remote != NULL) {
+        return tn_mpi_inter_alltoall(fn, c, sendbuf, sendcounts, sdispls, 0, MPI_DATATYPE_NULL,
+                                     sendtypes, recvbuf, recvcounts, rdispls, 0,
+                                     MPI_DATATYPE_NULL, recvtypes, wide);
+    }
     dts = calloc(2 * (size_t)c->size, sizeof *dts);
     if (dts == NULL) {
         return tn_mpi_err_status(c, TN_ERR_NOMEM, fn);
@@ -780,6 +858,10 @@ static int reduce_scatter(const char *fn, const void *sendbuf, void *recvbuf, in
 
     if ((rc = tn_mpi_check_comm(fn, comm, &c))) {
         return rc;
+    }
+    if (c->remote != NULL) {
+        return tn_mpi_inter_reduce_scatter(fn, c, sendbuf, recvbuf, block ? NULL : counts,
+                                           wide, recvcount, datatype, op);
     }
     if (!block) {
         if ((rc = check_counts(fn, c, counts, wide, c->size, "recvcounts", &total))) {
