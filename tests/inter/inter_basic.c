@@ -33,6 +33,7 @@ static void check_p2p(const it_t *t, MPI_Comm ic, int tagbase)
         MT_CHECK(seen[i] == 1, "remote %d seen %d times", i, seen[i]);
     }
     MT_CALL(MPI_Waitall(t->rsize, reqs, MPI_STATUSES_IGNORE));
+    MT_CALL(MPI_Barrier(ic));   /* the wildcard receives above see no later message */
     /* a named source and a sendrecv with remote rank lrank % rsize */
     {
         int peer = t->lrank % t->rsize, in = -1, mine = mt_rank;
@@ -202,13 +203,24 @@ int main(int argc, char **argv)
             MT_CALL(MPI_Comm_remote_size(sp, &rs));
             MT_CHECK(s == ln && rs == rn, "split sizes %d/%d, want %d/%d", s, rs, ln, rn);
             MT_CHECK(r == ln - 1 - t.lrank / 2, "split rank %d", r);
-            /* remote rank j of sp: the reversed order */
-            int v = mt_rank, in = -1;
+            /* one message to every remote member; each comes from a process
+             * of the other parity group with the same local-rank parity */
+            int v = mt_rank, in = -1, k;
             MPI_Status st;
-            MT_CALL(MPI_Sendrecv(&v, 1, MPI_INT, rs - 1 - (r % rs), 3, &in, 1, MPI_INT,
-                                 MPI_ANY_SOURCE, 3, sp, &st));
-            MT_CHECK(in % 2 != mt_rank % 2 && (in / 2) % 2 == t.lrank % 2,
-                     "split partner world %d", in);
+            MPI_Request *rq = malloc((size_t)rs * sizeof(*rq));
+            for (k = 0; k < rs; k++) {
+                MT_CALL(MPI_Isend(&v, 1, MPI_INT, k, 3, sp, &rq[k]));
+            }
+            for (k = 0; k < rs; k++) {
+                MT_CALL(MPI_Recv(&in, 1, MPI_INT, MPI_ANY_SOURCE, 3, sp, &st));
+                MT_CHECK(in % 2 != mt_rank % 2 && (in / 2) % 2 == t.lrank % 2,
+                         "split partner world %d", in);
+                /* remote rank j of sp is remote local rank (rn - 1 - j) * 2 + parity */
+                MT_CHECK(in == it_world(1 - t.color, 2 * (rn - 1 - st.MPI_SOURCE) + t.lrank % 2),
+                         "split remote %d is world %d", st.MPI_SOURCE, in);
+            }
+            MT_CALL(MPI_Waitall(rs, rq, MPI_STATUSES_IGNORE));
+            free(rq);
             MT_CALL(MPI_Comm_free(&sp));
         }
     }
