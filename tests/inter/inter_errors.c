@@ -2,6 +2,17 @@
  * MPI_ERRORS_RETURN (inherited from the local communicator). */
 #include "inter_common.h"
 
+static int eh_calls;
+static MPI_Comm eh_comm;
+static int eh_code;
+
+static void eh_fn(MPI_Comm *comm, int *code, ...)
+{
+    eh_calls++;
+    eh_comm = *comm;
+    eh_code = *code;
+}
+
 int main(int argc, char **argv)
 {
     it_t t;
@@ -43,6 +54,30 @@ int main(int argc, char **argv)
     MT_CALL(MPI_Send(&x, 1, MPI_INT, MPI_PROC_NULL, 0, t.inter));
     MT_CALL(MPI_Comm_test_inter(t.inter, &flag));
     MT_CHECK(flag, "not an intercomm after the errors");
+    /* a user error handler on the intercommunicator sees it as comm */
+    {
+        MPI_Errhandler eh, got;
+        int cls;
+        MT_CALL(MPI_Comm_create_errhandler(eh_fn, &eh));
+        MT_CALL(MPI_Comm_set_errhandler(t.inter, eh));
+        MT_CALL(MPI_Comm_get_errhandler(t.inter, &got));
+        MT_CHECK(got == eh, "get_errhandler returned another handler");
+        MT_CALL(MPI_Errhandler_free(&got));
+        MPI_Send(&x, 1, MPI_INT, -5, 0, t.inter);
+        MT_CHECK(eh_calls == 1 && eh_comm == t.inter, "handler calls %d", eh_calls);
+        MPI_Error_class(eh_code, &cls);
+        MT_CHECK(cls == MPI_ERR_RANK, "handler got class %d", cls);
+        /* the dup inherits it */
+        MPI_Comm d;
+        MT_CALL(MPI_Comm_dup(t.inter, &d));
+        MPI_Reduce(&x, &y, 1, MPI_INT, MPI_SUM, -9, d);
+        MT_CHECK(eh_calls == 2 && eh_comm == d, "handler on the dup: calls %d", eh_calls);
+        MPI_Error_class(eh_code, &cls);
+        MT_CHECK(cls == MPI_ERR_ROOT, "handler got class %d on the dup", cls);
+        MT_CALL(MPI_Comm_free(&d));
+        MT_CALL(MPI_Comm_set_errhandler(t.inter, MPI_ERRORS_RETURN));
+        MT_CALL(MPI_Errhandler_free(&eh));
+    }
     /* still usable */
     MT_CALL(MPI_Barrier(t.inter));
     it_teardown(&t);
