@@ -137,8 +137,12 @@ tn_status_t tn_comm_split(tn_comm_t *comm, int color, int key, tn_comm_t **comm_
 /* Intercommunicators (comm/comm_inter.c).
  * tn_comm_intercomm_create: collective over local; the leaders (local's
  * rank local_leader, and peer's rank remote_leader on the other side) talk
- * over peer's collective context with a tag derived from tag.  Both groups
- * agree on one context id (max of every member's next free id). */
+ * over peer's collective context with a tag derived from tag; peer is only
+ * read at the leader (NULL elsewhere).  Both groups agree on one context id
+ * (max of every member's next free id).  The groups must be disjoint
+ * (TN_ERR_INVAL otherwise); a failure at a leader reaches its group, not
+ * the other group, which the MPI layer prevents by checking the leader's
+ * arguments first. */
 tn_status_t tn_comm_intercomm_create(tn_comm_t *local, int local_leader, tn_comm_t *peer,
                                      int remote_leader, int tag, tn_comm_t **comm_p);
 /* The intracommunicator over both groups: the group whose members pass

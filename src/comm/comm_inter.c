@@ -24,9 +24,12 @@
 #define TN_UNDEFINED (-32766)
 
 /* Tag of the leaders' exchange on the peer communicator's collective
- * context: user tags map to large negative values, apart from the
- * TN_COLL_TAG_* kinds and from MPI_Comm_create_group's mapping (which
- * counts down from -3); intercomm tags count down from INT32_MIN / 2. */
+ * context: one tag per user tag (mod 2^30), so concurrent creations over
+ * one peer communicator with different tags stay apart, and all of them
+ * negative, apart from the TN_COLL_TAG_* kinds.  They share the negative
+ * range with MPI_Comm_create_group's tags (comm.c); a clash needs both
+ * calls in flight between the same two processes of the peer communicator
+ * with matching tags. */
 static int inter_create_tag(int tag)
 {
     return (int)(INT32_MIN / 2) - (tag & 0x3fffffff);
