@@ -46,11 +46,50 @@ static void check_p2p(const it_t *t, MPI_Comm ic, int tagbase)
         }
         (void)peer;
     }
+    MT_CALL(MPI_Barrier(ic));
     MT_CALL(MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, ic, &flag, &st));
     MT_CHECK(!flag, "a message is left over");
+    MT_CALL(MPI_Barrier(ic));
     free(reqs);
     free(out);
     free(seen);
+}
+
+/* Other send modes, matched probes and persistent requests between the
+ * leader of the even group and the odd group's last rank. */
+static void check_modes(const it_t *t)
+{
+    int v = mt_rank, in = -1, last = t->rsize - 1;
+    MPI_Status st;
+    MPI_Message msg;
+    MPI_Request rq[2];
+
+    if (t->color == 0 && t->lrank == 0) {
+        MT_CALL(MPI_Ssend(&v, 1, MPI_INT, last, 11, t->inter));
+        MT_CALL(MPI_Mprobe(last, 12, t->inter, &msg, &st));
+        MT_CHECK(st.MPI_SOURCE == last && st.MPI_TAG == 12, "mprobe status %d %d",
+                 st.MPI_SOURCE, st.MPI_TAG);
+        MT_CALL(MPI_Mrecv(&in, 1, MPI_INT, &msg, &st));
+        MT_CHECK(in == it_world(1 - t->color, last), "mrecv got %d", in);
+        MT_CALL(MPI_Send_init(&v, 1, MPI_INT, last, 13, t->inter, &rq[0]));
+        MT_CALL(MPI_Start(&rq[0]));
+        MT_CALL(MPI_Wait(&rq[0], MPI_STATUS_IGNORE));
+        MT_CALL(MPI_Request_free(&rq[0]));
+    }
+    if (t->color == 1 && t->lrank == t->lsize - 1) {
+        int src = 0;
+        MT_CALL(MPI_Recv(&in, 1, MPI_INT, src, 11, t->inter, &st));
+        MT_CHECK(in == it_world(1 - t->color, 0) && st.MPI_SOURCE == 0, "ssend got %d from %d",
+                 in, st.MPI_SOURCE);
+        MT_CALL(MPI_Rsend(&v, 1, MPI_INT, 0, 12, t->inter));
+        MT_CALL(MPI_Recv_init(&in, 1, MPI_INT, MPI_ANY_SOURCE, 13, t->inter, &rq[1]));
+        MT_CALL(MPI_Start(&rq[1]));
+        MT_CALL(MPI_Wait(&rq[1], &st));
+        MT_CHECK(in == it_world(1 - t->color, 0) && st.MPI_SOURCE == 0,
+                 "persistent recv got %d from %d", in, st.MPI_SOURCE);
+        MT_CALL(MPI_Request_free(&rq[1]));
+    }
+    MT_CALL(MPI_Barrier(t->inter));
 }
 
 static void check_merge(const it_t *t, int high, int rhigh)
@@ -129,6 +168,7 @@ int main(int argc, char **argv)
     MT_CALL(MPI_Group_free(&wg));
 
     check_p2p(&t, t.inter, 100);
+    check_modes(&t);
 
     /* merge: each high order, and equal flags */
     check_merge(&t, t.color, 1 - t.color);

@@ -50,6 +50,17 @@ int main(int argc, char **argv)
     MT_EXPECT_CLASS(MPI_Bcast(&x, 1, MPI_INT, -7, t.inter), MPI_ERR_ROOT);
     MT_EXPECT_CLASS(MPI_Allreduce(MPI_IN_PLACE, &y, 1, MPI_INT, MPI_SUM, t.inter),
                     MPI_ERR_BUFFER);
+    MT_EXPECT_CLASS(MPI_Comm_split(t.inter, -5, 0, &nc), MPI_ERR_ARG);
+    {
+        MPI_Group wg;
+        MT_CALL(MPI_Comm_group(MPI_COMM_WORLD, &wg));
+        /* the world group is no subset of the local group */
+        MT_EXPECT_CLASS(MPI_Comm_create(t.inter, wg, &nc), MPI_ERR_GROUP);
+        MT_CALL(MPI_Group_free(&wg));
+    }
+    MT_EXPECT_CLASS(MPI_Comm_create_group(t.inter, MPI_GROUP_EMPTY, 0, &nc), MPI_ERR_COMM);
+    MT_EXPECT_CLASS(MPI_Gather(&x, 1, MPI_INT, &y, 1, MPI_INT, t.rsize + 3, t.inter),
+                    MPI_ERR_ROOT);
     /* PROC_NULL send/recv on an intercomm are fine */
     MT_CALL(MPI_Send(&x, 1, MPI_INT, MPI_PROC_NULL, 0, t.inter));
     MT_CALL(MPI_Comm_test_inter(t.inter, &flag));
