@@ -508,7 +508,8 @@ int tn_mpi_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
         *result = MPI_UNEQUAL;
         return MPI_SUCCESS;
     }
-    /* intercommunicators: the local groups and the remote groups both */
+    /* intercommunicators: the local groups and the remote groups both; with
+     * IDENT 0, SIMILAR 1, UNEQUAL 2 the OR is the weaker of the two */
     switch (tn_group_compare(a->group, b->group) |
             (a->remote != NULL ? tn_group_compare(a->remote, b->remote) : 0)) {
     case TN_GROUP_IDENT:

@@ -145,8 +145,9 @@ static inline int tn_mpi_check_buf(const char *fn, tn_comm_t *c, const void *buf
 static inline int tn_mpi_check_rank(const char *fn, tn_comm_t *c, int rank, const char *arg,
                                     int flags)
 {
-    return rank >= 0 && rank < tn_comm_peer_size(c) ? MPI_SUCCESS
-                                       : tn_mpi_check_rank_slow(fn, c, rank, arg, flags);
+    return rank >= 0 && rank < tn_comm_peer_size(c)
+               ? MPI_SUCCESS
+               : tn_mpi_check_rank_slow(fn, c, rank, arg, flags);
 }
 
 /* MPI_ERR_COMM for an intercommunicator where fn needs an intracommunicator
