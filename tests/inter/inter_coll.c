@@ -250,6 +250,44 @@ static void unrooted(const it_t *t)
     free(sb);
 }
 
+/* a op b = a and a op b = b: associative, not commutative; rank order
+ * inside the contributing group decides the result. */
+static void keep_left(void *in, void *inout, int *len, MPI_Datatype *dt)
+{
+    (void)dt;
+    memcpy(inout, in, (size_t)*len * sizeof(int));
+}
+
+static void keep_right(void *in, void *inout, int *len, MPI_Datatype *dt)
+{
+    (void)in;
+    (void)inout;
+    (void)len;
+    (void)dt;
+}
+
+static void noncommutative(const it_t *t)
+{
+    MPI_Op left, right;
+    int v = mt_rank, r = -1;
+
+    MT_CALL(MPI_Op_create(keep_left, 0, &left));
+    MT_CALL(MPI_Op_create(keep_right, 0, &right));
+    MT_CALL(MPI_Allreduce(&v, &r, 1, MPI_INT, left, t->inter));
+    MT_CHECK(r == it_world(1 - t->color, 0), "allreduce keep_left = %d", r);
+    MT_CALL(MPI_Allreduce(&v, &r, 1, MPI_INT, right, t->inter));
+    MT_CHECK(r == it_world(1 - t->color, t->rsize - 1), "allreduce keep_right = %d", r);
+    r = -1;
+    MT_CALL(MPI_Reduce(&v, &r, 1, MPI_INT, right,
+                       t->color == 0 ? (t->lrank == 0 ? MPI_ROOT : MPI_PROC_NULL) : 0,
+                       t->inter));
+    if (t->color == 0 && t->lrank == 0) {
+        MT_CHECK(r == it_world(1, t->rsize - 1), "reduce keep_right = %d", r);
+    }
+    MT_CALL(MPI_Op_free(&left));
+    MT_CALL(MPI_Op_free(&right));
+}
+
 int main(int argc, char **argv)
 {
     it_t t;
@@ -264,6 +302,7 @@ int main(int argc, char **argv)
     rooted(&t, 0, t.color == 0 ? t.lsize - 1 : t.rsize - 1);
     rooted(&t, 1, t.color == 1 ? t.lsize - 1 : t.rsize - 1);
     unrooted(&t);
+    noncommutative(&t);
     it_teardown(&t);
     return mt_finalize();
 }
