@@ -94,6 +94,8 @@ tn_status_t tn_comm_init(int world_rank, int world_size)
         goto err_world_group;
     }
 
+    tn_comm_world.peer_world = tn_comm_world.group->world;
+    tn_comm_self.peer_world = tn_comm_self.group->world;
     tn_comm_world.ctx = 0;
     tn_comm_world.rank = world_rank;
     tn_comm_world.size = world_size;
@@ -266,6 +268,7 @@ tn_status_t tn_comm_new(tn_group_t *group, uint32_t ctx, const tn_comm_t *parent
     c->rank = group->rank;
     c->size = group->size;
     c->group = group;
+    c->peer_world = group->world;
     c->errh = parent->errh;
     c->name[0] = '\0';
     st = tn_p2p_comm_attach(c);

@@ -51,6 +51,9 @@ typedef struct tn_comm {
      * intercommunicator collectives use inside each group. */
     tn_group_t     *remote;
     struct tn_comm *local;
+    /* World ranks of the ranks point-to-point calls name: group->world, or
+     * remote->world on an intercommunicator (one load on the send path). */
+    const int      *peer_world;
 } tn_comm_t;
 
 extern tn_comm_t tn_comm_world;
@@ -64,7 +67,7 @@ void tn_comm_finalize(void);
 /* World rank of communicator rank r. */
 static inline int tn_comm_world_rank(const tn_comm_t *comm, int r)
 {
-    return (comm->remote != NULL ? comm->remote : comm->group)->world[r];
+    return comm->peer_world[r];
 }
 
 /* Number of ranks point-to-point calls on comm may name. */

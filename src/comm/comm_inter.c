@@ -65,6 +65,7 @@ static tn_status_t inter_new(tn_group_t *lg, tn_group_t *rg, uint32_t ctx,
         return st;
     }
     ic->remote = rg;
+    ic->peer_world = rg->world;
     ic->local = lc;
     *comm_p = ic;
     return TN_OK;
