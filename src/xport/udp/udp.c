@@ -183,6 +183,25 @@ err_close:
 static int tn_udp_progress(void);
 static int tn_udp_flush(int peer, uint64_t now);
 
+/* Sleep until a datagram arrives, a connection's timer is due, or cap_ns
+ * have passed. */
+static void tn_udp_wait(uint64_t cap_ns)
+{
+    uint64_t now = tn_udp_now(), deadline = now + cap_ns;
+    for (int i = 0; i < tn_udp.nlist; i++) {
+        tn_udp_conn_t *conn = tn_udp.peers[tn_udp.list[i]].conn;
+        if (conn != NULL) {
+            uint64_t d = tn_udp_conn_deadline(conn);
+            if (d < deadline) {
+                deadline = d;
+            }
+        }
+    }
+    if (deadline > now) {
+        tn_udp_sock_wait(&tn_udp.sock, deadline - now);
+    }
+}
+
 /* Finalize: what every connection still waits for.  A peer is done when
  * all our packets to it are acknowledged and its FIN has arrived; once its
  * FIN is here, also when the grace time has passed since then (the acks of
@@ -210,19 +229,7 @@ static int tn_udp_all_done(uint64_t now, uint64_t grace)
 static void tn_udp_drain_step(uint64_t cap_ns)
 {
     tn_udp_progress();
-    uint64_t now = tn_udp_now(), deadline = now + cap_ns;
-    for (int i = 0; i < tn_udp.nlist; i++) {
-        tn_udp_conn_t *conn = tn_udp.peers[tn_udp.list[i]].conn;
-        if (conn != NULL) {
-            uint64_t d = tn_udp_conn_deadline(conn);
-            if (d < deadline) {
-                deadline = d;
-            }
-        }
-    }
-    if (deadline > now) {
-        tn_udp_sock_wait(&tn_udp.sock, deadline - now);
-    }
+    tn_udp_wait(cap_ns);
 }
 
 /* Finalize runs after the job's closing barrier.  Send a FIN to every peer
@@ -479,19 +486,7 @@ void tn_xport_udp_sleep(int (*recheck)(void), uint64_t timeout_ns)
     if (recheck() > 0) {
         return;
     }
-    uint64_t now = tn_udp_now(), deadline = now + timeout_ns;
-    for (int i = 0; i < tn_udp.nlist; i++) {
-        tn_udp_conn_t *conn = tn_udp.peers[tn_udp.list[i]].conn;
-        if (conn != NULL) {
-            uint64_t d = tn_udp_conn_deadline(conn);
-            if (d < deadline) {
-                deadline = d;
-            }
-        }
-    }
-    if (deadline > now) {
-        tn_udp_sock_wait(&tn_udp.sock, deadline - now);
-    }
+    tn_udp_wait(timeout_ns);
 }
 
 static tn_status_t tn_udp_get(int peer, void *local, uint64_t remote_addr, size_t len)
