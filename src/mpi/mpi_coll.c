@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include "mpi/mpi_impl.h"
 #include "coll/coll.h"
+#include "coll/coll_sched.h"
 #include "mpi/mpi_coll_inter.h"
 
 _Static_assert(sizeof(MPI_Count) == sizeof(int64_t) && sizeof(MPI_Aint) == sizeof(int64_t),
@@ -31,18 +32,64 @@ static int alias_err(const char *fn, tn_comm_t *c)
                       "sendbuf and recvbuf are the same buffer (use MPI_IN_PLACE)");
 }
 
-int tn_mpi_Barrier(MPI_Comm comm)
+/* A nonblocking (MPI_I<coll>) or persistent (MPI_<coll>_init) call: the
+ * collective is built as a schedule (coll/coll_sched.h) and returned in
+ * *req; nb == NULL is the blocking call. */
+typedef struct {
+    MPI_Request *req;
+    int          persistent;
+} nbc_t;
+
+/* The request pointer; intercommunicators have no schedules yet. */
+static int nbc_check(const char *fn, tn_comm_t *c, const nbc_t *nb)
 {
-    static const char fn[] = "MPI_Barrier";
+    if (nb == NULL) {
+        return MPI_SUCCESS;
+    }
+    if (nb->req == NULL) {
+        return tn_mpi_err(c, MPI_ERR_ARG, fn, "request", "NULL pointer");
+    }
+    if (c->remote != NULL) {
+        return tn_mpi_err(c, MPI_ERR_UNSUPPORTED_OPERATION, fn, "comm",
+                          "not implemented on intercommunicators");
+    }
+    return MPI_SUCCESS;
+}
+
+/* Commit a built schedule s (NULL: out of memory) into *nb->req (lock held). */
+static int nbc_finish(const char *fn, tn_comm_t *c, tn_sched_t *s, const nbc_t *nb)
+{
+    tn_req_t *req = NULL;
+    tn_status_t st = s == NULL ? TN_ERR_NOMEM : tn_sched_commit(s, nb->persistent, &req);
+
+    if (st != TN_OK) {
+        return tn_mpi_err_status(c, st, fn);
+    }
+    *nb->req = (MPI_Request)(void *)req;
+    return MPI_SUCCESS;
+}
+
+static int barrier(const char *fn, MPI_Comm comm, nbc_t *nb)
+{
     tn_comm_t *c = NULL;
     tn_status_t st;
     int rc;
 
-    if ((rc = tn_mpi_check_comm(fn, comm, &c))) {
+    if ((rc = tn_mpi_check_comm(fn, comm, &c)) || (rc = nbc_check(fn, c, nb))) {
         return rc;
     }
     if (c->remote != NULL) {
         return tn_mpi_inter_barrier(fn, c);
+    }
+    if (nb != NULL) {
+        tn_mpi_enter();
+        tn_sched_t *s = tn_sched_new(c);
+        if (s != NULL) {
+            tn_nbc_barrier(s, c);
+        }
+        rc = nbc_finish(fn, c, s, nb);
+        tn_mpi_leave();
+        return rc;
     }
     tn_mpi_enter();
     st = tn_coll_barrier(c);
@@ -50,16 +97,21 @@ int tn_mpi_Barrier(MPI_Comm comm)
     return coll_done(fn, c, st);
 }
 
+int tn_mpi_Barrier(MPI_Comm comm)
+{
+    return barrier("MPI_Barrier", comm, NULL);
+}
+
 /* ---- bcast ---------------------------------------------------------------- */
 static int bcast(const char *fn, void *buffer, int64_t count, MPI_Datatype datatype,
-                 int root, MPI_Comm comm)
+                 int root, MPI_Comm comm, nbc_t *nb)
 {
     const tn_dt_t *dt = NULL;
     tn_comm_t *c = NULL;
     tn_status_t st;
     int rc;
 
-    if ((rc = tn_mpi_check_comm(fn, comm, &c))) {
+    if ((rc = tn_mpi_check_comm(fn, comm, &c)) || (rc = nbc_check(fn, c, nb))) {
         return rc;
     }
     if (c->remote != NULL) {
@@ -71,8 +123,18 @@ static int bcast(const char *fn, void *buffer, int64_t count, MPI_Datatype datat
         (rc = tn_mpi_check_buf(fn, c, buffer, count, dt, "buffer"))) {
         return rc;
     }
-    if (count == 0 || c->size == 1) {
+    if (nb == NULL && (count == 0 || c->size == 1)) {
         return MPI_SUCCESS;
+    }
+    if (nb != NULL) {
+        tn_mpi_enter();
+        tn_sched_t *s = tn_sched_new(c);
+        if (s != NULL) {
+            tn_nbc_bcast(s, buffer, (size_t)count, dt, root, c);
+        }
+        rc = nbc_finish(fn, c, s, nb);
+        tn_mpi_leave();
+        return rc;
     }
     tn_mpi_enter();
     st = tn_coll_bcast(buffer, (size_t)count, dt, root, c);
@@ -82,18 +144,18 @@ static int bcast(const char *fn, void *buffer, int64_t count, MPI_Datatype datat
 
 int tn_mpi_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
-    return bcast("MPI_Bcast", buffer, count, datatype, root, comm);
+    return bcast("MPI_Bcast", buffer, count, datatype, root, comm, NULL);
 }
 
 int tn_mpi_Bcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root,
                    MPI_Comm comm)
 {
-    return bcast("MPI_Bcast_c", buffer, count, datatype, root, comm);
+    return bcast("MPI_Bcast_c", buffer, count, datatype, root, comm, NULL);
 }
 
 /* ---- reduce --------------------------------------------------------------- */
 static int reduce(const char *fn, const void *sendbuf, void *recvbuf, int64_t count,
-                  MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
+                  MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, nbc_t *nb)
 {
     const tn_dt_t *dt = NULL;
     const tn_op_t *o = NULL;
@@ -101,7 +163,7 @@ static int reduce(const char *fn, const void *sendbuf, void *recvbuf, int64_t co
     tn_status_t st;
     int rc;
 
-    if ((rc = tn_mpi_check_comm(fn, comm, &c))) {
+    if ((rc = tn_mpi_check_comm(fn, comm, &c)) || (rc = nbc_check(fn, c, nb))) {
         return rc;
     }
     if (c->remote != NULL) {
@@ -133,8 +195,18 @@ static int reduce(const char *fn, const void *sendbuf, void *recvbuf, int64_t co
             return rc;
         }
     }
-    if (count == 0) {
+    if (nb == NULL && count == 0) {
         return MPI_SUCCESS;
+    }
+    if (nb != NULL) {
+        tn_mpi_enter();
+        tn_sched_t *s = tn_sched_new(c);
+        if (s != NULL) {
+            tn_nbc_reduce(s, sendbuf, recvbuf, (size_t)count, dt, o, root, c);
+        }
+        rc = nbc_finish(fn, c, s, nb);
+        tn_mpi_leave();
+        return rc;
     }
     tn_mpi_enter();
     st = tn_coll_reduce(sendbuf, recvbuf, (size_t)count, dt, o, root, c);
@@ -145,18 +217,18 @@ static int reduce(const char *fn, const void *sendbuf, void *recvbuf, int64_t co
 int tn_mpi_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                   MPI_Op op, int root, MPI_Comm comm)
 {
-    return reduce("MPI_Reduce", sendbuf, recvbuf, count, datatype, op, root, comm);
+    return reduce("MPI_Reduce", sendbuf, recvbuf, count, datatype, op, root, comm, NULL);
 }
 
 int tn_mpi_Reduce_c(const void *sendbuf, void *recvbuf, MPI_Count count,
                     MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
 {
-    return reduce("MPI_Reduce_c", sendbuf, recvbuf, count, datatype, op, root, comm);
+    return reduce("MPI_Reduce_c", sendbuf, recvbuf, count, datatype, op, root, comm, NULL);
 }
 
 /* ---- allreduce ------------------------------------------------------------ */
 static int allreduce(const char *fn, const void *sendbuf, void *recvbuf, int64_t count,
-                     MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+                     MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, nbc_t *nb)
 {
     const tn_dt_t *dt = NULL;
     const tn_op_t *o = NULL;
@@ -164,7 +236,7 @@ static int allreduce(const char *fn, const void *sendbuf, void *recvbuf, int64_t
     tn_status_t st;
     int rc;
 
-    if ((rc = tn_mpi_check_comm(fn, comm, &c))) {
+    if ((rc = tn_mpi_check_comm(fn, comm, &c)) || (rc = nbc_check(fn, c, nb))) {
         return rc;
     }
     if (c->remote != NULL) {
@@ -184,8 +256,18 @@ static int allreduce(const char *fn, const void *sendbuf, void *recvbuf, int64_t
             return alias_err(fn, c);
         }
     }
-    if (count == 0) {
+    if (nb == NULL && count == 0) {
         return MPI_SUCCESS;
+    }
+    if (nb != NULL) {
+        tn_mpi_enter();
+        tn_sched_t *s = tn_sched_new(c);
+        if (s != NULL) {
+            tn_nbc_allreduce(s, sendbuf, recvbuf, (size_t)count, dt, o, c);
+        }
+        rc = nbc_finish(fn, c, s, nb);
+        tn_mpi_leave();
+        return rc;
     }
     tn_mpi_enter();
     st = tn_coll_allreduce(sendbuf, recvbuf, (size_t)count, dt, o, c);
@@ -196,26 +278,26 @@ static int allreduce(const char *fn, const void *sendbuf, void *recvbuf, int64_t
 int tn_mpi_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                      MPI_Op op, MPI_Comm comm)
 {
-    return allreduce("MPI_Allreduce", sendbuf, recvbuf, count, datatype, op, comm);
+    return allreduce("MPI_Allreduce", sendbuf, recvbuf, count, datatype, op, comm, NULL);
 }
 
 int tn_mpi_Allreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count,
                        MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    return allreduce("MPI_Allreduce_c", sendbuf, recvbuf, count, datatype, op, comm);
+    return allreduce("MPI_Allreduce_c", sendbuf, recvbuf, count, datatype, op, comm, NULL);
 }
 
 /* ---- gather --------------------------------------------------------------- */
 static int gather(const char *fn, const void *sendbuf, int64_t sendcount,
                   MPI_Datatype sendtype, void *recvbuf, int64_t recvcount,
-                  MPI_Datatype recvtype, int root, MPI_Comm comm)
+                  MPI_Datatype recvtype, int root, MPI_Comm comm, nbc_t *nb)
 {
     const tn_dt_t *sdt = NULL, *rdt = NULL;
     tn_comm_t *c = NULL;
     tn_status_t st;
     int rc;
 
-    if ((rc = tn_mpi_check_comm(fn, comm, &c))) {
+    if ((rc = tn_mpi_check_comm(fn, comm, &c)) || (rc = nbc_check(fn, c, nb))) {
         return rc;
     }
     if (c->remote != NULL) {
@@ -244,6 +326,17 @@ static int gather(const char *fn, const void *sendbuf, int64_t sendcount,
             return alias_err(fn, c);
         }
     }
+    if (nb != NULL) {
+        tn_mpi_enter();
+        tn_sched_t *s = tn_sched_new(c);
+        if (s != NULL) {
+            tn_coll_blocks_t rb = { NULL, NULL, 0, (size_t)recvcount, rdt, NULL };
+            tn_nbc_gather(s, sendbuf, (size_t)sendcount, sdt, recvbuf, &rb, root, c);
+        }
+        rc = nbc_finish(fn, c, s, nb);
+        tn_mpi_leave();
+        return rc;
+    }
     tn_mpi_enter();
     st = tn_coll_gather(sendbuf, (size_t)sendcount, sdt, recvbuf, (size_t)recvcount, rdt,
                         root, c);
@@ -255,7 +348,7 @@ int tn_mpi_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
                   int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     return gather("MPI_Gather", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-                  root, comm);
+                  root, comm, NULL);
 }
 
 int tn_mpi_Gather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
@@ -263,7 +356,7 @@ int tn_mpi_Gather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendt
                     MPI_Comm comm)
 {
     return gather("MPI_Gather_c", sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                  recvtype, root, comm);
+                  recvtype, root, comm, NULL);
 }
 
 /* ---- allgather / alltoall ------------------------------------------------- */
@@ -304,14 +397,14 @@ static int all_args(const char *fn, const void *sendbuf, int64_t sendcount,
 
 static int allgather(const char *fn, const void *sendbuf, int64_t sendcount,
                      MPI_Datatype sendtype, void *recvbuf, int64_t recvcount,
-                     MPI_Datatype recvtype, MPI_Comm comm)
+                     MPI_Datatype recvtype, MPI_Comm comm, nbc_t *nb)
 {
     const tn_dt_t *sdt = NULL, *rdt = NULL;
     tn_comm_t *c = NULL;
     tn_status_t st;
     int rc;
 
-    if ((rc = tn_mpi_check_comm(fn, comm, &c))) {
+    if ((rc = tn_mpi_check_comm(fn, comm, &c)) || (rc = nbc_check(fn, c, nb))) {
         return rc;
     }
     if (c->remote != NULL) {
@@ -320,6 +413,17 @@ static int allgather(const char *fn, const void *sendbuf, int64_t sendcount,
     }
     if ((rc = all_args(fn, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
                        &c, &sdt, &rdt, 1))) {
+        return rc;
+    }
+    if (nb != NULL) {
+        tn_mpi_enter();
+        tn_sched_t *s = tn_sched_new(c);
+        if (s != NULL) {
+            tn_coll_blocks_t rb = { NULL, NULL, 0, (size_t)recvcount, rdt, NULL };
+            tn_nbc_allgather(s, sendbuf, (size_t)sendcount, sdt, recvbuf, &rb, c);
+        }
+        rc = nbc_finish(fn, c, s, nb);
+        tn_mpi_leave();
         return rc;
     }
     tn_mpi_enter();
@@ -333,7 +437,7 @@ int tn_mpi_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                      void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
     return allgather("MPI_Allgather", sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                     recvtype, comm);
+                     recvtype, comm, NULL);
 }
 
 int tn_mpi_Allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
@@ -341,19 +445,19 @@ int tn_mpi_Allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype se
                        MPI_Comm comm)
 {
     return allgather("MPI_Allgather_c", sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                     recvtype, comm);
+                     recvtype, comm, NULL);
 }
 
 static int alltoall(const char *fn, const void *sendbuf, int64_t sendcount,
                     MPI_Datatype sendtype, void *recvbuf, int64_t recvcount,
-                    MPI_Datatype recvtype, MPI_Comm comm)
+                    MPI_Datatype recvtype, MPI_Comm comm, nbc_t *nb)
 {
     const tn_dt_t *sdt = NULL, *rdt = NULL;
     tn_comm_t *c = NULL;
     tn_status_t st;
     int rc;
 
-    if ((rc = tn_mpi_check_comm(fn, comm, &c))) {
+    if ((rc = tn_mpi_check_comm(fn, comm, &c)) || (rc = nbc_check(fn, c, nb))) {
         return rc;
     }
     if (c->remote != NULL) {
@@ -362,6 +466,18 @@ static int alltoall(const char *fn, const void *sendbuf, int64_t sendcount,
     }
     if ((rc = all_args(fn, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
                        &c, &sdt, &rdt, 0))) {
+        return rc;
+    }
+    if (nb != NULL) {
+        tn_mpi_enter();
+        tn_sched_t *s = tn_sched_new(c);
+        if (s != NULL) {
+            tn_coll_blocks_t sb = { NULL, NULL, 0, (size_t)sendcount, sdt, NULL };
+            tn_coll_blocks_t rb = { NULL, NULL, 0, (size_t)recvcount, rdt, NULL };
+            tn_nbc_alltoall(s, sendbuf, &sb, recvbuf, &rb, c);
+        }
+        rc = nbc_finish(fn, c, s, nb);
+        tn_mpi_leave();
         return rc;
     }
     tn_mpi_enter();
@@ -375,7 +491,7 @@ int tn_mpi_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                     void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
     return alltoall("MPI_Alltoall", sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                    recvtype, comm);
+                    recvtype, comm, NULL);
 }
 
 int tn_mpi_Alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
@@ -383,7 +499,7 @@ int tn_mpi_Alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sen
                       MPI_Comm comm)
 {
     return alltoall("MPI_Alltoall_c", sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                    recvtype, comm);
+                    recvtype, comm, NULL);
 }
 
 /* ---- helpers of the vector forms ------------------------------------------ */
@@ -479,14 +595,14 @@ static int scatter_recv_args(const char *fn, tn_comm_t *c, int root, void *recvb
 
 static int scatter(const char *fn, const void *sendbuf, int64_t sendcount,
                    MPI_Datatype sendtype, void *recvbuf, int64_t recvcount,
-                   MPI_Datatype recvtype, int root, MPI_Comm comm)
+                   MPI_Datatype recvtype, int root, MPI_Comm comm, nbc_t *nb)
 {
     const tn_dt_t *sdt = NULL, *rdt = NULL;
     tn_comm_t *c = NULL;
     tn_status_t st;
     int rc;
 
-    if ((rc = tn_mpi_check_comm(fn, comm, &c))) {
+    if ((rc = tn_mpi_check_comm(fn, comm, &c)) || (rc = nbc_check(fn, c, nb))) {
         return rc;
     }
     if (c->remote != NULL) {
@@ -507,6 +623,17 @@ static int scatter(const char *fn, const void *sendbuf, int64_t sendcount,
             return alias_err(fn, c);
         }
     }
+    if (nb != NULL) {
+        tn_mpi_enter();
+        tn_sched_t *s = tn_sched_new(c);
+        if (s != NULL) {
+            tn_coll_blocks_t sb = { NULL, NULL, 0, (size_t)sendcount, sdt, NULL };
+            tn_nbc_scatter(s, sendbuf, &sb, recvbuf, (size_t)recvcount, rdt, root, c);
+        }
+        rc = nbc_finish(fn, c, s, nb);
+        tn_mpi_leave();
+        return rc;
+    }
     tn_mpi_enter();
     st = tn_coll_scatter(sendbuf, (size_t)sendcount, sdt, recvbuf, (size_t)recvcount, rdt,
                          root, c);
@@ -518,7 +645,7 @@ int tn_mpi_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
                    int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     return scatter("MPI_Scatter", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-                   root, comm);
+                   root, comm, NULL);
 }
 
 int tn_mpi_Scatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
@@ -526,12 +653,12 @@ int tn_mpi_Scatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype send
                      MPI_Comm comm)
 {
     return scatter("MPI_Scatter_c", sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                   recvtype, root, comm);
+                   recvtype, root, comm, NULL);
 }
 
 static int scatterv(const char *fn, const void *sendbuf, const void *sendcounts,
                     const void *displs, int wide, MPI_Datatype sendtype, void *recvbuf,
-                    int64_t recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+                    int64_t recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, nbc_t *nb)
 {
     const tn_dt_t *sdt = NULL, *rdt = NULL;
     tn_coll_blocks_t sb;
@@ -539,7 +666,7 @@ static int scatterv(const char *fn, const void *sendbuf, const void *sendcounts,
     tn_status_t st;
     int rc;
 
-    if ((rc = tn_mpi_check_comm(fn, comm, &c))) {
+    if ((rc = tn_mpi_check_comm(fn, comm, &c)) || (rc = nbc_check(fn, c, nb))) {
         return rc;
     }
     if (c->remote != NULL) {
@@ -560,6 +687,16 @@ static int scatterv(const char *fn, const void *sendbuf, const void *sendcounts,
         }
     }
     blocks_set(&sb, sendcounts, displs, wide, sdt);
+    if (nb != NULL) {
+        tn_mpi_enter();
+        tn_sched_t *s = tn_sched_new(c);
+        if (s != NULL) {
+            tn_nbc_scatter(s, sendbuf, &sb, recvbuf, (size_t)recvcount, rdt, root, c);
+        }
+        rc = nbc_finish(fn, c, s, nb);
+        tn_mpi_leave();
+        return rc;
+    }
     tn_mpi_enter();
     st = tn_coll_scatterv(sendbuf, &sb, recvbuf, (size_t)recvcount, rdt, root, c);
     tn_mpi_leave();
@@ -571,7 +708,7 @@ int tn_mpi_Scatterv(const void *sendbuf, const int sendcounts[], const int displ
                     int root, MPI_Comm comm)
 {
     return scatterv("MPI_Scatterv", sendbuf, sendcounts, displs, 0, sendtype, recvbuf,
-                    recvcount, recvtype, root, comm);
+                    recvcount, recvtype, root, comm, NULL);
 }
 
 int tn_mpi_Scatterv_c(const void *sendbuf, const MPI_Count sendcounts[],
@@ -579,14 +716,14 @@ int tn_mpi_Scatterv_c(const void *sendbuf, const MPI_Count sendcounts[],
                       MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     return scatterv("MPI_Scatterv_c", sendbuf, sendcounts, displs, 1, sendtype, recvbuf,
-                    recvcount, recvtype, root, comm);
+                    recvcount, recvtype, root, comm, NULL);
 }
 
 /* ---- gatherv -------------------------------------------------------------- */
 static int gatherv(const char *fn, const void *sendbuf, int64_t sendcount,
                    MPI_Datatype sendtype, void *recvbuf, const void *recvcounts,
                    const void *displs, int wide, MPI_Datatype recvtype, int root,
-                   MPI_Comm comm)
+                   MPI_Comm comm, nbc_t *nb)
 {
     const tn_dt_t *sdt = NULL, *rdt = NULL;
     tn_coll_blocks_t rb;
@@ -594,7 +731,7 @@ static int gatherv(const char *fn, const void *sendbuf, int64_t sendcount,
     tn_status_t st;
     int rc;
 
-    if ((rc = tn_mpi_check_comm(fn, comm, &c))) {
+    if ((rc = tn_mpi_check_comm(fn, comm, &c)) || (rc = nbc_check(fn, c, nb))) {
         return rc;
     }
     if (c->remote != NULL) {
@@ -623,6 +760,16 @@ static int gatherv(const char *fn, const void *sendbuf, int64_t sendcount,
         }
     }
     blocks_set(&rb, recvcounts, displs, wide, rdt);
+    if (nb != NULL) {
+        tn_mpi_enter();
+        tn_sched_t *s = tn_sched_new(c);
+        if (s != NULL) {
+            tn_nbc_gather(s, sendbuf, (size_t)sendcount, sdt, recvbuf, &rb, root, c);
+        }
+        rc = nbc_finish(fn, c, s, nb);
+        tn_mpi_leave();
+        return rc;
+    }
     tn_mpi_enter();
     st = tn_coll_gatherv(sendbuf, (size_t)sendcount, sdt, recvbuf, &rb, root, c);
     tn_mpi_leave();
@@ -634,7 +781,7 @@ int tn_mpi_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
                    MPI_Comm comm)
 {
     return gatherv("MPI_Gatherv", sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
-                   0, recvtype, root, comm);
+                   0, recvtype, root, comm, NULL);
 }
 
 int tn_mpi_Gatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
@@ -642,13 +789,13 @@ int tn_mpi_Gatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype send
                      MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     return gatherv("MPI_Gatherv_c", sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
-                   1, recvtype, root, comm);
+                   1, recvtype, root, comm, NULL);
 }
 
 /* ---- allgatherv ----------------------------------------------------------- */
 static int allgatherv(const char *fn, const void *sendbuf, int64_t sendcount,
                       MPI_Datatype sendtype, void *recvbuf, const void *recvcounts,
-                      const void *displs, int wide, MPI_Datatype recvtype, MPI_Comm comm)
+                      const void *displs, int wide, MPI_Datatype recvtype, MPI_Comm comm, nbc_t *nb)
 {
     const tn_dt_t *sdt = NULL, *rdt = NULL;
     tn_coll_blocks_t rb;
@@ -656,7 +803,7 @@ static int allgatherv(const char *fn, const void *sendbuf, int64_t sendcount,
     tn_status_t st;
     int rc;
 
-    if ((rc = tn_mpi_check_comm(fn, comm, &c))) {
+    if ((rc = tn_mpi_check_comm(fn, comm, &c)) || (rc = nbc_check(fn, c, nb))) {
         return rc;
     }
     if (c->remote != NULL) {
@@ -678,6 +825,16 @@ static int allgatherv(const char *fn, const void *sendbuf, int64_t sendcount,
         }
     }
     blocks_set(&rb, recvcounts, displs, wide, rdt);
+    if (nb != NULL) {
+        tn_mpi_enter();
+        tn_sched_t *s = tn_sched_new(c);
+        if (s != NULL) {
+            tn_nbc_allgather(s, sendbuf, (size_t)sendcount, sdt, recvbuf, &rb, c);
+        }
+        rc = nbc_finish(fn, c, s, nb);
+        tn_mpi_leave();
+        return rc;
+    }
     tn_mpi_enter();
     st = tn_coll_allgatherv(sendbuf, (size_t)sendcount, sdt, recvbuf, &rb, c);
     tn_mpi_leave();
@@ -689,7 +846,7 @@ int tn_mpi_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                       MPI_Datatype recvtype, MPI_Comm comm)
 {
     return allgatherv("MPI_Allgatherv", sendbuf, sendcount, sendtype, recvbuf, recvcounts,
-                      displs, 0, recvtype, comm);
+                      displs, 0, recvtype, comm, NULL);
 }
 
 int tn_mpi_Allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
@@ -697,14 +854,14 @@ int tn_mpi_Allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype s
                         MPI_Datatype recvtype, MPI_Comm comm)
 {
     return allgatherv("MPI_Allgatherv_c", sendbuf, sendcount, sendtype, recvbuf, recvcounts,
-                      displs, 1, recvtype, comm);
+                      displs, 1, recvtype, comm, NULL);
 }
 
 /* ---- alltoallv / alltoallw ------------------------------------------------ */
 static int alltoallv(const char *fn, const void *sendbuf, const void *sendcounts,
                      const void *sdispls, MPI_Datatype sendtype, void *recvbuf,
                      const void *recvcounts, const void *rdispls, MPI_Datatype recvtype,
-                     int wide, MPI_Comm comm)
+                     int wide, MPI_Comm comm, nbc_t *nb)
 {
     const tn_dt_t *sdt = NULL, *rdt = NULL;
     tn_coll_blocks_t sb, rb;
@@ -712,7 +869,7 @@ static int alltoallv(const char *fn, const void *sendbuf, const void *sendcounts
     tn_status_t st;
     int rc;
 
-    if ((rc = tn_mpi_check_comm(fn, comm, &c))) {
+    if ((rc = tn_mpi_check_comm(fn, comm, &c)) || (rc = nbc_check(fn, c, nb))) {
         return rc;
     }
     if (c->remote != NULL) {
@@ -731,6 +888,16 @@ static int alltoallv(const char *fn, const void *sendbuf, const void *sendcounts
     }
     blocks_set(&sb, sendcounts, sdispls, wide, sdt);
     blocks_set(&rb, recvcounts, rdispls, wide, rdt);
+    if (nb != NULL) {
+        tn_mpi_enter();
+        tn_sched_t *s = tn_sched_new(c);
+        if (s != NULL) {
+            tn_nbc_alltoall(s, sendbuf, &sb, recvbuf, &rb, c);
+        }
+        rc = nbc_finish(fn, c, s, nb);
+        tn_mpi_leave();
+        return rc;
+    }
     tn_mpi_enter();
     st = tn_coll_alltoallv(sendbuf, &sb, recvbuf, &rb, c);
     tn_mpi_leave();
@@ -742,7 +909,7 @@ int tn_mpi_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdis
                      const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
     return alltoallv("MPI_Alltoallv", sendbuf, sendcounts, sdispls, sendtype, recvbuf,
-                     recvcounts, rdispls, recvtype, 0, comm);
+                     recvcounts, rdispls, recvtype, 0, comm, NULL);
 }
 
 int tn_mpi_Alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[],
@@ -751,7 +918,7 @@ int tn_mpi_Alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[],
                        MPI_Datatype recvtype, MPI_Comm comm)
 {
     return alltoallv("MPI_Alltoallv_c", sendbuf, sendcounts, sdispls, sendtype, recvbuf,
-                     recvcounts, rdispls, recvtype, 1, comm);
+                     recvcounts, rdispls, recvtype, 1, comm, NULL);
 }
 
 /* One side of an alltoallw: counts, byte displacements and one type per
@@ -786,7 +953,7 @@ static int alltoallw_side(const char *fn, tn_comm_t *c, const void *buf, const v
 static int alltoallw(const char *fn, const void *sendbuf, const void *sendcounts,
                      const void *sdispls, const MPI_Datatype sendtypes[], void *recvbuf,
                      const void *recvcounts, const void *rdispls,
-                     const MPI_Datatype recvtypes[], int wide, MPI_Comm comm)
+                     const MPI_Datatype recvtypes[], int wide, MPI_Comm comm, nbc_t *nb)
 {
     const tn_dt_t **dts;
     tn_coll_blocks_t sb, rb;
@@ -794,7 +961,7 @@ static int alltoallw(const char *fn, const void *sendbuf, const void *sendcounts
     tn_status_t st;
     int rc;
 
-    if ((rc = tn_mpi_check_comm(fn, comm, &c))) {
+    if ((rc = tn_mpi_check_comm(fn, comm, &c)) || (rc = nbc_check(fn, c, nb))) {
         return rc;
     }
     if (c->remote != NULL) {
@@ -818,6 +985,17 @@ static int alltoallw(const char *fn, const void *sendbuf, const void *sendcounts
     sb.dts = dts;
     blocks_set(&rb, recvcounts, rdispls, wide, NULL);
     rb.dts = dts + c->size;
+    if (nb != NULL) {
+        tn_mpi_enter();
+        tn_sched_t *s = tn_sched_new(c);
+        if (s != NULL) {
+            tn_nbc_alltoall(s, sendbuf, &sb, recvbuf, &rb, c);
+        }
+        rc = nbc_finish(fn, c, s, nb);
+        tn_mpi_leave();
+        free(dts);
+        return rc;
+    }
     tn_mpi_enter();
     st = tn_coll_alltoallv(sendbuf, &sb, recvbuf, &rb, c);
     tn_mpi_leave();
@@ -830,7 +1008,7 @@ int tn_mpi_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdis
                      const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
     return alltoallw("MPI_Alltoallw", sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
-                     recvcounts, rdispls, recvtypes, 0, comm);
+                     recvcounts, rdispls, recvtypes, 0, comm, NULL);
 }
 
 int tn_mpi_Alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[],
@@ -839,14 +1017,14 @@ int tn_mpi_Alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[],
                        const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
     return alltoallw("MPI_Alltoallw_c", sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
-                     recvcounts, rdispls, recvtypes, 1, comm);
+                     recvcounts, rdispls, recvtypes, 1, comm, NULL);
 }
 
 /* ---- reduce_scatter / reduce_scatter_block -------------------------------- */
 /* block: the block form with recvcount each (counts unused). */
 static int reduce_scatter(const char *fn, const void *sendbuf, void *recvbuf, int block,
                           const void *counts, int wide, int64_t recvcount,
-                          MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+                          MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, nbc_t *nb)
 {
     const tn_dt_t *dt = NULL;
     const tn_op_t *o = NULL;
@@ -856,7 +1034,7 @@ static int reduce_scatter(const char *fn, const void *sendbuf, void *recvbuf, in
     tn_status_t st;
     int rc;
 
-    if ((rc = tn_mpi_check_comm(fn, comm, &c))) {
+    if ((rc = tn_mpi_check_comm(fn, comm, &c)) || (rc = nbc_check(fn, c, nb))) {
         return rc;
     }
     if (c->remote != NULL) {
@@ -892,11 +1070,21 @@ static int reduce_scatter(const char *fn, const void *sendbuf, void *recvbuf, in
             return alias_err(fn, c);
         }
     }
-    if (total == 0) {
+    if (nb == NULL && total == 0) {
         return MPI_SUCCESS;
     }
     blocks_set(&rc_blocks, block ? NULL : counts, NULL, wide, dt);
     rc_blocks.count = (size_t)recvcount;
+    if (nb != NULL) {
+        tn_mpi_enter();
+        tn_sched_t *s = tn_sched_new(c);
+        if (s != NULL) {
+            tn_nbc_reduce_scatter(s, sendbuf, recvbuf, &rc_blocks, o, c);
+        }
+        rc = nbc_finish(fn, c, s, nb);
+        tn_mpi_leave();
+        return rc;
+    }
     tn_mpi_enter();
     st = tn_coll_reduce_scatter(sendbuf, recvbuf, &rc_blocks, o, c);
     tn_mpi_leave();
@@ -907,33 +1095,33 @@ int tn_mpi_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcoun
                           MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
     return reduce_scatter("MPI_Reduce_scatter", sendbuf, recvbuf, 0, recvcounts, 0, 0,
-                          datatype, op, comm);
+                          datatype, op, comm, NULL);
 }
 
 int tn_mpi_Reduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[],
                             MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
     return reduce_scatter("MPI_Reduce_scatter_c", sendbuf, recvbuf, 0, recvcounts, 1, 0,
-                          datatype, op, comm);
+                          datatype, op, comm, NULL);
 }
 
 int tn_mpi_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
                                 MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
     return reduce_scatter("MPI_Reduce_scatter_block", sendbuf, recvbuf, 1, NULL, 0, recvcount,
-                          datatype, op, comm);
+                          datatype, op, comm, NULL);
 }
 
 int tn_mpi_Reduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount,
                                   MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
     return reduce_scatter("MPI_Reduce_scatter_block_c", sendbuf, recvbuf, 1, NULL, 1,
-                          recvcount, datatype, op, comm);
+                          recvcount, datatype, op, comm, NULL);
 }
 
 /* ---- scan / exscan -------------------------------------------------------- */
 static int scan(const char *fn, const void *sendbuf, void *recvbuf, int64_t count,
-                MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, int exclusive)
+                MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, int exclusive, nbc_t *nb)
 {
     const tn_dt_t *dt = NULL;
     const tn_op_t *o = NULL;
@@ -941,7 +1129,8 @@ static int scan(const char *fn, const void *sendbuf, void *recvbuf, int64_t coun
     tn_status_t st;
     int rc;
 
-    if ((rc = tn_mpi_check_comm(fn, comm, &c)) || (rc = tn_mpi_check_intra(fn, c, "comm")) ||
+    if ((rc = tn_mpi_check_comm(fn, comm, &c)) || (rc = nbc_check(fn, c, nb)) ||
+        (rc = tn_mpi_check_intra(fn, c, "comm")) ||
         (rc = tn_mpi_check_count(fn, c, count, "count")) ||
         (rc = tn_mpi_check_dt(fn, c, datatype, "datatype", &dt)) ||
         (rc = tn_mpi_check_op(fn, c, op, dt, &o)) ||
@@ -956,8 +1145,18 @@ static int scan(const char *fn, const void *sendbuf, void *recvbuf, int64_t coun
             return alias_err(fn, c);
         }
     }
-    if (count == 0) {
+    if (nb == NULL && count == 0) {
         return MPI_SUCCESS;
+    }
+    if (nb != NULL) {
+        tn_mpi_enter();
+        tn_sched_t *s = tn_sched_new(c);
+        if (s != NULL) {
+            tn_nbc_scan(s, sendbuf, recvbuf, (size_t)count, dt, o, exclusive, c);
+        }
+        rc = nbc_finish(fn, c, s, nb);
+        tn_mpi_leave();
+        return rc;
     }
     tn_mpi_enter();
     st = exclusive ? tn_coll_exscan(sendbuf, recvbuf, (size_t)count, dt, o, c)
@@ -969,23 +1168,723 @@ static int scan(const char *fn, const void *sendbuf, void *recvbuf, int64_t coun
 int tn_mpi_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                 MPI_Op op, MPI_Comm comm)
 {
-    return scan("MPI_Scan", sendbuf, recvbuf, count, datatype, op, comm, 0);
+    return scan("MPI_Scan", sendbuf, recvbuf, count, datatype, op, comm, 0, NULL);
 }
 
 int tn_mpi_Scan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
                   MPI_Op op, MPI_Comm comm)
 {
-    return scan("MPI_Scan_c", sendbuf, recvbuf, count, datatype, op, comm, 0);
+    return scan("MPI_Scan_c", sendbuf, recvbuf, count, datatype, op, comm, 0, NULL);
 }
 
 int tn_mpi_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                   MPI_Op op, MPI_Comm comm)
 {
-    return scan("MPI_Exscan", sendbuf, recvbuf, count, datatype, op, comm, 1);
+    return scan("MPI_Exscan", sendbuf, recvbuf, count, datatype, op, comm, 1, NULL);
 }
 
 int tn_mpi_Exscan_c(const void *sendbuf, void *recvbuf, MPI_Count count,
                     MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    return scan("MPI_Exscan_c", sendbuf, recvbuf, count, datatype, op, comm, 1);
+    return scan("MPI_Exscan_c", sendbuf, recvbuf, count, datatype, op, comm, 1, NULL);
+}
+
+/* ---- nonblocking and persistent forms ------------------------------------ */
+int tn_mpi_Ibarrier(MPI_Comm comm, MPI_Request *request)
+{
+    nbc_t nb = { request, 0 };
+
+    return barrier("MPI_Ibarrier", comm, &nb);
+}
+
+int tn_mpi_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    nbc_t nb = { request, 1 };
+
+    (void)info;
+    return barrier("MPI_Barrier_init", comm, &nb);
+}
+
+int tn_mpi_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                  MPI_Request *request)
+{
+    nbc_t nb = { request, 0 };
+
+    return bcast("MPI_Ibcast", buffer, count, datatype, root, comm, &nb);
+}
+
+int tn_mpi_Bcast_init(void *buffer, int count, MPI_Datatype datatype, int root,
+                      MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    nbc_t nb = { request, 1 };
+
+    (void)info;
+    return bcast("MPI_Bcast_init", buffer, count, datatype, root, comm, &nb);
+}
+
+int tn_mpi_Ibcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root,
+                    MPI_Comm comm, MPI_Request *request)
+{
+    nbc_t nb = { request, 0 };
+
+    return bcast("MPI_Ibcast_c", buffer, count, datatype, root, comm, &nb);
+}
+
+int tn_mpi_Bcast_init_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root,
+                        MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    nbc_t nb = { request, 1 };
+
+    (void)info;
+    return bcast("MPI_Bcast_init_c", buffer, count, datatype, root, comm, &nb);
+}
+
+int tn_mpi_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                   MPI_Op op, int root, MPI_Comm comm, MPI_Request *request)
+{
+    nbc_t nb = { request, 0 };
+
+    return reduce("MPI_Ireduce", sendbuf, recvbuf, count, datatype, op, root, comm, &nb);
+}
+
+int tn_mpi_Reduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                       MPI_Op op, int root, MPI_Comm comm, MPI_Info info,
+                       MPI_Request *request)
+{
+    nbc_t nb = { request, 1 };
+
+    (void)info;
+    return reduce("MPI_Reduce_init", sendbuf, recvbuf, count, datatype, op, root, comm,
+                  &nb);
+}
+
+int tn_mpi_Ireduce_c(const void *sendbuf, void *recvbuf, MPI_Count count,
+                     MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm,
+                     MPI_Request *request)
+{
+    nbc_t nb = { request, 0 };
+
+    return reduce("MPI_Ireduce_c", sendbuf, recvbuf, count, datatype, op, root, comm, &nb);
+}
+
+int tn_mpi_Reduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count,
+                         MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm,
+                         MPI_Info info, MPI_Request *request)
+{
+    nbc_t nb = { request, 1 };
+
+    (void)info;
+    return reduce("MPI_Reduce_init_c", sendbuf, recvbuf, count, datatype, op, root, comm,
+                  &nb);
+}
+
+int tn_mpi_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                      MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+    nbc_t nb = { request, 0 };
+
+    return allreduce("MPI_Iallreduce", sendbuf, recvbuf, count, datatype, op, comm, &nb);
+}
+
+int tn_mpi_Allreduce_init(const void *sendbuf, void *recvbuf, int count,
+                          MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
+                          MPI_Request *request)
+{
+    nbc_t nb = { request, 1 };
+
+    (void)info;
+    return allreduce("MPI_Allreduce_init", sendbuf, recvbuf, count, datatype, op, comm,
+                     &nb);
+}
+
+int tn_mpi_Iallreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count,
+                        MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                        MPI_Request *request)
+{
+    nbc_t nb = { request, 0 };
+
+    return allreduce("MPI_Iallreduce_c", sendbuf, recvbuf, count, datatype, op, comm, &nb);
+}
+
+int tn_mpi_Allreduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count,
+                            MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
+                            MPI_Request *request)
+{
+    nbc_t nb = { request, 1 };
+
+    (void)info;
+    return allreduce("MPI_Allreduce_init_c", sendbuf, recvbuf, count, datatype, op, comm,
+                     &nb);
+}
+
+int tn_mpi_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                   int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                   MPI_Request *request)
+{
+    nbc_t nb = { request, 0 };
+
+    return gather("MPI_Igather", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                  root, comm, &nb);
+}
+
+int tn_mpi_Gather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                       void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                       MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    nbc_t nb = { request, 1 };
+
+    (void)info;
+    return gather("MPI_Gather_init", sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                  recvtype,
+                  root, comm, &nb);
+}
+
+int tn_mpi_Igather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                     void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
+                     MPI_Comm comm, MPI_Request *request)
+{
+    nbc_t nb = { request, 0 };
+
+    return gather("MPI_Igather_c", sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                  recvtype, root, comm, &nb);
+}
+
+int tn_mpi_Gather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                         void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                         int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    nbc_t nb = { request, 1 };
+
+    (void)info;
+    return gather("MPI_Gather_init_c", sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                  recvtype, root, comm, &nb);
+}
+
+int tn_mpi_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                      void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                      MPI_Request *request)
+{
+    nbc_t nb = { request, 0 };
+
+    return allgather("MPI_Iallgather", sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                     recvtype, comm, &nb);
+}
+
+int tn_mpi_Allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                          void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                          MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    nbc_t nb = { request, 1 };
+
+    (void)info;
+    return allgather("MPI_Allgather_init", sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                     recvtype, comm, &nb);
+}
+
+int tn_mpi_Iallgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                        void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                        MPI_Comm comm, MPI_Request *request)
+{
+    nbc_t nb = { request, 0 };
+
+    return allgather("MPI_Iallgather_c", sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                     recvtype, comm, &nb);
+}
+
+int tn_mpi_Allgather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                            void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                            MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    nbc_t nb = { request, 1 };
+
+    (void)info;
+    return allgather("MPI_Allgather_init_c", sendbuf, sendcount, sendtype, recvbuf,
+                     recvcount,
+                     recvtype, comm, &nb);
+}
+
+int tn_mpi_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                     void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                     MPI_Request *request)
+{
+    nbc_t nb = { request, 0 };
+
+    return alltoall("MPI_Ialltoall", sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                    recvtype, comm, &nb);
+}
+
+int tn_mpi_Alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                         void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                         MPI_Info info, MPI_Request *request)
+{
+    nbc_t nb = { request, 1 };
+
+    (void)info;
+    return alltoall("MPI_Alltoall_init", sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                    recvtype, comm, &nb);
+}
+
+int tn_mpi_Ialltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                       void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                       MPI_Comm comm, MPI_Request *request)
+{
+    nbc_t nb = { request, 0 };
+
+    return alltoall("MPI_Ialltoall_c", sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                    recvtype, comm, &nb);
+}
+
+int tn_mpi_Alltoall_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                           void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                           MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    nbc_t nb = { request, 1 };
+
+    (void)info;
+    return alltoall("MPI_Alltoall_init_c", sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                    recvtype, comm, &nb);
+}
+
+int tn_mpi_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                    void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                    MPI_Comm comm, MPI_Request *request)
+{
+    nbc_t nb = { request, 0 };
+
+    return scatter("MPI_Iscatter", sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                   recvtype,
+                   root, comm, &nb);
+}
+
+int tn_mpi_Scatter_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                        void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                        MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    nbc_t nb = { request, 1 };
+
+    (void)info;
+    return scatter("MPI_Scatter_init", sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                   recvtype,
+                   root, comm, &nb);
+}
+
+int tn_mpi_Iscatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                      void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
+                      MPI_Comm comm, MPI_Request *request)
+{
+    nbc_t nb = { request, 0 };
+
+    return scatter("MPI_Iscatter_c", sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                   recvtype, root, comm, &nb);
+}
+
+int tn_mpi_Scatter_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                          void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                          int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    nbc_t nb = { request, 1 };
+
+    (void)info;
+    return scatter("MPI_Scatter_init_c", sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                   recvtype, root, comm, &nb);
+}
+
+int tn_mpi_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[],
+                     MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                     MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
+{
+    nbc_t nb = { request, 0 };
+
+    return scatterv("MPI_Iscatterv", sendbuf, sendcounts, displs, 0, sendtype, recvbuf,
+                    recvcount, recvtype, root, comm, &nb);
+}
+
+int tn_mpi_Scatterv_init(const void *sendbuf, const int sendcounts[], const int displs[],
+                         MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                         MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
+                         MPI_Request *request)
+{
+    nbc_t nb = { request, 1 };
+
+    (void)info;
+    return scatterv("MPI_Scatterv_init", sendbuf, sendcounts, displs, 0, sendtype, recvbuf,
+                    recvcount, recvtype, root, comm, &nb);
+}
+
+int tn_mpi_Iscatterv_c(const void *sendbuf, const MPI_Count sendcounts[],
+                       const MPI_Aint displs[], MPI_Datatype sendtype, void *recvbuf,
+                       MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                       MPI_Request *request)
+{
+    nbc_t nb = { request, 0 };
+
+    return scatterv("MPI_Iscatterv_c", sendbuf, sendcounts, displs, 1, sendtype, recvbuf,
+                    recvcount, recvtype, root, comm, &nb);
+}
+
+int tn_mpi_Scatterv_init_c(const void *sendbuf, const MPI_Count sendcounts[],
+                           const MPI_Aint displs[], MPI_Datatype sendtype, void *recvbuf,
+                           MPI_Count recvcount, MPI_Datatype recvtype, int root,
+                           MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    nbc_t nb = { request, 1 };
+
+    (void)info;
+    return scatterv("MPI_Scatterv_init_c", sendbuf, sendcounts, displs, 1, sendtype,
+                    recvbuf,
+                    recvcount, recvtype, root, comm, &nb);
+}
+
+int tn_mpi_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                    void *recvbuf, const int recvcounts[], const int displs[],
+                    MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
+{
+    nbc_t nb = { request, 0 };
+
+    return gatherv("MPI_Igatherv", sendbuf, sendcount, sendtype, recvbuf, recvcounts,
+                   displs,
+                   0, recvtype, root, comm, &nb);
+}
+
+int tn_mpi_Gatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                        void *recvbuf, const int recvcounts[], const int displs[],
+                        MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
+                        MPI_Request *request)
+{
+    nbc_t nb = { request, 1 };
+
+    (void)info;
+    return gatherv("MPI_Gatherv_init", sendbuf, sendcount, sendtype, recvbuf, recvcounts,
+                   displs,
+                   0, recvtype, root, comm, &nb);
+}
+
+int tn_mpi_Igatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                      void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
+                      MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
+{
+    nbc_t nb = { request, 0 };
+
+    return gatherv("MPI_Igatherv_c", sendbuf, sendcount, sendtype, recvbuf, recvcounts,
+                   displs,
+                   1, recvtype, root, comm, &nb);
+}
+
+int tn_mpi_Gatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                          void *recvbuf, const MPI_Count recvcounts[],
+                          const MPI_Aint displs[], MPI_Datatype recvtype, int root,
+                          MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    nbc_t nb = { request, 1 };
+
+    (void)info;
+    return gatherv("MPI_Gatherv_init_c", sendbuf, sendcount, sendtype, recvbuf, recvcounts,
+                   displs,
+                   1, recvtype, root, comm, &nb);
+}
+
+int tn_mpi_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                       void *recvbuf, const int recvcounts[], const int displs[],
+                       MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+    nbc_t nb = { request, 0 };
+
+    return allgatherv("MPI_Iallgatherv", sendbuf, sendcount, sendtype, recvbuf, recvcounts,
+                      displs, 0, recvtype, comm, &nb);
+}
+
+int tn_mpi_Allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                           void *recvbuf, const int recvcounts[], const int displs[],
+                           MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                           MPI_Request *request)
+{
+    nbc_t nb = { request, 1 };
+
+    (void)info;
+    return allgatherv("MPI_Allgatherv_init", sendbuf, sendcount, sendtype, recvbuf,
+                      recvcounts,
+                      displs, 0, recvtype, comm, &nb);
+}
+
+int tn_mpi_Iallgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                         void *recvbuf, const MPI_Count recvcounts[],
+                         const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm,
+                         MPI_Request *request)
+{
+    nbc_t nb = { request, 0 };
+
+    return allgatherv("MPI_Iallgatherv_c", sendbuf, sendcount, sendtype, recvbuf,
+                      recvcounts,
+                      displs, 1, recvtype, comm, &nb);
+}
+
+int tn_mpi_Allgatherv_init_c(const void *sendbuf, MPI_Count sendcount,
+                             MPI_Datatype sendtype, void *recvbuf,
+                             const MPI_Count recvcounts[], const MPI_Aint displs[],
+                             MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                             MPI_Request *request)
+{
+    nbc_t nb = { request, 1 };
+
+    (void)info;
+    return allgatherv("MPI_Allgatherv_init_c", sendbuf, sendcount, sendtype, recvbuf,
+                      recvcounts,
+                      displs, 1, recvtype, comm, &nb);
+}
+
+int tn_mpi_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                      MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                      const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                      MPI_Request *request)
+{
+    nbc_t nb = { request, 0 };
+
+    return alltoallv("MPI_Ialltoallv", sendbuf, sendcounts, sdispls, sendtype, recvbuf,
+                     recvcounts, rdispls, recvtype, 0, comm, &nb);
+}
+
+int tn_mpi_Alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                          MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                          const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                          MPI_Info info, MPI_Request *request)
+{
+    nbc_t nb = { request, 1 };
+
+    (void)info;
+    return alltoallv("MPI_Alltoallv_init", sendbuf, sendcounts, sdispls, sendtype, recvbuf,
+                     recvcounts, rdispls, recvtype, 0, comm, &nb);
+}
+
+int tn_mpi_Ialltoallv_c(const void *sendbuf, const MPI_Count sendcounts[],
+                        const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf,
+                        const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                        MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+    nbc_t nb = { request, 0 };
+
+    return alltoallv("MPI_Ialltoallv_c", sendbuf, sendcounts, sdispls, sendtype, recvbuf,
+                     recvcounts, rdispls, recvtype, 1, comm, &nb);
+}
+
+int tn_mpi_Alltoallv_init_c(const void *sendbuf, const MPI_Count sendcounts[],
+                            const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf,
+                            const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                            MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                            MPI_Request *request)
+{
+    nbc_t nb = { request, 1 };
+
+    (void)info;
+    return alltoallv("MPI_Alltoallv_init_c", sendbuf, sendcounts, sdispls, sendtype,
+                     recvbuf,
+                     recvcounts, rdispls, recvtype, 1, comm, &nb);
+}
+
+int tn_mpi_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                      const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                      const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                      MPI_Request *request)
+{
+    nbc_t nb = { request, 0 };
+
+    return alltoallw("MPI_Ialltoallw", sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
+                     recvcounts, rdispls, recvtypes, 0, comm, &nb);
+}
+
+int tn_mpi_Alltoallw_init(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                          const MPI_Datatype sendtypes[], void *recvbuf,
+                          const int recvcounts[], const int rdispls[],
+                          const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info,
+                          MPI_Request *request)
+{
+    nbc_t nb = { request, 1 };
+
+    (void)info;
+    return alltoallw("MPI_Alltoallw_init", sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
+                     recvcounts, rdispls, recvtypes, 0, comm, &nb);
+}
+
+int tn_mpi_Ialltoallw_c(const void *sendbuf, const MPI_Count sendcounts[],
+                        const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+                        void *recvbuf, const MPI_Count recvcounts[],
+                        const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
+                        MPI_Comm comm, MPI_Request *request)
+{
+    nbc_t nb = { request, 0 };
+
+    return alltoallw("MPI_Ialltoallw_c", sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
+                     recvcounts, rdispls, recvtypes, 1, comm, &nb);
+}
+
+int tn_mpi_Alltoallw_init_c(const void *sendbuf, const MPI_Count sendcounts[],
+                            const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+                            void *recvbuf, const MPI_Count recvcounts[],
+                            const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
+                            MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    nbc_t nb = { request, 1 };
+
+    (void)info;
+    return alltoallw("MPI_Alltoallw_init_c", sendbuf, sendcounts, sdispls, sendtypes,
+                     recvbuf,
+                     recvcounts, rdispls, recvtypes, 1, comm, &nb);
+}
+
+int tn_mpi_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
+                           MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                           MPI_Request *request)
+{
+    nbc_t nb = { request, 0 };
+
+    return reduce_scatter("MPI_Ireduce_scatter", sendbuf, recvbuf, 0, recvcounts, 0, 0,
+                          datatype, op, comm, &nb);
+}
+
+int tn_mpi_Reduce_scatter_init(const void *sendbuf, void *recvbuf, const int recvcounts[],
+                               MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                               MPI_Info info, MPI_Request *request)
+{
+    nbc_t nb = { request, 1 };
+
+    (void)info;
+    return reduce_scatter("MPI_Reduce_scatter_init", sendbuf, recvbuf, 0, recvcounts, 0, 0,
+                          datatype, op, comm, &nb);
+}
+
+int tn_mpi_Ireduce_scatter_c(const void *sendbuf, void *recvbuf,
+                             const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op,
+                             MPI_Comm comm, MPI_Request *request)
+{
+    nbc_t nb = { request, 0 };
+
+    return reduce_scatter("MPI_Ireduce_scatter_c", sendbuf, recvbuf, 0, recvcounts, 1, 0,
+                          datatype, op, comm, &nb);
+}
+
+int tn_mpi_Reduce_scatter_init_c(const void *sendbuf, void *recvbuf,
+                                 const MPI_Count recvcounts[], MPI_Datatype datatype,
+                                 MPI_Op op, MPI_Comm comm, MPI_Info info,
+                                 MPI_Request *request)
+{
+    nbc_t nb = { request, 1 };
+
+    (void)info;
+    return reduce_scatter("MPI_Reduce_scatter_init_c", sendbuf, recvbuf, 0, recvcounts, 1,
+                          0,
+                          datatype, op, comm, &nb);
+}
+
+int tn_mpi_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
+                                 MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                                 MPI_Request *request)
+{
+    nbc_t nb = { request, 0 };
+
+    return reduce_scatter("MPI_Ireduce_scatter_block", sendbuf, recvbuf, 1, NULL, 0,
+                          recvcount,
+                          datatype, op, comm, &nb);
+}
+
+int tn_mpi_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf, int recvcount,
+                                     MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                                     MPI_Info info, MPI_Request *request)
+{
+    nbc_t nb = { request, 1 };
+
+    (void)info;
+    return reduce_scatter("MPI_Reduce_scatter_block_init", sendbuf, recvbuf, 1, NULL, 0,
+                          recvcount,
+                          datatype, op, comm, &nb);
+}
+
+int tn_mpi_Ireduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount,
+                                   MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                                   MPI_Request *request)
+{
+    nbc_t nb = { request, 0 };
+
+    return reduce_scatter("MPI_Ireduce_scatter_block_c", sendbuf, recvbuf, 1, NULL, 1,
+                          recvcount, datatype, op, comm, &nb);
+}
+
+int tn_mpi_Reduce_scatter_block_init_c(const void *sendbuf, void *recvbuf,
+                                       MPI_Count recvcount, MPI_Datatype datatype,
+                                       MPI_Op op, MPI_Comm comm, MPI_Info info,
+                                       MPI_Request *request)
+{
+    nbc_t nb = { request, 1 };
+
+    (void)info;
+    return reduce_scatter("MPI_Reduce_scatter_block_init_c", sendbuf, recvbuf, 1, NULL, 1,
+                          recvcount, datatype, op, comm, &nb);
+}
+
+int tn_mpi_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                 MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+    nbc_t nb = { request, 0 };
+
+    return scan("MPI_Iscan", sendbuf, recvbuf, count, datatype, op, comm, 0, &nb);
+}
+
+int tn_mpi_Scan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                     MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    nbc_t nb = { request, 1 };
+
+    (void)info;
+    return scan("MPI_Scan_init", sendbuf, recvbuf, count, datatype, op, comm, 0, &nb);
+}
+
+int tn_mpi_Iscan_c(const void *sendbuf, void *recvbuf, MPI_Count count,
+                   MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+    nbc_t nb = { request, 0 };
+
+    return scan("MPI_Iscan_c", sendbuf, recvbuf, count, datatype, op, comm, 0, &nb);
+}
+
+int tn_mpi_Scan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count,
+                       MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
+                       MPI_Request *request)
+{
+    nbc_t nb = { request, 1 };
+
+    (void)info;
+    return scan("MPI_Scan_init_c", sendbuf, recvbuf, count, datatype, op, comm, 0, &nb);
+}
+
+int tn_mpi_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                   MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+    nbc_t nb = { request, 0 };
+
+    return scan("MPI_Iexscan", sendbuf, recvbuf, count, datatype, op, comm, 1, &nb);
+}
+
+int tn_mpi_Exscan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                       MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    nbc_t nb = { request, 1 };
+
+    (void)info;
+    return scan("MPI_Exscan_init", sendbuf, recvbuf, count, datatype, op, comm, 1, &nb);
+}
+
+int tn_mpi_Iexscan_c(const void *sendbuf, void *recvbuf, MPI_Count count,
+                     MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+    nbc_t nb = { request, 0 };
+
+    return scan("MPI_Iexscan_c", sendbuf, recvbuf, count, datatype, op, comm, 1, &nb);
+}
+
+int tn_mpi_Exscan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count,
+                         MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
+                         MPI_Request *request)
+{
+    nbc_t nb = { request, 1 };
+
+    (void)info;
+    return scan("MPI_Exscan_init_c", sendbuf, recvbuf, count, datatype, op, comm, 1, &nb);
 }

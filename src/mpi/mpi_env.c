@@ -2,6 +2,7 @@
 #include "mpi/mpi_impl.h"
 #include "base/config.h"
 #include "coll/coll.h"
+#include "coll/coll_sched.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +21,12 @@ static const char *tn_mpi_thread_name(int level)
     }
 }
 
+/* The core's progress: point-to-point sends, then collective schedules. */
+static int tn_mpi_progress_hook(void)
+{
+    return tn_p2p_progress() + tn_coll_sched_progress();
+}
+
 static int tn_mpi_init_common(const char *fn, int required, int *provided)
 {
     if (tn_rt.initialized || tn_rt.finalized) {
@@ -33,7 +40,7 @@ static int tn_mpi_init_common(const char *fn, int required, int *provided)
     }
     static const tn_rt_hooks_t hooks = {
         .am_handler = tn_p2p_am_recv,
-        .progress = tn_p2p_progress,
+        .progress = tn_mpi_progress_hook,
     };
     int granted;
     tn_status_t st = tn_rt_init(required, &granted, &hooks);

@@ -318,6 +318,11 @@ tn_status_t tn_p2p_start(tn_req_t *req)
     req->stage = TN_SEND_START;
     req->unexp = NULL;
     memset(&req->status, 0, sizeof(req->status));
+    if (req->kind == TN_REQ_GENERIC && req->gen_start != NULL) {
+        req->status.source = TN_ANY_SOURCE;
+        req->status.tag = TN_ANY_TAG;
+        return req->gen_start(req);
+    }
     if (req->peer == TN_PROC_NULL) {
         req->status.source = TN_PROC_NULL;
         req->status.tag = TN_ANY_TAG;

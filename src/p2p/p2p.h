@@ -100,6 +100,9 @@ struct tn_req {
     int              pers_kind;     /* send/recv for persistent */
     const void      *pers_sbuf;
     int              pers_mode;
+    /* TN_REQ_GENERIC requests of other layers (collective schedules) */
+    tn_status_t    (*gen_start)(struct tn_req *req);
+    void           (*gen_fini)(struct tn_req *req);
 };
 
 
@@ -193,6 +196,14 @@ void tn_req_deactivate(tn_req_t *req);
  * owns the request then). */
 void tn_req_set_callback(tn_req_t *req, void (*fn)(tn_req_t *req), void *arg);
 void *tn_req_callback_arg(const tn_req_t *req);
+/* A generic request driven by another layer (collective schedules): arg is
+ * kept in cb_arg; fini(req) runs when the request is released; a
+ * persistent one is created inactive and tn_p2p_start calls start(req)
+ * after marking it active.  tn_req_generic_done completes it with st (and
+ * an empty status); it may release the request (MPI_Request_free). */
+tn_req_t *tn_req_new_generic(int persistent, tn_status_t (*start)(tn_req_t *req),
+                             void (*fini)(tn_req_t *req), void *arg);
+void tn_req_generic_done(tn_req_t *req, tn_status_t st);
 /* A request that is already complete (status of MPI_PROC_NULL). */
 tn_req_t *tn_req_new_completed(void);
 

@@ -26,6 +26,10 @@ struct tn_req *tn_req_alloc(tn_req_kind_t kind)
 
 void tn_req_release(struct tn_req *req)
 {
+    if (req->gen_fini != NULL) {
+        req->gen_fini(req);
+        req->gen_fini = NULL;
+    }
     if (req->comm != NULL) {
         tn_comm_release(req->comm);
         req->comm = NULL;
@@ -116,4 +120,31 @@ tn_status_t tn_req_waitall_free(int n, tn_req_t **reqs)
         reqs[i] = NULL;
     }
     return status;
+}
+
+tn_req_t *tn_req_new_generic(int persistent, tn_status_t (*start)(tn_req_t *req),
+                             void (*fini)(tn_req_t *req), void *arg)
+{
+    struct tn_req *req = tn_req_alloc(TN_REQ_GENERIC);
+    if (req == NULL) {
+        return NULL;
+    }
+    req->persistent = persistent;
+    req->complete = persistent;     /* inactive persistent requests are complete */
+    req->active = !persistent;
+    req->gen_start = start;
+    req->gen_fini = fini;
+    req->cb_arg = arg;
+    req->status.source = TN_ANY_SOURCE;
+    req->status.tag = TN_ANY_TAG;
+    return req;
+}
+
+void tn_req_generic_done(tn_req_t *req, tn_status_t st)
+{
+    memset(&req->status, 0, sizeof(req->status));
+    req->status.source = TN_ANY_SOURCE;
+    req->status.tag = TN_ANY_TAG;
+    req->status.error = st;
+    tn_req_complete(req);
 }

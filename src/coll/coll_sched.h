@@ -1,0 +1,93 @@
+/* Collective schedules: the nonblocking (MPI_I<coll>) and persistent
+ * (MPI_<coll>_init) collectives.
+ *
+ * A schedule is a list of rounds.  A round is a sequence of steps: local
+ * steps (copy, reduce) run in order when the round begins, then its sends
+ * and receives are posted; the round ends when all of them have completed,
+ * and the next round begins.  Schedules advance from tn_coll_sched_progress,
+ * which the progress engine calls (through the MPI layer's progress hook),
+ * so a collective moves on during MPI_Test and every other progressing
+ * call, never only at MPI_Wait.
+ *
+ * Messages go on the communicator's collective context with tag
+ * TN_SCHED_TAG_BASE + (sequence mod TN_SCHED_TAG_SPAN): each start takes the
+ * next value of comm->coll_seq, and MPI requires collectives to be started
+ * in the same order on every member, so outstanding schedules on one
+ * communicator never exchange each other's messages, nor the blocking
+ * collectives' (small fixed tags, below the base).
+ *
+ * Builders (one per collective kind, coll/nbc/) add steps to a schedule
+ * that belongs to a generic request (tn_req_new_generic); buffers are
+ * resolved at build time (MPI_IN_PLACE included).  The schedule holds
+ * references on its communicator, datatypes and ops, and owns its
+ * temporaries.  Called with the progress lock held. */
+#ifndef TN_COLL_COLL_SCHED_H
+#define TN_COLL_COLL_SCHED_H
+
+#include "coll/coll.h"
+#include "p2p/p2p.h"
+
+#define TN_SCHED_TAG_BASE 0x10000
+#define TN_SCHED_TAG_SPAN 0x100000
+
+typedef struct tn_sched tn_sched_t;
+
+/* ---- building ---------------------------------------------------------- */
+tn_sched_t *tn_sched_new(tn_comm_t *comm);
+/* Steps; errors (TN_ERR_NOMEM) are remembered and returned by finishing. */
+void tn_sched_send(tn_sched_t *s, const void *buf, size_t count, const tn_dt_t *dt, int peer);
+void tn_sched_recv(tn_sched_t *s, void *buf, size_t count, const tn_dt_t *dt, int peer);
+/* tn_coll_copy semantics (sbuf's data into rbuf's data bytes) */
+void tn_sched_copy(tn_sched_t *s, const void *sbuf, size_t scount, const tn_dt_t *sdt,
+                   void *rbuf, size_t rcount, const tn_dt_t *rdt);
+/* inout = in op inout */
+void tn_sched_reduce(tn_sched_t *s, const void *in, void *inout, size_t count,
+                     const tn_dt_t *dt, const tn_op_t *op);
+/* End the current round (no-op on an empty round). */
+void tn_sched_barrier(tn_sched_t *s);
+/* A temporary for count elements of dt laid out like dt (freed with the
+ * schedule); NULL when malloc failed (also remembered). */
+char *tn_sched_tmp(tn_sched_t *s, const tn_dt_t *dt, size_t count);
+/* Record a build failure (the first one is kept). */
+void tn_sched_fail(tn_sched_t *s, tn_status_t st);
+/* The schedule's error so far (TN_OK while building went well). */
+tn_status_t tn_sched_status(const tn_sched_t *s);
+
+/* Wrap a built schedule in a request: a nonblocking one starts now, a
+ * persistent one waits for tn_p2p_start.  On failure the schedule is freed. */
+tn_status_t tn_sched_commit(tn_sched_t *s, int persistent, tn_req_t **req_p);
+void tn_sched_free(tn_sched_t *s);
+
+/* Advance every started schedule; returns the number of events. */
+int tn_coll_sched_progress(void);
+
+/* ---- builders (coll/nbc/nbc_<kind>.c) ----------------------------------- *
+ * Same arguments as the blocking entry points (coll.h); they only add steps.
+ * sbuf TN_IN_PLACE follows the blocking rules. */
+void tn_nbc_barrier(tn_sched_t *s, tn_comm_t *comm);
+void tn_nbc_bcast(tn_sched_t *s, void *buf, size_t count, const tn_dt_t *dt, int root,
+                  tn_comm_t *comm);
+void tn_nbc_reduce(tn_sched_t *s, const void *sbuf, void *rbuf, size_t count,
+                   const tn_dt_t *dt, const tn_op_t *op, int root, tn_comm_t *comm);
+/* mine: this rank's contribution; the result is written at root only
+ * (result may be mine). */
+void tn_nbc_reduce_to(tn_sched_t *s, const void *mine, void *result, size_t count,
+                      const tn_dt_t *dt, const tn_op_t *op, int root, tn_comm_t *comm);
+void tn_nbc_allreduce(tn_sched_t *s, const void *sbuf, void *rbuf, size_t count,
+                      const tn_dt_t *dt, const tn_op_t *op, tn_comm_t *comm);
+/* rb: the root's receive blocks (NULL elsewhere); sbuf TN_IN_PLACE at root */
+void tn_nbc_gather(tn_sched_t *s, const void *sbuf, size_t scount, const tn_dt_t *sdt,
+                   void *rbuf, const tn_coll_blocks_t *rb, int root, tn_comm_t *comm);
+void tn_nbc_scatter(tn_sched_t *s, const void *sbuf, const tn_coll_blocks_t *sb, void *rbuf,
+                    size_t rcount, const tn_dt_t *rdt, int root, tn_comm_t *comm);
+void tn_nbc_allgather(tn_sched_t *s, const void *sbuf, size_t scount, const tn_dt_t *sdt,
+                      void *rbuf, const tn_coll_blocks_t *rb, tn_comm_t *comm);
+void tn_nbc_alltoall(tn_sched_t *s, const void *sbuf, const tn_coll_blocks_t *sb,
+                     void *rbuf, const tn_coll_blocks_t *rb, tn_comm_t *comm);
+/* rc: counts of every rank's result block (counts == NULL: rc->count each) */
+void tn_nbc_reduce_scatter(tn_sched_t *s, const void *sbuf, void *rbuf,
+                           const tn_coll_blocks_t *rc, const tn_op_t *op, tn_comm_t *comm);
+void tn_nbc_scan(tn_sched_t *s, const void *sbuf, void *rbuf, size_t count,
+                 const tn_dt_t *dt, const tn_op_t *op, int exclusive, tn_comm_t *comm);
+
+#endif
