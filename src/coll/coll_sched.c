@@ -10,6 +10,7 @@ typedef enum { STEP_SEND, STEP_RECV, STEP_COPY, STEP_REDUCE, STEP_END } tn_step_
 typedef struct {
     tn_step_kind_t kind;
     int            peer;
+    int            sub;            /* added to the schedule's tag */
     const void    *sbuf;
     void          *rbuf;
     size_t         scount, rcount;
@@ -87,8 +88,20 @@ static void tn_sched_ref_dt(const tn_dt_t *dt)
 
 void tn_sched_send(tn_sched_t *s, const void *buf, size_t count, const tn_dt_t *dt, int peer)
 {
+    tn_sched_send_sub(s, buf, count, dt, peer, 0);
+}
+
+void tn_sched_recv(tn_sched_t *s, void *buf, size_t count, const tn_dt_t *dt, int peer)
+{
+    tn_sched_recv_sub(s, buf, count, dt, peer, 0);
+}
+
+void tn_sched_send_sub(tn_sched_t *s, const void *buf, size_t count, const tn_dt_t *dt,
+                       int peer, int sub)
+{
     tn_step_t *st = tn_sched_add(s, STEP_SEND);
     if (st != NULL) {
+        st->sub = sub;
         st->sbuf = buf;
         st->scount = count;
         st->sdt = dt;
@@ -97,10 +110,12 @@ void tn_sched_send(tn_sched_t *s, const void *buf, size_t count, const tn_dt_t *
     }
 }
 
-void tn_sched_recv(tn_sched_t *s, void *buf, size_t count, const tn_dt_t *dt, int peer)
+void tn_sched_recv_sub(tn_sched_t *s, void *buf, size_t count, const tn_dt_t *dt, int peer,
+                       int sub)
 {
     tn_step_t *st = tn_sched_add(s, STEP_RECV);
     if (st != NULL) {
+        st->sub = sub;
         st->rbuf = buf;
         st->rcount = count;
         st->rdt = dt;
@@ -240,10 +255,11 @@ static tn_status_t tn_sched_post(tn_sched_t *s, tn_step_t *st)
         s->reqcap = cap;
     }
     if (st->kind == STEP_SEND) {
-        rc = tn_p2p_isend(st->sbuf, st->scount, st->sdt, st->peer, s->tag, s->comm, 1,
-                          TN_SEND_STD, &r);
+        rc = tn_p2p_isend(st->sbuf, st->scount, st->sdt, st->peer, s->tag + st->sub,
+                          s->comm, 1, TN_SEND_STD, &r);
     } else {
-        rc = tn_p2p_irecv(st->rbuf, st->rcount, st->rdt, st->peer, s->tag, s->comm, 1, &r);
+        rc = tn_p2p_irecv(st->rbuf, st->rcount, st->rdt, st->peer, s->tag + st->sub, s->comm,
+                          1, &r);
     }
     if (rc == TN_OK) {
         s->reqs[s->nreqs++] = r;
@@ -329,7 +345,8 @@ static tn_status_t tn_sched_start(tn_req_t *req)
     s->next = 0;
     s->nreqs = 0;
     s->err = TN_OK;
-    s->tag = TN_SCHED_TAG_BASE + (int)(s->comm->coll_seq++ % TN_SCHED_TAG_SPAN);
+    s->tag = TN_SCHED_TAG_BASE +
+             (int)(s->comm->coll_seq++ % TN_SCHED_TAG_SPAN) * TN_SCHED_TAG_SUBS;
     s->started = 1;
     s->aprev = NULL;
     s->anext = tn_sched_active;

@@ -10,7 +10,9 @@
  * call, never only at MPI_Wait.
  *
  * Messages go on the communicator's collective context with tag
- * TN_SCHED_TAG_BASE + (sequence mod TN_SCHED_TAG_SPAN): each start takes the
+ * TN_SCHED_TAG_BASE + (sequence mod TN_SCHED_TAG_SPAN) * TN_SCHED_TAG_SUBS
+ * + sub (sub < TN_SCHED_TAG_SUBS, 0 unless a builder needs to tell apart
+ * messages between the same pair of ranks): each start takes the
  * next value of comm->coll_seq, and MPI requires collectives to be started
  * in the same order on every member, so outstanding schedules on one
  * communicator never exchange each other's messages, nor the blocking
@@ -29,6 +31,7 @@
 
 #define TN_SCHED_TAG_BASE 0x10000
 #define TN_SCHED_TAG_SPAN 0x100000
+#define TN_SCHED_TAG_SUBS 64
 
 typedef struct tn_sched tn_sched_t;
 
@@ -37,6 +40,11 @@ tn_sched_t *tn_sched_new(tn_comm_t *comm);
 /* Steps; errors (TN_ERR_NOMEM) are remembered and returned by finishing. */
 void tn_sched_send(tn_sched_t *s, const void *buf, size_t count, const tn_dt_t *dt, int peer);
 void tn_sched_recv(tn_sched_t *s, void *buf, size_t count, const tn_dt_t *dt, int peer);
+/* With a sub-tag (0 <= sub < TN_SCHED_TAG_SUBS). */
+void tn_sched_send_sub(tn_sched_t *s, const void *buf, size_t count, const tn_dt_t *dt,
+                       int peer, int sub);
+void tn_sched_recv_sub(tn_sched_t *s, void *buf, size_t count, const tn_dt_t *dt, int peer,
+                       int sub);
 /* tn_coll_copy semantics (sbuf's data into rbuf's data bytes) */
 void tn_sched_copy(tn_sched_t *s, const void *sbuf, size_t scount, const tn_dt_t *sdt,
                    void *rbuf, size_t rcount, const tn_dt_t *rdt);
@@ -89,5 +97,14 @@ void tn_nbc_reduce_scatter(tn_sched_t *s, const void *sbuf, void *rbuf,
                            const tn_coll_blocks_t *rc, const tn_op_t *op, tn_comm_t *comm);
 void tn_nbc_scan(tn_sched_t *s, const void *sbuf, void *rbuf, size_t count,
                  const tn_dt_t *dt, const tn_op_t *op, int exclusive, tn_comm_t *comm);
+/* Neighbourhood collectives on comm's topology (comm->topo != NULL):
+ * block i of the receive side comes from in-neighbour i, block j of the send
+ * side goes to out-neighbour j (allgather: sbuf to every out-neighbour);
+ * TN_TOPO_PROC_NULL neighbours keep their block untouched. */
+void tn_nbc_neighbor_allgather(tn_sched_t *s, const void *sbuf, size_t scount,
+                               const tn_dt_t *sdt, void *rbuf, const tn_coll_blocks_t *rb,
+                               tn_comm_t *comm);
+void tn_nbc_neighbor_alltoall(tn_sched_t *s, const void *sbuf, const tn_coll_blocks_t *sb,
+                              void *rbuf, const tn_coll_blocks_t *rb, tn_comm_t *comm);
 
 #endif

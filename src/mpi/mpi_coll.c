@@ -8,6 +8,7 @@
 #include "mpi/mpi_impl.h"
 #include "coll/coll.h"
 #include "coll/coll_sched.h"
+#include "comm/topo.h"
 #include "mpi/mpi_coll_inter.h"
 
 _Static_assert(sizeof(MPI_Count) == sizeof(int64_t) && sizeof(MPI_Aint) == sizeof(int64_t),
@@ -1887,4 +1888,525 @@ int tn_mpi_Exscan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count,
 
     (void)info;
     return scan("MPI_Exscan_init_c", sendbuf, recvbuf, count, datatype, op, comm, 1, &nb);
+}
+
+/* ---- neighbourhood collectives -------------------------------------------- */
+/* Blocking ones run the same schedule and wait for it. */
+static int nbr_run(const char *fn, tn_comm_t *c, tn_sched_t *s, nbc_t *nb)
+{
+    MPI_Request h = MPI_REQUEST_NULL;
+    nbc_t self = { &h, 0 };
+    int rc = nbc_finish(fn, c, s, nb != NULL ? nb : &self);
+
+    if (nb != NULL || rc != MPI_SUCCESS) {
+        return rc;
+    }
+    tn_req_t *req = (tn_req_t *)(void *)h;
+    tn_status_t st = tn_req_wait(req, NULL);
+    tn_req_free(req);
+    return coll_done(fn, c, st);
+}
+
+/* The communicator with its topology, and the degrees. */
+static int nbr_comm(const char *fn, MPI_Comm comm, nbc_t *nb, tn_comm_t **c_p, int *indeg_p,
+                    int *outdeg_p)
+{
+    int rc;
+
+    if ((rc = tn_mpi_check_comm(fn, comm, c_p)) || (rc = nbc_check(fn, *c_p, nb))) {
+        return rc;
+    }
+    if ((*c_p)->topo == NULL) {
+        return tn_mpi_err(*c_p, MPI_ERR_TOPOLOGY, fn, "comm", "the communicator has no "
+                          "Cartesian, graph or distributed graph topology");
+    }
+    tn_topo_neighbors((*c_p)->topo, (*c_p)->rank, indeg_p, outdeg_p, NULL, NULL);
+    return MPI_SUCCESS;
+}
+
+/* recvcounts == NULL: allgather with recvcount each. */
+static int nbr_allgather(const char *fn, const void *sendbuf, int64_t sendcount,
+                         MPI_Datatype sendtype, void *recvbuf, int64_t recvcount,
+                         const void *recvcounts, const void *displs, int wide,
+                         MPI_Datatype recvtype, MPI_Comm comm, nbc_t *nb)
+{
+    const tn_dt_t *sdt = NULL, *rdt = NULL;
+    tn_coll_blocks_t rb;
+    tn_comm_t *c = NULL;
+    int rc, indeg, outdeg;
+    int64_t total = recvcount;
+
+    if ((rc = nbr_comm(fn, comm, nb, &c, &indeg, &outdeg)) ||
+        (rc = tn_mpi_check_count(fn, c, sendcount, "sendcount")) ||
+        (rc = tn_mpi_check_dt(fn, c, sendtype, "sendtype", &sdt)) ||
+        (rc = tn_mpi_check_buf(fn, c, sendbuf, sendcount, sdt, "sendbuf"))) {
+        return rc;
+    }
+    if (recvcounts != NULL) {
+        if ((rc = check_counts(fn, c, recvcounts, wide, indeg, "recvcounts", &total)) ||
+            (rc = check_displs(fn, c, displs, indeg, "displs"))) {
+            return rc;
+        }
+    } else if ((rc = tn_mpi_check_count(fn, c, recvcount, "recvcount"))) {
+        return rc;
+    } else {
+        total = recvcount * indeg;
+    }
+    if ((rc = tn_mpi_check_dt(fn, c, recvtype, "recvtype", &rdt)) ||
+        (rc = tn_mpi_check_buf(fn, c, recvbuf, total, rdt, "recvbuf"))) {
+        return rc;
+    }
+    blocks_set(&rb, recvcounts, displs, wide, rdt);
+    rb.count = (size_t)recvcount;
+    tn_mpi_enter();
+    tn_sched_t *s = tn_sched_new(c);
+    if (s != NULL) {
+        tn_nbc_neighbor_allgather(s, sendbuf, (size_t)sendcount, sdt, recvbuf, &rb, c);
+    }
+    rc = nbr_run(fn, c, s, nb);
+    tn_mpi_leave();
+    return rc;
+}
+
+/* One side of a neighbour alltoall: uniform (counts == NULL: count each of
+ * type), v (counts, displs in elements) or w (types != NULL: displs in
+ * bytes, always MPI_Aint).  Fills b; *wide_counts_p gets an int64 copy of
+ * int counts for w (freed by the caller). */
+static int nbr_side(const char *fn, tn_comm_t *c, const void *buf, int64_t count,
+                    const void *counts, const void *displs, int wide, MPI_Datatype type,
+                    const MPI_Datatype *types, int deg, const char *side,
+                    tn_coll_blocks_t *b, const tn_dt_t **dts, int64_t **wide_counts_p)
+{
+    char a_buf[16], a_counts[16], a_displs[16], a_type[16];
+    const tn_dt_t *dt = NULL;
+    int64_t total = count * deg;
+    int rc;
+
+    snprintf(a_buf, sizeof a_buf, "%sbuf", side);
+    snprintf(a_counts, sizeof a_counts, "%scounts", side);
+    snprintf(a_displs, sizeof a_displs, "%sdispls", side[0] == 's' ? "s" : "r");
+    snprintf(a_type, sizeof a_type, "%stype%s", side, types != NULL ? "s" : "");
+    if (counts == NULL) {
+        if ((rc = tn_mpi_check_count(fn, c, count, a_counts))) {
+            return rc;
+        }
+    } else if ((rc = check_counts(fn, c, counts, wide, deg, a_counts, &total)) ||
+               (rc = check_displs(fn, c, displs, deg, a_displs))) {
+        return rc;
+    }
+    if (types == NULL) {
+        if ((rc = tn_mpi_check_dt(fn, c, type, a_type, &dt)) ||
+            (rc = tn_mpi_check_buf(fn, c, buf, total, dt, a_buf))) {
+            return rc;
+        }
+        blocks_set(b, counts, displs, wide, dt);
+        b->count = (size_t)count;
+        return MPI_SUCCESS;
+    }
+    int64_t *wc = malloc(((size_t)deg + 1) * sizeof(*wc));
+    if (wc == NULL) {
+        return tn_mpi_err_status(c, TN_ERR_NOMEM, fn);
+    }
+    for (int i = 0; i < deg; i++) {
+        wc[i] = vec_at(counts, wide, i);
+        if ((rc = tn_mpi_check_dt(fn, c, types[i], a_type, &dts[i])) ||
+            (rc = tn_mpi_check_buf(fn, c, buf, wc[i], dts[i], a_buf))) {
+            free(wc);
+            return rc;
+        }
+    }
+    blocks_set(b, wc, displs, 1, NULL);
+    b->dts = dts;
+    *wide_counts_p = wc;
+    return MPI_SUCCESS;
+}
+
+static int nbr_alltoall(const char *fn, const void *sendbuf, int64_t sendcount,
+                        const void *sendcounts, const void *sdispls, MPI_Datatype sendtype,
+                        const MPI_Datatype *sendtypes, void *recvbuf, int64_t recvcount,
+                        const void *recvcounts, const void *rdispls, MPI_Datatype recvtype,
+                        const MPI_Datatype *recvtypes, int wide, MPI_Comm comm, nbc_t *nb)
+{
+    tn_coll_blocks_t sb, rb;
+    tn_comm_t *c = NULL;
+    const tn_dt_t **dts = NULL;
+    int64_t *swc = NULL, *rwc = NULL;
+    int rc, indeg, outdeg;
+
+    if ((rc = nbr_comm(fn, comm, nb, &c, &indeg, &outdeg))) {
+        return rc;
+    }
+    if (sendtypes != NULL || recvtypes != NULL) {
+        dts = calloc((size_t)indeg + (size_t)outdeg + 1, sizeof(*dts));
+        if (dts == NULL) {
+            return tn_mpi_err_status(c, TN_ERR_NOMEM, fn);
+        }
+    }
+    if ((sendcounts == NULL && sendtypes != NULL) || (recvcounts == NULL && recvtypes != NULL)) {
+        free(dts);
+        return tn_mpi_err(c, MPI_ERR_ARG, fn, sendcounts == NULL ? "sendcounts" : "recvcounts",
+                          "NULL array");
+    }
+    if ((rc = nbr_side(fn, c, sendbuf, sendcount, sendcounts, sdispls, wide, sendtype,
+                       sendtypes, outdeg, "send", &sb, dts, &swc)) ||
+        (rc = nbr_side(fn, c, recvbuf, recvcount, recvcounts, rdispls, wide, recvtype,
+                       recvtypes, indeg, "recv", &rb, dts == NULL ? NULL : dts + outdeg,
+                       &rwc))) {
+        free(swc);
+        free(dts);
+        return rc;
+    }
+    tn_mpi_enter();
+    tn_sched_t *s = tn_sched_new(c);
+    if (s != NULL) {
+        tn_nbc_neighbor_alltoall(s, sendbuf, &sb, recvbuf, &rb, c);
+    }
+    rc = nbr_run(fn, c, s, nb);
+    tn_mpi_leave();
+    free(swc);
+    free(rwc);
+    free(dts);
+    return rc;
+}
+
+int tn_mpi_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                              void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                              MPI_Comm comm)
+{
+    return nbr_allgather("MPI_Neighbor_allgather", sendbuf, sendcount, sendtype, recvbuf,
+                         recvcount, NULL, NULL, 0, recvtype, comm, NULL);
+}
+
+int tn_mpi_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                               void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                               MPI_Comm comm, MPI_Request *request)
+{
+    nbc_t nb = { request, 0 };
+
+    return nbr_allgather("MPI_Ineighbor_allgather", sendbuf, sendcount, sendtype, recvbuf,
+                         recvcount, NULL, NULL, 0, recvtype, comm, &nb);
+}
+
+int tn_mpi_Neighbor_allgather_init(const void *sendbuf, int sendcount,
+                                   MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                                   MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                   MPI_Request *request)
+{
+    nbc_t nb = { request, 1 };
+
+    (void)info;
+    return nbr_allgather("MPI_Neighbor_allgather_init", sendbuf, sendcount, sendtype,
+                         recvbuf, recvcount, NULL, NULL, 0, recvtype, comm, &nb);
+}
+
+int tn_mpi_Neighbor_allgather_c(const void *sendbuf, MPI_Count sendcount,
+                                MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
+                                MPI_Datatype recvtype, MPI_Comm comm)
+{
+    return nbr_allgather("MPI_Neighbor_allgather_c", sendbuf, sendcount, sendtype, recvbuf,
+                         recvcount, NULL, NULL, 1, recvtype, comm, NULL);
+}
+
+int tn_mpi_Ineighbor_allgather_c(const void *sendbuf, MPI_Count sendcount,
+                                 MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
+                                 MPI_Datatype recvtype, MPI_Comm comm,
+                                 MPI_Request *request)
+{
+    nbc_t nb = { request, 0 };
+
+    return nbr_allgather("MPI_Ineighbor_allgather_c", sendbuf, sendcount, sendtype, recvbuf,
+                         recvcount, NULL, NULL, 1, recvtype, comm, &nb);
+}
+
+int tn_mpi_Neighbor_allgather_init_c(const void *sendbuf, MPI_Count sendcount,
+                                     MPI_Datatype sendtype, void *recvbuf,
+                                     MPI_Count recvcount, MPI_Datatype recvtype,
+                                     MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    nbc_t nb = { request, 1 };
+
+    (void)info;
+    return nbr_allgather("MPI_Neighbor_allgather_init_c", sendbuf, sendcount, sendtype,
+                         recvbuf, recvcount, NULL, NULL, 1, recvtype, comm, &nb);
+}
+
+int tn_mpi_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                               void *recvbuf, const int recvcounts[], const int displs[],
+                               MPI_Datatype recvtype, MPI_Comm comm)
+{
+    return nbr_allgather("MPI_Neighbor_allgatherv", sendbuf, sendcount, sendtype, recvbuf,
+                         0, recvcounts, displs, 0, recvtype, comm, NULL);
+}
+
+int tn_mpi_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                void *recvbuf, const int recvcounts[], const int displs[],
+                                MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+    nbc_t nb = { request, 0 };
+
+    return nbr_allgather("MPI_Ineighbor_allgatherv", sendbuf, sendcount, sendtype, recvbuf,
+                         0, recvcounts, displs, 0, recvtype, comm, &nb);
+}
+
+int tn_mpi_Neighbor_allgatherv_init(const void *sendbuf, int sendcount,
+                                    MPI_Datatype sendtype, void *recvbuf,
+                                    const int recvcounts[], const int displs[],
+                                    MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                    MPI_Request *request)
+{
+    nbc_t nb = { request, 1 };
+
+    (void)info;
+    return nbr_allgather("MPI_Neighbor_allgatherv_init", sendbuf, sendcount, sendtype,
+                         recvbuf, 0, recvcounts, displs, 0, recvtype, comm, &nb);
+}
+
+int tn_mpi_Neighbor_allgatherv_c(const void *sendbuf, MPI_Count sendcount,
+                                 MPI_Datatype sendtype, void *recvbuf,
+                                 const MPI_Count recvcounts[], const MPI_Aint displs[],
+                                 MPI_Datatype recvtype, MPI_Comm comm)
+{
+    return nbr_allgather("MPI_Neighbor_allgatherv_c", sendbuf, sendcount, sendtype, recvbuf,
+                         0, recvcounts, displs, 1, recvtype, comm, NULL);
+}
+
+int tn_mpi_Ineighbor_allgatherv_c(const void *sendbuf, MPI_Count sendcount,
+                                  MPI_Datatype sendtype, void *recvbuf,
+                                  const MPI_Count recvcounts[], const MPI_Aint displs[],
+                                  MPI_Datatype recvtype, MPI_Comm comm,
+                                  MPI_Request *request)
+{
+    nbc_t nb = { request, 0 };
+
+    return nbr_allgather("MPI_Ineighbor_allgatherv_c", sendbuf, sendcount, sendtype,
+                         recvbuf, 0, recvcounts, displs, 1, recvtype, comm, &nb);
+}
+
+int tn_mpi_Neighbor_allgatherv_init_c(const void *sendbuf, MPI_Count sendcount,
+                                      MPI_Datatype sendtype, void *recvbuf,
+                                      const MPI_Count recvcounts[], const MPI_Aint displs[],
+                                      MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                      MPI_Request *request)
+{
+    nbc_t nb = { request, 1 };
+
+    (void)info;
+    return nbr_allgather("MPI_Neighbor_allgatherv_init_c", sendbuf, sendcount, sendtype,
+                         recvbuf, 0, recvcounts, displs, 1, recvtype, comm, &nb);
+}
+
+int tn_mpi_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                             void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                             MPI_Comm comm)
+{
+    return nbr_alltoall("MPI_Neighbor_alltoall", sendbuf, sendcount, NULL, NULL, sendtype,
+                        NULL, recvbuf, recvcount, NULL, NULL, recvtype, NULL, 0, comm,
+                        NULL);
+}
+
+int tn_mpi_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                              void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                              MPI_Comm comm, MPI_Request *request)
+{
+    nbc_t nb = { request, 0 };
+
+    return nbr_alltoall("MPI_Ineighbor_alltoall", sendbuf, sendcount, NULL, NULL, sendtype,
+                        NULL, recvbuf, recvcount, NULL, NULL, recvtype, NULL, 0, comm,
+                        &nb);
+}
+
+int tn_mpi_Neighbor_alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                  void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                                  MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    nbc_t nb = { request, 1 };
+
+    (void)info;
+    return nbr_alltoall("MPI_Neighbor_alltoall_init", sendbuf, sendcount, NULL, NULL,
+                        sendtype, NULL, recvbuf, recvcount, NULL, NULL, recvtype, NULL, 0,
+                        comm, &nb);
+}
+
+int tn_mpi_Neighbor_alltoall_c(const void *sendbuf, MPI_Count sendcount,
+                               MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
+                               MPI_Datatype recvtype, MPI_Comm comm)
+{
+    return nbr_alltoall("MPI_Neighbor_alltoall_c", sendbuf, sendcount, NULL, NULL, sendtype,
+                        NULL, recvbuf, recvcount, NULL, NULL, recvtype, NULL, 1, comm,
+                        NULL);
+}
+
+int tn_mpi_Ineighbor_alltoall_c(const void *sendbuf, MPI_Count sendcount,
+                                MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
+                                MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+    nbc_t nb = { request, 0 };
+
+    return nbr_alltoall("MPI_Ineighbor_alltoall_c", sendbuf, sendcount, NULL, NULL,
+                        sendtype, NULL, recvbuf, recvcount, NULL, NULL, recvtype, NULL, 1,
+                        comm, &nb);
+}
+
+int tn_mpi_Neighbor_alltoall_init_c(const void *sendbuf, MPI_Count sendcount,
+                                    MPI_Datatype sendtype, void *recvbuf,
+                                    MPI_Count recvcount, MPI_Datatype recvtype,
+                                    MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    nbc_t nb = { request, 1 };
+
+    (void)info;
+    return nbr_alltoall("MPI_Neighbor_alltoall_init_c", sendbuf, sendcount, NULL, NULL,
+                        sendtype, NULL, recvbuf, recvcount, NULL, NULL, recvtype, NULL, 1,
+                        comm, &nb);
+}
+
+int tn_mpi_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[],
+                              const int sdispls[], MPI_Datatype sendtype, void *recvbuf,
+                              const int recvcounts[], const int rdispls[],
+                              MPI_Datatype recvtype, MPI_Comm comm)
+{
+    return nbr_alltoall("MPI_Neighbor_alltoallv", sendbuf, 0, sendcounts, sdispls, sendtype,
+                        NULL, recvbuf, 0, recvcounts, rdispls, recvtype, NULL, 0, comm,
+                        NULL);
+}
+
+int tn_mpi_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[],
+                               const int sdispls[], MPI_Datatype sendtype, void *recvbuf,
+                               const int recvcounts[], const int rdispls[],
+                               MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+    nbc_t nb = { request, 0 };
+
+    return nbr_alltoall("MPI_Ineighbor_alltoallv", sendbuf, 0, sendcounts, sdispls,
+                        sendtype, NULL, recvbuf, 0, recvcounts, rdispls, recvtype, NULL, 0,
+                        comm, &nb);
+}
+
+int tn_mpi_Neighbor_alltoallv_init(const void *sendbuf, const int sendcounts[],
+                                   const int sdispls[], MPI_Datatype sendtype,
+                                   void *recvbuf, const int recvcounts[],
+                                   const int rdispls[], MPI_Datatype recvtype,
+                                   MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    nbc_t nb = { request, 1 };
+
+    (void)info;
+    return nbr_alltoall("MPI_Neighbor_alltoallv_init", sendbuf, 0, sendcounts, sdispls,
+                        sendtype, NULL, recvbuf, 0, recvcounts, rdispls, recvtype, NULL, 0,
+                        comm, &nb);
+}
+
+int tn_mpi_Neighbor_alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[],
+                                const MPI_Aint sdispls[], MPI_Datatype sendtype,
+                                void *recvbuf, const MPI_Count recvcounts[],
+                                const MPI_Aint rdispls[], MPI_Datatype recvtype,
+                                MPI_Comm comm)
+{
+    return nbr_alltoall("MPI_Neighbor_alltoallv_c", sendbuf, 0, sendcounts, sdispls,
+                        sendtype, NULL, recvbuf, 0, recvcounts, rdispls, recvtype, NULL, 1,
+                        comm, NULL);
+}
+
+int tn_mpi_Ineighbor_alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[],
+                                 const MPI_Aint sdispls[], MPI_Datatype sendtype,
+                                 void *recvbuf, const MPI_Count recvcounts[],
+                                 const MPI_Aint rdispls[], MPI_Datatype recvtype,
+                                 MPI_Comm comm, MPI_Request *request)
+{
+    nbc_t nb = { request, 0 };
+
+    return nbr_alltoall("MPI_Ineighbor_alltoallv_c", sendbuf, 0, sendcounts, sdispls,
+                        sendtype, NULL, recvbuf, 0, recvcounts, rdispls, recvtype, NULL, 1,
+                        comm, &nb);
+}
+
+int tn_mpi_Neighbor_alltoallv_init_c(const void *sendbuf, const MPI_Count sendcounts[],
+                                     const MPI_Aint sdispls[], MPI_Datatype sendtype,
+                                     void *recvbuf, const MPI_Count recvcounts[],
+                                     const MPI_Aint rdispls[], MPI_Datatype recvtype,
+                                     MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    nbc_t nb = { request, 1 };
+
+    (void)info;
+    return nbr_alltoall("MPI_Neighbor_alltoallv_init_c", sendbuf, 0, sendcounts, sdispls,
+                        sendtype, NULL, recvbuf, 0, recvcounts, rdispls, recvtype, NULL, 1,
+                        comm, &nb);
+}
+
+int tn_mpi_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[],
+                              const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+                              void *recvbuf, const int recvcounts[],
+                              const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
+                              MPI_Comm comm)
+{
+    return nbr_alltoall("MPI_Neighbor_alltoallw", sendbuf, 0, sendcounts, sdispls,
+                        MPI_DATATYPE_NULL, sendtypes, recvbuf, 0, recvcounts, rdispls,
+                        MPI_DATATYPE_NULL, recvtypes, 0, comm, NULL);
+}
+
+int tn_mpi_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[],
+                               const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+                               void *recvbuf, const int recvcounts[],
+                               const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
+                               MPI_Comm comm, MPI_Request *request)
+{
+    nbc_t nb = { request, 0 };
+
+    return nbr_alltoall("MPI_Ineighbor_alltoallw", sendbuf, 0, sendcounts, sdispls,
+                        MPI_DATATYPE_NULL, sendtypes, recvbuf, 0, recvcounts, rdispls,
+                        MPI_DATATYPE_NULL, recvtypes, 0, comm, &nb);
+}
+
+int tn_mpi_Neighbor_alltoallw_init(const void *sendbuf, const int sendcounts[],
+                                   const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+                                   void *recvbuf, const int recvcounts[],
+                                   const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
+                                   MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    nbc_t nb = { request, 1 };
+
+    (void)info;
+    return nbr_alltoall("MPI_Neighbor_alltoallw_init", sendbuf, 0, sendcounts, sdispls,
+                        MPI_DATATYPE_NULL, sendtypes, recvbuf, 0, recvcounts, rdispls,
+                        MPI_DATATYPE_NULL, recvtypes, 0, comm, &nb);
+}
+
+int tn_mpi_Neighbor_alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[],
+                                const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+                                void *recvbuf, const MPI_Count recvcounts[],
+                                const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
+                                MPI_Comm comm)
+{
+    return nbr_alltoall("MPI_Neighbor_alltoallw_c", sendbuf, 0, sendcounts, sdispls,
+                        MPI_DATATYPE_NULL, sendtypes, recvbuf, 0, recvcounts, rdispls,
+                        MPI_DATATYPE_NULL, recvtypes, 1, comm, NULL);
+}
+
+int tn_mpi_Ineighbor_alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[],
+                                 const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+                                 void *recvbuf, const MPI_Count recvcounts[],
+                                 const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
+                                 MPI_Comm comm, MPI_Request *request)
+{
+    nbc_t nb = { request, 0 };
+
+    return nbr_alltoall("MPI_Ineighbor_alltoallw_c", sendbuf, 0, sendcounts, sdispls,
+                        MPI_DATATYPE_NULL, sendtypes, recvbuf, 0, recvcounts, rdispls,
+                        MPI_DATATYPE_NULL, recvtypes, 1, comm, &nb);
+}
+
+int tn_mpi_Neighbor_alltoallw_init_c(const void *sendbuf, const MPI_Count sendcounts[],
+                                     const MPI_Aint sdispls[],
+                                     const MPI_Datatype sendtypes[], void *recvbuf,
+                                     const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                                     const MPI_Datatype recvtypes[], MPI_Comm comm,
+                                     MPI_Info info, MPI_Request *request)
+{
+    nbc_t nb = { request, 1 };
+
+    (void)info;
+    return nbr_alltoall("MPI_Neighbor_alltoallw_init_c", sendbuf, 0, sendcounts, sdispls,
+                        MPI_DATATYPE_NULL, sendtypes, recvbuf, 0, recvcounts, rdispls,
+                        MPI_DATATYPE_NULL, recvtypes, 1, comm, &nb);
 }
