@@ -127,6 +127,34 @@ int main(int argc, char **argv)
     MT_CALL(MPI_Wait(&fr, MPI_STATUS_IGNORE));
     MT_CALL(MPI_Barrier(MPI_COMM_WORLD));
     MT_CHECK(s == n * (n - 1) / 2, "freed iallreduce gave %d", s);
+    /* outstanding at once on two communicators, two on each, completed
+     * through MPI_Waitany and MPI_Testany */
+    MPI_Comm dup;
+    MPI_Request mq[4];
+    int x[4] = { r, 2 * r, -1, -1 }, y[4] = { -1, -1, -1, -1 }, bsrc = n > 1 ? 1 : 0;
+    MT_CALL(MPI_Comm_dup(MPI_COMM_WORLD, &dup));
+    if (r == bsrc) {
+        x[2] = 42;
+    }
+    MT_CALL(MPI_Iallreduce(&x[0], &y[0], 1, MPI_INT, MPI_SUM, dup, &mq[0]));
+    MT_CALL(MPI_Iallreduce(&x[1], &y[1], 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD, &mq[1]));
+    MT_CALL(MPI_Ibcast(&x[2], 1, MPI_INT, bsrc, dup, &mq[2]));
+    MT_CALL(MPI_Iexscan(&x[0], &y[3], 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &mq[3]));
+    for (int k = 0; k < 2; k++) {
+        int idx;
+        MT_CALL(MPI_Waitany(4, mq, &idx, MPI_STATUS_IGNORE));
+        MT_CHECK(idx >= 0 && idx < 4 && mq[idx] == MPI_REQUEST_NULL, "Waitany index %d", idx);
+    }
+    for (int left = 2; left > 0;) {
+        int idx, flag;
+        MT_CALL(MPI_Testany(4, mq, &idx, &flag, MPI_STATUS_IGNORE));
+        left -= flag && idx != MPI_UNDEFINED;
+    }
+    MT_CHECK(y[0] == n * (n - 1) / 2, "dup allreduce %d", y[0]);
+    MT_CHECK(y[1] == 2 * (n - 1), "world allreduce max %d", y[1]);
+    MT_CHECK(x[2] == 42, "dup bcast %d", x[2]);
+    MT_CHECK(r == 0 || y[3] == r * (r - 1) / 2, "exscan %d", y[3]);
+    MPI_Comm_free(&dup);
     free(a2a_s);
     free(a2a_r);
     free(gat);
