@@ -7,14 +7,6 @@
 
 #define N 6   /* ints per block (even: the affine op works on pairs) */
 
-typedef struct {
-    int n, r, salt;
-    int bc[N], red[N], ared[N], aff[N];
-    int *gat, *gatv, sca[N], *scas, *agat, *agatv, *a2a, *a2as, *a2av, *a2aw;
-    int *rsin, rs[N], rsb[N], scan_[N], exscan_[N];
-    int gcounts[64], gdispls[64];
-} bufs_t;
-
 static int vcount(int r) { return r % 3 + 1; }
 
 static void expect_fold(int n, int salt, int upto, int *out, int aff)
@@ -44,7 +36,7 @@ static void run(MPI_Comm comm, const char *cname, int use_test, MPI_Op aff)
     int n, r, salt = use_test ? 3 : 1;
     MPI_Comm_size(comm, &n);
     MPI_Comm_rank(comm, &r);
-    int mine[N], all[N * 64], exp_[N];
+    int mine[N], exp_[N];
     int *gat = calloc((size_t)n * N, sizeof(int));
     int *gatv = calloc((size_t)n * 3 + 1, sizeof(int));
     int *agat = calloc((size_t)n * N, sizeof(int));
@@ -236,7 +228,6 @@ static void run(MPI_Comm comm, const char *cname, int use_test, MPI_Op aff)
         }
         MT_CHECK(rsb[k] == want, "%s: reduce_scatter_block[%d]", cname, k);
     }
-    (void)all;
     free(gat); free(gatv); free(agat); free(agatv); free(a2a); free(a2a_in);
     free(a2av_s); free(a2av_r); free(rs_in); free(sca_src); free(a2aw_r);
 }
