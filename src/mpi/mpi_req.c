@@ -432,3 +432,166 @@ int tn_mpi_Test_cancelled(const MPI_Status *status, int *flag)
     *flag = status->MPI_internal[2] != 0;
     return MPI_SUCCESS;
 }
+
+/* ---- MPI-4.1: Request_get_status_all/any/some (never free a request) ---- */
+
+/* Is the request in slot h done (lock held)?  Null slots count as done. */
+static int tn_mpi_peek_done(MPI_Request h)
+{
+    tn_req_t *req = tn_mpi_req_get(h);
+    return tn_mpi_slot_null(req) || tn_req_is_complete(req);
+}
+
+static void tn_mpi_peek_status(MPI_Request h, MPI_Status *st)
+{
+    tn_req_t *req = tn_mpi_req_get(h);
+    if (tn_mpi_slot_null(req)) {
+        tn_mpi_status_empty(st);
+    } else {
+        tn_mpi_status_set(st, tn_req_status(req));
+    }
+}
+
+int tn_mpi_Request_get_status_all(int count, const MPI_Request array_of_requests[], int *flag,
+                                  MPI_Status *array_of_statuses)
+{
+    static const char fn[] = "MPI_Request_get_status_all";
+    int rc = tn_mpi_check_reqs(fn, count, (MPI_Request *)array_of_requests);
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    if (flag == NULL) {
+        return tn_mpi_err(NULL, MPI_ERR_ARG, fn, "flag", "NULL pointer");
+    }
+    tn_mpi_enter();
+    int all = 1;
+    for (int i = 0; i < count && all; i++) {
+        all = tn_mpi_peek_done(array_of_requests[i]);
+    }
+    if (!all) {
+        tn_progress();
+        all = 1;
+        for (int i = 0; i < count && all; i++) {
+            all = tn_mpi_peek_done(array_of_requests[i]);
+        }
+    }
+    int err = MPI_SUCCESS;
+    if (all) {
+        for (int i = 0; i < count; i++) {
+            MPI_Status *st = tn_mpi_status_at(array_of_statuses, i);
+            tn_mpi_peek_status(array_of_requests[i], st);
+            tn_req_t *req = tn_mpi_req_get(array_of_requests[i]);
+            if (!tn_mpi_slot_null(req) && tn_req_status(req)->error != TN_OK) {
+                err = MPI_ERR_IN_STATUS;
+            }
+        }
+    }
+    tn_mpi_leave();
+    *flag = all;
+    if (err != MPI_SUCCESS) {
+        return tn_mpi_err(NULL, err, fn, NULL,
+                          "a request completed with an error (see the statuses)");
+    }
+    return MPI_SUCCESS;
+}
+
+int tn_mpi_Request_get_status_any(int count, const MPI_Request array_of_requests[], int *indx,
+                                  int *flag, MPI_Status *status)
+{
+    static const char fn[] = "MPI_Request_get_status_any";
+    int rc = tn_mpi_check_reqs(fn, count, (MPI_Request *)array_of_requests);
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    if (indx == NULL || flag == NULL) {
+        return tn_mpi_err(NULL, MPI_ERR_ARG, fn, indx == NULL ? "indx" : "flag",
+                          "NULL pointer");
+    }
+    tn_mpi_enter();
+    int found = -1, active = 0;
+    for (int pass = 0; pass < 2 && found < 0; pass++) {
+        if (pass == 1) {
+            tn_progress();
+        }
+        active = 0;
+        for (int i = 0; i < count && found < 0; i++) {
+            tn_req_t *req = tn_mpi_req_get(array_of_requests[i]);
+            if (tn_mpi_slot_null(req)) {
+                continue;
+            }
+            active = 1;
+            if (tn_req_is_complete(req)) {
+                found = i;
+            }
+        }
+        if (!active) {
+            break;
+        }
+    }
+    int err = MPI_SUCCESS;
+    if (found >= 0) {
+        *flag = 1;
+        *indx = found;
+        tn_mpi_peek_status(array_of_requests[found], status);
+        err = tn_mpi_class_of((tn_status_t)tn_req_status(
+            tn_mpi_req_get(array_of_requests[found]))->error);
+    } else if (!active) {
+        *flag = 1;             /* no active request: flag true, index undefined */
+        *indx = MPI_UNDEFINED;
+        tn_mpi_status_empty(status);
+    } else {
+        *flag = 0;
+        *indx = MPI_UNDEFINED;
+    }
+    tn_mpi_leave();
+    return tn_mpi_report(fn, err);
+}
+
+int tn_mpi_Request_get_status_some(int incount, const MPI_Request array_of_requests[],
+                                   int *outcount, int array_of_indices[],
+                                   MPI_Status *array_of_statuses)
+{
+    static const char fn[] = "MPI_Request_get_status_some";
+    int rc = tn_mpi_check_reqs(fn, incount, (MPI_Request *)array_of_requests);
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    if (outcount == NULL || (incount > 0 && array_of_indices == NULL)) {
+        return tn_mpi_err(NULL, MPI_ERR_ARG, fn,
+                          outcount == NULL ? "outcount" : "array_of_indices", "NULL pointer");
+    }
+    tn_mpi_enter();
+    int n = 0, active = 0, err = MPI_SUCCESS;
+    for (int pass = 0; pass < 2 && n == 0; pass++) {
+        if (pass == 1) {
+            tn_progress();
+        }
+        active = 0;
+        for (int i = 0; i < incount; i++) {
+            tn_req_t *req = tn_mpi_req_get(array_of_requests[i]);
+            if (tn_mpi_slot_null(req)) {
+                continue;
+            }
+            active = 1;
+            if (tn_req_is_complete(req)) {
+                array_of_indices[n] = i;
+                tn_mpi_peek_status(array_of_requests[i],
+                                   tn_mpi_status_at(array_of_statuses, n));
+                if (tn_req_status(req)->error != TN_OK) {
+                    err = MPI_ERR_IN_STATUS;
+                }
+                n++;
+            }
+        }
+        if (!active) {
+            break;
+        }
+    }
+    *outcount = active ? n : MPI_UNDEFINED;
+    tn_mpi_leave();
+    if (err != MPI_SUCCESS) {
+        return tn_mpi_err(NULL, err, fn, NULL,
+                          "a request completed with an error (see the statuses)");
+    }
+    return MPI_SUCCESS;
+}
