@@ -390,6 +390,108 @@ int tn_mpi_Sendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype,
                                           sendtag, source, recvtag, comm, status);
 }
 
+/* ------------------------------------------------------------ isendrecv */
+
+static int tn_mpi_isendrecv_common(const char *fn, const void *sendbuf, int64_t sendcount,
+                                   MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf,
+                                   int64_t recvcount, MPI_Datatype recvtype, int source,
+                                   int recvtag, MPI_Comm comm, MPI_Request *request)
+{
+    tn_comm_t *c;
+    const tn_dt_t *sdt, *rdt;
+    int rc = tn_mpi_send_checks(fn, sendbuf, sendcount, sendtype, dest, sendtag, comm, &c, &sdt);
+    if (rc != MPI_SUCCESS ||
+        (rc = tn_mpi_recv_checks(fn, recvbuf, recvcount, recvtype, source, recvtag, comm, &c,
+                                 &rdt))) {
+        return rc;
+    }
+    if (request == NULL) {
+        return tn_mpi_err(c, MPI_ERR_ARG, fn, "request", "NULL pointer");
+    }
+    tn_req_t *req;
+    tn_mpi_enter();
+    tn_status_t st = tn_p2p_isendrecv(sendbuf, (size_t)sendcount, sdt, dest, sendtag, recvbuf,
+                                      (size_t)recvcount, rdt, source, recvtag, c, NULL, &req);
+    tn_mpi_leave();
+    if (st != TN_OK) {
+        return tn_mpi_err_status(c, st, fn);
+    }
+    *request = tn_mpi_req_handle(req);
+    return MPI_SUCCESS;
+}
+
+int tn_mpi_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
+                     int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                     int source, int recvtag, MPI_Comm comm, MPI_Request *request)
+{
+    return tn_mpi_isendrecv_common("MPI_Isendrecv", sendbuf, sendcount, sendtype, dest, sendtag,
+                                   recvbuf, recvcount, recvtype, source, recvtag, comm, request);
+}
+
+int tn_mpi_Isendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                       int dest, int sendtag, void *recvbuf, MPI_Count recvcount,
+                       MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
+                       MPI_Request *request)
+{
+    return tn_mpi_isendrecv_common("MPI_Isendrecv_c", sendbuf, sendcount, sendtype, dest,
+                                   sendtag, recvbuf, recvcount, recvtype, source, recvtag,
+                                   comm, request);
+}
+
+static int tn_mpi_isendrecv_replace_common(const char *fn, void *buf, int64_t count,
+                                           MPI_Datatype datatype, int dest, int sendtag,
+                                           int source, int recvtag, MPI_Comm comm,
+                                           MPI_Request *request)
+{
+    tn_comm_t *c;
+    const tn_dt_t *dt;
+    int rc = tn_mpi_send_checks(fn, buf, count, datatype, dest, sendtag, comm, &c, &dt);
+    if (rc != MPI_SUCCESS ||
+        (rc = tn_mpi_recv_checks(fn, buf, count, datatype, source, recvtag, comm, &c, &dt))) {
+        return rc;
+    }
+    if (request == NULL) {
+        return tn_mpi_err(c, MPI_ERR_ARG, fn, "request", "NULL pointer");
+    }
+    /* The outgoing data leave packed from a copy the request owns, so the
+     * receive may overwrite buf at any time. */
+    size_t bytes = tn_dt_bytes(dt, (size_t)count);
+    void *tmp = bytes ? malloc(bytes) : NULL;
+    if (bytes && tmp == NULL) {
+        return tn_mpi_err(c, MPI_ERR_NO_MEM, fn, NULL, "no memory for a %zu-byte copy", bytes);
+    }
+    if (bytes) {
+        tn_dt_pack(dt, buf, (size_t)count, tmp);
+    }
+    tn_req_t *req;
+    tn_mpi_enter();
+    tn_status_t st = tn_p2p_isendrecv(tmp, bytes, tn_dt_byte(), dest, sendtag, buf,
+                                      (size_t)count, dt, source, recvtag, c, tmp, &req);
+    tn_mpi_leave();
+    if (st != TN_OK) {
+        free(tmp);
+        return tn_mpi_err_status(c, st, fn);
+    }
+    *request = tn_mpi_req_handle(req);
+    return MPI_SUCCESS;
+}
+
+int tn_mpi_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest,
+                             int sendtag, int source, int recvtag, MPI_Comm comm,
+                             MPI_Request *request)
+{
+    return tn_mpi_isendrecv_replace_common("MPI_Isendrecv_replace", buf, count, datatype, dest,
+                                           sendtag, source, recvtag, comm, request);
+}
+
+int tn_mpi_Isendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, int dest,
+                               int sendtag, int source, int recvtag, MPI_Comm comm,
+                               MPI_Request *request)
+{
+    return tn_mpi_isendrecv_replace_common("MPI_Isendrecv_replace_c", buf, count, datatype,
+                                           dest, sendtag, source, recvtag, comm, request);
+}
+
 /* ---------------------------------------------------------------- probes */
 
 static int tn_mpi_probe_checks(const char *fn, int source, int tag, MPI_Comm comm,

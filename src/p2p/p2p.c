@@ -280,6 +280,73 @@ tn_status_t tn_p2p_sendrecv(const void *sbuf, size_t scount, const tn_dt_t *sdt,
     return rst != TN_OK ? rst : sst;
 }
 
+/* ------------------------------------------------------------ isendrecv */
+
+/* The outer request of tn_p2p_isendrecv: a generic request whose `count`
+ * holds the halves still running, `inner` the receive while it runs (for
+ * cancel), and `tag` the send's error until completion.  The halves' own
+ * completion callbacks release them. */
+static void tn_isr_half_done(tn_req_t *half)
+{
+    struct tn_req *outer = half->cb_arg;
+    if (half->kind == TN_REQ_RECV) {
+        outer->status = half->status;
+        outer->inner = NULL;
+    } else if (half->status.error != TN_OK) {
+        outer->tag = half->status.error;
+    }
+    tn_req_release(half);
+    if (--outer->count == 0) {
+        if (outer->status.error == TN_OK && outer->tag != TN_OK) {
+            outer->status.error = outer->tag;
+        }
+        tn_req_complete(outer);
+    }
+}
+
+static void tn_isr_attach(struct tn_req *outer, tn_req_t *half)
+{
+    if (half->complete) {
+        half->cb_arg = outer;
+        tn_isr_half_done(half);
+    } else {
+        tn_req_set_callback(half, tn_isr_half_done, outer);
+    }
+}
+
+tn_status_t tn_p2p_isendrecv(const void *sbuf, size_t scount, const tn_dt_t *sdt, int dest,
+                             int stag, void *rbuf, size_t rcount, const tn_dt_t *rdt, int src,
+                             int rtag, tn_comm_t *comm, void *owned, tn_req_t **req_p)
+{
+    struct tn_req *outer = tn_req_alloc(TN_REQ_GENERIC);
+    if (outer == NULL) {
+        return TN_ERR_NOMEM;
+    }
+    tn_req_t *r, *s;
+    tn_status_t st = tn_p2p_irecv(rbuf, rcount, rdt, src, rtag, comm, 0, &r);
+    if (st != TN_OK) {
+        tn_req_release(outer);
+        return st;
+    }
+    st = tn_p2p_isend(sbuf, scount, sdt, dest, stag, comm, 0, TN_SEND_STD, &s);
+    if (st != TN_OK) {
+        if (!tn_p2p_cancel(r)) {
+            tn_req_wait(r, NULL);
+        }
+        tn_req_release(r);
+        tn_req_release(outer);
+        return st;
+    }
+    outer->pack_buf = owned;       /* freed with the request */
+    outer->count = 2;
+    outer->tag = TN_OK;
+    outer->inner = r->complete ? NULL : r;
+    tn_isr_attach(outer, r);
+    tn_isr_attach(outer, s);
+    *req_p = outer;
+    return TN_OK;
+}
+
 /* ------------------------------------------------------------ persistent */
 
 tn_status_t tn_p2p_persistent_init(int is_send, const void *buf, size_t count,
@@ -485,6 +552,12 @@ tn_status_t tn_p2p_imrecv(void *buf, size_t count, const tn_dt_t *dt, void *msg,
 /* Cancel a receive that has not matched yet.  Returns 1 if cancelled. */
 int tn_p2p_cancel(tn_req_t *req)
 {
+    if (req->kind == TN_REQ_GENERIC && !req->complete && req->inner != NULL &&
+        !req->persistent) {
+        /* isendrecv: cancel the receive half; the request completes when
+         * the send half is done, its status marked cancelled. */
+        return tn_p2p_cancel(req->inner);
+    }
     if (req->kind != TN_REQ_RECV || req->complete || !req->in_posted) {
         return 0;
     }

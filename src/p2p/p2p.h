@@ -215,6 +215,12 @@ void tn_p2p_probe(int src, int tag, tn_comm_t *comm, int take, tn_msg_status_t *
                   void **msg_p);
 tn_status_t tn_p2p_imrecv(void *buf, size_t count, const tn_dt_t *dt, void *msg,
                           tn_comm_t *comm, tn_req_t **req_p);
+/* A send and a receive as one request (MPI_Isendrecv): it completes when
+ * both halves have, with the receive's status (or the send's error).
+ * owned (may be NULL) is freed with the request. */
+tn_status_t tn_p2p_isendrecv(const void *sbuf, size_t scount, const tn_dt_t *sdt, int dest,
+                             int stag, void *rbuf, size_t rcount, const tn_dt_t *rdt, int src,
+                             int rtag, tn_comm_t *comm, void *owned, tn_req_t **req_p);
 /* Cancel a receive that has not matched yet; 1 if cancelled. */
 int tn_p2p_cancel(tn_req_t *req);
 
