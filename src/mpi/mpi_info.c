@@ -518,3 +518,22 @@ int tn_mpi_Abi_get_fortran_info(MPI_Info *info)
     }
     return rc;
 }
+
+/* MPI-4.1: hardware resources known to the library.  Tern does not
+ * describe its hardware through this interface yet; the standard allows an
+ * empty info object, which the caller frees. */
+int tn_mpi_Get_hw_resource_info(MPI_Info *hw_info)
+{
+    static const char fn[] = "MPI_Get_hw_resource_info";
+    tn_info_t *ni = NULL;
+    tn_status_t st;
+    int rc;
+
+    if ((rc = tn_mpi_check_init(fn)) || (rc = tn_ptr_arg(fn, hw_info, "hw_info"))) {
+        return rc;
+    }
+    tn_mpi_enter();
+    st = tn_info_new(&ni);
+    tn_mpi_leave();
+    return tn_info_out(fn, st, ni, hw_info);
+}

@@ -29,11 +29,75 @@ static int tn_mpi_check_reqs(const char *fn, int count, MPI_Request reqs[])
     return MPI_SUCCESS;
 }
 
+/* ---- generalized requests (MPI_Grequest_start) ---- */
+typedef struct {
+    MPI_Grequest_query_function  *query_fn;
+    MPI_Grequest_free_function   *free_fn;
+    MPI_Grequest_cancel_function *cancel_fn;
+    void                         *extra_state;
+    int                           freed;   /* free_fn has run */
+} tn_mpi_greq_t;
+
+/* Status of a complete generalized request: ask query_fn; its return value
+ * is the request's error (lock held). */
+static int tn_mpi_greq_query(tn_req_t *req, MPI_Status *status)
+{
+    tn_mpi_greq_t *g = req->ext;
+    MPI_Status tmp;
+    tn_mpi_status_empty(&tmp);
+    tmp.MPI_SOURCE = MPI_UNDEFINED;
+    tmp.MPI_TAG = MPI_UNDEFINED;
+    int err = g->query_fn != NULL ? g->query_fn(g->extra_state, &tmp) : MPI_SUCCESS;
+    if (status != MPI_STATUS_IGNORE) {
+        *status = tmp;
+    }
+    return err;
+}
+
+static int tn_mpi_greq_free(tn_req_t *req)
+{
+    tn_mpi_greq_t *g = req->ext;
+    int err = MPI_SUCCESS;
+    if (!g->freed) {
+        g->freed = 1;
+        err = g->free_fn != NULL ? g->free_fn(g->extra_state) : MPI_SUCCESS;
+    }
+    return err;
+}
+
+/* Release a request; a generalized one's state goes with it. */
+static void tn_mpi_req_release(tn_req_t *req)
+{
+    void *ext = req->ext;
+    int done = tn_req_is_complete(req);
+    tn_req_free(req);
+    if (done) {
+        free(ext);   /* else MPI_Grequest_complete frees it */
+    }
+}
+
+/* Status of a complete request without retiring it (lock held). */
+static int tn_mpi_req_status_of(tn_req_t *req, MPI_Status *status)
+{
+    if (req->ext != NULL) {
+        return tn_mpi_greq_query(req, status);
+    }
+    tn_mpi_status_set(status, tn_req_status(req));
+    return tn_mpi_class_of((tn_status_t)tn_req_status(req)->error);
+}
+
 /* Retire a completed request: fill status, free or deactivate it, return
  * its error class (lock held). */
 static int tn_mpi_retire(MPI_Request *h, MPI_Status *status)
 {
     tn_req_t *req = tn_mpi_req_get(*h);
+    if (req->ext != NULL) {
+        int err = tn_mpi_greq_query(req, status);
+        int ferr = tn_mpi_greq_free(req);
+        tn_mpi_req_release(req);
+        *h = MPI_REQUEST_NULL;
+        return err != MPI_SUCCESS ? err : ferr;
+    }
     const tn_msg_status_t *ms = tn_req_status(req);
     int err = tn_mpi_class_of((tn_status_t)ms->error);
     tn_mpi_status_set(status, ms);
@@ -364,10 +428,11 @@ int tn_mpi_Request_free(MPI_Request *request)
                                                        : "not a valid request");
     }
     tn_mpi_enter();
-    tn_req_free(req);
+    int err = req->ext != NULL ? tn_mpi_greq_free(req) : MPI_SUCCESS;
+    tn_mpi_req_release(req);
     tn_mpi_leave();
     *request = MPI_REQUEST_NULL;
-    return MPI_SUCCESS;
+    return tn_mpi_report(fn, err);
 }
 
 int tn_mpi_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
@@ -394,11 +459,9 @@ int tn_mpi_Request_get_status(MPI_Request request, int *flag, MPI_Status *status
         tn_progress();
     }
     *flag = tn_req_is_complete(req);
-    if (*flag) {
-        tn_mpi_status_set(status, tn_req_status(req));
-    }
+    int err = *flag ? tn_mpi_req_status_of(req, status) : MPI_SUCCESS;
     tn_mpi_leave();
-    return MPI_SUCCESS;
+    return tn_mpi_report(fn, err);
 }
 
 int tn_mpi_Cancel(MPI_Request *request)
@@ -418,9 +481,17 @@ int tn_mpi_Cancel(MPI_Request *request)
     tn_mpi_enter();
     /* Receives not yet matched are cancelled; a send that has started
      * cannot be taken back, so its cancellation fails (allowed). */
-    tn_p2p_cancel(req);
+    int err = MPI_SUCCESS;
+    if (req->ext != NULL) {
+        tn_mpi_greq_t *g = req->ext;
+        if (g->cancel_fn != NULL) {
+            err = g->cancel_fn(g->extra_state, tn_req_is_complete(req));
+        }
+    } else {
+        tn_p2p_cancel(req);
+    }
     tn_mpi_leave();
-    return MPI_SUCCESS;
+    return tn_mpi_report(fn, err);
 }
 
 int tn_mpi_Test_cancelled(const MPI_Status *status, int *flag)
@@ -442,14 +513,15 @@ static int tn_mpi_peek_done(MPI_Request h)
     return tn_mpi_slot_null(req) || tn_req_is_complete(req);
 }
 
-static void tn_mpi_peek_status(MPI_Request h, MPI_Status *st)
+/* Status of a done slot; its error class (lock held). */
+static int tn_mpi_peek_status(MPI_Request h, MPI_Status *st)
 {
     tn_req_t *req = tn_mpi_req_get(h);
     if (tn_mpi_slot_null(req)) {
         tn_mpi_status_empty(st);
-    } else {
-        tn_mpi_status_set(st, tn_req_status(req));
+        return MPI_SUCCESS;
     }
+    return tn_mpi_req_status_of(req, st);
 }
 
 int tn_mpi_Request_get_status_all(int count, const MPI_Request array_of_requests[], int *flag,
@@ -479,9 +551,7 @@ int tn_mpi_Request_get_status_all(int count, const MPI_Request array_of_requests
     if (all) {
         for (int i = 0; i < count; i++) {
             MPI_Status *st = tn_mpi_status_at(array_of_statuses, i);
-            tn_mpi_peek_status(array_of_requests[i], st);
-            tn_req_t *req = tn_mpi_req_get(array_of_requests[i]);
-            if (!tn_mpi_slot_null(req) && tn_req_status(req)->error != TN_OK) {
+            if (tn_mpi_peek_status(array_of_requests[i], st) != MPI_SUCCESS) {
                 err = MPI_ERR_IN_STATUS;
             }
         }
@@ -532,9 +602,7 @@ int tn_mpi_Request_get_status_any(int count, const MPI_Request array_of_requests
     if (found >= 0) {
         *flag = 1;
         *indx = found;
-        tn_mpi_peek_status(array_of_requests[found], status);
-        err = tn_mpi_class_of((tn_status_t)tn_req_status(
-            tn_mpi_req_get(array_of_requests[found]))->error);
+        err = tn_mpi_peek_status(array_of_requests[found], status);
     } else if (!active) {
         *flag = 1;             /* no active request: flag true, index undefined */
         *indx = MPI_UNDEFINED;
@@ -575,9 +643,8 @@ int tn_mpi_Request_get_status_some(int incount, const MPI_Request array_of_reque
             active = 1;
             if (tn_req_is_complete(req)) {
                 array_of_indices[n] = i;
-                tn_mpi_peek_status(array_of_requests[i],
-                                   tn_mpi_status_at(array_of_statuses, n));
-                if (tn_req_status(req)->error != TN_OK) {
+                if (tn_mpi_peek_status(array_of_requests[i],
+                                       tn_mpi_status_at(array_of_statuses, n)) != MPI_SUCCESS) {
                     err = MPI_ERR_IN_STATUS;
                 }
                 n++;
@@ -593,5 +660,61 @@ int tn_mpi_Request_get_status_some(int incount, const MPI_Request array_of_reque
         return tn_mpi_err(NULL, err, fn, NULL,
                           "a request completed with an error (see the statuses)");
     }
+    return MPI_SUCCESS;
+}
+
+/* ---- generalized requests ---- */
+
+int tn_mpi_Grequest_start(MPI_Grequest_query_function *query_fn,
+                          MPI_Grequest_free_function *free_fn,
+                          MPI_Grequest_cancel_function *cancel_fn, void *extra_state,
+                          MPI_Request *request)
+{
+    static const char fn[] = "MPI_Grequest_start";
+    int rc = tn_mpi_check_init(fn);
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    if (request == NULL) {
+        return tn_mpi_err(NULL, MPI_ERR_ARG, fn, "request", "NULL pointer");
+    }
+    tn_mpi_greq_t *g = malloc(sizeof(*g));
+    if (g == NULL) {
+        return tn_mpi_err(NULL, MPI_ERR_NO_MEM, fn, NULL, "no memory for a request");
+    }
+    *g = (tn_mpi_greq_t){ query_fn, free_fn, cancel_fn, extra_state, 0 };
+    tn_mpi_enter();
+    tn_req_t *req = tn_req_new_pending(g);
+    tn_mpi_leave();
+    if (req == NULL) {
+        free(g);
+        return tn_mpi_err(NULL, MPI_ERR_NO_MEM, fn, NULL, "no memory for a request");
+    }
+    *request = tn_mpi_req_handle(req);
+    return MPI_SUCCESS;
+}
+
+int tn_mpi_Grequest_complete(MPI_Request request)
+{
+    static const char fn[] = "MPI_Grequest_complete";
+    int rc = tn_mpi_check_init(fn);
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    tn_req_t *req = tn_mpi_req_get(request);
+    if (req == NULL || req->ext == NULL) {
+        return tn_mpi_err(NULL, MPI_ERR_REQUEST, fn, "request",
+                          "not a generalized request");
+    }
+    tn_mpi_enter();
+    if (tn_req_is_complete(req)) {
+        tn_mpi_leave();
+        return tn_mpi_err(NULL, MPI_ERR_REQUEST, fn, "request", "already complete");
+    }
+    /* After MPI_Request_free the request goes at completion; its state with it. */
+    void *ext = req->user_freed ? req->ext : NULL;
+    tn_req_finish(req);
+    free(ext);
+    tn_mpi_leave();
     return MPI_SUCCESS;
 }

@@ -453,6 +453,20 @@ tn_req_t *tn_req_new_completed(void)
     return req;
 }
 
+tn_req_t *tn_req_new_pending(void *ext)
+{
+    struct tn_req *req = tn_req_alloc(TN_REQ_GENERIC);
+    if (req != NULL) {
+        req->ext = ext;
+    }
+    return req;
+}
+
+void tn_req_finish(tn_req_t *req)
+{
+    tn_req_complete(req);
+}
+
 /* ---------------------------------------------------------------- probe */
 
 static void tn_unexp_status(const tn_unexp_t *ux, tn_msg_status_t *st)

@@ -103,6 +103,7 @@ struct tn_req {
     /* TN_REQ_GENERIC requests of other layers (collective schedules) */
     tn_status_t    (*gen_start)(struct tn_req *req);
     void           (*gen_fini)(struct tn_req *req);
+    void            *ext;           /* MPI layer: generalized request state */
 };
 
 
@@ -206,6 +207,10 @@ tn_req_t *tn_req_new_generic(int persistent, tn_status_t (*start)(tn_req_t *req)
 void tn_req_generic_done(tn_req_t *req, tn_status_t st);
 /* A request that is already complete (status of MPI_PROC_NULL). */
 tn_req_t *tn_req_new_completed(void);
+/* A generic request that completes when tn_req_finish is called on it
+ * (MPI_Grequest_start / MPI_Grequest_complete); ext is kept for the caller. */
+tn_req_t *tn_req_new_pending(void *ext);
+void tn_req_finish(tn_req_t *req);
 
 /* Probes on the point-to-point context.  take != 0 removes the message
  * (MPI_Mprobe) and returns it in *msg_p for tn_p2p_imrecv. */
