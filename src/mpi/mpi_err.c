@@ -113,6 +113,7 @@ static const char *const tn_mpi_t_strings[] = {
 typedef struct {
     int   errclass;       /* class of this code (itself for a class) */
     char *string;
+    int   removed;        /* MPI_Remove_error_class/code: the number is no longer valid */
 } tn_user_err_t;
 
 static tn_user_err_t *tn_user_errs;   /* index: code - TN_MPI_USER_BASE */
@@ -120,12 +121,18 @@ static int tn_user_nerrs;
 
 int tn_mpi_lastusedcode(void)
 {
-    return tn_user_nerrs > 0 ? TN_MPI_USER_BASE + tn_user_nerrs - 1 : MPI_ERR_LASTCODE;
+    /* The largest code still in use: removed numbers at the top do not count. */
+    int n = tn_user_nerrs;
+    while (n > 0 && tn_user_errs[n - 1].removed) {
+        n--;
+    }
+    return n > 0 ? TN_MPI_USER_BASE + n - 1 : MPI_ERR_LASTCODE;
 }
 
 static tn_user_err_t *tn_mpi_user_err(int code)
 {
-    if (code >= TN_MPI_USER_BASE && code < TN_MPI_USER_BASE + tn_user_nerrs) {
+    if (code >= TN_MPI_USER_BASE && code < TN_MPI_USER_BASE + tn_user_nerrs &&
+        !tn_user_errs[code - TN_MPI_USER_BASE].removed) {
         return &tn_user_errs[code - TN_MPI_USER_BASE];
     }
     return NULL;
@@ -402,6 +409,7 @@ static int tn_mpi_add_err(int errclass, int *code_p)
     int code = TN_MPI_USER_BASE + tn_user_nerrs;
     n[tn_user_nerrs].errclass = errclass < 0 ? code : errclass;
     n[tn_user_nerrs].string = NULL;
+    n[tn_user_nerrs].removed = 0;
     tn_user_nerrs++;
     *code_p = code;
     return MPI_SUCCESS;
@@ -463,6 +471,81 @@ int tn_mpi_Add_error_string(int errorcode, const char *string)
     tn_user_err_t *e = tn_mpi_user_err(errorcode);
     free(e->string);
     e->string = strdup(string);
+    tn_mpi_leave();
+    return MPI_SUCCESS;
+}
+
+/* MPI-4.1: only user-added classes, codes and strings can be removed; a
+ * class cannot go while codes of it remain.  Removed numbers are not
+ * reused. */
+int tn_mpi_Remove_error_class(int errorclass)
+{
+    static const char fn[] = "MPI_Remove_error_class";
+    int rc = tn_mpi_check_init(fn);
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    tn_mpi_enter();
+    tn_user_err_t *e = tn_mpi_user_err(errorclass);
+    if (e == NULL || e->errclass != errorclass) {
+        tn_mpi_leave();
+        return tn_mpi_err(NULL, MPI_ERR_ARG, fn, "errorclass",
+                          "%d is not a user-added error class", errorclass);
+    }
+    for (int i = 0; i < tn_user_nerrs; i++) {
+        tn_user_err_t *u = &tn_user_errs[i];
+        if (!u->removed && u->errclass == errorclass && TN_MPI_USER_BASE + i != errorclass) {
+            tn_mpi_leave();
+            return tn_mpi_err(NULL, MPI_ERR_ARG, fn, "errorclass",
+                              "error code %d of class %d is still in use",
+                              TN_MPI_USER_BASE + i, errorclass);
+        }
+    }
+    free(e->string);
+    e->string = NULL;
+    e->removed = 1;
+    tn_mpi_leave();
+    return MPI_SUCCESS;
+}
+
+int tn_mpi_Remove_error_code(int errorcode)
+{
+    static const char fn[] = "MPI_Remove_error_code";
+    int rc = tn_mpi_check_init(fn);
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    tn_mpi_enter();
+    tn_user_err_t *e = tn_mpi_user_err(errorcode);
+    if (e == NULL || e->errclass == errorcode) {
+        tn_mpi_leave();
+        return tn_mpi_err(NULL, MPI_ERR_ARG, fn, "errorcode",
+                          "%d is not a user-added error code", errorcode);
+    }
+    free(e->string);
+    e->string = NULL;
+    e->removed = 1;
+    tn_mpi_leave();
+    return MPI_SUCCESS;
+}
+
+int tn_mpi_Remove_error_string(int errorcode)
+{
+    static const char fn[] = "MPI_Remove_error_string";
+    int rc = tn_mpi_check_init(fn);
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    tn_mpi_enter();
+    tn_user_err_t *e = tn_mpi_user_err(errorcode);
+    if (e == NULL || e->string == NULL) {
+        tn_mpi_leave();
+        return tn_mpi_err(NULL, MPI_ERR_ARG, fn, "errorcode", "%d %s", errorcode,
+                          e == NULL ? "is not a user-added error code or class"
+                                    : "has no string to remove");
+    }
+    free(e->string);
+    e->string = NULL;
     tn_mpi_leave();
     return MPI_SUCCESS;
 }
