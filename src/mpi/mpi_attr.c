@@ -30,9 +30,8 @@
  *   - Deleting an attribute that is not set succeeds and does nothing.
  *   - The predefined attributes read the same on every communicator.
  *
- * Datatype and window attributes share comm/attr.c (its keyvals have a
- * kind) but are not wired here yet: datatypes have nowhere to keep them
- * while the datatype layer is reworked, and there are no windows yet. */
+ * Datatype attributes share comm/attr.c (its keyvals have a kind) and live
+ * in mpi_type_attr.c; window attributes are not wired (no windows yet). */
 #include "mpi/mpi_impl.h"
 #include "comm/attr.h"
 

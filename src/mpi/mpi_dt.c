@@ -50,6 +50,11 @@ const tn_dt_t *tn_mpi_dt_get(MPI_Datatype h)
     return dt != NULL && dt->committed ? dt : NULL;
 }
 
+const tn_dt_t *tn_mpi_dt_lookup(MPI_Datatype h)
+{
+    return dt_lookup(h);
+}
+
 /* The datatype argument: MPI_ERR_TYPE unless it names a type, committed or
  * not. */
 static int dt_arg_named(const char *fn, MPI_Datatype h, const char *arg, const tn_dt_t **dt_p)
@@ -305,6 +310,12 @@ int tn_mpi_Type_free(MPI_Datatype *datatype)
     if (dt->predefined) {
         return tn_mpi_err(NULL, MPI_ERR_TYPE, fn, "datatype",
                           "%s is a predefined datatype and cannot be freed", dt->name);
+    }
+    tn_mpi_enter();
+    rc = tn_mpi_type_attr_delete_all(fn, dt);
+    tn_mpi_leave();
+    if (rc != MPI_SUCCESS) {
+        return rc;     /* a delete callback failed: the type stays */
     }
     tn_dt_release(dt);
     *datatype = MPI_DATATYPE_NULL;
@@ -835,7 +846,18 @@ int tn_mpi_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
         return rc;
     }
     tn_status_t st = tn_dt_create_dup(old, &dt);
-    return new_type(fn, st, dt, MPI_COMBINER_DUP, 0, 0, NULL, 0, NULL, 1, &old, newtype);
+    rc = new_type(fn, st, dt, MPI_COMBINER_DUP, 0, 0, NULL, 0, NULL, 1, &old, newtype);
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    tn_mpi_enter();
+    rc = tn_mpi_type_attr_copy(fn, old, tn_mpi_dt_lookup(*newtype));
+    tn_mpi_leave();
+    if (rc != MPI_SUCCESS) {
+        tn_dt_release(tn_mpi_dt_lookup(*newtype));
+        *newtype = MPI_DATATYPE_NULL;
+    }
+    return rc;
 }
 
 /* ---- subarray, darray ---------------------------------------------------------------- */

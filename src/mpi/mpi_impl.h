@@ -72,7 +72,8 @@ static inline MPI_Comm tn_mpi_comm_handle(const tn_comm_t *c)
 {
     return c->predefined ? (MPI_Comm)c->handle : (MPI_Comm)(void *)c;
 }
-const tn_dt_t *tn_mpi_dt_get(MPI_Datatype h);
+const tn_dt_t *tn_mpi_dt_get(MPI_Datatype h);      /* committed types only */
+const tn_dt_t *tn_mpi_dt_lookup(MPI_Datatype h);   /* committed or not */
 static inline MPI_Datatype tn_mpi_dt_handle(const tn_dt_t *dt)
 {
     return dt->predefined ? (MPI_Datatype)dt->handle : (MPI_Datatype)(void *)dt;
@@ -178,6 +179,10 @@ static inline void tn_mpi_leave(void) { tn_rt_unlock(); }
 int tn_mpi_comm_attr_copy(const char *fn, tn_comm_t *old, tn_comm_t *nc);
 /* Delete every attribute of c, newest first (delete callbacks). */
 int tn_mpi_comm_attr_delete_all(const char *fn, tn_comm_t *c);
+/* Datatype attributes (mpi_type_attr.c): copy onto a duplicate, delete
+ * all (MPI_Type_free). */
+int tn_mpi_type_attr_copy(const char *fn, const tn_dt_t *old, const tn_dt_t *nt);
+int tn_mpi_type_attr_delete_all(const char *fn, const tn_dt_t *dt);
 /* MPI_Finalize: delete the attributes of MPI_COMM_SELF, then MPI_COMM_WORLD. */
 int tn_mpi_attr_finalize(void);
 
