@@ -1,6 +1,14 @@
 /* Buffered sends: messages are copied into the user's attached buffer and
  * sent from there; the space returns when the send completes.  The buffer
- * is managed first-fit over a list of in-use blocks kept in address order. */
+ * is managed first-fit over a list of in-use blocks kept in address order.
+ *
+ * MPI-4.1 buffers: one for the process (MPI_Buffer_attach) and one per
+ * communicator (MPI_Comm_attach_buffer), which takes precedence for sends
+ * on that communicator.  Communicator buffers sit in a small table here
+ * keyed by the communicator object; detach them before freeing the
+ * communicator (MPI_Comm_free does not know about them yet).
+ * MPI_Buffer_iflush / MPI_Comm_iflush_buffer return a request that
+ * completes when the buffer's pending sends have. */
 #include "mpi/mpi_p2p_impl.h"
 
 #include <stdlib.h>
@@ -12,26 +20,59 @@ typedef struct tn_bsend_blk {
     size_t               len;
 } tn_bsend_blk_t;
 
-static struct {
+#define TN_BSEND_MAX_FLUSH 16
+
+typedef struct tn_bsend_pool {
     char           *base;
     size_t          size;
     int             automatic;      /* MPI_BUFFER_AUTOMATIC: malloc each message */
     tn_bsend_blk_t *used;           /* sorted by start */
     int             pending;        /* sends still using the buffer */
-} tn_bsend;
+    tn_req_t       *flush[TN_BSEND_MAX_FLUSH];   /* iflush requests waiting */
+    int             nflush;
+} tn_bsend_pool_t;
 
-static char *tn_bsend_alloc(size_t len, tn_bsend_blk_t **blk_p)
+static tn_bsend_pool_t tn_bsend_proc;
+
+/* communicator buffers */
+typedef struct {
+    const tn_comm_t *comm;
+    tn_bsend_pool_t *pool;
+} tn_bsend_comm_t;
+static tn_bsend_comm_t *tn_bsend_comms;
+static int tn_bsend_ncomms, tn_bsend_comms_cap;
+
+static tn_bsend_comm_t *tn_bsend_comm_entry(const tn_comm_t *c)
 {
-    tn_bsend_blk_t *blk = malloc(sizeof(*blk));
-    if (blk == NULL) {
+    for (int i = 0; i < tn_bsend_ncomms; i++) {
+        if (tn_bsend_comms[i].comm == c) {
+            return &tn_bsend_comms[i];
+        }
+    }
+    return NULL;
+}
+
+/* A message's data outlive its send request's pool pointer only through
+ * the block, which records the pool. */
+typedef struct {
+    tn_bsend_blk_t   blk;
+    tn_bsend_pool_t *pool;
+} tn_bsend_msg_t;
+
+static char *tn_bsend_alloc(tn_bsend_pool_t *pool, size_t len, tn_bsend_blk_t **blk_p)
+{
+    tn_bsend_msg_t *msg = malloc(sizeof(*msg));
+    if (msg == NULL) {
         return NULL;
     }
-    if (tn_bsend.automatic) {
+    tn_bsend_blk_t *blk = &msg->blk;
+    msg->pool = pool;
+    if (pool->automatic) {
         blk->start = malloc(len ? len : 1);
         blk->len = len;
         blk->next = NULL;
         if (blk->start == NULL) {
-            free(blk);
+            free(msg);
             return NULL;
         }
         *blk_p = blk;
@@ -40,10 +81,10 @@ static char *tn_bsend_alloc(size_t len, tn_bsend_blk_t **blk_p)
     /* each message costs its size plus MPI_BSEND_OVERHEAD, as the user
      * was told to reserve */
     size_t need = len + MPI_BSEND_OVERHEAD;
-    char *cand = tn_bsend.base;
-    tn_bsend_blk_t **link = &tn_bsend.used;
-    for (tn_bsend_blk_t *b = tn_bsend.used; ; b = b->next) {
-        char *limit = b != NULL ? b->start : tn_bsend.base + tn_bsend.size;
+    char *cand = pool->base;
+    tn_bsend_blk_t **link = &pool->used;
+    for (tn_bsend_blk_t *b = pool->used; ; b = b->next) {
+        char *limit = b != NULL ? b->start : pool->base + pool->size;
         if (cand + need <= limit) {
             blk->start = cand;
             blk->len = need;
@@ -58,17 +99,30 @@ static char *tn_bsend_alloc(size_t len, tn_bsend_blk_t **blk_p)
         cand = b->start + b->len;
         link = &b->next;
     }
-    free(blk);
+    free(msg);
     return NULL;
+}
+
+/* Complete the iflush requests of an idle pool. */
+static void tn_bsend_flush_done(tn_bsend_pool_t *pool)
+{
+    if (pool->pending == 0) {
+        for (int i = 0; i < pool->nflush; i++) {
+            tn_req_finish(pool->flush[i]);
+        }
+        pool->nflush = 0;
+    }
 }
 
 static void tn_bsend_done(tn_req_t *req)
 {
-    tn_bsend_blk_t *blk = tn_req_callback_arg(req);
-    if (tn_bsend.automatic || tn_bsend.base == NULL) {
+    tn_bsend_msg_t *msg = tn_req_callback_arg(req);
+    tn_bsend_blk_t *blk = &msg->blk;
+    tn_bsend_pool_t *pool = msg->pool;
+    if (pool->automatic || pool->base == NULL) {
         free(blk->start);
     } else {
-        tn_bsend_blk_t **link = &tn_bsend.used;
+        tn_bsend_blk_t **link = &pool->used;
         while (*link != NULL && *link != blk) {
             link = &(*link)->next;
         }
@@ -76,10 +130,19 @@ static void tn_bsend_done(tn_req_t *req)
             *link = blk->next;
         }
     }
-    free(blk);
-    tn_bsend.pending--;
+    free(msg);
+    pool->pending--;
     tn_req_set_callback(req, NULL, NULL);
     tn_req_free(req);
+    tn_bsend_flush_done(pool);
+}
+
+/* The buffer a buffered send on c uses: c's own, else the process's. */
+static tn_bsend_pool_t *tn_bsend_pool_of(const tn_comm_t *c)
+{
+    tn_bsend_comm_t *e = c != NULL ? tn_bsend_comm_entry(c) : NULL;
+    return e != NULL && (e->pool->base != NULL || e->pool->automatic) ? e->pool
+                                                                      : &tn_bsend_proc;
 }
 
 int tn_mpi_bsend_start(const char *fn, tn_comm_t *c, const void *buf, int64_t count,
@@ -88,18 +151,20 @@ int tn_mpi_bsend_start(const char *fn, tn_comm_t *c, const void *buf, int64_t co
     if (dest == MPI_PROC_NULL) {
         return MPI_SUCCESS;
     }
-    if (tn_bsend.base == NULL && !tn_bsend.automatic) {
+    tn_bsend_pool_t *pool = tn_bsend_pool_of(c);
+    if (pool->base == NULL && !pool->automatic) {
         return tn_mpi_err(c, MPI_ERR_BUFFER, fn, NULL,
                           "no buffer is attached (MPI_Buffer_attach)");
     }
     size_t bytes = tn_dt_bytes(dt, (size_t)count);
     tn_bsend_blk_t *blk;
-    char *space = tn_bsend_alloc(bytes, &blk);
+    char *space = tn_bsend_alloc(pool, bytes, &blk);
     if (space == NULL) {
         return tn_mpi_err(c, MPI_ERR_BUFFER, fn, NULL,
                           "the attached buffer (%zu bytes) has no room for %zu more bytes "
-                          "(+%d overhead)", tn_bsend.size, bytes, MPI_BSEND_OVERHEAD);
+                          "(+%d overhead)", pool->size, bytes, MPI_BSEND_OVERHEAD);
     }
+    tn_bsend_msg_t *msg = (tn_bsend_msg_t *)blk;     /* blk is its first member */
     if (dt->is_contig) {
         memcpy(space, buf, bytes);
     } else {
@@ -110,16 +175,40 @@ int tn_mpi_bsend_start(const char *fn, tn_comm_t *c, const void *buf, int64_t co
     tn_req_t *req;
     tn_status_t st = tn_p2p_isend(space, bytes, byte, dest, tag, c, 0, TN_SEND_STD, &req);
     if (st != TN_OK) {
-        free(blk);
+        /* give the space back as a completed send would */
+        pool->pending++;
+        tn_req_t *done = tn_req_new_completed();
+        if (done != NULL) {
+            tn_req_set_callback(done, tn_bsend_done, msg);
+            tn_bsend_done(done);
+        }
         return tn_mpi_err_status(c, st, fn);
     }
-    tn_bsend.pending++;
+    pool->pending++;
+    tn_req_set_callback(req, tn_bsend_done, msg);
     if (tn_req_is_complete(req)) {
-        tn_req_set_callback(req, tn_bsend_done, blk);
         tn_bsend_done(req);
-    } else {
-        tn_req_set_callback(req, tn_bsend_done, blk);
     }
+    return MPI_SUCCESS;
+}
+
+static int tn_bsend_pool_attach(const char *fn, tn_comm_t *c, tn_bsend_pool_t *pool,
+                                void *buffer, int64_t size)
+{
+    if (pool->base != NULL || pool->automatic) {
+        return tn_mpi_err(c, MPI_ERR_BUFFER, fn, "buffer", "a buffer is already attached");
+    }
+    if (buffer == MPI_BUFFER_AUTOMATIC) {
+        pool->automatic = 1;
+        return MPI_SUCCESS;
+    }
+    if (size < 0 || (buffer == NULL && size > 0)) {
+        return tn_mpi_err(c, size < 0 ? MPI_ERR_ARG : MPI_ERR_BUFFER, fn,
+                          size < 0 ? "size" : "buffer", "%s",
+                          size < 0 ? "negative size" : "NULL buffer");
+    }
+    pool->base = buffer;
+    pool->size = (size_t)size;
     return MPI_SUCCESS;
 }
 
@@ -129,26 +218,39 @@ static int tn_mpi_attach(const char *fn, void *buffer, int64_t size)
     if (rc != MPI_SUCCESS) {
         return rc;
     }
-    if (tn_bsend.base != NULL || tn_bsend.automatic) {
-        return tn_mpi_err(NULL, MPI_ERR_BUFFER, fn, "buffer", "a buffer is already attached");
-    }
-    if (buffer == MPI_BUFFER_AUTOMATIC) {
-        tn_bsend.automatic = 1;
-        return MPI_SUCCESS;
-    }
-    if (size < 0 || (buffer == NULL && size > 0)) {
-        return tn_mpi_err(NULL, size < 0 ? MPI_ERR_ARG : MPI_ERR_BUFFER, fn,
-                          size < 0 ? "size" : "buffer", "%s",
-                          size < 0 ? "negative size" : "NULL buffer");
-    }
-    tn_bsend.base = buffer;
-    tn_bsend.size = (size_t)size;
-    return MPI_SUCCESS;
+    return tn_bsend_pool_attach(fn, NULL, &tn_bsend_proc, buffer, size);
 }
 
 static int tn_bsend_idle(void *arg)
 {
-    return tn_bsend.pending == 0;
+    return ((tn_bsend_pool_t *)arg)->pending == 0;
+}
+
+static void tn_bsend_pool_wait(tn_bsend_pool_t *pool)
+{
+    tn_mpi_enter();
+    if (pool->pending > 0) {
+        tn_rt_wait(tn_bsend_idle, pool);
+    }
+    tn_mpi_leave();
+}
+
+static int tn_bsend_pool_detach(const char *fn, tn_comm_t *c, tn_bsend_pool_t *pool,
+                                void *buffer_addr, int64_t *size_p)
+{
+    if (buffer_addr == NULL) {
+        return tn_mpi_err(c, MPI_ERR_ARG, fn, "buffer_addr", "NULL pointer");
+    }
+    if (pool == NULL || (pool->base == NULL && !pool->automatic)) {
+        return tn_mpi_err(c, MPI_ERR_BUFFER, fn, NULL, "no buffer is attached");
+    }
+    tn_bsend_pool_wait(pool);
+    *(void **)buffer_addr = pool->automatic ? MPI_BUFFER_AUTOMATIC : pool->base;
+    *size_p = (int64_t)pool->size;
+    pool->base = NULL;
+    pool->size = 0;
+    pool->automatic = 0;
+    return MPI_SUCCESS;
 }
 
 static int tn_mpi_detach(const char *fn, void *buffer_addr, int64_t *size_p)
@@ -157,23 +259,7 @@ static int tn_mpi_detach(const char *fn, void *buffer_addr, int64_t *size_p)
     if (rc != MPI_SUCCESS) {
         return rc;
     }
-    if (buffer_addr == NULL) {
-        return tn_mpi_err(NULL, MPI_ERR_ARG, fn, "buffer_addr", "NULL pointer");
-    }
-    if (tn_bsend.base == NULL && !tn_bsend.automatic) {
-        return tn_mpi_err(NULL, MPI_ERR_BUFFER, fn, NULL, "no buffer is attached");
-    }
-    tn_mpi_enter();
-    if (tn_bsend.pending > 0) {
-        tn_rt_wait(tn_bsend_idle, NULL);
-    }
-    tn_mpi_leave();
-    *(void **)buffer_addr = tn_bsend.automatic ? MPI_BUFFER_AUTOMATIC : tn_bsend.base;
-    *size_p = (int64_t)tn_bsend.size;
-    tn_bsend.base = NULL;
-    tn_bsend.size = 0;
-    tn_bsend.automatic = 0;
-    return MPI_SUCCESS;
+    return tn_bsend_pool_detach(fn, NULL, &tn_bsend_proc, buffer_addr, size_p);
 }
 
 int tn_mpi_Buffer_attach(void *buffer, int size)
@@ -218,10 +304,172 @@ int tn_mpi_Buffer_flush(void)
     if (rc != MPI_SUCCESS) {
         return rc;
     }
+    tn_bsend_pool_wait(&tn_bsend_proc);
+    return MPI_SUCCESS;
+}
+
+/* A request completing when pool has no pending sends. */
+static int tn_bsend_pool_iflush(const char *fn, tn_comm_t *c, tn_bsend_pool_t *pool,
+                                MPI_Request *request)
+{
+    if (request == NULL) {
+        return tn_mpi_err(c, MPI_ERR_ARG, fn, "request", "NULL pointer");
+    }
     tn_mpi_enter();
-    if (tn_bsend.pending > 0) {
-        tn_rt_wait(tn_bsend_idle, NULL);
+    tn_req_t *req = NULL;
+    int rc = MPI_SUCCESS;
+    if (pool == NULL || pool->pending == 0) {
+        req = tn_req_new_completed();
+    } else if (pool->nflush < TN_BSEND_MAX_FLUSH) {
+        req = tn_req_new_pending(NULL);
+        if (req != NULL) {
+            pool->flush[pool->nflush++] = req;
+        }
+    } else {
+        rc = tn_mpi_err(c, MPI_ERR_OTHER, fn, NULL, "more than %d flushes pending",
+                        TN_BSEND_MAX_FLUSH);
     }
     tn_mpi_leave();
+    if (rc == MPI_SUCCESS && req == NULL) {
+        rc = tn_mpi_err_status(c, TN_ERR_NOMEM, fn);
+    }
+    if (rc == MPI_SUCCESS) {
+        *request = tn_mpi_req_handle(req);
+    }
+    return rc;
+}
+
+int tn_mpi_Buffer_iflush(MPI_Request *request)
+{
+    static const char fn[] = "MPI_Buffer_iflush";
+    int rc = tn_mpi_check_init(fn);
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    return tn_bsend_pool_iflush(fn, NULL, &tn_bsend_proc, request);
+}
+
+/* ---- communicator buffers (MPI-4.1) ---- */
+
+static int tn_mpi_comm_attach(const char *fn, MPI_Comm comm, void *buffer, int64_t size)
+{
+    tn_comm_t *c;
+    int rc = tn_mpi_check_comm(fn, comm, &c);
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    tn_mpi_enter();
+    tn_bsend_comm_t *e = tn_bsend_comm_entry(c);
+    if (e == NULL) {
+        if (tn_bsend_ncomms == tn_bsend_comms_cap) {
+            int cap = tn_bsend_comms_cap ? 2 * tn_bsend_comms_cap : 8;
+            tn_bsend_comm_t *n = realloc(tn_bsend_comms, (size_t)cap * sizeof(*n));
+            if (n == NULL) {
+                tn_mpi_leave();
+                return tn_mpi_err_status(c, TN_ERR_NOMEM, fn);
+            }
+            tn_bsend_comms = n;
+            tn_bsend_comms_cap = cap;
+        }
+        tn_bsend_pool_t *pool = calloc(1, sizeof(*pool));
+        if (pool == NULL) {
+            tn_mpi_leave();
+            return tn_mpi_err_status(c, TN_ERR_NOMEM, fn);
+        }
+        e = &tn_bsend_comms[tn_bsend_ncomms++];
+        e->comm = c;
+        e->pool = pool;
+    }
+    rc = tn_bsend_pool_attach(fn, c, e->pool, buffer, size);
+    if (rc != MPI_SUCCESS && e->pool->pending == 0 && e->pool->base == NULL &&
+        !e->pool->automatic) {
+        free(e->pool);       /* nothing attached after all */
+        *e = tn_bsend_comms[--tn_bsend_ncomms];
+    }
+    tn_mpi_leave();
+    return rc;
+}
+
+static int tn_mpi_comm_detach(const char *fn, MPI_Comm comm, void *buffer_addr,
+                              int64_t *size_p)
+{
+    tn_comm_t *c;
+    int rc = tn_mpi_check_comm(fn, comm, &c);
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    tn_bsend_comm_t *e = tn_bsend_comm_entry(c);
+    rc = tn_bsend_pool_detach(fn, c, e != NULL ? e->pool : NULL, buffer_addr, size_p);
+    if (rc == MPI_SUCCESS) {
+        tn_mpi_enter();
+        e = tn_bsend_comm_entry(c);
+        free(e->pool);
+        *e = tn_bsend_comms[--tn_bsend_ncomms];
+        tn_mpi_leave();
+    }
+    return rc;
+}
+
+int tn_mpi_Comm_attach_buffer(MPI_Comm comm, void *buffer, int size)
+{
+    return tn_mpi_comm_attach("MPI_Comm_attach_buffer", comm, buffer, size);
+}
+
+int tn_mpi_Comm_attach_buffer_c(MPI_Comm comm, void *buffer, MPI_Count size)
+{
+    return tn_mpi_comm_attach("MPI_Comm_attach_buffer_c", comm, buffer, size);
+}
+
+int tn_mpi_Comm_detach_buffer(MPI_Comm comm, void *buffer_addr, int *size)
+{
+    int64_t s;
+    if (size == NULL) {
+        return tn_mpi_err(NULL, MPI_ERR_ARG, "MPI_Comm_detach_buffer", "size", "NULL pointer");
+    }
+    int rc = tn_mpi_comm_detach("MPI_Comm_detach_buffer", comm, buffer_addr, &s);
+    if (rc == MPI_SUCCESS) {
+        *size = (int)s;
+    }
+    return rc;
+}
+
+int tn_mpi_Comm_detach_buffer_c(MPI_Comm comm, void *buffer_addr, MPI_Count *size)
+{
+    int64_t s;
+    if (size == NULL) {
+        return tn_mpi_err(NULL, MPI_ERR_ARG, "MPI_Comm_detach_buffer_c", "size",
+                          "NULL pointer");
+    }
+    int rc = tn_mpi_comm_detach("MPI_Comm_detach_buffer_c", comm, buffer_addr, &s);
+    if (rc == MPI_SUCCESS) {
+        *size = s;
+    }
+    return rc;
+}
+
+int tn_mpi_Comm_flush_buffer(MPI_Comm comm)
+{
+    static const char fn[] = "MPI_Comm_flush_buffer";
+    tn_comm_t *c;
+    int rc = tn_mpi_check_comm(fn, comm, &c);
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    tn_bsend_comm_t *e = tn_bsend_comm_entry(c);
+    if (e != NULL) {
+        tn_bsend_pool_wait(e->pool);
+    }
     return MPI_SUCCESS;
+}
+
+int tn_mpi_Comm_iflush_buffer(MPI_Comm comm, MPI_Request *request)
+{
+    static const char fn[] = "MPI_Comm_iflush_buffer";
+    tn_comm_t *c;
+    int rc = tn_mpi_check_comm(fn, comm, &c);
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    tn_bsend_comm_t *e = tn_bsend_comm_entry(c);
+    return tn_bsend_pool_iflush(fn, c, e != NULL ? e->pool : NULL, request);
 }
