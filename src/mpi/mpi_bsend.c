@@ -5,8 +5,8 @@
  * MPI-4.1 buffers: one for the process (MPI_Buffer_attach) and one per
  * communicator (MPI_Comm_attach_buffer), which takes precedence for sends
  * on that communicator.  Communicator buffers sit in a small table here
- * keyed by the communicator object; detach them before freeing the
- * communicator (MPI_Comm_free does not know about them yet).
+ * keyed by the communicator object; MPI_Comm_free detaches the
+ * communicator's buffer implicitly (after its pending sends).
  * MPI_Buffer_iflush / MPI_Comm_iflush_buffer return a request that
  * completes when the buffer's pending sends have. */
 #include "mpi/mpi_p2p_impl.h"
@@ -472,4 +472,18 @@ int tn_mpi_Comm_iflush_buffer(MPI_Comm comm, MPI_Request *request)
     }
     tn_bsend_comm_t *e = tn_bsend_comm_entry(c);
     return tn_bsend_pool_iflush(fn, c, e != NULL ? e->pool : NULL, request);
+}
+
+void tn_mpi_comm_buffer_release(tn_comm_t *c)
+{
+    tn_bsend_comm_t *e = tn_bsend_comm_entry(c);
+    if (e == NULL) {
+        return;
+    }
+    tn_bsend_pool_wait(e->pool);
+    e = tn_bsend_comm_entry(c);
+    if (e != NULL) {
+        free(e->pool);
+        *e = tn_bsend_comms[--tn_bsend_ncomms];
+    }
 }

@@ -484,6 +484,7 @@ int tn_mpi_Comm_free(MPI_Comm *comm)
         tn_mpi_leave();
         return rc;          /* the communicator stays, with what is left */
     }
+    tn_mpi_comm_buffer_release(c);
     tn_comm_release(c);
     tn_mpi_leave();
     *comm = MPI_COMM_NULL;

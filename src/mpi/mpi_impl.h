@@ -186,6 +186,11 @@ int tn_mpi_type_attr_delete_all(const char *fn, const tn_dt_t *dt);
 /* MPI_Finalize: delete the attributes of MPI_COMM_SELF, then MPI_COMM_WORLD. */
 int tn_mpi_attr_finalize(void);
 
+/* ---- buffered sends (mpi_bsend.c) -------------------------------------- */
+/* MPI_Comm_free: wait for the sends buffered in c's own buffer, then detach
+ * it (lock held or not; the big lock is recursive). */
+void tn_mpi_comm_buffer_release(tn_comm_t *c);
+
 /* Entry point of every unsupported function (called by generated code). */
 int tn_mpi_unsupported(const char *fn, int obj_kind, const void *obj);
 

@@ -68,6 +68,15 @@ int main(int argc, char **argv)
     MT_EXPECT_CLASS(MPI_Comm_detach_buffer(dup, NULL, &bsz), MPI_ERR_ARG);
     MT_CALL(MPI_Comm_flush_buffer(dup));   /* nothing attached: nothing to do */
 
+    /* Comm_free detaches a communicator's buffer after its pending sends */
+    MPI_Comm d2;
+    MT_CALL(MPI_Comm_dup(MPI_COMM_WORLD, &d2));
+    MT_CALL(MPI_Comm_attach_buffer(d2, cbuf, sz));
+    MT_CALL(MPI_Bsend(&x, 1, MPI_INT, right, 12, d2));
+    MT_CALL(MPI_Recv(&got[0], 1, MPI_INT, left, 12, d2, MPI_STATUS_IGNORE));
+    MT_CHECK(got[0] == left, "d2 got %d", got[0]);
+    MT_CALL(MPI_Comm_free(&d2));
+
     MT_CALL(MPI_Comm_free(&dup));
     free(cbuf);
     free(pbuf);
