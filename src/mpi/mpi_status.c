@@ -157,10 +157,12 @@ int tn_mpi_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
     if (baseptr == NULL) {
         return tn_mpi_err(NULL, MPI_ERR_ARG, fn, "baseptr", "NULL pointer");
     }
-    /* Cache-line aligned; size 0 still yields a pointer Free_mem accepts. */
+    /* Cache-line aligned; size 0 still yields a pointer Free_mem accepts.
+     * Sizes beyond a 47-bit user address space cannot be met: say so
+     * without asking the allocator (sanitizers abort on such requests). */
     void *p = NULL;
     size_t n = ((size_t)size + 63u) & ~(size_t)63u;
-    if (posix_memalign(&p, 64, n ? n : 64) != 0) {
+    if ((uint64_t)size > ((uint64_t)1 << 47) || posix_memalign(&p, 64, n ? n : 64) != 0) {
         return tn_mpi_err(NULL, MPI_ERR_NO_MEM, fn, "size", "cannot allocate %lld bytes",
                           (long long)size);
     }
