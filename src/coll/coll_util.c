@@ -11,7 +11,9 @@ tn_status_t tn_coll_copy(const void *sbuf, size_t scount, const tn_dt_t *sdt,
 {
     size_t sbytes = tn_dt_bytes(sdt, scount);
 
-    if (sbytes == 0 || sbuf == rbuf) {
+    /* Equal pointers are the same data only with the same type: both may be
+     * MPI_BOTTOM with absolute-address types describing different memory. */
+    if (sbytes == 0 || (sbuf == rbuf && sdt == rdt && scount == rcount)) {
         return sbytes > tn_dt_bytes(rdt, rcount) ? TN_ERR_TRUNCATE : TN_OK;
     }
     if (sbytes > tn_dt_bytes(rdt, rcount)) {
