@@ -1,7 +1,8 @@
 /* Collectives on MPI_BOTTOM with absolute-address datatypes (what mpi4py's
  * test_cco_vec testAlltoallwBottom does): send and receive "buffers" are both
  * MPI_BOTTOM, so equal pointers must not be taken for "same data, nothing to
- * copy" when the types describe different memory. */
+ * copy" when the types describe different memory, and a receive into
+ * MPI_BOTTOM (a NULL buffer) must still be unpacked. */
 #include "mtest.h"
 
 int main(int argc, char **argv)
