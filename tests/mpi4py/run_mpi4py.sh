@@ -32,7 +32,7 @@ EXCLUDED_AREAS="test_spawn test_dynproc test_io test_file test_rma test_rma_nb
   test_attributes test_handle test_grequest test_mpimem test_status
   test_session test_p2p_buf_part"
 # CI subset: modules that pass completely with 1 and 5 ranks.
-CI_SUBSET="test_address test_cco_buf test_cco_obj test_ctypes test_doc test_group
+CI_SUBSET="test_address test_cco_buf test_cco_obj test_cco_vec test_ctypes test_doc test_group
   test_info test_mpiabi test_mpiapi test_msgzero test_pack test_package
   test_pickle test_threads test_toplevel"
 # -------------------------------------------------------------------------------
