@@ -1,11 +1,6 @@
 /* Helpers shared by the collective algorithms. */
 #include "coll/coll_util.h"
 
-const tn_dt_t *tn_coll_byte_dt(void)
-{
-    return tn_dt_byte();
-}
-
 tn_status_t tn_coll_copy(const void *sbuf, size_t scount, const tn_dt_t *sdt,
                          void *rbuf, size_t rcount, const tn_dt_t *rdt, tn_comm_t *comm)
 {

@@ -246,9 +246,6 @@ static inline uintptr_t tn_coll_dt_handle(const tn_dt_t *dt)
     return dt->predefined ? dt->handle : (uintptr_t)dt;
 }
 
-/* MPI_BYTE, for zero-byte synchronisation messages and raw exchanges. */
-const tn_dt_t *tn_coll_byte_dt(void);
-
 /* Copy scount elements of sdt at sbuf into rcount elements of rdt at rbuf
  * (matching type signatures, as between a rank's send and receive buffer in
  * a collective), writing only the data bytes of rbuf.  TN_ERR_TRUNCATE when

@@ -13,7 +13,7 @@ tn_status_t tn_coll_allgather_bruck(const void *sbuf, size_t scount, const tn_dt
                                     void *rbuf, const tn_coll_blocks_t *rb, tn_comm_t *comm)
 {
     int n = comm->size, rank = comm->rank, d, i;
-    const tn_dt_t *rdt = rb->dt, *byte = tn_coll_byte_dt();
+    const tn_dt_t *rdt = rb->dt, *byte = tn_dt_byte();
     size_t rcount = rb->count, blk = tn_dt_bytes(rdt, rcount);
     tn_coll_tmp_t t;
     char *tmp;

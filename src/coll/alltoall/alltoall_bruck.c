@@ -14,7 +14,7 @@ tn_status_t tn_coll_alltoall_bruck(const void *sbuf, const tn_coll_blocks_t *sb,
                                    void *rbuf, const tn_coll_blocks_t *rb, tn_comm_t *comm)
 {
     int n = comm->size, rank = comm->rank, half = (n + 1) / 2, d, i, k;
-    const tn_dt_t *byte = tn_coll_byte_dt();
+    const tn_dt_t *byte = tn_dt_byte();
     size_t blk = tn_dt_bytes(rb->dt, rb->count);
     tn_coll_tmp_t ta, tp;
     char *a, *p, *q;

@@ -4,7 +4,7 @@
 
 tn_status_t tn_coll_barrier_dissemination(tn_comm_t *comm)
 {
-    const tn_dt_t *byte = tn_coll_byte_dt();
+    const tn_dt_t *byte = tn_dt_byte();
     int n = comm->size, rank = comm->rank;
     char sdummy = 0, rdummy;
     tn_status_t st;

@@ -10,7 +10,7 @@
 
 tn_status_t tn_coll_barrier_flat(tn_comm_t *comm)
 {
-    const tn_dt_t *byte = tn_coll_byte_dt();
+    const tn_dt_t *byte = tn_dt_byte();
     tn_req_t *reqs[TN_BARRIER_FLAT_BATCH];
     int n = comm->size, r, nreq = 0;
     char dummy = 0;

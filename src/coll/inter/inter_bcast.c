@@ -10,8 +10,8 @@ tn_status_t tn_coll_inter_barrier(tn_comm_t *comm)
 
     st = tn_coll_barrier(comm->local);
     if (st == TN_OK && comm->rank == 0) {
-        st = tn_p2p_sendrecv(NULL, 0, tn_coll_byte_dt(), 0, TN_COLL_TAG_BARRIER, NULL, 0,
-                             tn_coll_byte_dt(), 0, TN_COLL_TAG_BARRIER, comm, 1, NULL);
+        st = tn_p2p_sendrecv(NULL, 0, tn_dt_byte(), 0, TN_COLL_TAG_BARRIER, NULL, 0,
+                             tn_dt_byte(), 0, TN_COLL_TAG_BARRIER, comm, 1, NULL);
     }
     if (st == TN_OK) {
         st = tn_coll_barrier(comm->local);
