@@ -11,6 +11,7 @@ typedef struct {
     tn_step_kind_t kind;
     int            peer;
     int            sub;            /* added to the schedule's tag */
+    tn_comm_t     *comm;           /* where peer is a rank: s->comm or its local */
     const void    *sbuf;
     void          *rbuf;
     size_t         scount, rcount;
@@ -20,6 +21,7 @@ typedef struct {
 
 struct tn_sched {
     tn_comm_t   *comm;
+    tn_comm_t   *cur;            /* the messages' communicator (tn_sched_use_local) */
     tn_step_t   *steps;
     int          nsteps, cap;
     int          next;           /* first step of the next round */
@@ -41,6 +43,7 @@ tn_sched_t *tn_sched_new(tn_comm_t *comm)
     tn_sched_t *s = calloc(1, sizeof(*s));
     if (s != NULL) {
         s->comm = comm;
+        s->cur = comm;
         tn_comm_retain(comm);
     }
     return s;
@@ -56,6 +59,11 @@ void tn_sched_fail(tn_sched_t *s, tn_status_t st)
 tn_status_t tn_sched_status(const tn_sched_t *s)
 {
     return s->err;
+}
+
+void tn_sched_use_local(tn_sched_t *s, int local)
+{
+    s->cur = local && s->comm->local != NULL ? s->comm->local : s->comm;
 }
 
 static tn_step_t *tn_sched_add(tn_sched_t *s, tn_step_kind_t kind)
@@ -102,6 +110,7 @@ void tn_sched_send_sub(tn_sched_t *s, const void *buf, size_t count, const tn_dt
     tn_step_t *st = tn_sched_add(s, STEP_SEND);
     if (st != NULL) {
         st->sub = sub;
+        st->comm = s->cur;
         st->sbuf = buf;
         st->scount = count;
         st->sdt = dt;
@@ -116,6 +125,7 @@ void tn_sched_recv_sub(tn_sched_t *s, void *buf, size_t count, const tn_dt_t *dt
     tn_step_t *st = tn_sched_add(s, STEP_RECV);
     if (st != NULL) {
         st->sub = sub;
+        st->comm = s->cur;
         st->rbuf = buf;
         st->rcount = count;
         st->rdt = dt;
@@ -256,10 +266,10 @@ static tn_status_t tn_sched_post(tn_sched_t *s, tn_step_t *st)
     }
     if (st->kind == STEP_SEND) {
         rc = tn_p2p_isend(st->sbuf, st->scount, st->sdt, st->peer, s->tag + st->sub,
-                          s->comm, 1, TN_SEND_STD, &r);
+                          st->comm, 1, TN_SEND_STD, &r);
     } else {
-        rc = tn_p2p_irecv(st->rbuf, st->rcount, st->rdt, st->peer, s->tag + st->sub, s->comm,
-                          1, &r);
+        rc = tn_p2p_irecv(st->rbuf, st->rcount, st->rdt, st->peer, s->tag + st->sub,
+                          st->comm, 1, &r);
     }
     if (rc == TN_OK) {
         s->reqs[s->nreqs++] = r;

@@ -56,6 +56,14 @@ void tn_sched_barrier(tn_sched_t *s);
 /* A temporary for count elements of dt laid out like dt (freed with the
  * schedule); NULL when malloc failed (also remembered). */
 char *tn_sched_tmp(tn_sched_t *s, const tn_dt_t *dt, size_t count);
+/* On an intercommunicator: send and receive steps added from now on name
+ * ranks of the local group and travel on comm->local (local != 0), or name
+ * remote ranks on the intercommunicator itself (local == 0, the default).
+ * comm->local lives as long as comm, which the schedule holds; the tags
+ * are the intercommunicator's, and comm->local runs no schedules of its
+ * own, so they meet no other collective's messages.  No-op on an
+ * intracommunicator. */
+void tn_sched_use_local(tn_sched_t *s, int local);
 /* Record a build failure (the first one is kept). */
 void tn_sched_fail(tn_sched_t *s, tn_status_t st);
 /* The schedule's error so far (TN_OK while building went well). */
@@ -106,5 +114,32 @@ void tn_nbc_neighbor_allgather(tn_sched_t *s, const void *sbuf, size_t scount,
                                tn_comm_t *comm);
 void tn_nbc_neighbor_alltoall(tn_sched_t *s, const void *sbuf, const tn_coll_blocks_t *sb,
                               void *rbuf, const tn_coll_blocks_t *rb, tn_comm_t *comm);
+
+/* ---- intercommunicator builders (coll/nbc/nbc_inter_<kind>.c) ------------ *
+ * Same arguments and semantics as the blocking tn_coll_inter_* entry points
+ * (coll/inter/coll_inter.h: roots TN_COLL_ROOT / TN_PROC_NULL / a remote
+ * rank, blocks indexed by remote rank, no TN_IN_PLACE); they leave s
+ * naming remote ranks (tn_sched_use_local(s, 0)). */
+void tn_nbc_inter_barrier(tn_sched_t *s, tn_comm_t *comm);
+void tn_nbc_inter_bcast(tn_sched_t *s, void *buf, size_t count, const tn_dt_t *dt, int root,
+                        tn_comm_t *comm);
+void tn_nbc_inter_gather(tn_sched_t *s, const void *sbuf, size_t scount, const tn_dt_t *sdt,
+                         void *rbuf, const tn_coll_blocks_t *rb, int root, tn_comm_t *comm);
+void tn_nbc_inter_scatter(tn_sched_t *s, const void *sbuf, const tn_coll_blocks_t *sb,
+                          void *rbuf, size_t rcount, const tn_dt_t *rdt, int root,
+                          tn_comm_t *comm);
+void tn_nbc_inter_allgather(tn_sched_t *s, const void *sbuf, size_t scount,
+                            const tn_dt_t *sdt, void *rbuf, const tn_coll_blocks_t *rb,
+                            tn_comm_t *comm);
+void tn_nbc_inter_alltoall(tn_sched_t *s, const void *sbuf, const tn_coll_blocks_t *sb,
+                           void *rbuf, const tn_coll_blocks_t *rb, tn_comm_t *comm);
+void tn_nbc_inter_reduce(tn_sched_t *s, const void *sbuf, void *rbuf, size_t count,
+                         const tn_dt_t *dt, const tn_op_t *op, int root, tn_comm_t *comm);
+void tn_nbc_inter_allreduce(tn_sched_t *s, const void *sbuf, void *rbuf, size_t count,
+                            const tn_dt_t *dt, const tn_op_t *op, tn_comm_t *comm);
+/* rc: result counts of the local ranks; sbuf holds their sum on every rank */
+void tn_nbc_inter_reduce_scatter(tn_sched_t *s, const void *sbuf, void *rbuf,
+                                 const tn_coll_blocks_t *rc, const tn_op_t *op,
+                                 tn_comm_t *comm);
 
 #endif

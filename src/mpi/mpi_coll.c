@@ -36,12 +36,9 @@ static int alias_err(const char *fn, tn_comm_t *c)
 /* A nonblocking (MPI_I<coll>) or persistent (MPI_<coll>_init) call: the
  * collective is built as a schedule (coll/coll_sched.h) and returned in
  * *req; nb == NULL is the blocking call. */
-typedef struct {
-    MPI_Request *req;
-    int          persistent;
-} nbc_t;
+typedef tn_mpi_nbc_t nbc_t;
 
-/* The request pointer; intercommunicators have no schedules yet. */
+/* The request pointer. */
 static int nbc_check(const char *fn, tn_comm_t *c, const nbc_t *nb)
 {
     if (nb == NULL) {
@@ -49,10 +46,6 @@ static int nbc_check(const char *fn, tn_comm_t *c, const nbc_t *nb)
     }
     if (nb->req == NULL) {
         return tn_mpi_err(c, MPI_ERR_ARG, fn, "request", "NULL pointer");
-    }
-    if (c->remote != NULL) {
-        return tn_mpi_err(c, MPI_ERR_UNSUPPORTED_OPERATION, fn, "comm",
-                          "not implemented on intercommunicators");
     }
     return MPI_SUCCESS;
 }
@@ -80,7 +73,7 @@ static int barrier(const char *fn, MPI_Comm comm, nbc_t *nb)
         return rc;
     }
     if (c->remote != NULL) {
-        return tn_mpi_inter_barrier(fn, c);
+        return tn_mpi_inter_barrier(fn, c, nb);
     }
     if (nb != NULL) {
         tn_mpi_enter();
@@ -116,7 +109,7 @@ static int bcast(const char *fn, void *buffer, int64_t count, MPI_Datatype datat
         return rc;
     }
     if (c->remote != NULL) {
-        return tn_mpi_inter_bcast(fn, c, buffer, count, datatype, root);
+        return tn_mpi_inter_bcast(fn, c, buffer, count, datatype, root, nb);
     }
     if ((rc = tn_mpi_check_count(fn, c, count, "count")) ||
         (rc = tn_mpi_check_dt(fn, c, datatype, "datatype", &dt)) ||
@@ -168,7 +161,7 @@ static int reduce(const char *fn, const void *sendbuf, void *recvbuf, int64_t co
         return rc;
     }
     if (c->remote != NULL) {
-        return tn_mpi_inter_reduce(fn, c, sendbuf, recvbuf, count, datatype, op, root);
+        return tn_mpi_inter_reduce(fn, c, sendbuf, recvbuf, count, datatype, op, root, nb);
     }
     if ((rc = tn_mpi_check_count(fn, c, count, "count")) ||
         (rc = tn_mpi_check_dt(fn, c, datatype, "datatype", &dt)) ||
@@ -241,7 +234,7 @@ static int allreduce(const char *fn, const void *sendbuf, void *recvbuf, int64_t
         return rc;
     }
     if (c->remote != NULL) {
-        return tn_mpi_inter_allreduce(fn, c, sendbuf, recvbuf, count, datatype, op);
+        return tn_mpi_inter_allreduce(fn, c, sendbuf, recvbuf, count, datatype, op, nb);
     }
     if ((rc = tn_mpi_check_count(fn, c, count, "count")) ||
         (rc = tn_mpi_check_dt(fn, c, datatype, "datatype", &dt)) ||
@@ -303,7 +296,7 @@ static int gather(const char *fn, const void *sendbuf, int64_t sendcount,
     }
     if (c->remote != NULL) {
         return tn_mpi_inter_gather(fn, c, sendbuf, sendcount, sendtype, recvbuf, NULL, NULL, 0,
-                                   recvcount, recvtype, root);
+                                   recvcount, recvtype, root, nb);
     }
     if ((rc = tn_mpi_check_root(fn, c, root))) {
         return rc;
@@ -410,7 +403,7 @@ static int allgather(const char *fn, const void *sendbuf, int64_t sendcount,
     }
     if (c->remote != NULL) {
         return tn_mpi_inter_allgather(fn, c, sendbuf, sendcount, sendtype, recvbuf, NULL, NULL,
-                                      0, recvcount, recvtype);
+                                      0, recvcount, recvtype, nb);
     }
     if ((rc = all_args(fn, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
                        &c, &sdt, &rdt, 1))) {
@@ -463,7 +456,7 @@ static int alltoall(const char *fn, const void *sendbuf, int64_t sendcount,
     }
     if (c->remote != NULL) {
         return tn_mpi_inter_alltoall(fn, c, sendbuf, NULL, NULL, sendcount, sendtype, NULL,
-                                     recvbuf, NULL, NULL, recvcount, recvtype, NULL, 0);
+                                     recvbuf, NULL, NULL, recvcount, recvtype, NULL, 0, nb);
     }
     if ((rc = all_args(fn, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
                        &c, &sdt, &rdt, 0))) {
@@ -608,7 +601,7 @@ static int scatter(const char *fn, const void *sendbuf, int64_t sendcount,
     }
     if (c->remote != NULL) {
         return tn_mpi_inter_scatter(fn, c, sendbuf, NULL, NULL, 0, sendcount, sendtype, recvbuf,
-                                    recvcount, recvtype, root);
+                                    recvcount, recvtype, root, nb);
     }
     if ((rc = tn_mpi_check_root(fn, c, root)) ||
         (rc = scatter_recv_args(fn, c, root, recvbuf, recvcount, recvtype, &rdt))) {
@@ -672,7 +665,7 @@ static int scatterv(const char *fn, const void *sendbuf, const void *sendcounts,
     }
     if (c->remote != NULL) {
         return tn_mpi_inter_scatter(fn, c, sendbuf, sendcounts, displs, wide, 0, sendtype,
-                                    recvbuf, recvcount, recvtype, root);
+                                    recvbuf, recvcount, recvtype, root, nb);
     }
     if ((rc = tn_mpi_check_root(fn, c, root)) ||
         (rc = scatter_recv_args(fn, c, root, recvbuf, recvcount, recvtype, &rdt))) {
@@ -737,7 +730,7 @@ static int gatherv(const char *fn, const void *sendbuf, int64_t sendcount,
     }
     if (c->remote != NULL) {
         return tn_mpi_inter_gather(fn, c, sendbuf, sendcount, sendtype, recvbuf, recvcounts,
-                                   displs, wide, 0, recvtype, root);
+                                   displs, wide, 0, recvtype, root, nb);
     }
     if ((rc = tn_mpi_check_root(fn, c, root))) {
         return rc;
@@ -809,7 +802,7 @@ static int allgatherv(const char *fn, const void *sendbuf, int64_t sendcount,
     }
     if (c->remote != NULL) {
         return tn_mpi_inter_allgather(fn, c, sendbuf, sendcount, sendtype, recvbuf, recvcounts,
-                                      displs, wide, 0, recvtype);
+                                      displs, wide, 0, recvtype, nb);
     }
     if ((rc = check_vec_side(fn, c, recvbuf, recvcounts, displs, wide, recvtype, "recvbuf",
                              "recvcounts", "displs", "recvtype", &rdt))) {
@@ -875,7 +868,7 @@ static int alltoallv(const char *fn, const void *sendbuf, const void *sendcounts
     }
     if (c->remote != NULL) {
         return tn_mpi_inter_alltoall(fn, c, sendbuf, sendcounts, sdispls, 0, sendtype, NULL,
-                                     recvbuf, recvcounts, rdispls, 0, recvtype, NULL, wide);
+                                     recvbuf, recvcounts, rdispls, 0, recvtype, NULL, wide, nb);
     }
     if ((rc = check_vec_side(fn, c, recvbuf, recvcounts, rdispls, wide, recvtype, "recvbuf",
                              "recvcounts", "rdispls", "recvtype", &rdt))) {
@@ -968,7 +961,7 @@ static int alltoallw(const char *fn, const void *sendbuf, const void *sendcounts
     if (c->remote != NULL) {
         return tn_mpi_inter_alltoall(fn, c, sendbuf, sendcounts, sdispls, 0, MPI_DATATYPE_NULL,
                                      sendtypes, recvbuf, recvcounts, rdispls, 0,
-                                     MPI_DATATYPE_NULL, recvtypes, wide);
+                                     MPI_DATATYPE_NULL, recvtypes, wide, nb);
     }
     dts = calloc(2 * (size_t)c->size, sizeof *dts);
     if (dts == NULL) {
@@ -1040,7 +1033,7 @@ static int reduce_scatter(const char *fn, const void *sendbuf, void *recvbuf, in
     }
     if (c->remote != NULL) {
         return tn_mpi_inter_reduce_scatter(fn, c, sendbuf, recvbuf, block ? NULL : counts,
-                                           wide, recvcount, datatype, op);
+                                           wide, recvcount, datatype, op, nb);
     }
     if (!block) {
         if ((rc = check_counts(fn, c, counts, wide, c->size, "recvcounts", &total))) {

@@ -1,12 +1,43 @@
-/* MPI blocking collectives on intercommunicators: argument checks and the
- * call into src/coll/inter (see mpi_coll_inter.h). */
+/* MPI collectives on intercommunicators: argument checks, then the
+ * blocking algorithm of src/coll/inter or, for the nonblocking and
+ * persistent forms, its schedule (coll/nbc/nbc_inter_*.c); see
+ * mpi_coll_inter.h. */
 #include <stdlib.h>
 #include "mpi/mpi_coll_inter.h"
 #include "coll/inter/coll_inter.h"
+#include "coll/coll_sched.h"
 
 static int done(const char *fn, tn_comm_t *c, tn_status_t st)
 {
     return st == TN_OK ? MPI_SUCCESS : tn_mpi_err_status(c, st, fn);
+}
+
+/* Commit a built schedule s (NULL: out of memory) into *nb->req (lock
+ * held). */
+static tn_status_t commit(tn_sched_t *s, const tn_mpi_nbc_t *nb)
+{
+    tn_req_t *req = NULL;
+    tn_status_t st = s == NULL ? TN_ERR_NOMEM : tn_sched_commit(s, nb->persistent, &req);
+
+    if (st == TN_OK) {
+        *nb->req = (MPI_Request)(void *)req;
+    }
+    return st;
+}
+
+/* A rank that takes no part (an MPI_PROC_NULL root): nothing to do, or an
+ * empty schedule that completes as soon as it starts. */
+static int no_part(const char *fn, tn_comm_t *c, const tn_mpi_nbc_t *nb)
+{
+    tn_status_t st;
+
+    if (nb == NULL) {
+        return MPI_SUCCESS;
+    }
+    tn_mpi_enter();
+    st = commit(tn_sched_new(c), nb);
+    tn_mpi_leave();
+    return done(fn, c, st);
 }
 
 /* MPI_ROOT, MPI_PROC_NULL or a rank of the remote group. */
@@ -82,18 +113,26 @@ static void blocks(tn_coll_blocks_t *b, const void *counts, const void *displs, 
     b->dts = NULL;
 }
 
-int tn_mpi_inter_barrier(const char *fn, tn_comm_t *c)
+int tn_mpi_inter_barrier(const char *fn, tn_comm_t *c, const tn_mpi_nbc_t *nb)
 {
     tn_status_t st;
 
     tn_mpi_enter();
-    st = tn_coll_inter_barrier(c);
+    if (nb != NULL) {
+        tn_sched_t *s = tn_sched_new(c);
+        if (s != NULL) {
+            tn_nbc_inter_barrier(s, c);
+        }
+        st = commit(s, nb);
+    } else {
+        st = tn_coll_inter_barrier(c);
+    }
     tn_mpi_leave();
     return done(fn, c, st);
 }
 
 int tn_mpi_inter_bcast(const char *fn, tn_comm_t *c, void *buf, int64_t count,
-                       MPI_Datatype type, int root)
+                       MPI_Datatype type, int root, const tn_mpi_nbc_t *nb)
 {
     const tn_dt_t *dt = NULL;
     tn_status_t st;
@@ -103,19 +142,28 @@ int tn_mpi_inter_bcast(const char *fn, tn_comm_t *c, void *buf, int64_t count,
         return rc;
     }
     if (root == MPI_PROC_NULL) {
-        return MPI_SUCCESS;
+        return no_part(fn, c, nb);
     }
     if ((rc = check_side(fn, c, buf, count, type, "count", "datatype", "buffer", &dt))) {
         return rc;
     }
     tn_mpi_enter();
-    st = tn_coll_inter_bcast(buf, (size_t)count, dt, root, c);
+    if (nb != NULL) {
+        tn_sched_t *s = tn_sched_new(c);
+        if (s != NULL) {
+            tn_nbc_inter_bcast(s, buf, (size_t)count, dt, root, c);
+        }
+        st = commit(s, nb);
+    } else {
+        st = tn_coll_inter_bcast(buf, (size_t)count, dt, root, c);
+    }
     tn_mpi_leave();
     return done(fn, c, st);
 }
 
 int tn_mpi_inter_reduce(const char *fn, tn_comm_t *c, const void *sbuf, void *rbuf,
-                        int64_t count, MPI_Datatype type, MPI_Op op, int root)
+                        int64_t count, MPI_Datatype type, MPI_Op op, int root,
+                        const tn_mpi_nbc_t *nb)
 {
     const tn_dt_t *dt = NULL;
     const tn_op_t *o = NULL;
@@ -126,7 +174,7 @@ int tn_mpi_inter_reduce(const char *fn, tn_comm_t *c, const void *sbuf, void *rb
         return rc;
     }
     if (root == MPI_PROC_NULL) {
-        return MPI_SUCCESS;
+        return no_part(fn, c, nb);
     }
     if ((rc = root == MPI_ROOT ? check_side(fn, c, rbuf, count, type, "count", "datatype",
                                             "recvbuf", &dt)
@@ -136,13 +184,21 @@ int tn_mpi_inter_reduce(const char *fn, tn_comm_t *c, const void *sbuf, void *rb
         return rc;
     }
     tn_mpi_enter();
-    st = tn_coll_inter_reduce(sbuf, rbuf, (size_t)count, dt, o, root, c);
+    if (nb != NULL) {
+        tn_sched_t *s = tn_sched_new(c);
+        if (s != NULL) {
+            tn_nbc_inter_reduce(s, sbuf, rbuf, (size_t)count, dt, o, root, c);
+        }
+        st = commit(s, nb);
+    } else {
+        st = tn_coll_inter_reduce(sbuf, rbuf, (size_t)count, dt, o, root, c);
+    }
     tn_mpi_leave();
     return done(fn, c, st);
 }
 
 int tn_mpi_inter_allreduce(const char *fn, tn_comm_t *c, const void *sbuf, void *rbuf,
-                           int64_t count, MPI_Datatype type, MPI_Op op)
+                           int64_t count, MPI_Datatype type, MPI_Op op, const tn_mpi_nbc_t *nb)
 {
     const tn_dt_t *dt = NULL;
     const tn_op_t *o = NULL;
@@ -155,7 +211,15 @@ int tn_mpi_inter_allreduce(const char *fn, tn_comm_t *c, const void *sbuf, void 
         return rc;
     }
     tn_mpi_enter();
-    st = tn_coll_inter_allreduce(sbuf, rbuf, (size_t)count, dt, o, c);
+    if (nb != NULL) {
+        tn_sched_t *s = tn_sched_new(c);
+        if (s != NULL) {
+            tn_nbc_inter_allreduce(s, sbuf, rbuf, (size_t)count, dt, o, c);
+        }
+        st = commit(s, nb);
+    } else {
+        st = tn_coll_inter_allreduce(sbuf, rbuf, (size_t)count, dt, o, c);
+    }
     tn_mpi_leave();
     return done(fn, c, st);
 }
@@ -163,7 +227,7 @@ int tn_mpi_inter_allreduce(const char *fn, tn_comm_t *c, const void *sbuf, void 
 int tn_mpi_inter_gather(const char *fn, tn_comm_t *c, const void *sbuf, int64_t scount,
                         MPI_Datatype stype, void *rbuf, const void *rcounts,
                         const void *displs, int wide, int64_t rcount, MPI_Datatype rtype,
-                        int root)
+                        int root, const tn_mpi_nbc_t *nb)
 {
     const tn_dt_t *sdt = NULL, *rdt = NULL;
     tn_coll_blocks_t rb;
@@ -174,7 +238,7 @@ int tn_mpi_inter_gather(const char *fn, tn_comm_t *c, const void *sbuf, int64_t 
         return rc;
     }
     if (root == MPI_PROC_NULL) {
-        return MPI_SUCCESS;
+        return no_part(fn, c, nb);
     }
     if (root == MPI_ROOT) {
         if ((rc = no_inplace(fn, c, rbuf, "recvbuf")) ||
@@ -199,14 +263,23 @@ int tn_mpi_inter_gather(const char *fn, tn_comm_t *c, const void *sbuf, int64_t 
     }
     blocks(&rb, rcounts, displs, wide, rcount, rdt);
     tn_mpi_enter();
-    st = tn_coll_inter_gather(sbuf, (size_t)scount, sdt, rbuf, &rb, root, c);
+    if (nb != NULL) {
+        tn_sched_t *s = tn_sched_new(c);
+        if (s != NULL) {
+            tn_nbc_inter_gather(s, sbuf, (size_t)scount, sdt, rbuf, &rb, root, c);
+        }
+        st = commit(s, nb);
+    } else {
+        st = tn_coll_inter_gather(sbuf, (size_t)scount, sdt, rbuf, &rb, root, c);
+    }
     tn_mpi_leave();
     return done(fn, c, st);
 }
 
 int tn_mpi_inter_scatter(const char *fn, tn_comm_t *c, const void *sbuf, const void *scounts,
                          const void *displs, int wide, int64_t scount, MPI_Datatype stype,
-                         void *rbuf, int64_t rcount, MPI_Datatype rtype, int root)
+                         void *rbuf, int64_t rcount, MPI_Datatype rtype, int root,
+                         const tn_mpi_nbc_t *nb)
 {
     const tn_dt_t *sdt = NULL, *rdt = NULL;
     tn_coll_blocks_t sb;
@@ -217,7 +290,7 @@ int tn_mpi_inter_scatter(const char *fn, tn_comm_t *c, const void *sbuf, const v
         return rc;
     }
     if (root == MPI_PROC_NULL) {
-        return MPI_SUCCESS;
+        return no_part(fn, c, nb);
     }
     if (root == MPI_ROOT) {
         if ((rc = no_inplace(fn, c, sbuf, "sendbuf")) ||
@@ -242,14 +315,23 @@ int tn_mpi_inter_scatter(const char *fn, tn_comm_t *c, const void *sbuf, const v
     }
     blocks(&sb, scounts, displs, wide, scount, sdt);
     tn_mpi_enter();
-    st = tn_coll_inter_scatter(sbuf, &sb, rbuf, (size_t)rcount, rdt, root, c);
+    if (nb != NULL) {
+        tn_sched_t *s = tn_sched_new(c);
+        if (s != NULL) {
+            tn_nbc_inter_scatter(s, sbuf, &sb, rbuf, (size_t)rcount, rdt, root, c);
+        }
+        st = commit(s, nb);
+    } else {
+        st = tn_coll_inter_scatter(sbuf, &sb, rbuf, (size_t)rcount, rdt, root, c);
+    }
     tn_mpi_leave();
     return done(fn, c, st);
 }
 
 int tn_mpi_inter_allgather(const char *fn, tn_comm_t *c, const void *sbuf, int64_t scount,
                            MPI_Datatype stype, void *rbuf, const void *rcounts,
-                           const void *displs, int wide, int64_t rcount, MPI_Datatype rtype)
+                           const void *displs, int wide, int64_t rcount, MPI_Datatype rtype,
+                           const tn_mpi_nbc_t *nb)
 {
     const tn_dt_t *sdt = NULL, *rdt = NULL;
     tn_coll_blocks_t rb;
@@ -272,7 +354,15 @@ int tn_mpi_inter_allgather(const char *fn, tn_comm_t *c, const void *sbuf, int64
     }
     blocks(&rb, rcounts, displs, wide, rcount, rdt);
     tn_mpi_enter();
-    st = tn_coll_inter_allgather(sbuf, (size_t)scount, sdt, rbuf, &rb, c);
+    if (nb != NULL) {
+        tn_sched_t *s = tn_sched_new(c);
+        if (s != NULL) {
+            tn_nbc_inter_allgather(s, sbuf, (size_t)scount, sdt, rbuf, &rb, c);
+        }
+        st = commit(s, nb);
+    } else {
+        st = tn_coll_inter_allgather(sbuf, (size_t)scount, sdt, rbuf, &rb, c);
+    }
     tn_mpi_leave();
     return done(fn, c, st);
 }
@@ -335,7 +425,8 @@ int tn_mpi_inter_alltoall(const char *fn, tn_comm_t *c, const void *sbuf,
                           const void *scounts, const void *sdispls, int64_t scount,
                           MPI_Datatype stype, const MPI_Datatype *stypes, void *rbuf,
                           const void *rcounts, const void *rdispls, int64_t rcount,
-                          MPI_Datatype rtype, const MPI_Datatype *rtypes, int wide)
+                          MPI_Datatype rtype, const MPI_Datatype *rtypes, int wide,
+                          const tn_mpi_nbc_t *nb)
 {
     const tn_dt_t **sdts = NULL, **rdts = NULL;
     tn_coll_blocks_t sb, rb;
@@ -350,7 +441,15 @@ int tn_mpi_inter_alltoall(const char *fn, tn_comm_t *c, const void *sbuf,
         return rc;
     }
     tn_mpi_enter();
-    st = tn_coll_inter_alltoall(sbuf, &sb, rbuf, &rb, c);
+    if (nb != NULL) {
+        tn_sched_t *s = tn_sched_new(c);
+        if (s != NULL) {
+            tn_nbc_inter_alltoall(s, sbuf, &sb, rbuf, &rb, c);
+        }
+        st = commit(s, nb);
+    } else {
+        st = tn_coll_inter_alltoall(sbuf, &sb, rbuf, &rb, c);
+    }
     tn_mpi_leave();
     free(sdts);
     free(rdts);
@@ -359,7 +458,7 @@ int tn_mpi_inter_alltoall(const char *fn, tn_comm_t *c, const void *sbuf,
 
 int tn_mpi_inter_reduce_scatter(const char *fn, tn_comm_t *c, const void *sbuf, void *rbuf,
                                 const void *rcounts, int wide, int64_t rcount,
-                                MPI_Datatype type, MPI_Op op)
+                                MPI_Datatype type, MPI_Op op, const tn_mpi_nbc_t *nb)
 {
     const tn_dt_t *dt = NULL;
     const tn_op_t *o = NULL;
@@ -394,7 +493,15 @@ int tn_mpi_inter_reduce_scatter(const char *fn, tn_comm_t *c, const void *sbuf, 
     }
     blocks(&rb, rcounts, NULL, wide, rcount, dt);
     tn_mpi_enter();
-    st = tn_coll_inter_reduce_scatter(sbuf, rbuf, &rb, o, c);
+    if (nb != NULL) {
+        tn_sched_t *s = tn_sched_new(c);
+        if (s != NULL) {
+            tn_nbc_inter_reduce_scatter(s, sbuf, rbuf, &rb, o, c);
+        }
+        st = commit(s, nb);
+    } else {
+        st = tn_coll_inter_reduce_scatter(sbuf, rbuf, &rb, o, c);
+    }
     tn_mpi_leave();
     return done(fn, c, st);
 }
