@@ -19,8 +19,7 @@ RUN_TIMEOUT=${RUN_TIMEOUT:-300}
 # Out of scope for Tern (these must fail cleanly with "not supported yet"):
 #   spawn/dynamic processes, MPI I/O (File), one-sided windows (Win, RMA).
 # Not implemented yet in Tern (MPI_ERR_UNSUPPORTED_OPERATION):
-#   sessions, partitioned point-to-point, win keyvals, MPI_T, f90 types,
-#   nonblocking/persistent collectives on intercommunicators.
+#   sessions, partitioned point-to-point, win keyvals, MPI_T, f90 types.
 # Full mode runs everything anyway (the counts show where these fail); the CI
 # subset below only contains modules that pass completely.
 EXCLUDED_AREAS="test_spawn test_dynproc test_io test_file test_rma test_rma_nb
