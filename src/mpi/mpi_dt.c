@@ -1,5 +1,6 @@
 /* MPI datatypes: constructors, commit/free, envelope and contents, queries,
- * names, addresses, match_size and get_value_index.
+ * names, addresses, match_size and get_value_index (the f90 types are in
+ * mpi_dt_f90.c).
  *
  * None of these needs MPI_Init: a datatype is usable from any session, so
  * only the arguments are checked.  Errors carry no communicator and go to
@@ -310,6 +311,10 @@ int tn_mpi_Type_free(MPI_Datatype *datatype)
     if (dt->predefined) {
         return tn_mpi_err(NULL, MPI_ERR_TYPE, fn, "datatype",
                           "%s is a predefined datatype and cannot be freed", dt->name);
+    }
+    if (tn_mpi_dt_is_f90(dt)) {
+        return tn_mpi_err(NULL, MPI_ERR_TYPE, fn, "datatype",
+                          "a type of MPI_Type_create_f90_* is predefined and cannot be freed");
     }
     tn_mpi_enter();
     rc = tn_mpi_type_attr_delete_all(fn, dt);
@@ -1279,9 +1284,12 @@ static int type_get_contents(const char *fn, int large_api, MPI_Datatype datatyp
     for (size_t i = 0; i < c->nl; i++) {
         larges[i] = c->larges[i];
     }
-    /* derived types come back as new references the caller frees */
+    /* derived types come back as new references the caller frees (not the
+     * f90 ones, which the caller must not free) */
     for (size_t i = 0; i < c->nd; i++) {
-        tn_dt_retain(c->types[i]);
+        if (!tn_mpi_dt_is_f90(c->types[i])) {
+            tn_dt_retain(c->types[i]);
+        }
         types[i] = tn_mpi_dt_handle(c->types[i]);
     }
     return MPI_SUCCESS;

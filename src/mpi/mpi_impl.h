@@ -78,6 +78,14 @@ static inline MPI_Datatype tn_mpi_dt_handle(const tn_dt_t *dt)
 {
     return dt->predefined ? (MPI_Datatype)dt->handle : (MPI_Datatype)(void *)dt;
 }
+/* A type of MPI_Type_create_f90_*: predefined for the user (never freed,
+ * handed out without references) though it is a derived object. */
+static inline int tn_mpi_dt_is_f90(const tn_dt_t *dt)
+{
+    return dt->contents != NULL && (dt->contents->combiner == MPI_COMBINER_F90_INTEGER ||
+                                    dt->contents->combiner == MPI_COMBINER_F90_REAL ||
+                                    dt->contents->combiner == MPI_COMBINER_F90_COMPLEX);
+}
 const tn_op_t *tn_mpi_op_get(MPI_Op h);
 static inline MPI_Op tn_mpi_op_handle(const tn_op_t *op)
 {
