@@ -476,8 +476,9 @@ int tn_mpi_Add_error_string(int errorcode, const char *string)
 }
 
 /* MPI-4.1: only user-added classes, codes and strings can be removed; a
- * class cannot go while codes of it remain.  Removed numbers are not
- * reused. */
+ * class cannot go while codes of it remain, and neither a class nor a code
+ * while it has a string (MPI_Remove_error_string comes first).  Removed
+ * numbers are not reused. */
 int tn_mpi_Remove_error_class(int errorclass)
 {
     static const char fn[] = "MPI_Remove_error_class";
@@ -501,8 +502,12 @@ int tn_mpi_Remove_error_class(int errorclass)
                               TN_MPI_USER_BASE + i, errorclass);
         }
     }
-    free(e->string);
-    e->string = NULL;
+    if (e->string != NULL) {
+        tn_mpi_leave();
+        return tn_mpi_err(NULL, MPI_ERR_ARG, fn, "errorclass",
+                          "error class %d still has a string (MPI_Remove_error_string first)",
+                          errorclass);
+    }
     e->removed = 1;
     tn_mpi_leave();
     return MPI_SUCCESS;
@@ -522,8 +527,12 @@ int tn_mpi_Remove_error_code(int errorcode)
         return tn_mpi_err(NULL, MPI_ERR_ARG, fn, "errorcode",
                           "%d is not a user-added error code", errorcode);
     }
-    free(e->string);
-    e->string = NULL;
+    if (e->string != NULL) {
+        tn_mpi_leave();
+        return tn_mpi_err(NULL, MPI_ERR_ARG, fn, "errorcode",
+                          "error code %d still has a string (MPI_Remove_error_string first)",
+                          errorcode);
+    }
     e->removed = 1;
     tn_mpi_leave();
     return MPI_SUCCESS;

@@ -1,6 +1,6 @@
 /* MPI-4.1 MPI_Remove_error_class/code/string: only user-added ones, a class
- * only once its codes are gone; removed numbers become invalid and
- * MPI_LASTUSEDCODE follows. */
+ * only once its codes are gone, a class or code only once its string is
+ * gone; removed numbers become invalid and MPI_LASTUSEDCODE follows. */
 #include "mtest.h"
 
 int main(int argc, char **argv)
@@ -25,6 +25,10 @@ int main(int argc, char **argv)
     /* a class is not a code, a code not a class */
     MT_EXPECT_CLASS(MPI_Remove_error_code(cls), MPI_ERR_ARG);
     MT_EXPECT_CLASS(MPI_Remove_error_class(code), MPI_ERR_ARG);
+    /* a code that still has its string */
+    MT_EXPECT_CLASS(MPI_Remove_error_code(code), MPI_ERR_ARG);
+    MT_CALL(MPI_Error_string(code, s, &len));
+    MT_CHECK(strcmp(s, "my code") == 0, "string after refused removal: '%s'", s);
 
     MT_CALL(MPI_Remove_error_string(code));
     MT_CALL(MPI_Error_string(code, s, &len));
@@ -36,6 +40,11 @@ int main(int argc, char **argv)
     MT_CALL(MPI_Remove_error_code(code));
     MT_EXPECT_CLASS(MPI_Error_class(code, &c), MPI_ERR_ARG);
     MT_EXPECT_CLASS(MPI_Remove_error_code(code), MPI_ERR_ARG);
+    /* the class still has its string */
+    MT_EXPECT_CLASS(MPI_Remove_error_class(cls), MPI_ERR_ARG);
+    MT_CALL(MPI_Error_class(cls, &c));
+    MT_CHECK(c == cls, "class of the class %d", c);
+    MT_CALL(MPI_Remove_error_string(cls));
     MT_CALL(MPI_Remove_error_class(cls));
     MT_EXPECT_CLASS(MPI_Add_error_code(cls, &code), MPI_ERR_ARG);
 
