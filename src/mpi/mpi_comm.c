@@ -574,6 +574,13 @@ int tn_mpi_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)
     size_t len;
     int rc;
 
+    /* MPI_COMM_NULL has a name, as in MPICH and Open MPI */
+    if (comm == MPI_COMM_NULL && comm_name != NULL && resultlen != NULL) {
+        len = strlen("MPI_COMM_NULL");
+        memcpy(comm_name, "MPI_COMM_NULL", len + 1);
+        *resultlen = (int)len;
+        return MPI_SUCCESS;
+    }
     if ((rc = tn_mpi_check_comm(fn, comm, &c)) ||
         (rc = out_arg(fn, c, comm_name, "comm_name")) ||
         (rc = out_arg(fn, c, resultlen, "resultlen"))) {
