@@ -1,7 +1,8 @@
 /* Nonblocking intercommunicator collectives: barrier semantics (it cannot
  * complete before the other group has entered), several outstanding at
  * once (completed out of order, by Testall and Waitall), a persistent one
- * started between nonblocking ones, and the error classes: MPI_IN_PLACE,
+ * started between nonblocking ones, messages past the eager size, and the
+ * error classes: MPI_IN_PLACE,
  * bad roots, scan/exscan on an intercommunicator. */
 #include "inter_nbc_common.h"
 
@@ -107,6 +108,43 @@ static void overlap(const it_t *t)
     free(ag);
 }
 
+/* Messages past the eager size: allreduce and bcast of BIG ints, both
+ * outstanding at once, completed by a Test loop. */
+#define BIG (1 << 17)
+static void big(const it_t *t)
+{
+    int *a = malloc(BIG * sizeof(int)), *s = malloc(BIG * sizeof(int));
+    int *b = malloc(BIG * sizeof(int)), flag = 0, bad = 0, rsum = 0;
+    int root = t->color == 1 ? (t->lrank == 0 ? MPI_ROOT : MPI_PROC_NULL) : 0;
+    MPI_Request r[2];
+
+    for (int j = 0; j < t->rsize; j++) {
+        rsum += it_world(1 - t->color, j);
+    }
+    for (int i = 0; i < BIG; i++) {
+        a[i] = mt_rank + i % 7;
+        s[i] = -1;
+        b[i] = root == MPI_ROOT ? i : -1;
+    }
+    MT_CALL(MPI_Iallreduce(a, s, BIG, MPI_INT, MPI_SUM, t->inter, &r[0]));
+    MT_CALL(MPI_Ibcast(b, BIG, MPI_INT, root, t->inter, &r[1]));
+    while (!flag) {
+        MT_CALL(MPI_Testall(2, r, &flag, MPI_STATUSES_IGNORE));
+    }
+    for (int i = 0; i < BIG && bad < 5; i++) {
+        int want = rsum + t->rsize * (i % 7);
+        int wantb = root == MPI_PROC_NULL ? -1 : i;
+        if (s[i] != want || b[i] != wantb) {
+            MT_CHECK(0, "big [%d]: allreduce %d (want %d), bcast %d (want %d)", i, s[i], want,
+                     b[i], wantb);
+            bad++;
+        }
+    }
+    free(a);
+    free(s);
+    free(b);
+}
+
 static void errors(const it_t *t)
 {
     MPI_Comm ic = t->inter;
@@ -168,6 +206,7 @@ int main(int argc, char **argv)
     it_setup(&t);
     barrier_order(&t);
     overlap(&t);
+    big(&t);
     errors(&t);
     it_teardown(&t);
     return mt_finalize();
