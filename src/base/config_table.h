@@ -64,6 +64,8 @@
       "udp: socket send and receive buffer size")                              \
     X(udp_batch, UDP_BATCH, INT, "32",                                         \
       "udp: datagrams per sendmmsg/recvmmsg call")                             \
+    X(udp_gso, UDP_GSO, BOOL, "1",                                             \
+      "udp: send runs of equal-sized datagrams as one UDP GSO send and take coalesced ones with UDP GRO") \
     X(udp_fault_drop, UDP_FAULT_DROP, DOUBLE, "0",                             \
       "udp fault injector: percent of outgoing datagrams dropped")             \
     X(udp_fault_dup, UDP_FAULT_DUP, DOUBLE, "0",                               \

@@ -870,7 +870,7 @@ static void test_api(void)
         memcpy(copy, pkt, len);
         copy[bad[i].off] = bad[i].val;
         memset(copy + offsetof(tn_udp_hdr_t, crc), 0, 4);
-        uint32_t crc = tn_udp_crc32c(0, copy, len);
+        uint32_t crc = tn_udp_packet_crc(copy, len);
         memcpy(copy + offsetof(tn_udp_hdr_t, crc), &crc, 4);
         why = NULL;
         CHECK(tn_udp_packet_check(copy, len, JOB, 1, &why) == TN_ERR_PROTO);

@@ -84,6 +84,21 @@ int main(void)
             CHECK(tn_udp_crc32c_sw(7, buf + mis, lens[i]) == ref);
         }
     }
+    /* copy and checksum in one pass: same bytes, same CRC, any length,
+     * either buffer misaligned, nothing written past the end */
+    static unsigned char dst[20100];
+    size_t clens[] = { 0, 1, 7, 8, 9, 63, 191, 192, 193, 768, 6144, 6151, 8016, 20000 };
+    for (size_t i = 0; i < sizeof(clens) / sizeof(clens[0]); i++) {
+        for (size_t mis = 0; mis < 8; mis += 3) {
+            size_t len = clens[i], dmis = (mis * 5 + 1) % 8;
+            memset(dst, 0xA5, sizeof(dst));
+            uint32_t seed = (uint32_t)next_rand();
+            uint32_t got = tn_udp_crc32c_copy(seed, dst + dmis, buf + mis, len);
+            CHECK(got == crc_ref(seed, buf + mis, len));
+            CHECK(memcmp(dst + dmis, buf + mis, len) == 0);
+            CHECK(dst[dmis + len] == 0xA5 && (dmis == 0 || dst[dmis - 1] == 0xA5));
+        }
+    }
     /* chaining */
     for (int t = 0; t < 200; t++) {
         size_t len = next_rand() % 9000, cut = len ? next_rand() % len : 0;

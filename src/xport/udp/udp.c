@@ -36,6 +36,7 @@ static struct {
     tn_xport_am_handler_fn_t *handler;
     void               (*fatal)(const char *msg);
     char                *rbuf;         /* TN_UDP_RECV_BATCH receive buffers */
+    size_t               rcap;         /* bytes each (64 KiB with GRO) */
     char                *obuf;         /* TN_UDP_RECV_BATCH output buffers */
     uint64_t             bad_packets;
     uint64_t             foreign_packets;
@@ -114,7 +115,7 @@ tn_status_t tn_xport_udp_init(const tn_xport_job_t *job)
         .seed = (uint64_t)tn_cfg.udp_fault_seed * 1000003ull + (uint64_t)job->world_rank,
     };
     st = tn_udp_sock_open(&tn_udp.sock, tn_cfg.udp_rails, job->nnodes == 1,
-                          tn_cfg.udp_sockbuf, &fault);
+                          tn_cfg.udp_sockbuf, tn_cfg.udp_gso, &fault);
     if (st != TN_OK) {
         return st;
     }
@@ -164,7 +165,8 @@ tn_status_t tn_xport_udp_init(const tn_xport_job_t *job)
         .peer_timeout_ns = (uint64_t)(tn_cfg.udp_peer_timeout * 1e9),
         .nrails = tn_udp.sock.nrails,
     };
-    tn_udp.rbuf = malloc((size_t)TN_UDP_RECV_BATCH * ps);
+    tn_udp.rcap = tn_udp_sock_recv_cap(&tn_udp.sock, ps);
+    tn_udp.rbuf = malloc((size_t)TN_UDP_RECV_BATCH * tn_udp.rcap);
     tn_udp.obuf = malloc((size_t)TN_UDP_RECV_BATCH * ps);
     if (tn_udp.rbuf == NULL || tn_udp.obuf == NULL) {
         st = TN_ERR_NOMEM;
@@ -417,43 +419,53 @@ static void tn_udp_dispatch(int peer, tn_udp_conn_t *conn)
     }
 }
 
+/* One received datagram: check it and feed it to its connection. */
+static void tn_udp_input(int rail, const void *pkt, size_t len, uint64_t now)
+{
+    const char *why = NULL;
+    if (tn_udp_packet_check(pkt, len, tn_udp.job, (uint32_t)tn_udp.me, &why) != TN_OK) {
+        tn_udp.bad_packets++;
+        tn_log_data("udp", "dropped a datagram of %zu bytes: %s", len, why ? why : "?");
+        return;
+    }
+    const tn_udp_hdr_t *h = pkt;
+    uint32_t src = h->src;
+    if (src >= (uint32_t)tn_udp.world_size || tn_udp.peers[src].nrails == 0) {
+        tn_udp.foreign_packets++;
+        return;
+    }
+    tn_udp_conn_t *conn = tn_udp_conn_of((int)src);
+    /* in-order payloads are delivered straight from pkt: dispatch drains
+     * the connection before the receive buffer is reused */
+    tn_udp_conn_input_lent(conn, pkt, len, rail, now);
+    tn_udp_dispatch((int)src, conn);
+}
+
 static int tn_udp_progress(void)
 {
     if (!tn_udp.active) {
         return 0;
     }
     int events = 0;
-    size_t ps = tn_udp.cfg.packet_size;
+    size_t cap = tn_udp.rcap;
     uint64_t now = tn_udp_now();
     void *bufs[TN_UDP_RECV_BATCH];
-    size_t lens[TN_UDP_RECV_BATCH];
+    size_t lens[TN_UDP_RECV_BATCH], segs[TN_UDP_RECV_BATCH];
     for (int i = 0; i < TN_UDP_RECV_BATCH; i++) {
-        bufs[i] = tn_udp.rbuf + (size_t)i * ps;
+        bufs[i] = tn_udp.rbuf + (size_t)i * cap;
     }
     for (int r = 0; r < tn_udp.sock.nrails; r++) {
         int n;
-        while ((n = tn_udp_sock_recv(&tn_udp.sock, r, bufs, ps, lens, tn_udp.batch)) > 0) {
+        while ((n = tn_udp_sock_recv(&tn_udp.sock, r, bufs, cap, lens, segs, tn_udp.batch)) > 0) {
             for (int i = 0; i < n; i++) {
-                const char *why = NULL;
-                if (tn_udp_packet_check(bufs[i], lens[i], tn_udp.job, (uint32_t)tn_udp.me,
-                                        &why) != TN_OK) {
-                    tn_udp.bad_packets++;
-                    tn_log_data("udp", "dropped a datagram of %zu bytes: %s", lens[i],
-                                why ? why : "?");
-                    continue;
-                }
-                const tn_udp_hdr_t *h = bufs[i];
-                uint32_t src = h->src;
-                if (src >= (uint32_t)tn_udp.world_size || tn_udp.peers[src].nrails == 0) {
-                    tn_udp.foreign_packets++;
-                    continue;
-                }
-                tn_udp_conn_t *conn = tn_udp_conn_of((int)src);
-                /* in-order payloads are delivered straight from bufs[i]:
-                 * dispatch drains the connection before bufs[i] is reused */
-                tn_udp_conn_input_lent(conn, bufs[i], lens[i], r, now);
-                tn_udp_dispatch((int)src, conn);
-                events++;
+                /* a GRO buffer holds several datagrams of segs[i] bytes */
+                size_t seg = segs[i] != 0 ? segs[i] : lens[i], off = 0;
+                do {
+                    size_t len = lens[i] - off < seg ? lens[i] - off : seg;
+                    tn_udp_input(r, (char *)bufs[i] + off, len, now);
+                    off += len;
+                    events++;
+                } while (off < lens[i]);
             }
             if (n < tn_udp.batch) {
                 break;
@@ -506,9 +518,12 @@ void tn_xport_udp_print_stats(void)
     }
     const tn_udp_sock_stats_t *ss = &tn_udp.sock.stats;
     fprintf(stderr, "[tern stats] rank %d udp: datagrams sent=%llu recv=%llu send_errors=%llu "
+            "gso=%llu/%llu gro=%llu/%llu "
             "bad=%llu foreign=%llu fault(drop=%llu dup=%llu reorder=%llu corrupt=%llu)\n",
             tn_udp.me, (unsigned long long)ss->sent, (unsigned long long)ss->recv,
-            (unsigned long long)ss->send_errors, (unsigned long long)tn_udp.bad_packets,
+            (unsigned long long)ss->send_errors, (unsigned long long)ss->gso_sends,
+            (unsigned long long)ss->gso_datagrams, (unsigned long long)ss->gro_recvs,
+            (unsigned long long)ss->gro_datagrams, (unsigned long long)tn_udp.bad_packets,
             (unsigned long long)tn_udp.foreign_packets,
             (unsigned long long)ss->fault_dropped, (unsigned long long)ss->fault_duplicated,
             (unsigned long long)ss->fault_reordered, (unsigned long long)ss->fault_corrupted);

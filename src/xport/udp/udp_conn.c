@@ -219,10 +219,13 @@ tn_status_t tn_udp_conn_send(tn_udp_conn_t *conn, const struct iovec *iov, int i
     if (dst == NULL) {
         return TN_ERR_AGAIN;
     }
+    /* the payload's share of the wire CRC, once, while copying */
+    uint32_t crc = 0;
     for (int i = 0; i < iovcnt; i++) {
-        memcpy(dst, iov[i].iov_base, iov[i].iov_len);
+        crc = tn_udp_crc32c_copy(crc, dst, iov[i].iov_base, iov[i].iov_len);
         dst += iov[i].iov_len;
     }
+    tn_udp_sentmap_get(&conn->sm, psn)->crc = crc;
     if (was_idle) {
         conn->busy_since = now;
     }
@@ -245,10 +248,11 @@ static int tn_conn_next_up(const tn_udp_conn_t *c, int rail)
  * length (0 if cap is too small).  With gather != 0 the payload is not
  * copied: buf gets the header and SACK blocks only (their length is
  * returned) and the payload goes out from where it is, the CRC covering
- * both. */
+ * both.  pcrc: the payload's CRC32C (0 for none), which the wire CRC
+ * continues over the header. */
 static size_t tn_conn_build(tn_udp_conn_t *c, void *buf, size_t cap, uint8_t type,
                             uint16_t flags, uint64_t psn, const void *payload, uint32_t len,
-                            int gather)
+                            uint32_t pcrc, int gather)
 {
     tn_udp_range_t r[TN_UDP_MAX_SACK];
     uint32_t nsack = tn_udp_ranges_highest(&c->rx.sacks, r, TN_UDP_MAX_SACK);
@@ -280,15 +284,11 @@ static size_t tn_conn_build(tn_udp_conn_t *c, void *buf, size_t cap, uint8_t typ
         memcpy(p, &s, sizeof(s));
         p += sizeof(s);
     }
-    uint32_t crc;
+    uint32_t crc = tn_udp_crc32c(pcrc, buf, head);
     if (gather) {
-        crc = tn_udp_crc32c(tn_udp_crc32c(0, buf, head), payload, len);
         total = head;
-    } else {
-        if (len != 0) {
-            memcpy(p, payload, len);
-        }
-        crc = tn_udp_crc32c(0, buf, total);
+    } else if (len != 0) {
+        memcpy(p, payload, len);
     }
     memcpy((char *)buf + offsetof(tn_udp_hdr_t, crc), &crc, sizeof(crc));
     /* every packet carries the ack: nothing is owed any more */
@@ -373,7 +373,7 @@ static size_t tn_conn_send_data(tn_udp_conn_t *c, tn_udp_sent_t *e, int rail, vo
         flags |= TN_UDP_F_ACKNOW;
     }
     size_t n = tn_conn_build(c, buf, cap, TN_UDP_PKT_DATA, flags, e->psn, e->data, e->len,
-                             payload_p != NULL);
+                             e->crc, payload_p != NULL);
     if (n == 0) {
         return 0;
     }
@@ -471,7 +471,7 @@ static size_t tn_conn_output(tn_udp_conn_t *c, void *buf, size_t cap,
     if (type == 0) {
         return 0;
     }
-    size_t n = tn_conn_build(c, buf, cap, type, flags, 0, NULL, 0, 0);
+    size_t n = tn_conn_build(c, buf, cap, type, flags, 0, NULL, 0, 0, 0);
     if (n == 0) {
         return 0;
     }
@@ -745,10 +745,26 @@ void tn_udp_conn_rail_down(tn_udp_conn_t *conn, int rail)
 
 /* ---- validation ------------------------------------------------------------- */
 
+uint32_t tn_udp_packet_crc(const void *pkt, size_t len)
+{
+    static const uint32_t zero = 0;
+    const char *p = pkt;
+    tn_udp_hdr_t h;
+    memcpy(&h, p, sizeof(h));
+    size_t head = sizeof(h) + (size_t)(h.nsack < TN_UDP_MAX_SACK ? h.nsack : TN_UDP_MAX_SACK) *
+                              sizeof(tn_udp_sack_t);
+    if (head > len) {
+        head = len;
+    }
+    uint32_t crc = tn_udp_crc32c(0, p + head, len - head);
+    crc = tn_udp_crc32c(crc, p, offsetof(tn_udp_hdr_t, crc));
+    crc = tn_udp_crc32c(crc, &zero, sizeof(zero));
+    return tn_udp_crc32c(crc, p + offsetof(tn_udp_hdr_t, rsv), head - offsetof(tn_udp_hdr_t, rsv));
+}
+
 tn_status_t tn_udp_packet_check(const void *pkt, size_t len, uint32_t job, uint32_t me,
                                 const char **why_p)
 {
-    static const uint32_t zero = 0;
     const char *why = NULL;
     tn_udp_hdr_t h;
     if (len < sizeof(h)) {
@@ -758,11 +774,7 @@ tn_status_t tn_udp_packet_check(const void *pkt, size_t len, uint32_t job, uint3
     memcpy(&h, pkt, sizeof(h));
     /* first the CRC: a flipped bit anywhere reads as corruption, not as a
      * strange field */
-    uint32_t crc = tn_udp_crc32c(0, pkt, offsetof(tn_udp_hdr_t, crc));
-    crc = tn_udp_crc32c(crc, &zero, sizeof(zero));
-    crc = tn_udp_crc32c(crc, (const char *)pkt + offsetof(tn_udp_hdr_t, rsv),
-                        len - offsetof(tn_udp_hdr_t, rsv));
-    if (crc != h.crc) {
+    if (tn_udp_packet_crc(pkt, len) != h.crc) {
         why = "bad crc";
     } else if (h.version != TN_UDP_VERSION) {
         why = "unknown version";

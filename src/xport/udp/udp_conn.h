@@ -147,4 +147,13 @@ tn_status_t tn_udp_packet_check(const void *pkt, size_t len, uint32_t job, uint3
 /* CRC32C (Castagnoli), hardware instruction when available. */
 uint32_t tn_udp_crc32c(uint32_t crc, const void *data, size_t len);
 
+/* memcpy(dst, src, len) and tn_udp_crc32c(crc, src, len) in one pass. */
+uint32_t tn_udp_crc32c_copy(uint32_t crc, void *dst, const void *src, size_t len);
+
+/* The wire CRC of a datagram (see udp_proto.h), its crc field taken as 0:
+ * payload first, then header and SACK blocks.  The payload starts after
+ * min(nsack, TN_UDP_MAX_SACK) ranges (clipped to len), so that a corrupted
+ * nsack reads as a bad CRC. */
+uint32_t tn_udp_packet_crc(const void *pkt, size_t len);
+
 #endif

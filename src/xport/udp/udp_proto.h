@@ -1,10 +1,13 @@
-/* Wire format of the udp transport (version 1).
+/* Wire format of the udp transport (version 2).
  *
  * Every datagram starts with tn_udp_hdr_t, in little-endian byte order (the
  * transport refuses to start on a big-endian host rather than byte-swap),
  * followed by nsack selective-acknowledgement ranges (tn_udp_sack_t) and
  * then len payload bytes.  The CRC32C covers the whole datagram with the crc
- * field taken as zero.
+ * field taken as zero, in this order: the payload, then the header and the
+ * SACK ranges (version 1 took the header first).  Payload first lets a
+ * sender checksum a payload once, while copying it in, and reuse that for
+ * every transmission, whose header (acks, flags) differs each time.
  *
  * Per ordered pair of ranks (one "connection"), data packets carry a packet
  * sequence number (psn) starting at 1.  Every packet, data or not, carries
@@ -24,7 +27,7 @@
 
 #include <stdint.h>
 
-#define TN_UDP_VERSION 1            /* wire: bumped on any incompatible change */
+#define TN_UDP_VERSION 2            /* wire: bumped on any incompatible change */
 
 enum {
     TN_UDP_PKT_DATA = 1,            /* wire: carries psn and one active message */

@@ -65,6 +65,7 @@ typedef struct {
     uint64_t txseq;         /* txseq of the latest transmission */
     void    *data;          /* message bytes (NULL once sacked) */
     uint32_t len;
+    uint32_t crc;           /* CRC32C of the message bytes (set by the owner) */
     uint32_t prev, next;    /* list links (ring indices) */
     uint8_t  tx_count;      /* transmissions so far, saturating (1: Karn-safe sample) */
     uint8_t  flags;         /* TN_UDP_SM_F_*, cleared at each transmission */

@@ -15,7 +15,23 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#ifndef UDP_SEGMENT
+#define UDP_SEGMENT 103             /* linux/udp.h, Linux >= 4.18 */
+#endif
+#ifndef UDP_GRO
+#define UDP_GRO 104                 /* linux/udp.h, Linux >= 5.0 */
+#endif
+#ifndef SOL_UDP
+#define SOL_UDP 17
+#endif
+
 #define TN_UDP_SEND_BATCH 64
+/* datagrams one chunk of TN_UDP_SEND_BATCH may become: each can be
+ * duplicated by the fault injector, plus one held back earlier */
+#define TN_UDP_DGRAMS (2 * TN_UDP_SEND_BATCH + 1)
+#define TN_UDP_MSGS TN_UDP_DGRAMS
+#define TN_UDP_GSO_MAX_BYTES 65507  /* IPv4: 65535 - 20 (IP) - 8 (UDP) */
+#define TN_UDP_GSO_MAX_SEGS 64      /* UDP_MAX_SEGMENTS of older kernels */
 
 /* xorshift64*: small, seeded, good enough to decide faults */
 static uint64_t tn_udp_rand(tn_udp_sock_t *s)
@@ -104,7 +120,8 @@ static int tn_udp_auto_rails(struct in_addr *addrs, int *mtus, int max, int loop
     return n;
 }
 
-static tn_status_t tn_udp_open_rail(tn_udp_sock_t *s, int r, struct in_addr a, size_t sockbuf)
+static tn_status_t tn_udp_open_rail(tn_udp_sock_t *s, int r, struct in_addr a, size_t sockbuf,
+                                    int gso)
 {
     int fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (fd < 0) {
@@ -133,11 +150,18 @@ static tn_status_t tn_udp_open_rail(tn_udp_sock_t *s, int r, struct in_addr a, s
     }
     s->fd[r] = fd;
     s->addr[r] = sin;
+    if (gso) {
+        /* GSO needs no socket option (a control message per send); GRO
+         * does, and older kernels refuse it */
+        int on = 1;
+        s->gso[r] = 1;
+        s->gro[r] = setsockopt(fd, SOL_UDP, UDP_GRO, &on, sizeof(on)) == 0;
+    }
     return TN_OK;
 }
 
 tn_status_t tn_udp_sock_open(tn_udp_sock_t *s, const char *rails, int loopback_only,
-                             size_t sockbuf, const tn_udp_fault_cfg_t *fault)
+                             size_t sockbuf, int gso, const tn_udp_fault_cfg_t *fault)
 {
     struct in_addr addrs[TN_UDP_MAX_RAILS];
     int mtus[TN_UDP_MAX_RAILS];
@@ -161,7 +185,7 @@ tn_status_t tn_udp_sock_open(tn_udp_sock_t *s, const char *rails, int loopback_o
         }
     }
     for (int r = 0; r < n; r++) {
-        tn_status_t st = tn_udp_open_rail(s, r, addrs[r], sockbuf);
+        tn_status_t st = tn_udp_open_rail(s, r, addrs[r], sockbuf, gso);
         if (st != TN_OK) {
             tn_udp_sock_close(s);
             return st;
@@ -225,20 +249,41 @@ int tn_udp_sock_parse(const char *str, struct sockaddr_in *addrs, int max)
     return n;
 }
 
-/* Hand a run of datagrams of one rail to the kernel. */
-static int tn_udp_flush_run(tn_udp_sock_t *s, int rail, struct mmsghdr *msgs, int n,
-                            int *failed_rail_p)
+/* Datagrams gathered for one sendmmsg call. */
+typedef struct {
+    struct mmsghdr msgs[TN_UDP_MSGS];
+    int            ndgram[TN_UDP_MSGS];          /* datagrams in each message */
+    struct iovec   iov[2 * TN_UDP_DGRAMS];
+    union {
+        char           buf[CMSG_SPACE(sizeof(uint16_t))];
+        struct cmsghdr align;
+    } ctl[TN_UDP_MSGS];
+    int            nmsg, niov, rail;
+} tn_udp_batch_t;
+
+/* Hand the gathered messages of one rail to the kernel. */
+static void tn_udp_flush_run(tn_udp_sock_t *s, tn_udp_batch_t *b, int *failed_rail_p)
 {
-    int done = 0;
-    while (done < n) {
-        int k = sendmmsg(s->fd[rail], msgs + done, (unsigned)(n - done), MSG_DONTWAIT);
+    int done = 0, rail = b->rail;
+    while (done < b->nmsg) {
+        int k = sendmmsg(s->fd[rail], b->msgs + done, (unsigned)(b->nmsg - done), MSG_DONTWAIT);
         if (k < 0) {
             if (errno == EINTR) {
                 continue;
             }
             if (errno == EAGAIN || errno == ENOBUFS || errno == ECONNREFUSED) {
-                /* no room (or a stale ICMP error): the datagram is lost; the
-                 * reliability layer will send it again */
+                /* no room (or a stale ICMP error): the datagrams are lost;
+                 * the reliability layer will send them again */
+                s->stats.send_errors++;
+                done++;
+                continue;
+            }
+            if (b->ndgram[done] > 1 && (errno == EIO || errno == EINVAL || errno == EMSGSIZE)) {
+                /* the kernel or the device cannot segment: lost too, and
+                 * from now on one datagram a time */
+                tn_log_debug("udp", "UDP GSO refused on rail %d (%m); sending datagrams singly",
+                             rail);
+                s->gso[rail] = 0;
                 s->stats.send_errors++;
                 done++;
                 continue;
@@ -246,105 +291,172 @@ static int tn_udp_flush_run(tn_udp_sock_t *s, int rail, struct mmsghdr *msgs, in
             tn_log_debug("udp", "sendmmsg on rail %d failed: %m", rail);
             s->stats.send_errors++;
             *failed_rail_p = rail;
-            return n;
+            break;
+        }
+        for (int i = done; i < done + k; i++) {
+            s->stats.sent += (uint64_t)b->ndgram[i];
+            if (b->ndgram[i] > 1) {
+                s->stats.gso_sends++;
+                s->stats.gso_datagrams += (uint64_t)b->ndgram[i];
+            }
         }
         done += k;
-        s->stats.sent += (uint64_t)k;
     }
-    return n;
+    b->nmsg = 0;
+    b->niov = 0;
+}
+
+static int tn_udp_same_to(const struct sockaddr_in *a, const struct sockaddr_in *b)
+{
+    return a->sin_addr.s_addr == b->sin_addr.s_addr && a->sin_port == b->sin_port;
+}
+
+/* Pack d[0..nd) into messages: a run to the same address whose sizes equal
+ * the first's (the last may be smaller) becomes one UDP_SEGMENT message. */
+static void tn_udp_send_dgrams(tn_udp_sock_t *s, const tn_udp_out_t *d, int nd,
+                               tn_udp_batch_t *b, int *failed_rail_p)
+{
+    int i = 0;
+    while (i < nd) {
+        int rail = d[i].rail;
+        if (b->nmsg == TN_UDP_MSGS || (b->nmsg > 0 && rail != b->rail)) {
+            tn_udp_flush_run(s, b, failed_rail_p);
+        }
+        b->rail = rail;
+        size_t seg = d[i].len + d[i].len2, bytes = 0;
+        int j = i, iov0 = b->niov;
+        do {
+            size_t sz = d[j].len + d[j].len2;
+            b->iov[b->niov].iov_base = (void *)d[j].buf;
+            b->iov[b->niov++].iov_len = d[j].len;
+            if (d[j].len2 != 0) {
+                b->iov[b->niov].iov_base = (void *)d[j].buf2;
+                b->iov[b->niov++].iov_len = d[j].len2;
+            }
+            bytes += sz;
+            j++;
+            if (sz < seg) {
+                break;                  /* a shorter datagram ends a run */
+            }
+        } while (s->gso[rail] && j < nd && d[j].rail == rail && tn_udp_same_to(&d[j].to, &d[i].to) &&
+                 d[j].len + d[j].len2 <= seg && j - i < TN_UDP_GSO_MAX_SEGS &&
+                 bytes + d[j].len + d[j].len2 <= TN_UDP_GSO_MAX_BYTES);
+        int m = b->nmsg++;
+        int ndg = j - i;
+        struct msghdr *h = &b->msgs[m].msg_hdr;
+        memset(&b->msgs[m], 0, sizeof(b->msgs[m]));
+        h->msg_iov = &b->iov[iov0];
+        h->msg_iovlen = (size_t)(b->niov - iov0);
+        h->msg_name = (void *)&d[i].to;
+        h->msg_namelen = sizeof(struct sockaddr_in);
+        b->ndgram[m] = ndg;
+        if (ndg > 1) {
+            h->msg_control = b->ctl[m].buf;
+            h->msg_controllen = sizeof(b->ctl[m].buf);
+            struct cmsghdr *c = CMSG_FIRSTHDR(h);
+            c->cmsg_level = SOL_UDP;
+            c->cmsg_type = UDP_SEGMENT;
+            c->cmsg_len = CMSG_LEN(sizeof(uint16_t));
+            uint16_t gso_size = (uint16_t)seg;
+            memcpy(CMSG_DATA(c), &gso_size, sizeof(gso_size));
+        }
+        i = j;
+    }
 }
 
 int tn_udp_sock_send(tn_udp_sock_t *s, const tn_udp_out_t *out, int n, int *failed_rail_p)
 {
-    struct mmsghdr msgs[TN_UDP_SEND_BATCH];
-    struct iovec iovs[TN_UDP_SEND_BATCH][2];
+    static tn_udp_batch_t batch;
     static char scratch[TN_UDP_SEND_BATCH][65536];     /* corrupted copies */
-    int nmsg = 0, rail = -1, handled = 0;
-    void *release_held = NULL;
+    tn_udp_out_t d[TN_UDP_DGRAMS];
+    int handled = 0;
     *failed_rail_p = -1;
+    batch.nmsg = 0;
+    batch.niov = 0;
 
-#define TN_UDP_QUEUE(b, l, b2, l2, rl, dst)                                      \
-    do {                                                                         \
-        if (nmsg == TN_UDP_SEND_BATCH || (nmsg > 0 && (rl) != rail)) {           \
-            tn_udp_flush_run(s, rail, msgs, nmsg, failed_rail_p);                \
-            nmsg = 0;                                                            \
-        }                                                                        \
-        rail = (rl);                                                             \
-        iovs[nmsg][0].iov_base = (void *)(b);                                    \
-        iovs[nmsg][0].iov_len = (l);                                             \
-        iovs[nmsg][1].iov_base = (void *)(b2);                                   \
-        iovs[nmsg][1].iov_len = (l2);                                            \
-        memset(&msgs[nmsg], 0, sizeof(msgs[nmsg]));                              \
-        msgs[nmsg].msg_hdr.msg_iov = iovs[nmsg];                                 \
-        msgs[nmsg].msg_hdr.msg_iovlen = (l2) != 0 ? 2 : 1;                       \
-        msgs[nmsg].msg_hdr.msg_name = (void *)(dst);                             \
-        msgs[nmsg].msg_hdr.msg_namelen = sizeof(struct sockaddr_in);             \
-        nmsg++;                                                                  \
-    } while (0)
-
-    for (int i = 0; i < n; i++) {
-        const tn_udp_out_t *o = &out[i];
-        size_t total = o->len + o->len2;
-        handled++;
-        if (tn_udp_chance(s, s->fault.drop)) {
-            s->stats.fault_dropped++;
-            continue;
-        }
-        const void *buf = o->buf, *buf2 = o->buf2;
-        size_t len = o->len, len2 = o->len2;
-        if (tn_udp_chance(s, s->fault.corrupt) && total > 0 && total <= sizeof(scratch[0]) &&
-            nmsg < TN_UDP_SEND_BATCH) {
-            memcpy(scratch[nmsg], o->buf, o->len);
-            if (o->len2 != 0) {
-                memcpy(scratch[nmsg] + o->len, o->buf2, o->len2);
+    for (int base = 0; base < n; base += TN_UDP_SEND_BATCH) {
+        int end = n - base > TN_UDP_SEND_BATCH ? base + TN_UDP_SEND_BATCH : n;
+        int nd = 0, ncorrupt = 0;
+        void *release_held = NULL;
+        /* the fault injector decides per datagram, before any grouping */
+        for (int i = base; i < end; i++) {
+            const tn_udp_out_t *o = &out[i];
+            size_t total = o->len + o->len2;
+            handled++;
+            if (tn_udp_chance(s, s->fault.drop)) {
+                s->stats.fault_dropped++;
+                continue;
             }
-            scratch[nmsg][tn_udp_rand(s) % total] ^= (char)(1 + tn_udp_rand(s) % 255);
-            buf = scratch[nmsg];
-            len = total;
-            buf2 = NULL;
-            len2 = 0;
-            s->stats.fault_corrupted++;
-        }
-        if (s->held == NULL && tn_udp_chance(s, s->fault.reorder)) {
-            s->held = malloc(total);
-            if (s->held != NULL) {
-                memcpy(s->held, buf, len);
-                if (len2 != 0) {
-                    memcpy((char *)s->held + len, buf2, len2);
+            tn_udp_out_t x = *o;
+            if (tn_udp_chance(s, s->fault.corrupt) && total > 0 && total <= sizeof(scratch[0])) {
+                char *c = scratch[ncorrupt++];
+                memcpy(c, o->buf, o->len);
+                if (o->len2 != 0) {
+                    memcpy(c + o->len, o->buf2, o->len2);
                 }
-                s->held_len = total;
-                s->held_rail = o->rail;
-                s->held_to = o->to;
-                s->stats.fault_reordered++;
-                continue;       /* goes out after the next datagram */
+                c[tn_udp_rand(s) % total] ^= (char)(1 + tn_udp_rand(s) % 255);
+                x.buf = c;
+                x.len = total;
+                x.buf2 = NULL;
+                x.len2 = 0;
+                s->stats.fault_corrupted++;
+            }
+            if (s->held == NULL && tn_udp_chance(s, s->fault.reorder)) {
+                s->held = malloc(total);
+                if (s->held != NULL) {
+                    memcpy(s->held, x.buf, x.len);
+                    if (x.len2 != 0) {
+                        memcpy((char *)s->held + x.len, x.buf2, x.len2);
+                    }
+                    s->held_len = total;
+                    s->held_rail = o->rail;
+                    s->held_to = o->to;
+                    s->stats.fault_reordered++;
+                    continue;       /* goes out after the next datagram */
+                }
+            }
+            d[nd++] = x;
+            if (tn_udp_chance(s, s->fault.dup)) {
+                d[nd++] = x;
+                s->stats.fault_duplicated++;
+            }
+            if (s->held != NULL && release_held == NULL) {
+                d[nd++] = (tn_udp_out_t){ .buf = s->held, .len = s->held_len,
+                                          .rail = s->held_rail, .to = s->held_to };
+                release_held = s->held;
+                s->held = NULL;
             }
         }
-        TN_UDP_QUEUE(buf, len, buf2, len2, o->rail, &o->to);
-        if (tn_udp_chance(s, s->fault.dup)) {
-            TN_UDP_QUEUE(buf, len, buf2, len2, o->rail, &o->to);
-            s->stats.fault_duplicated++;
+        tn_udp_send_dgrams(s, d, nd, &batch, failed_rail_p);
+        if (batch.nmsg > 0) {
+            tn_udp_flush_run(s, &batch, failed_rail_p);
         }
-        if (s->held != NULL && release_held == NULL) {
-            TN_UDP_QUEUE(s->held, s->held_len, NULL, 0, s->held_rail, &s->held_to);
-            release_held = s->held;
-            s->held = NULL;
-        }
+        free(release_held);
     }
-    if (nmsg > 0) {
-        tn_udp_flush_run(s, rail, msgs, nmsg, failed_rail_p);
-    }
-    free(release_held);
-#undef TN_UDP_QUEUE
     return handled;
 }
 
+size_t tn_udp_sock_recv_cap(const tn_udp_sock_t *s, size_t packet_size)
+{
+    for (int r = 0; r < s->nrails; r++) {
+        if (s->gro[r]) {
+            return 65536;
+        }
+    }
+    return packet_size;
+}
+
 int tn_udp_sock_recv(tn_udp_sock_t *s, int rail, void **bufs, size_t cap, size_t *lens,
-                     int max)
+                     size_t *segs, int max)
 {
     /* The headers are built once for a set of buffers: this runs on every
      * poll of an idle socket, where only the syscall should cost. */
     static struct mmsghdr msgs[TN_UDP_SEND_BATCH];
     static struct iovec iovs[TN_UDP_SEND_BATCH];
+    static union {
+        char           buf[CMSG_SPACE(sizeof(int))];
+        struct cmsghdr align;
+    } ctl[TN_UDP_SEND_BATCH];
     static void *built_for[TN_UDP_SEND_BATCH];
     static size_t built_cap;
     if (max > TN_UDP_SEND_BATCH) {
@@ -366,6 +478,12 @@ int tn_udp_sock_recv(tn_udp_sock_t *s, int rail, void **bufs, size_t cap, size_t
             built_for[i] = NULL;
         }
         built_cap = cap;
+    }
+    int gro = s->gro[rail];
+    for (int i = 0; i < max; i++) {
+        /* the kernel shortens msg_controllen to what it wrote */
+        msgs[i].msg_hdr.msg_control = gro ? ctl[i].buf : NULL;
+        msgs[i].msg_hdr.msg_controllen = gro ? sizeof(ctl[i].buf) : 0;
     }
     /* one plain recvmsg first: an empty socket (the common case while
      * waiting) costs the least that way; the rest of a burst in one call */
@@ -391,12 +509,26 @@ int tn_udp_sock_recv(tn_udp_sock_t *s, int rail, void **bufs, size_t cap, size_t
         }
     }
     for (int i = 0; i < k; i++) {
+        struct msghdr *h = &msgs[i].msg_hdr;
         lens[i] = msgs[i].msg_len;
-        if (msgs[i].msg_hdr.msg_flags & MSG_TRUNC) {
-            lens[i] = 0;        /* larger than any of ours: foreign, drop */
+        segs[i] = lens[i];
+        if (h->msg_flags & MSG_TRUNC) {
+            lens[i] = segs[i] = 0;      /* larger than any of ours: foreign, drop */
+            continue;
         }
+        for (struct cmsghdr *c = gro ? CMSG_FIRSTHDR(h) : NULL; c != NULL; c = CMSG_NXTHDR(h, c)) {
+            if (c->cmsg_level == SOL_UDP && c->cmsg_type == UDP_GRO) {
+                int gs;
+                memcpy(&gs, CMSG_DATA(c), sizeof(gs));
+                if (gs > 0 && (size_t)gs < lens[i]) {
+                    segs[i] = (size_t)gs;
+                    s->stats.gro_recvs++;
+                    s->stats.gro_datagrams += (lens[i] + segs[i] - 1) / segs[i];
+                }
+            }
+        }
+        s->stats.recv += (uint64_t)((lens[i] + segs[i] - 1) / (segs[i] ? segs[i] : 1));
     }
-    s->stats.recv += (uint64_t)k;
     return k;
 }
 

@@ -5,7 +5,18 @@
  * (sendmmsg/recvmmsg) and non-blocking; tn_udp_sock_wait() blocks in poll()
  * until a socket is readable or a deadline passes.  The fault injector sits
  * here, on the send side, so it can drop, duplicate, hold back (reorder)
- * or corrupt real datagrams with a seeded generator. */
+ * or corrupt real datagrams with a seeded generator.
+ *
+ * Segmentation offload.  With gso on, a run of datagrams to the same
+ * address whose sizes are equal (the last may be shorter) leaves in one
+ * sendmsg with a UDP_SEGMENT control message: the kernel walks its stack
+ * once for up to 64 KiB and cuts the datagrams at the device (or never, on
+ * loopback towards a socket with GRO).  Receiving sockets enable UDP_GRO,
+ * so one buffer may hold several datagrams, all of the reported segment
+ * size but the last.  Each datagram keeps its own header and CRC on the
+ * wire, so a peer without GSO/GRO sees ordinary datagrams.  A kernel that
+ * refuses the option (or a send through a device without checksum
+ * offload) turns gso off for that socket and sends one datagram a time. */
 #ifndef TN_XPORT_UDP_UDP_SOCK_H
 #define TN_XPORT_UDP_UDP_SOCK_H
 
@@ -23,6 +34,8 @@ typedef struct {
 typedef struct {
     uint64_t sent, send_errors, recv, recv_errors;
     uint64_t fault_dropped, fault_duplicated, fault_reordered, fault_corrupted;
+    uint64_t gso_sends, gso_datagrams;      /* offloaded sends, datagrams in them */
+    uint64_t gro_recvs, gro_datagrams;      /* coalesced receives, datagrams in them */
 } tn_udp_sock_stats_t;
 
 typedef struct {
@@ -30,6 +43,8 @@ typedef struct {
     int                 fd[TN_UDP_MAX_RAILS];
     struct sockaddr_in  addr[TN_UDP_MAX_RAILS];   /* bound local addresses */
     int                 mtu[TN_UDP_MAX_RAILS];    /* interface MTU (0 unknown) */
+    int                 gso[TN_UDP_MAX_RAILS];    /* UDP_SEGMENT sends work on this rail */
+    int                 gro[TN_UDP_MAX_RAILS];    /* UDP_GRO enabled on this rail's socket */
     tn_udp_fault_cfg_t  fault;
     uint64_t            rng;
     /* a datagram held back by the reorder fault */
@@ -41,9 +56,14 @@ typedef struct {
 } tn_udp_sock_t;
 
 /* Open one socket per rail.  rails: "auto" or a comma-separated list of
- * IPv4 addresses / interface names; loopback_only picks 127.0.0.1 for auto. */
+ * IPv4 addresses / interface names; loopback_only picks 127.0.0.1 for auto.
+ * gso: try UDP segmentation and receive offload (see above). */
 tn_status_t tn_udp_sock_open(tn_udp_sock_t *s, const char *rails, int loopback_only,
-                             size_t sockbuf, const tn_udp_fault_cfg_t *fault);
+                             size_t sockbuf, int gso, const tn_udp_fault_cfg_t *fault);
+
+/* Largest buffer one receive may fill: 64 KiB when a rail has GRO on (so
+ * receive buffers must be that large), else packet_size. */
+size_t tn_udp_sock_recv_cap(const tn_udp_sock_t *s, size_t packet_size);
 void tn_udp_sock_close(tn_udp_sock_t *s);
 
 /* "ip:port,ip:port" of the local rails, for the address exchange. */
@@ -68,10 +88,13 @@ typedef struct {
  * *failed_rail_p (-1 if none). */
 int tn_udp_sock_send(tn_udp_sock_t *s, const tn_udp_out_t *out, int n, int *failed_rail_p);
 
-/* Receive up to max datagrams from rail into bufs[i] (each cap bytes);
- * lens[i] gets their sizes.  Non-blocking; returns the count (0 if none). */
+/* Receive up to max buffers from rail into bufs[i] (each cap bytes);
+ * lens[i] gets their sizes and segs[i] the size of the datagrams in it:
+ * lens[i] for a single datagram, less when GRO coalesced several (each
+ * segs[i] bytes, the last one the rest).  Non-blocking; returns the count
+ * of buffers filled (0 if none). */
 int tn_udp_sock_recv(tn_udp_sock_t *s, int rail, void **bufs, size_t cap, size_t *lens,
-                     int max);
+                     size_t *segs, int max);
 
 /* Block until a socket is readable or timeout_ns passes. */
 void tn_udp_sock_wait(tn_udp_sock_t *s, uint64_t timeout_ns);
