@@ -495,11 +495,19 @@ int tn_udp_sock_recv(tn_udp_sock_t *s, int rail, void **bufs, size_t cap, size_t
         if (errno != EAGAIN && errno != EWOULDBLOCK && errno != ECONNREFUSED) {
             s->stats.recv_errors++;
         }
+        s->hits[rail] = 0;
         return 0;
     }
     msgs[0].msg_len = (unsigned)r;
     int k = 1;
-    if (max > 1) {
+    /* Look for more in the same call only while that pays: a lone message
+     * (a ping-pong) would pay a second, empty system call on its critical
+     * path.  After an empty look, look again once a datagram was found
+     * waiting twice in a row (a burst) */
+    if (s->hits[rail] < 2) {
+        s->hits[rail]++;
+    }
+    if (max > 1 && (s->more[rail] || s->hits[rail] >= 2)) {
         int m;
         do {
             m = recvmmsg(s->fd[rail], msgs + 1, (unsigned)(max - 1), MSG_DONTWAIT, NULL);
@@ -507,6 +515,7 @@ int tn_udp_sock_recv(tn_udp_sock_t *s, int rail, void **bufs, size_t cap, size_t
         if (m > 0) {
             k += m;
         }
+        s->more[rail] = m > 0;
     }
     for (int i = 0; i < k; i++) {
         struct msghdr *h = &msgs[i].msg_hdr;

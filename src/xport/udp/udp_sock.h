@@ -45,6 +45,10 @@ typedef struct {
     int                 mtu[TN_UDP_MAX_RAILS];    /* interface MTU (0 unknown) */
     int                 gso[TN_UDP_MAX_RAILS];    /* UDP_SEGMENT sends work on this rail */
     int                 gro[TN_UDP_MAX_RAILS];    /* UDP_GRO enabled on this rail's socket */
+    /* recv: successful first reads in a row, and whether the last look for
+     * more (recvmmsg) found any; see tn_udp_sock_recv */
+    int                 hits[TN_UDP_MAX_RAILS];
+    int                 more[TN_UDP_MAX_RAILS];
     tn_udp_fault_cfg_t  fault;
     uint64_t            rng;
     /* a datagram held back by the reorder fault */
