@@ -502,6 +502,14 @@ static int64_t vec_at(const void *a, int wide, int i)
     return wide ? ((const int64_t *)a)[i] : ((const int *)a)[i];
 }
 
+/* Where block i of a w-collective starts: its displacement is in bytes, so
+ * MPI_BOTTOM (NULL) with absolute addresses is a valid buffer; only a block
+ * that itself starts at NULL is not. */
+static const void *w_block(const void *buf, const void *displs, int wide, int i)
+{
+    return (const void *)((uintptr_t)buf + (uintptr_t)vec_at(displs, wide, i));
+}
+
 /* A count array of n entries: present, none negative.  *sum_p gets the sum
  * (NULL: not wanted). */
 static int check_counts(const char *fn, tn_comm_t *c, const void *counts, int wide, int n,
@@ -937,7 +945,8 @@ static int alltoallw_side(const char *fn, tn_comm_t *c, const void *buf, const v
     }
     for (i = 0; i < c->size; i++) {
         if ((rc = tn_mpi_check_dt(fn, c, types[i], types_arg, &dts[i])) ||
-            (rc = tn_mpi_check_buf(fn, c, buf, vec_at(counts, wide, i), dts[i], buf_arg))) {
+            (rc = tn_mpi_check_buf(fn, c, w_block(buf, displs, wide, i),
+                                   vec_at(counts, wide, i), dts[i], buf_arg))) {
             return rc;
         }
     }
@@ -2003,7 +2012,8 @@ static int nbr_side(const char *fn, tn_comm_t *c, const void *buf, int64_t count
     for (int i = 0; i < deg; i++) {
         wc[i] = vec_at(counts, wide, i);
         if ((rc = tn_mpi_check_dt(fn, c, types[i], a_type, &dts[i])) ||
-            (rc = tn_mpi_check_buf(fn, c, buf, wc[i], dts[i], a_buf))) {
+            (rc = tn_mpi_check_buf(fn, c, w_block(buf, displs, 1, i), wc[i], dts[i],
+                                   a_buf))) {
             free(wc);
             return rc;
         }
