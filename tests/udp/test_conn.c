@@ -624,6 +624,27 @@ static void test_bottleneck(void)
     sim_fini(&s);
 }
 
+/* A slow receiver behind a deep queue that never drops (a large socket
+ * buffer): the oldest packet waits far longer than an RTO, but acks keep
+ * coming, so nothing times out and nothing is sent twice. */
+static void test_deep_queue(void)
+{
+    sim_t s;
+    tn_udp_conn_cfg_t cfg = default_cfg();
+    cfg.window = cfg.sendq_max = cfg.cwnd_max = 1024;
+    cfg.cwnd_init = 1024;                   /* one burst: the queue builds at once */
+    sim_init(&s, &cfg, 20 * US, 11, 6000, 0);
+    s.ab.bytes_per_ns = 0.25;               /* 250 MB/s: the burst drains for ms */
+    s.ab.queue_max = 1000000;              /* in units of the packet at hand */
+    sim_run(&s, 60000 * MS, 1);
+    print_stats("deep queue 250MB/s", &s);
+    check_delivery(&s, "deep queue");
+    const tn_udp_conn_stats_t *a = tn_udp_conn_stats(s.a.conn);
+    CHECK(s.ab.qdrops == 0);
+    CHECK(a->timeouts == 0 && a->retransmits == 0);
+    sim_fini(&s);
+}
+
 /* The receiver is descheduled for 3 ms (ranks outnumber cores): the
  * sender's RTO fires again and again into the silence, but the first ack
  * after the pause shows the packets had arrived, so the window reduction is
@@ -911,6 +932,7 @@ int main(void)
     TIMED(test_dup_reorder_corrupt());
     TIMED(test_cwnd());
     TIMED(test_bottleneck());
+    TIMED(test_deep_queue());
     TIMED(test_descheduled());
     TIMED(test_dead());
     TIMED(test_outage());

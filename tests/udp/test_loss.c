@@ -92,7 +92,35 @@ static void test_thresholds(void)
     CHECK(l.loss_time == UINT64_MAX);
     uint64_t rto = tn_udp_loss_rto(&l);
     CHECK(rto == 400 * US + 4 * 200 * US);
-    CHECK(tn_udp_loss_deadline(&l, &sm) == 70 * US + rto);
+    /* the RTO runs from the last ack that acknowledged something (460 us),
+     * not from when psn 8 left (70 us) */
+    CHECK(tn_udp_loss_deadline(&l, &sm) == 460 * US + rto);
+    tn_udp_sentmap_fini(&sm);
+}
+
+/* A receiver working through a long queue acks steadily, yet the oldest
+ * unacked packet may have been out longer than an RTO: the timer restarts
+ * on every ack of new data (RFC 6298 5.3), so that is no timeout. */
+static void test_rto_restart(void)
+{
+    tn_udp_loss_t l;
+    tn_udp_sentmap_t sm;
+    tn_udp_loss_init(&l, 1 * MS, 200 * US, 100 * MS, 3);
+    CHECK(tn_udp_sentmap_init(&sm, 32, 8, 1) == TN_OK);
+    send_n(&sm, 4);                          /* sent at 0, 10, 20, 30 us */
+    tn_udp_acked_t acc = { 0 };
+    tn_udp_sentmap_ack(&sm, 2, &acc);        /* psn 1 at 900 us */
+    tn_udp_loss_on_ack(&l, &acc, 900 * US);
+    uint64_t rto = tn_udp_loss_rto(&l);
+    CHECK(rto == 900 * US + 4 * 450 * US);
+    CHECK(tn_udp_loss_deadline(&l, &sm) == 900 * US + rto);
+    tn_udp_loss_result_t res = { 0 };
+    /* psn 2 has been out 10 us + rto by now: not yet a timeout */
+    CHECK(tn_udp_loss_on_timer(&l, &sm, 10 * US + rto, &res) == TN_UDP_LOSS_TIMER_NONE);
+    CHECK(tn_udp_loss_on_timer(&l, &sm, 900 * US + rto - 1, &res) == TN_UDP_LOSS_TIMER_NONE);
+    /* silence for an RTO after the last progress: now it is */
+    CHECK(tn_udp_loss_on_timer(&l, &sm, 900 * US + rto, &res) == TN_UDP_LOSS_TIMER_RTO);
+    CHECK(res.lost == 3);
     tn_udp_sentmap_fini(&sm);
 }
 
@@ -191,6 +219,7 @@ int main(void)
     test_rtt();
     test_thresholds();
     test_rto();
+    test_rto_restart();
     test_reorder();
     if (failures) {
         fprintf(stderr, "test_loss: %d failures\n", failures);

@@ -392,7 +392,20 @@ static tn_status_t tn_udp_am_send(int peer, const tn_am_hdr_t *hdr, const struct
     if (st != TN_OK) {
         return st;
     }
-    tn_udp_flush(peer, now);
+    /* A piece that fills a packet is one of a stream (eager fragments,
+     * rendezvous data) whose next piece follows at once: hold it until a
+     * batch is queued, so the pieces leave together (one GSO run) instead
+     * of one system call each.  The stream's last, shorter piece flushes
+     * them all; a stream that ends on a full piece goes out at the next
+     * progress, which the sender's wait drives at once (the connection's
+     * deadline is "now" while data is queued). */
+    size_t bytes = 0;
+    for (int i = 0; i < iovcnt; i++) {
+        bytes += iov[i].iov_len;
+    }
+    if (bytes < tn_udp_max_payload() || tn_udp_conn_queued(conn) >= (uint64_t)tn_udp.batch) {
+        tn_udp_flush(peer, now);
+    }
     return TN_OK;
 }
 

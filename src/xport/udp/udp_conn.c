@@ -184,6 +184,11 @@ size_t tn_udp_conn_max_message(const tn_udp_conn_t *conn)
     return conn->max_msg;
 }
 
+uint64_t tn_udp_conn_queued(const tn_udp_conn_t *conn)
+{
+    return tn_udp_sentmap_queued(&conn->sm);
+}
+
 const tn_udp_conn_stats_t *tn_udp_conn_stats(const tn_udp_conn_t *conn)
 {
     return &conn->stats;

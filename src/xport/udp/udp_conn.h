@@ -81,6 +81,9 @@ void tn_udp_conn_free(tn_udp_conn_t *conn);
 /* Largest message tn_udp_conn_send accepts (packet_size - TN_UDP_OVERHEAD). */
 size_t tn_udp_conn_max_message(const tn_udp_conn_t *conn);
 
+/* Messages queued and not yet sent. */
+uint64_t tn_udp_conn_queued(const tn_udp_conn_t *conn);
+
 /* Queue one message (the concatenation of iov) for reliable in-order
  * delivery.  Copies it.  TN_ERR_AGAIN when sendq_max messages already wait;
  * TN_ERR_INVAL when it exceeds tn_udp_conn_max_message. */

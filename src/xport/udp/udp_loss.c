@@ -50,6 +50,7 @@ void tn_udp_loss_on_ack(tn_udp_loss_t *l, const tn_udp_acked_t *acc, uint64_t no
     if (acc->newly == 0) {
         return;
     }
+    l->progress_ns = now;
     /* Karn: the backed-off RTO stays until a sample says what the RTT is
      * (when every ack is for a retransmission, resetting the backoff would
      * retransmit everything forever on an RTT above rto_init) */
@@ -136,7 +137,8 @@ uint64_t tn_udp_loss_deadline(const tn_udp_loss_t *l, const tn_udp_sentmap_t *sm
     if (e == NULL) {
         return UINT64_MAX;
     }
-    uint64_t rto = e->sent_ns + tn_udp_loss_rto(l);
+    uint64_t from = e->sent_ns > l->progress_ns ? e->sent_ns : l->progress_ns;
+    uint64_t rto = from + tn_udp_loss_rto(l);
     return l->loss_time < rto ? l->loss_time : rto;
 }
 
@@ -158,7 +160,8 @@ int tn_udp_loss_on_timer(tn_udp_loss_t *l, tn_udp_sentmap_t *sm, uint64_t now,
         }
     }
     uint64_t rto = tn_udp_loss_rto(l);
-    if (e->sent_ns + rto > now) {
+    uint64_t from = e->sent_ns > l->progress_ns ? e->sent_ns : l->progress_ns;
+    if (from + rto > now) {
         return TN_UDP_LOSS_TIMER_NONE;
     }
     /* the ack clock is gone: everything in flight is presumed lost (and

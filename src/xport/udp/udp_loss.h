@@ -23,7 +23,10 @@
  * reordering distance seen (up to TN_UDP_LOSS_MAX_REORDER) and the time
  * threshold steps from 9/8 to 5/4 of a round trip.
  * When nothing later is acked, only the RTO finds it: when the oldest
- * transmission has been out for an RTO, everything in flight is declared
+ * transmission has been out for an RTO and no ack has acknowledged anything
+ * new for an RTO either (the timer restarts on progress, as TCP's does,
+ * RFC 6298 5.3: a receiver still working through a long queue is not
+ * silent, however old the oldest packet is), everything in flight is declared
  * lost (the window collapses too, so the oldest go out first).  Detection walks the sent
  * map's inflight list from its oldest end and stops at the first survivor,
  * so its cost is the number of packets declared lost. */
@@ -50,6 +53,7 @@ typedef struct {
     uint32_t backoff;                /* consecutive timeouts */
     uint64_t largest_acked_txseq;    /* of first transmissions; 0: none */
     uint64_t loss_time;              /* time-threshold timer; UINT64_MAX: none */
+    uint64_t progress_ns;            /* last ack that acknowledged anything new */
 } tn_udp_loss_t;
 
 /* What one detection pass declared lost. */
