@@ -28,6 +28,7 @@ typedef struct tn_group {
 
 struct tn_match_ctx;
 struct tn_errh;
+struct tn_comm_nodes;
 
 typedef struct tn_comm {
     uint32_t  magic;
@@ -54,6 +55,8 @@ typedef struct tn_comm {
     /* World ranks of the ranks point-to-point calls name: group->world, or
      * remote->world on an intercommunicator (one load on the send path). */
     const int      *peer_world;
+    struct tn_comm_nodes *nodes;     /* node map (comm/comm_node.c), or NULL
+                                      * until first asked for */
 } tn_comm_t;
 
 extern tn_comm_t tn_comm_world;
@@ -164,6 +167,35 @@ void tn_comm_next_ctx_set(uint32_t next);
 tn_status_t tn_comm_allreduce_max(int64_t *val, tn_comm_t *comm);
 tn_status_t tn_comm_new(tn_group_t *group, uint32_t ctx, const tn_comm_t *parent,
                         tn_comm_t **comm_p);
+
+/* Node map of an intracommunicator (comm/comm_node.c), computed on first
+ * use from the runtime's map of world ranks to nodes, without messages,
+ * and cached in comm->nodes.  Nodes are numbered 0..nnodes-1 in order of
+ * their lowest comm rank, their leader.  The same on every member. */
+typedef struct tn_comm_nodes {
+    int  nnodes;          /* nodes comm spans */
+    int  max_local;       /* most comm ranks on one node */
+    int  blocked;         /* every node's ranks are consecutive comm ranks */
+    int  my_node;         /* my node's index */
+    int *node_of;         /* comm rank -> node index */
+    int *leaders;         /* node index -> its leader (lowest comm rank) */
+    int *nlocal;          /* node index -> ranks of comm on it */
+    /* Sub-communicators, made by tn_comm_node_comms on first use */
+    int  subs_made;
+    struct tn_comm *node_comm;     /* my node's ranks in comm order */
+    struct tn_comm *leader_comm;   /* the leaders in comm order; NULL when
+                                    * I do not lead */
+} tn_comm_nodes_t;
+
+/* comm's node map, or NULL when it could not be allocated. */
+const tn_comm_nodes_t *tn_comm_nodes(tn_comm_t *comm);
+/* The node and leader sub-communicators of comm (see tn_comm_nodes_t).
+ * Collective over comm on first use (one context id agreement on comm's
+ * collective context); cached after.  Every member must call it at the
+ * same point of its collective sequence. */
+tn_status_t tn_comm_node_comms(tn_comm_t *comm, tn_comm_t **node_p, tn_comm_t **leader_p);
+/* Drop comm's node map and sub-communicators (tn_comm_release does). */
+void tn_comm_nodes_free(tn_comm_t *comm);
 
 void tn_comm_retain(tn_comm_t *comm);
 void tn_comm_release(tn_comm_t *comm);

@@ -68,7 +68,7 @@ static tn_status_t tn_rt_node_map(void)
     tn_status_t st;
     tn_rt.local_of_world = malloc(sizeof(int) * (size_t)n);
     tn_rt.world_of_local = malloc(sizeof(int) * (size_t)n);
-    int *node_of = calloc((size_t)n, sizeof(int));
+    int *node_of = tn_rt.node_of_world = calloc((size_t)n, sizeof(int));
     char (*keys)[320] = malloc(sizeof(*keys) * (size_t)n);
     if (!tn_rt.local_of_world || !tn_rt.world_of_local || !node_of || !keys) {
         st = TN_ERR_NOMEM;
@@ -124,7 +124,6 @@ static tn_status_t tn_rt_node_map(void)
     tn_rt.oversubscribed = cores > 0 && tn_rt.local_size > cores;
     st = TN_OK;
 out:
-    free(node_of);
     free(keys);
     return st;
 }
@@ -298,10 +297,11 @@ tn_status_t tn_rt_finalize(void)
     tn_status_t st2 = tn_pmi_finalize();
     free(tn_rt.local_of_world);
     free(tn_rt.world_of_local);
+    free(tn_rt.node_of_world);
     free(tn_rt.xport_of);
     free(tn_rt_use_shm);
     free(tn_rt_use_udp);
-    tn_rt.local_of_world = tn_rt.world_of_local = NULL;
+    tn_rt.local_of_world = tn_rt.world_of_local = tn_rt.node_of_world = NULL;
     tn_rt.xport_of = NULL;
     tn_rt_use_shm = tn_rt_use_udp = NULL;
     tn_rt.finalized = 1;

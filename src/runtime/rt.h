@@ -24,6 +24,9 @@ typedef struct {
     int        world_rank;
     int        world_size;
     int        node_id;            /* index of my node */
+    int       *node_of_world;      /* world rank -> node index (nodes are
+                                    * numbered in order of their lowest
+                                    * world rank); the same on every rank */
     int        local_rank;         /* index among ranks of my node */
     int        local_size;
     int       *local_of_world;     /* world rank -> local index, -1 if remote */
