@@ -15,11 +15,13 @@ tn_comm_t *tn_mpi_comm_get(MPI_Comm h)
     uintptr_t v = tn_mpi_hval(h);
     tn_comm_t *c = NULL;
 
+    /* the world model's communicators exist between MPI_Init and
+     * MPI_Finalize only, whatever sessions are open */
     if (v == tn_mpi_hval(MPI_COMM_WORLD)) {
-        return &tn_comm_world;
+        return tn_mpi_world_active() ? &tn_comm_world : NULL;
     }
     if (v == tn_mpi_hval(MPI_COMM_SELF)) {
-        return &tn_comm_self;
+        return tn_mpi_world_active() ? &tn_comm_self : NULL;
     }
     if (v < TN_MPI_HANDLE_MAX_PREDEF) {
         return NULL;                    /* MPI_COMM_NULL and other small values */

@@ -27,16 +27,22 @@ static int tn_mpi_progress_hook(void)
     return tn_p2p_progress() + tn_coll_sched_progress();
 }
 
-static int tn_mpi_init_common(const char *fn, int required, int *provided)
+int tn_mpi_world_state;
+int tn_mpi_nsessions;
+
+/* The runtime and the core: 0 never started, 1 up, 2 torn down. */
+static int tn_mpi_rt_state;
+
+int tn_mpi_rt_acquire(const char *fn, int required, int *provided_p)
 {
-    if (tn_rt.initialized || tn_rt.finalized) {
-        fprintf(stderr, "[tern] %s: MPI is already %s\n", fn,
-                tn_rt.finalized ? "finalized" : "initialized");
+    if (tn_mpi_rt_state == 2) {
+        fprintf(stderr, "[tern] %s: MPI was finalized and cannot be started again\n", fn);
         return MPI_ERR_OTHER;
     }
-    if (tn_mpi_thread_name(required) == NULL) {
-        fprintf(stderr, "[tern] %s(required): %d is not an MPI_THREAD_* level\n", fn, required);
-        return MPI_ERR_ARG;
+    if (tn_mpi_rt_state == 1) {
+        /* no other thread is inside MPI while a model starts */
+        *provided_p = tn_rt_raise_thread_level(required);
+        return MPI_SUCCESS;
     }
     static const tn_rt_hooks_t hooks = {
         .am_handler = tn_p2p_am_recv,
@@ -55,8 +61,81 @@ static int tn_mpi_init_common(const char *fn, int required, int *provided)
         snprintf(msg, sizeof(msg), "%s: start-up failed: %s", fn, tn_status_str(st));
         tn_rt_abort(MPI_ERR_OTHER, msg);
     }
+    tn_mpi_rt_state = 1;
+    *provided_p = granted;
+    return MPI_SUCCESS;
+}
+
+/* Complete our sends (buffered and freed ones too), then wait for every
+ * rank to do so while still progressing, so that nobody is left blocked
+ * sending to a rank that stopped listening; then stop everything.  Every
+ * process does this exactly once, from MPI_Finalize or at exit. */
+static tn_status_t tn_mpi_rt_teardown(void)
+{
+    tn_mpi_enter();
+    tn_p2p_flush();
+    tn_status_t st = tn_coll_barrier(&tn_comm_world);
+    if (st == TN_OK) {
+        st = tn_rt_finalize();
+    }
+    tn_comm_finalize();
+    tn_p2p_finalize();
+    tn_comm_world.errh = tn_comm_self.errh = &tn_errh_return;
+    tn_mpi_errh_free_all();
+    tn_mpi_rt_state = 2;
+    tn_mpi_leave();
+    return st;
+}
+
+static void tn_mpi_rt_atexit(void)
+{
+    /* a program that forgot MPI_Finalize or MPI_Session_finalize keeps the
+     * old behaviour: no collective teardown it might hang in */
+    if (tn_mpi_rt_state == 1 && tn_mpi_nsessions == 0 && !tn_mpi_world_active() &&
+        getpid() == tn_rt.pid) {
+        (void)tn_mpi_rt_teardown();
+    }
+}
+
+int tn_mpi_rt_release(const char *fn, int now)
+{
+    static int atexit_set;
+    if (tn_mpi_rt_state != 1 || tn_mpi_nsessions > 0 || tn_mpi_world_active()) {
+        return MPI_SUCCESS;
+    }
+    if (now) {
+        tn_status_t st = tn_mpi_rt_teardown();
+        if (st != TN_OK) {
+            return tn_mpi_err(NULL, tn_mpi_class_of(st), fn, NULL, "%s", tn_status_str(st));
+        }
+        return MPI_SUCCESS;
+    }
+    if (!atexit_set) {
+        atexit_set = 1;
+        atexit(tn_mpi_rt_atexit);
+    }
+    return MPI_SUCCESS;
+}
+
+static int tn_mpi_init_common(const char *fn, int required, int *provided)
+{
+    if (tn_mpi_world_state != 0) {
+        fprintf(stderr, "[tern] %s: MPI is already %s\n", fn,
+                tn_mpi_world_state == 2 ? "finalized" : "initialized");
+        return MPI_ERR_OTHER;
+    }
+    if (tn_mpi_thread_name(required) == NULL) {
+        fprintf(stderr, "[tern] %s(required): %d is not an MPI_THREAD_* level\n", fn, required);
+        return MPI_ERR_ARG;
+    }
+    int granted;
+    int rc = tn_mpi_rt_acquire(fn, required, &granted);
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
     tn_comm_world.errh = &tn_errh_fatal;
     tn_comm_self.errh = &tn_errh_fatal;
+    tn_mpi_world_state = 1;
     if (provided != NULL) {
         *provided = granted;
     }
@@ -79,32 +158,17 @@ int tn_mpi_Init_thread(int *argc, char ***argv, int required, int *provided)
 
 int tn_mpi_Finalize(void)
 {
-    int rc = tn_mpi_check_init("MPI_Finalize");
-    if (rc != MPI_SUCCESS) {
-        return rc;
+    if (!tn_mpi_world_active()) {
+        fprintf(stderr, "[tern] MPI_Finalize: called %s\n",
+                tn_mpi_world_state == 2 ? "twice" : "before MPI_Init");
+        return MPI_ERR_OTHER;
     }
     /* delete callbacks of attributes on MPI_COMM_SELF run first, while MPI
      * still works (the standard's hook for "at finalize" actions) */
     (void)tn_mpi_attr_finalize();
-    tn_mpi_enter();
-    /* Complete our sends (buffered and freed ones too), then wait for every
-     * rank to do so while still progressing, so that nobody is left blocked
-     * sending to a rank that stopped listening. */
-    tn_p2p_flush();
-    tn_status_t st = tn_coll_barrier(&tn_comm_world);
-    if (st == TN_OK) {
-        st = tn_rt_finalize();
-    }
-    tn_comm_finalize();
-    tn_p2p_finalize();
-    tn_comm_world.errh = tn_comm_self.errh = &tn_errh_return;
-    tn_mpi_errh_free_all();
-    tn_mpi_leave();
-    if (st != TN_OK) {
-        return tn_mpi_err(NULL, tn_mpi_class_of(st), "MPI_Finalize", NULL, "%s",
-                          tn_status_str(st));
-    }
-    return MPI_SUCCESS;
+    tn_mpi_world_state = 2;
+    /* with sessions still open the runtime stays up for them */
+    return tn_mpi_rt_release("MPI_Finalize", 1);
 }
 
 int tn_mpi_Initialized(int *flag)
@@ -112,7 +176,7 @@ int tn_mpi_Initialized(int *flag)
     if (flag == NULL) {
         return tn_mpi_err(NULL, MPI_ERR_ARG, "MPI_Initialized", "flag", "NULL pointer");
     }
-    *flag = tn_rt.initialized;
+    *flag = tn_mpi_world_state != 0;
     return MPI_SUCCESS;
 }
 
@@ -121,7 +185,7 @@ int tn_mpi_Finalized(int *flag)
     if (flag == NULL) {
         return tn_mpi_err(NULL, MPI_ERR_ARG, "MPI_Finalized", "flag", "NULL pointer");
     }
-    *flag = tn_rt.finalized;
+    *flag = tn_mpi_world_state == 2;
     return MPI_SUCCESS;
 }
 

@@ -190,17 +190,22 @@ static tn_errh_t *tn_mpi_errh_of(tn_comm_t *comm)
     return &tn_errh_fatal;
 }
 
-static int tn_mpi_invoke(tn_comm_t *comm, int errclass, const char *msg)
+int tn_mpi_errh_invoke(tn_errh_t *eh, void *obj, int errclass, const char *msg)
 {
-    tn_errh_t *eh = tn_mpi_errh_of(comm);
     switch (eh->kind) {
     case TN_ERRH_RETURN:
         tn_log_debug("mpi", "%s", msg);
         return errclass;
     case TN_ERRH_USER: {
-        MPI_Comm h = tn_mpi_comm_handle(comm != NULL ? comm : &tn_comm_world);
         int code = errclass;
-        eh->comm_fn(&h, &code, msg);   /* may call MPI: the lock is recursive */
+        /* may call MPI: the lock is recursive.  Every handle of the ABI is
+         * a pointer, so a handler of one kind attached to an object of
+         * another still gets a handle of the right size. */
+        if (eh->session_fn != NULL) {
+            eh->session_fn((MPI_Session *)obj, &code, msg);
+        } else {
+            eh->comm_fn((MPI_Comm *)obj, &code, msg);
+        }
         return errclass;
     }
     case TN_ERRH_FATAL:
@@ -211,6 +216,12 @@ static int tn_mpi_invoke(tn_comm_t *comm, int errclass, const char *msg)
     snprintf(line, sizeof(line), "%s (%s)", msg,
              tn_mpi_valid_code(errclass) ? tn_mpi_code_string(errclass) : "error class");
     tn_rt_abort(errclass, line);
+}
+
+static int tn_mpi_invoke(tn_comm_t *comm, int errclass, const char *msg)
+{
+    MPI_Comm h = tn_mpi_comm_handle(comm != NULL ? comm : &tn_comm_world);
+    return tn_mpi_errh_invoke(tn_mpi_errh_of(comm), &h, errclass, msg);
 }
 
 int tn_mpi_err(tn_comm_t *comm, int errclass, const char *fn, const char *arg,
@@ -234,10 +245,17 @@ int tn_mpi_err_status(tn_comm_t *comm, tn_status_t st, const char *fn)
 int tn_mpi_unsupported(const char *fn, int obj_kind, const void *obj)
 {
     tn_comm_t *comm = NULL;
+    tn_errh_t *seh = NULL;
     if (!tn_rt.initialized || tn_rt.finalized) {
         comm = NULL;
     } else if (obj_kind == 1) {
         comm = tn_mpi_comm_get((MPI_Comm)obj);
+    } else if (obj_kind == 4 && (seh = tn_mpi_session_errh((MPI_Session)obj)) != NULL) {
+        char msg[512];
+        MPI_Session sh = (MPI_Session)obj;
+        snprintf(msg, sizeof(msg), "%s: not supported yet by Tern %s (tern-info --unsupported "
+                 "lists what is missing)", fn, TERN_VERSION);
+        return tn_mpi_errh_invoke(seh, &sh, MPI_ERR_UNSUPPORTED_OPERATION, msg);
     }
     return tn_mpi_err(comm, MPI_ERR_UNSUPPORTED_OPERATION, fn, NULL,
                       "not supported yet by Tern %s (tern-info --unsupported lists what is "
@@ -248,13 +266,15 @@ int tn_mpi_unsupported(const char *fn, int obj_kind, const void *obj)
 
 int tn_mpi_check_init(const char *fn)
 {
-    if (tn_rt.initialized && !tn_rt.finalized) {
+    if (tn_mpi_world_active() || (tn_mpi_nsessions > 0 && !tn_rt.finalized)) {
         return MPI_SUCCESS;
     }
+    int after = tn_mpi_world_state == 2 || tn_rt.finalized;
     fprintf(stderr, "[tern] %s: called %s\n", fn,
-            tn_rt.finalized ? "after MPI_Finalize" : "before MPI_Init");
+            after ? "after MPI_Finalize (and with no session open)"
+                  : "before MPI_Init or MPI_Session_init");
     fflush(stderr);
-    if (tn_rt.finalized) {
+    if (after) {
         return MPI_ERR_OTHER;
     }
     tn_rt_abort(MPI_ERR_OTHER, NULL);
@@ -575,6 +595,22 @@ void tn_mpi_errh_free_all(void)
     }
 }
 
+tn_errh_t *tn_mpi_errh_new(void)
+{
+    tn_errh_t *e = calloc(1, sizeof(*e));
+    if (e == NULL) {
+        return NULL;
+    }
+    e->magic = TN_ERRH_MAGIC;
+    e->kind = TN_ERRH_USER;
+    e->refcount = 1;
+    tn_mpi_enter();
+    e->all_next = tn_errh_all;
+    tn_errh_all = e;
+    tn_mpi_leave();
+    return e;
+}
+
 tn_errh_t *tn_mpi_errh_get(MPI_Errhandler h)
 {
     switch (tn_mpi_hval(h)) {
@@ -608,18 +644,11 @@ int tn_mpi_Comm_create_errhandler(MPI_Comm_errhandler_function *comm_errhandler_
                           comm_errhandler_fn == NULL ? "comm_errhandler_fn" : "errhandler",
                           "NULL pointer");
     }
-    tn_errh_t *e = calloc(1, sizeof(*e));
+    tn_errh_t *e = tn_mpi_errh_new();
     if (e == NULL) {
         return tn_mpi_err(NULL, MPI_ERR_NO_MEM, fn, NULL, "out of memory");
     }
-    e->magic = TN_ERRH_MAGIC;
-    e->kind = TN_ERRH_USER;
-    e->refcount = 1;
     e->comm_fn = comm_errhandler_fn;
-    tn_mpi_enter();
-    e->all_next = tn_errh_all;
-    tn_errh_all = e;
-    tn_mpi_leave();
     *errhandler = tn_mpi_errh_handle(e);
     return MPI_SUCCESS;
 }
@@ -702,7 +731,11 @@ int tn_mpi_Comm_call_errhandler(MPI_Comm comm, int errorcode)
     if (eh->kind == TN_ERRH_USER) {
         MPI_Comm h = comm;
         int code = errorcode;
-        eh->comm_fn(&h, &code);
+        if (eh->session_fn != NULL) {
+            eh->session_fn((MPI_Session *)(void *)&h, &code);
+        } else {
+            eh->comm_fn(&h, &code);
+        }
         return MPI_SUCCESS;
     }
     char msg[MPI_MAX_ERROR_STRING];

@@ -189,3 +189,13 @@ MPI_Message tn_mpi_Message_fromint(int message)
 {
     return (MPI_Message)tn_mpi_fromint(message);
 }
+
+int tn_mpi_Session_toint(MPI_Session session)
+{
+    return tn_mpi_toint(tn_mpi_hval(session));
+}
+
+MPI_Session tn_mpi_Session_fromint(int session)
+{
+    return (MPI_Session)tn_mpi_fromint(session);
+}

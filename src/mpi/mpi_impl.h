@@ -56,6 +56,7 @@ typedef struct tn_errh {
     int             refcount;
     MPI_Comm_errhandler_function *comm_fn;
     struct tn_errh *all_next;      /* every user handler, freed at finalize */
+    MPI_Session_errhandler_function *session_fn;   /* MPI_Session_create_errhandler */
 } tn_errh_t;
 
 /* Release every user-created error handler (MPI_Finalize). */
@@ -65,6 +66,32 @@ extern tn_errh_t tn_errh_fatal, tn_errh_abort, tn_errh_return;
 
 tn_errh_t *tn_mpi_errh_get(MPI_Errhandler h);
 MPI_Errhandler tn_mpi_errh_handle(tn_errh_t *e);
+/* A new user handler (one reference), freed at finalize; NULL: no memory. */
+tn_errh_t *tn_mpi_errh_new(void);
+/* Invoke eh for an error of class errclass on the object *obj (a handle of
+ * any kind, passed by address to a user function) with message msg: returns
+ * errclass, or ends the job for the fatal handlers. */
+int tn_mpi_errh_invoke(tn_errh_t *eh, void *obj, int errclass, const char *msg);
+
+/* ---- the world and sessions models (mpi_env.c, mpi_session.c) ---------- */
+/* MPI_Init ... MPI_Finalize: 0 before MPI_Init, 1 between, 2 after. */
+extern int tn_mpi_world_state;
+/* Sessions initialized and not yet finalized. */
+extern int tn_mpi_nsessions;
+static inline int tn_mpi_world_active(void)
+{
+    return tn_mpi_world_state == 1;
+}
+/* Bring the runtime up for MPI_Init or MPI_Session_init: the first caller
+ * starts it (thread level required), later ones may only raise the thread
+ * level.  Returns MPI_SUCCESS or MPI_ERR_OTHER once it has been torn down. */
+int tn_mpi_rt_acquire(const char *fn, int required, int *provided_p);
+/* The world model or a session is done: when neither is left the runtime is
+ * torn down, right away when now (MPI_Finalize), otherwise at process exit
+ * (it cannot be started again, and a later MPI_Session_init may come). */
+int tn_mpi_rt_release(const char *fn, int now);
+/* Error handler of session h, or NULL when h is not a session. */
+tn_errh_t *tn_mpi_session_errh(MPI_Session h);
 
 /* ---- handle conversion (NULL when the handle is invalid) --------------- */
 tn_comm_t *tn_mpi_comm_get(MPI_Comm h);
@@ -113,7 +140,8 @@ int tn_mpi_err_status(tn_comm_t *comm, tn_status_t st, const char *fn);
 /* ---- argument checks: return MPI_SUCCESS or the reported error --------- */
 /* The common, valid case is decided inline; anything else goes to the
  * out-of-line *_slow function, which reports the error. */
-int tn_mpi_check_init(const char *fn);   /* between Init and Finalize */
+/* MPI usable: between MPI_Init and MPI_Finalize, or while a session is open. */
+int tn_mpi_check_init(const char *fn);
 int tn_mpi_check_comm_slow(const char *fn, MPI_Comm h, tn_comm_t **comm_p);
 int tn_mpi_check_dt(const char *fn, tn_comm_t *c, MPI_Datatype h, const char *arg,
                     const tn_dt_t **dt_p);
@@ -130,8 +158,7 @@ int tn_mpi_check_op(const char *fn, tn_comm_t *c, MPI_Op h, const tn_dt_t *dt,
 
 static inline int tn_mpi_check_comm(const char *fn, MPI_Comm h, tn_comm_t **comm_p)
 {
-    if (tn_mpi_hval(h) == tn_mpi_hval(MPI_COMM_WORLD) && tn_rt.initialized &&
-        !tn_rt.finalized) {
+    if (tn_mpi_hval(h) == tn_mpi_hval(MPI_COMM_WORLD) && tn_mpi_world_active()) {
         *comm_p = &tn_comm_world;
         return MPI_SUCCESS;
     }

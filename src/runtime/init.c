@@ -280,6 +280,15 @@ tn_status_t tn_rt_init(int required, int *provided_p, const tn_rt_hooks_t *hooks
     return TN_OK;
 }
 
+int tn_rt_raise_thread_level(int required)
+{
+    if (required > tn_rt.thread_level) {
+        tn_rt.thread_level = required > TN_THREAD_MULTIPLE ? TN_THREAD_MULTIPLE : required;
+        tn_rt.thread_multiple = (tn_rt.thread_level == TN_THREAD_MULTIPLE);
+    }
+    return tn_rt.thread_level;
+}
+
 tn_status_t tn_rt_finalize(void)
 {
     /* Every udp packet of ours acknowledged, every udp peer finalizing

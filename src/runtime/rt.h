@@ -67,6 +67,10 @@ typedef struct {
 /* MPI_Init_thread's work below the core: config, PMI, node map, transports. */
 tn_status_t tn_rt_init(int required, int *provided_p, const tn_rt_hooks_t *hooks);
 tn_status_t tn_rt_finalize(void);
+/* A second model (MPI_Init after MPI_Session_init, or the reverse) asks for
+ * a thread level: raise the granted level to it (never lower); returns the
+ * level now granted.  Call with no other thread inside MPI. */
+int tn_rt_raise_thread_level(int required);
 /* End the whole job now (MPI_Abort, fatal errors).  msg may be NULL. */
 void tn_rt_abort(int code, const char *msg) __attribute__((noreturn));
 
