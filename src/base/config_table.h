@@ -79,13 +79,15 @@
     X(run_timeout, RUN_TIMEOUT, INT, "0",                                      \
       "tern-run: end the job after this many seconds (0 = no limit)")          \
     X(coll_barrier, COLL_BARRIER, STRING, "auto",                              \
-      "Barrier algorithm: auto, dissemination, flat")                          \
+      "Barrier algorithm: auto, dissemination, flat, twolevel")                \
     X(coll_bcast, COLL_BCAST, STRING, "auto",                                  \
-      "Bcast algorithm: auto, binomial, scatter_allgather, pipeline")          \
+      "Bcast algorithm: auto, binomial, scatter_allgather, pipeline, "         \
+      "twolevel")                                                              \
     X(coll_reduce, COLL_REDUCE, STRING, "auto",                                \
-      "Reduce algorithm: auto, binomial, rabenseifner")                        \
+      "Reduce algorithm: auto, binomial, rabenseifner, twolevel")              \
     X(coll_allreduce, COLL_ALLREDUCE, STRING, "auto",                          \
-      "Allreduce algorithm: auto, recdbl, reduce_bcast, rabenseifner, ring")   \
+      "Allreduce algorithm: auto, recdbl, reduce_bcast, rabenseifner, ring, "  \
+      "twolevel")                                                              \
     X(coll_gather, COLL_GATHER, STRING, "auto",                                \
       "Gather(v) algorithm: auto, binomial, linear")                           \
     X(coll_scatter, COLL_SCATTER, STRING, "auto",                              \

@@ -18,7 +18,12 @@
  * The thresholds are first guesses from the usual analysis (latency-bound
  * trees and Bruck for short messages, bandwidth-bound scatter/allgather,
  * ring and pipeline shapes for long ones) and meant to be retuned with
- * bench/ numbers. */
+ * bench/ numbers.
+ *
+ * Topology: when a communicator spans several nodes with more than one of
+ * its ranks on some node (TN_COLL_R_MULTINODE, from the node map that every
+ * rank holds, comm/comm_node.c), the two-level algorithms come first: work
+ * inside each node over shared memory, then among the node leaders. */
 #include <stdint.h>
 #include <strings.h>
 #include "base/config.h"
@@ -28,19 +33,26 @@
 #define COMM TN_COLL_R_COMMUTATIVE
 #define POW2 TN_COLL_R_POW2
 #define UNIF TN_COLL_R_UNIFORM
+#define MULTI TN_COLL_R_MULTINODE
+#define NORD TN_COLL_R_NODE_ORDER
 
 const tn_coll_algo_t tn_coll_algos[] = {
     { TN_COLL_BARRIER,   "dissemination",     0,    { .barrier = tn_coll_barrier_dissemination } },
     { TN_COLL_BARRIER,   "flat",              0,    { .barrier = tn_coll_barrier_flat } },
+    { TN_COLL_BARRIER,   "twolevel",          MULTI, { .barrier = tn_coll_barrier_twolevel } },
     { TN_COLL_BCAST,     "binomial",          0,    { .bcast = tn_coll_bcast_binomial } },
     { TN_COLL_BCAST,     "scatter_allgather", 0,    { .bcast = tn_coll_bcast_scatter_allgather } },
     { TN_COLL_BCAST,     "pipeline",          0,    { .bcast = tn_coll_bcast_pipeline } },
+    { TN_COLL_BCAST,     "twolevel",          MULTI, { .bcast = tn_coll_bcast_twolevel } },
     { TN_COLL_REDUCE,    "binomial",          0,    { .reduce = tn_coll_reduce_binomial } },
     { TN_COLL_REDUCE,    "rabenseifner",      COMM, { .reduce = tn_coll_reduce_rabenseifner } },
+    { TN_COLL_REDUCE,    "twolevel",          MULTI | NORD, { .reduce = tn_coll_reduce_twolevel } },
     { TN_COLL_ALLREDUCE, "recdbl",            0,    { .allreduce = tn_coll_allreduce_recdbl } },
     { TN_COLL_ALLREDUCE, "reduce_bcast",      0,    { .allreduce = tn_coll_allreduce_reduce_bcast } },
     { TN_COLL_ALLREDUCE, "rabenseifner",      COMM, { .allreduce = tn_coll_allreduce_rabenseifner } },
     { TN_COLL_ALLREDUCE, "ring",              COMM, { .allreduce = tn_coll_allreduce_ring } },
+    { TN_COLL_ALLREDUCE, "twolevel",          MULTI | NORD,
+      { .allreduce = tn_coll_allreduce_twolevel } },
     { TN_COLL_GATHER,    "binomial",          UNIF, { .gather = tn_coll_gather_binomial } },
     { TN_COLL_GATHER,    "linear",            0,    { .gather = tn_coll_gather_linear } },
     { TN_COLL_SCATTER,   "binomial",          UNIF, { .scatter = tn_coll_scatter_binomial } },
@@ -63,6 +75,8 @@ const tn_coll_algo_t tn_coll_algos[] = {
 #undef COMM
 #undef POW2
 #undef UNIF
+#undef MULTI
+#undef NORD
 
 /* The automatic choice: per kind, in order, the first rule whose window
  * holds the call and whose algorithm's restrictions hold wins.  Windows:
@@ -79,6 +93,11 @@ typedef struct {
 #define MiB (KiB * 1024)
 
 static const tn_coll_rule_t tn_coll_rules[] = {
+    /* several nodes: two-level first (its restrictions say when) */
+    { TN_COLL_BARRIER,   "twolevel",          0, 0, 0, 0 },
+    { TN_COLL_BCAST,     "twolevel",          0, 0, 0, 0 },
+    { TN_COLL_REDUCE,    "twolevel",          0, 0, 0, 0 },
+    { TN_COLL_ALLREDUCE, "twolevel",          0, 0, 0, 0 },
     /* two ranks: one exchange; up to 16, 2 (n-1) messages through one
      * rank beat log2 n rounds (measured: 8 ranks on 2 cores, flat 13-15 us,
      * dissemination 19-23 us); beyond, the rounds win */
@@ -136,6 +155,8 @@ typedef struct {
     int    commutative;
     int    inplace;      /* unrooted kinds only */
     int    vector;
+    int    multinode;    /* TN_COLL_R_MULTINODE holds */
+    int    blocked;      /* every node's ranks are consecutive */
 } tn_coll_call_t;
 
 static int algo_fits(const tn_coll_algo_t *a, const tn_coll_call_t *c)
@@ -143,7 +164,10 @@ static int algo_fits(const tn_coll_algo_t *a, const tn_coll_call_t *c)
     return !((a->restrict_ & TN_COLL_R_COMMUTATIVE) && !c->commutative) &&
            !((a->restrict_ & TN_COLL_R_POW2) && !tn_coll_is_pof2(c->n)) &&
            !((a->restrict_ & TN_COLL_R_NO_INPLACE) && c->inplace) &&
-           !((a->restrict_ & TN_COLL_R_UNIFORM) && c->vector);
+           !((a->restrict_ & TN_COLL_R_UNIFORM) && c->vector) &&
+           !((a->restrict_ & TN_COLL_R_MULTINODE) && !c->multinode) &&
+           !((a->restrict_ & TN_COLL_R_NODE_ORDER) && !c->commutative && !c->blocked) &&
+           !((a->restrict_ & TN_COLL_R_NODE_BLOCKS) && !c->blocked);
 }
 
 static int algo_find(tn_coll_kind_t kind, const char *name)
@@ -267,6 +291,12 @@ static const tn_coll_algo_t *coll_pick(tn_coll_kind_t kind, const tn_coll_call_t
 
 static void call_init(tn_coll_call_t *c, tn_comm_t *comm, size_t bytes)
 {
+    /* cached after the first call on comm; NULL (out of memory) counts as
+     * one node */
+    const tn_comm_nodes_t *nm = tn_comm_nodes(comm);
+
+    c->multinode = nm != NULL && nm->nnodes > 1 && nm->max_local > 1;
+    c->blocked = nm != NULL && nm->blocked;
     c->n = comm->size;
     c->bytes = bytes;
     c->commutative = 1;

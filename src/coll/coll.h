@@ -78,6 +78,14 @@ enum {
                                        * same restriction) */
     TN_COLL_R_UNIFORM     = 1 << 3,   /* equal blocks only: not for the
                                        * vector forms (gatherv, alltoallw...) */
+    TN_COLL_R_MULTINODE   = 1 << 4,   /* the communicator spans several
+                                       * nodes and some node holds more than
+                                       * one of its ranks (two-level) */
+    TN_COLL_R_NODE_ORDER  = 1 << 5,   /* a non-commutative op only when every
+                                       * node's ranks are consecutive comm
+                                       * ranks (tn_comm_nodes_t.blocked) */
+    TN_COLL_R_NODE_BLOCKS = 1 << 6,   /* every node's ranks are consecutive
+                                       * comm ranks, whatever the op */
 };
 
 /* Where the blocks of a vector collective lie in a buffer.  Block i holds
@@ -197,15 +205,19 @@ tn_status_t tn_coll_exscan(const void *sbuf, void *rbuf, size_t count, const tn_
 /* ---- algorithms (one file each, coll/<kind>/<kind>_<algo>.c) ------------ */
 tn_coll_barrier_fn_t        tn_coll_barrier_dissemination;
 tn_coll_barrier_fn_t        tn_coll_barrier_flat;
+tn_coll_barrier_fn_t        tn_coll_barrier_twolevel;
 tn_coll_bcast_fn_t          tn_coll_bcast_binomial;
 tn_coll_bcast_fn_t          tn_coll_bcast_scatter_allgather;
 tn_coll_bcast_fn_t          tn_coll_bcast_pipeline;
+tn_coll_bcast_fn_t          tn_coll_bcast_twolevel;
 tn_coll_reduce_fn_t         tn_coll_reduce_binomial;
 tn_coll_reduce_fn_t         tn_coll_reduce_rabenseifner;
+tn_coll_reduce_fn_t         tn_coll_reduce_twolevel;
 tn_coll_allreduce_fn_t      tn_coll_allreduce_recdbl;
 tn_coll_allreduce_fn_t      tn_coll_allreduce_reduce_bcast;
 tn_coll_allreduce_fn_t      tn_coll_allreduce_rabenseifner;
 tn_coll_allreduce_fn_t      tn_coll_allreduce_ring;
+tn_coll_allreduce_fn_t      tn_coll_allreduce_twolevel;
 tn_coll_gather_fn_t         tn_coll_gather_binomial;
 tn_coll_gather_fn_t         tn_coll_gather_linear;
 tn_coll_scatter_fn_t        tn_coll_scatter_binomial;
