@@ -272,6 +272,7 @@ tn_status_t tn_comm_new(tn_group_t *group, uint32_t ctx, const tn_comm_t *parent
     c->group = group;
     c->peer_world = group->world;
     c->errh = parent->errh;
+    c->session = parent->session;
     c->name[0] = '\0';
     st = tn_p2p_comm_attach(c);
     if (st != TN_OK) {

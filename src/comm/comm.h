@@ -46,6 +46,8 @@ typedef struct tn_comm {
     void     *attrs;                 /* attribute list (mpi layer) */
     struct tn_topo *topo;            /* Cartesian/graph topology, or NULL */
     void     *info;                  /* hints (tn_info_t), or NULL */
+    void     *session;               /* the MPI session it derives from (mpi layer
+                                      * object, inherited by tn_comm_new), or NULL */
     /* Intercommunicators (remote != NULL): group/rank/size describe the
      * local group, point-to-point ranks name the remote group, and local is
      * an intracommunicator over the local group (context ctx + 2) that the

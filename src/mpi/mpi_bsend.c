@@ -2,11 +2,12 @@
  * sent from there; the space returns when the send completes.  The buffer
  * is managed first-fit over a list of in-use blocks kept in address order.
  *
- * MPI-4.1 buffers: one for the process (MPI_Buffer_attach) and one per
- * communicator (MPI_Comm_attach_buffer), which takes precedence for sends
- * on that communicator.  Communicator buffers sit in a small table here
- * keyed by the communicator object; MPI_Comm_free detaches the
- * communicator's buffer implicitly (after its pending sends).
+ * MPI-4.1 buffers: one for the process (MPI_Buffer_attach), one per session
+ * (MPI_Session_attach_buffer) for the communicators derived from it, and one
+ * per communicator (MPI_Comm_attach_buffer); a send uses its communicator's,
+ * else its session's, else the process's.  Communicator and session buffers
+ * sit in a small table here keyed by the object; MPI_Comm_free and
+ * MPI_Session_finalize detach theirs implicitly (after its pending sends).
  * MPI_Buffer_iflush / MPI_Comm_iflush_buffer return a request that
  * completes when the buffer's pending sends have. */
 #include "mpi/mpi_p2p_impl.h"
@@ -34,18 +35,18 @@ typedef struct tn_bsend_pool {
 
 static tn_bsend_pool_t tn_bsend_proc;
 
-/* communicator buffers */
+/* communicator and session buffers, keyed by the tn_comm_t or session */
 typedef struct {
-    const tn_comm_t *comm;
+    const void      *owner;
     tn_bsend_pool_t *pool;
 } tn_bsend_comm_t;
 static tn_bsend_comm_t *tn_bsend_comms;
 static int tn_bsend_ncomms, tn_bsend_comms_cap;
 
-static tn_bsend_comm_t *tn_bsend_comm_entry(const tn_comm_t *c)
+static tn_bsend_comm_t *tn_bsend_comm_entry(const void *owner)
 {
     for (int i = 0; i < tn_bsend_ncomms; i++) {
-        if (tn_bsend_comms[i].comm == c) {
+        if (tn_bsend_comms[i].owner == owner) {
             return &tn_bsend_comms[i];
         }
     }
@@ -141,6 +142,9 @@ static void tn_bsend_done(tn_req_t *req)
 static tn_bsend_pool_t *tn_bsend_pool_of(const tn_comm_t *c)
 {
     tn_bsend_comm_t *e = c != NULL ? tn_bsend_comm_entry(c) : NULL;
+    if (e == NULL && c != NULL && c->session != NULL) {
+        e = tn_bsend_comm_entry(c->session);
+    }
     return e != NULL && (e->pool->base != NULL || e->pool->automatic) ? e->pool
                                                                       : &tn_bsend_proc;
 }
@@ -351,15 +355,13 @@ int tn_mpi_Buffer_iflush(MPI_Request *request)
 
 /* ---- communicator buffers (MPI-4.1) ---- */
 
-static int tn_mpi_comm_attach(const char *fn, MPI_Comm comm, void *buffer, int64_t size)
+/* Attach to owner's buffer (c: where errors go). */
+static int tn_bsend_owner_attach(const char *fn, tn_comm_t *c, const void *owner,
+                                 void *buffer, int64_t size)
 {
-    tn_comm_t *c;
-    int rc = tn_mpi_check_comm(fn, comm, &c);
-    if (rc != MPI_SUCCESS) {
-        return rc;
-    }
+    int rc;
     tn_mpi_enter();
-    tn_bsend_comm_t *e = tn_bsend_comm_entry(c);
+    tn_bsend_comm_t *e = tn_bsend_comm_entry(owner);
     if (e == NULL) {
         if (tn_bsend_ncomms == tn_bsend_comms_cap) {
             int cap = tn_bsend_comms_cap ? 2 * tn_bsend_comms_cap : 8;
@@ -377,7 +379,7 @@ static int tn_mpi_comm_attach(const char *fn, MPI_Comm comm, void *buffer, int64
             return tn_mpi_err_status(c, TN_ERR_NOMEM, fn);
         }
         e = &tn_bsend_comms[tn_bsend_ncomms++];
-        e->comm = c;
+        e->owner = owner;
         e->pool = pool;
     }
     rc = tn_bsend_pool_attach(fn, c, e->pool, buffer, size);
@@ -390,6 +392,31 @@ static int tn_mpi_comm_attach(const char *fn, MPI_Comm comm, void *buffer, int64
     return rc;
 }
 
+static int tn_mpi_comm_attach(const char *fn, MPI_Comm comm, void *buffer, int64_t size)
+{
+    tn_comm_t *c;
+    int rc = tn_mpi_check_comm(fn, comm, &c);
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    return tn_bsend_owner_attach(fn, c, c, buffer, size);
+}
+
+static int tn_bsend_owner_detach(const char *fn, tn_comm_t *c, const void *owner,
+                                 void *buffer_addr, int64_t *size_p)
+{
+    tn_bsend_comm_t *e = tn_bsend_comm_entry(owner);
+    int rc = tn_bsend_pool_detach(fn, c, e != NULL ? e->pool : NULL, buffer_addr, size_p);
+    if (rc == MPI_SUCCESS) {
+        tn_mpi_enter();
+        e = tn_bsend_comm_entry(owner);
+        free(e->pool);
+        *e = tn_bsend_comms[--tn_bsend_ncomms];
+        tn_mpi_leave();
+    }
+    return rc;
+}
+
 static int tn_mpi_comm_detach(const char *fn, MPI_Comm comm, void *buffer_addr,
                               int64_t *size_p)
 {
@@ -398,16 +425,7 @@ static int tn_mpi_comm_detach(const char *fn, MPI_Comm comm, void *buffer_addr,
     if (rc != MPI_SUCCESS) {
         return rc;
     }
-    tn_bsend_comm_t *e = tn_bsend_comm_entry(c);
-    rc = tn_bsend_pool_detach(fn, c, e != NULL ? e->pool : NULL, buffer_addr, size_p);
-    if (rc == MPI_SUCCESS) {
-        tn_mpi_enter();
-        e = tn_bsend_comm_entry(c);
-        free(e->pool);
-        *e = tn_bsend_comms[--tn_bsend_ncomms];
-        tn_mpi_leave();
-    }
-    return rc;
+    return tn_bsend_owner_detach(fn, c, c, buffer_addr, size_p);
 }
 
 int tn_mpi_Comm_attach_buffer(MPI_Comm comm, void *buffer, int size)
@@ -474,16 +492,116 @@ int tn_mpi_Comm_iflush_buffer(MPI_Comm comm, MPI_Request *request)
     return tn_bsend_pool_iflush(fn, c, e != NULL ? e->pool : NULL, request);
 }
 
-void tn_mpi_comm_buffer_release(tn_comm_t *c)
+void tn_mpi_buffer_release(const void *owner)
 {
-    tn_bsend_comm_t *e = tn_bsend_comm_entry(c);
+    tn_bsend_comm_t *e = tn_bsend_comm_entry(owner);
     if (e == NULL) {
         return;
     }
     tn_bsend_pool_wait(e->pool);
-    e = tn_bsend_comm_entry(c);
+    e = tn_bsend_comm_entry(owner);
     if (e != NULL) {
         free(e->pool);
         *e = tn_bsend_comms[--tn_bsend_ncomms];
     }
+}
+
+void tn_mpi_comm_buffer_release(tn_comm_t *c)
+{
+    tn_mpi_buffer_release(c);
+}
+
+/* ---- session buffers (MPI-4.1) ---- */
+
+/* The session object behind h (its error handler tells a valid one). */
+static int tn_bsend_session(const char *fn, MPI_Session h, const void **owner_p)
+{
+    if (tn_mpi_session_errh(h) == NULL) {
+        return tn_mpi_err(NULL, MPI_ERR_SESSION, fn, "session", "%s",
+                          h == MPI_SESSION_NULL ? "MPI_SESSION_NULL is not a session"
+                                                : "invalid session handle");
+    }
+    *owner_p = (const void *)h;
+    return MPI_SUCCESS;
+}
+
+static int tn_mpi_session_attach(const char *fn, MPI_Session session, void *buffer,
+                                 int64_t size)
+{
+    const void *owner = NULL;
+    int rc = tn_bsend_session(fn, session, &owner);
+    return rc != MPI_SUCCESS ? rc : tn_bsend_owner_attach(fn, NULL, owner, buffer, size);
+}
+
+static int tn_mpi_session_detach(const char *fn, MPI_Session session, void *buffer_addr,
+                                 int64_t *size_p)
+{
+    const void *owner = NULL;
+    int rc = tn_bsend_session(fn, session, &owner);
+    return rc != MPI_SUCCESS ? rc
+                             : tn_bsend_owner_detach(fn, NULL, owner, buffer_addr, size_p);
+}
+
+int tn_mpi_Session_attach_buffer(MPI_Session session, void *buffer, int size)
+{
+    return tn_mpi_session_attach("MPI_Session_attach_buffer", session, buffer, size);
+}
+
+int tn_mpi_Session_attach_buffer_c(MPI_Session session, void *buffer, MPI_Count size)
+{
+    return tn_mpi_session_attach("MPI_Session_attach_buffer_c", session, buffer, size);
+}
+
+int tn_mpi_Session_detach_buffer(MPI_Session session, void *buffer_addr, int *size)
+{
+    int64_t s;
+    if (size == NULL) {
+        return tn_mpi_err(NULL, MPI_ERR_ARG, "MPI_Session_detach_buffer", "size",
+                          "NULL pointer");
+    }
+    int rc = tn_mpi_session_detach("MPI_Session_detach_buffer", session, buffer_addr, &s);
+    if (rc == MPI_SUCCESS) {
+        *size = (int)s;
+    }
+    return rc;
+}
+
+int tn_mpi_Session_detach_buffer_c(MPI_Session session, void *buffer_addr, MPI_Count *size)
+{
+    int64_t s;
+    if (size == NULL) {
+        return tn_mpi_err(NULL, MPI_ERR_ARG, "MPI_Session_detach_buffer_c", "size",
+                          "NULL pointer");
+    }
+    int rc = tn_mpi_session_detach("MPI_Session_detach_buffer_c", session, buffer_addr, &s);
+    if (rc == MPI_SUCCESS) {
+        *size = s;
+    }
+    return rc;
+}
+
+int tn_mpi_Session_flush_buffer(MPI_Session session)
+{
+    const void *owner = NULL;
+    int rc = tn_bsend_session("MPI_Session_flush_buffer", session, &owner);
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    tn_bsend_comm_t *e = tn_bsend_comm_entry(owner);
+    if (e != NULL) {
+        tn_bsend_pool_wait(e->pool);
+    }
+    return MPI_SUCCESS;
+}
+
+int tn_mpi_Session_iflush_buffer(MPI_Session session, MPI_Request *request)
+{
+    static const char fn[] = "MPI_Session_iflush_buffer";
+    const void *owner = NULL;
+    int rc = tn_bsend_session(fn, session, &owner);
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    tn_bsend_comm_t *e = tn_bsend_comm_entry(owner);
+    return tn_bsend_pool_iflush(fn, NULL, e != NULL ? e->pool : NULL, request);
 }

@@ -225,6 +225,8 @@ int tn_mpi_attr_finalize(void);
 /* MPI_Comm_free: wait for the sends buffered in c's own buffer, then detach
  * it (lock held or not; the big lock is recursive). */
 void tn_mpi_comm_buffer_release(tn_comm_t *c);
+/* The same for the buffer of any owner (a communicator or a session). */
+void tn_mpi_buffer_release(const void *owner);
 
 /* Entry point of every unsupported function (called by generated code). */
 int tn_mpi_unsupported(const char *fn, int obj_kind, const void *obj);

@@ -24,7 +24,18 @@ typedef struct tn_session {
     uint32_t   magic;
     tn_errh_t *errh;
     tn_info_t *hints;          /* the info given to MPI_Session_init, or NULL */
+    struct tn_session *next;   /* every open session */
 } tn_session_t;
+
+static tn_session_t *tn_sessions;
+
+/* The session a communicator built from a group derives from.  Groups do
+ * not record their session, so this is the open session when there is only
+ * one; with several, none (Bsend then uses the process's buffer). */
+static tn_session_t *session_of_groups(void)
+{
+    return tn_sessions != NULL && tn_sessions->next == NULL ? tn_sessions : NULL;
+}
 
 /* The process sets every process knows, in the order Get_nth_pset lists them. */
 static const char *const tn_psets[] = { "mpi://WORLD", "mpi://SELF" };
@@ -158,6 +169,8 @@ int tn_mpi_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *s
     s->errh = eh;
     errh_retain(eh);
     s->hints = hints;
+    s->next = tn_sessions;
+    tn_sessions = s;
     tn_mpi_nsessions++;
     tn_mpi_leave();
     *session = (MPI_Session)(void *)s;
@@ -180,6 +193,13 @@ int tn_mpi_Session_finalize(MPI_Session *session)
     /* what this process sent on the session's communicators completes
      * before the session goes */
     tn_p2p_flush();
+    tn_mpi_buffer_release(s);
+    for (tn_session_t **pp = &tn_sessions; *pp != NULL; pp = &(*pp)->next) {
+        if (*pp == s) {
+            *pp = s->next;
+            break;
+        }
+    }
     s->magic = 0;
     if (s->hints != NULL) {
         tn_info_release(s->hints);
@@ -508,10 +528,13 @@ static int from_group_out(const char *fn, tn_errh_t *eh, tn_info_t *info, tn_sta
     if (st != TN_OK) {
         return obj_err(eh, &nullh, tn_mpi_class_of(st), fn, NULL, "%s", tn_status_str(st));
     }
+    void *session = session_of_groups();
     errh_retain(eh);
     nc->errh = eh;
+    nc->session = session;
     if (nc->local != NULL) {
         nc->local->errh = eh;
+        nc->local->session = session;
     }
     nc->info = ni;
     *newcomm = tn_mpi_comm_handle(nc);

@@ -41,6 +41,26 @@ static void use_comm(MPI_Comm c, int round)
     MT_CHECK(in == prev, "ring: got %d from %d", in, prev);
 }
 
+/* A buffer attached to the session serves Bsend on its communicators. */
+static void session_bsend(MPI_Session s, MPI_Comm c)
+{
+    int rank = -1, size = -1, in = -1, bsize = 0;
+    static char buf[1024 + MPI_BSEND_OVERHEAD];
+    void *back = NULL;
+    MT_CALL(MPI_Comm_rank(c, &rank));
+    MT_CALL(MPI_Comm_size(c, &size));
+    MT_CALL(MPI_Session_attach_buffer(s, buf, (int)sizeof(buf)));
+    MT_CALL(MPI_Bsend(&rank, 1, MPI_INT, (rank + 1) % size, 3, c));
+    MT_CALL(MPI_Recv(&in, 1, MPI_INT, (rank + size - 1) % size, 3, c, MPI_STATUS_IGNORE));
+    MT_CHECK(in == (rank + size - 1) % size, "bsend ring: got %d", in);
+    MT_CALL(MPI_Session_flush_buffer(s));
+    MT_CALL(MPI_Session_detach_buffer(s, &back, &bsize));
+    MT_CHECK(back == buf && bsize == (int)sizeof(buf), "detach gave %p, %d", back, bsize);
+    /* without a buffer anywhere a Bsend has nowhere to go */
+    MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN);
+    MT_EXPECT_CLASS(MPI_Bsend(&rank, 1, MPI_INT, rank, 4, c), MPI_ERR_BUFFER);
+}
+
 static int report(MPI_Comm c)
 {
     int total = -1;
@@ -64,6 +84,9 @@ int main(int argc, char **argv)
         MT_CALL(MPI_Session_init(MPI_INFO_NULL, MPI_ERRORS_RETURN, &s));
         MPI_Comm c = world_comm(s, round ? "tern.only.1" : "tern.only.0");
         use_comm(c, round);
+        if (round == 0) {
+            session_bsend(s, c);
+        }
 
         MPI_Group sg = MPI_GROUP_NULL;
         MPI_Comm sc = MPI_COMM_NULL;
