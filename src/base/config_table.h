@@ -93,7 +93,7 @@
     X(coll_scatter, COLL_SCATTER, STRING, "auto",                              \
       "Scatter(v) algorithm: auto, binomial, linear")                          \
     X(coll_allgather, COLL_ALLGATHER, STRING, "auto",                          \
-      "Allgather(v) algorithm: auto, ring, recdbl, bruck")                     \
+      "Allgather(v) algorithm: auto, ring, recdbl, bruck, twolevel")           \
     X(coll_alltoall, COLL_ALLTOALL, STRING, "auto",                            \
       "Alltoall(v/w) algorithm: auto, pairwise, bruck, scattered")             \
     X(coll_reduce_scatter, COLL_REDUCE_SCATTER, STRING, "auto",                \

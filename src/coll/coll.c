@@ -35,6 +35,7 @@
 #define UNIF TN_COLL_R_UNIFORM
 #define MULTI TN_COLL_R_MULTINODE
 #define NORD TN_COLL_R_NODE_ORDER
+#define NBLK TN_COLL_R_NODE_BLOCKS
 
 const tn_coll_algo_t tn_coll_algos[] = {
     { TN_COLL_BARRIER,   "dissemination",     0,    { .barrier = tn_coll_barrier_dissemination } },
@@ -60,6 +61,8 @@ const tn_coll_algo_t tn_coll_algos[] = {
     { TN_COLL_ALLGATHER, "ring",              0,    { .allgather = tn_coll_allgather_ring } },
     { TN_COLL_ALLGATHER, "recdbl",            POW2 | UNIF, { .allgather = tn_coll_allgather_recdbl } },
     { TN_COLL_ALLGATHER, "bruck",             UNIF, { .allgather = tn_coll_allgather_bruck } },
+    { TN_COLL_ALLGATHER, "twolevel",          MULTI | NBLK | UNIF,
+      { .allgather = tn_coll_allgather_twolevel } },
     { TN_COLL_ALLTOALL,  "pairwise",          0,    { .alltoall = tn_coll_alltoall_pairwise } },
     { TN_COLL_ALLTOALL,  "bruck",             UNIF, { .alltoall = tn_coll_alltoall_bruck } },
     { TN_COLL_ALLTOALL,  "scattered",         0,    { .alltoall = tn_coll_alltoall_scattered } },
@@ -77,6 +80,7 @@ const tn_coll_algo_t tn_coll_algos[] = {
 #undef UNIF
 #undef MULTI
 #undef NORD
+#undef NBLK
 
 /* The automatic choice: per kind, in order, the first rule whose window
  * holds the call and whose algorithm's restrictions hold wins.  Windows:
@@ -98,6 +102,7 @@ static const tn_coll_rule_t tn_coll_rules[] = {
     { TN_COLL_BCAST,     "twolevel",          0, 0, 0, 0 },
     { TN_COLL_REDUCE,    "twolevel",          0, 0, 0, 0 },
     { TN_COLL_ALLREDUCE, "twolevel",          0, 0, 0, 0 },
+    { TN_COLL_ALLGATHER, "twolevel",          0, 0, 0, 0 },
     /* two ranks: one exchange; up to 16, 2 (n-1) messages through one
      * rank beat log2 n rounds (measured: 8 ranks on 2 cores, flat 13-15 us,
      * dissemination 19-23 us); beyond, the rounds win */

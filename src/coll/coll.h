@@ -225,6 +225,7 @@ tn_coll_scatter_fn_t        tn_coll_scatter_linear;
 tn_coll_allgather_fn_t      tn_coll_allgather_ring;
 tn_coll_allgather_fn_t      tn_coll_allgather_recdbl;
 tn_coll_allgather_fn_t      tn_coll_allgather_bruck;
+tn_coll_allgather_fn_t      tn_coll_allgather_twolevel;
 tn_coll_alltoall_fn_t       tn_coll_alltoall_pairwise;
 tn_coll_alltoall_fn_t       tn_coll_alltoall_bruck;
 tn_coll_alltoall_fn_t       tn_coll_alltoall_scattered;
