@@ -415,8 +415,10 @@ int tn_mpi_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info
     tn_status_t st;
     int color, rc;
 
-    if ((rc = tn_mpi_check_comm(fn, comm, &c)) || (rc = tn_mpi_check_intra(fn, c, "comm")) ||
-        (rc = info_arg(fn, c, info, "info", &i)) ||
+    /* an intercommunicator splits as MPI_Comm_split does one: the local
+     * members of a type with the remote members of that type (as MPICH and
+     * Open MPI do; MPI-4 does not rule it out) */
+    if ((rc = tn_mpi_check_comm(fn, comm, &c)) || (rc = info_arg(fn, c, info, "info", &i)) ||
         (rc = out_arg(fn, c, newcomm, "newcomm"))) {
         return rc;
     }
@@ -433,11 +435,13 @@ int tn_mpi_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info
     }
     tn_mpi_enter();
     color = split_type_color(split_type, c, i, &restype, &pset);
-    st = tn_comm_split(c, color, key, &nc);
+    st = c->remote != NULL ? tn_comm_inter_split(c, color, key, &nc)
+                           : tn_comm_split(c, color, key, &nc);
     if (st == TN_OK && nc != NULL && split_type == MPI_COMM_TYPE_HW_UNGUIDED &&
-        nc->size == c->size) {
+        c->remote == NULL && nc->size == c->size) {
         /* Every member agrees (same node ids): the node does not split comm
-         * and Tern knows no finer level, so there is no strict subset. */
+         * and Tern knows no finer level, so there is no strict subset.  (Not
+         * decided on an intercommunicator: the other group could not know.) */
         tn_comm_release(nc);
         nc = NULL;
     }

@@ -1,6 +1,6 @@
 /* MPI intercommunicator functions: Intercomm_create, Intercomm_merge,
- * Comm_remote_size, Comm_remote_group, and the check that rejects an
- * intercommunicator where an intracommunicator is needed. */
+ * Comm_remote_size, Comm_remote_group, Comm_get_parent, and the check that
+ * rejects an intercommunicator where an intracommunicator is needed. */
 #include "mpi/mpi_impl.h"
 
 int tn_mpi_check_intra_slow(const char *fn, tn_comm_t *c, const char *arg)
@@ -116,5 +116,22 @@ int tn_mpi_Comm_remote_group(MPI_Comm comm, MPI_Group *group)
     tn_group_retain(c->remote);
     tn_mpi_leave();
     *group = tn_mpi_group_handle(c->remote);
+    return MPI_SUCCESS;
+}
+
+/* Tern starts no processes (MPI_Comm_spawn is not supported), so no
+ * process has a parent: MPI_COMM_NULL, as the standard says for a process
+ * not started by a spawn. */
+int tn_mpi_Comm_get_parent(MPI_Comm *parent)
+{
+    static const char fn[] = "MPI_Comm_get_parent";
+    int rc = tn_mpi_check_init(fn);
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    if (parent == NULL) {
+        return tn_mpi_err(NULL, MPI_ERR_ARG, fn, "parent", "NULL pointer");
+    }
+    *parent = MPI_COMM_NULL;
     return MPI_SUCCESS;
 }
