@@ -30,7 +30,7 @@ static void nodes_destroy(tn_comm_nodes_t *m)
 const tn_comm_nodes_t *tn_comm_nodes(tn_comm_t *comm)
 {
     tn_comm_nodes_t *m;
-    int n = comm->size, r, k, *of_world;
+    int n = comm->size, r, k, nworld, *of_world;
 
     if (comm->nodes != NULL) {
         return comm->nodes;
@@ -43,13 +43,14 @@ const tn_comm_nodes_t *tn_comm_nodes(tn_comm_t *comm)
     m->leaders = malloc(sizeof(int) * (size_t)n);
     m->nlocal = calloc((size_t)n, sizeof(int));
     /* world node index -> comm node index (-1: not seen yet) */
-    of_world = malloc(sizeof(int) * (size_t)(tn_rt.nnodes > 0 ? tn_rt.nnodes : 1));
+    nworld = tn_rt.node_of_world != NULL && tn_rt.nnodes > 0 ? tn_rt.nnodes : 1;
+    of_world = malloc(sizeof(int) * (size_t)nworld);
     if (m->node_of == NULL || m->leaders == NULL || m->nlocal == NULL || of_world == NULL) {
         free(of_world);
         nodes_destroy(m);
         return NULL;
     }
-    for (k = 0; k < tn_rt.nnodes; k++) {
+    for (k = 0; k < nworld; k++) {
         of_world[k] = -1;
     }
     m->blocked = 1;
