@@ -46,7 +46,7 @@
       "udp: largest datagram, 1k..32k, clamped to the path MTU")                \
     X(udp_window, UDP_WINDOW, INT, "1024",                                     \
       "udp: receive window (credits) per peer, in packets")                    \
-    X(udp_eager_threshold, UDP_EAGER_THRESHOLD, SIZE, "32k",                   \
+    X(udp_eager_threshold, UDP_EAGER_THRESHOLD, SIZE, "64k",                   \
       "udp: largest message sent eagerly; larger ones use rendezvous")         \
     X(udp_rails, UDP_RAILS, STRING, "auto",                                    \
       "udp: comma-separated local IPv4 addresses or interface names to use as rails, or auto") \
