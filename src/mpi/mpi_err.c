@@ -688,12 +688,19 @@ int tn_mpi_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
     if (e == NULL) {
         return tn_mpi_err(c, MPI_ERR_ARG, fn, "errhandler", "invalid error handler");
     }
+    tn_mpi_errh_retain(e);
     if (!e->predefined) {
-        e->refcount++;
         e->magic = TN_ERRH_MAGIC;
     }
     c->errh = e;
     return MPI_SUCCESS;
+}
+
+void tn_mpi_errh_retain(tn_errh_t *e)
+{
+    if (!e->predefined) {
+        e->refcount++;
+    }
 }
 
 int tn_mpi_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
@@ -708,9 +715,7 @@ int tn_mpi_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
         return tn_mpi_err(c, MPI_ERR_ARG, fn, "errhandler", "NULL pointer");
     }
     tn_errh_t *e = c->errh != NULL ? c->errh : &tn_errh_fatal;
-    if (!e->predefined) {
-        e->refcount++;
-    }
+    tn_mpi_errh_retain(e);
     *errhandler = tn_mpi_errh_handle(e);
     return MPI_SUCCESS;
 }

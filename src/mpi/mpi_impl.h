@@ -66,6 +66,9 @@ extern tn_errh_t tn_errh_fatal, tn_errh_abort, tn_errh_return;
 
 tn_errh_t *tn_mpi_errh_get(MPI_Errhandler h);
 MPI_Errhandler tn_mpi_errh_handle(tn_errh_t *e);
+/* Take a reference to e for an object or a returned handle (predefined
+ * handlers are not counted). */
+void tn_mpi_errh_retain(tn_errh_t *e);
 /* A new user handler (one reference), freed at finalize; NULL: no memory. */
 tn_errh_t *tn_mpi_errh_new(void);
 /* Invoke eh for an error of class errclass on the object *obj (a handle of

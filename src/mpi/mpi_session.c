@@ -90,13 +90,6 @@ static int session_err_null(tn_session_t *s, const char *fn, const char *arg)
     return obj_err(s->errh, &h, MPI_ERR_ARG, fn, arg, "NULL pointer");
 }
 
-static void errh_retain(tn_errh_t *e)
-{
-    if (!e->predefined) {
-        e->refcount++;
-    }
-}
-
 static const char *thread_level_name(int level)
 {
     switch (level) {
@@ -167,7 +160,7 @@ int tn_mpi_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *s
     tn_mpi_enter();
     s->magic = TN_SESSION_MAGIC;
     s->errh = eh;
-    errh_retain(eh);
+    tn_mpi_errh_retain(eh);
     s->hints = hints;
     s->next = tn_sessions;
     tn_sessions = s;
@@ -372,8 +365,8 @@ int tn_mpi_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler
         MPI_Session h = session;
         return obj_err(s->errh, &h, MPI_ERR_ARG, fn, "errhandler", "invalid error handler");
     }
+    tn_mpi_errh_retain(e);
     if (!e->predefined) {
-        e->refcount++;
         e->magic = TN_ERRH_MAGIC;
     }
     s->errh = e;
@@ -392,7 +385,7 @@ int tn_mpi_Session_get_errhandler(MPI_Session session, MPI_Errhandler *errhandle
     if (errhandler == NULL) {
         return session_err_null(s, fn, "errhandler");
     }
-    errh_retain(s->errh);
+    tn_mpi_errh_retain(s->errh);
     *errhandler = tn_mpi_errh_handle(s->errh);
     return MPI_SUCCESS;
 }
@@ -529,7 +522,7 @@ static int from_group_out(const char *fn, tn_errh_t *eh, tn_info_t *info, tn_sta
         return obj_err(eh, &nullh, tn_mpi_class_of(st), fn, NULL, "%s", tn_status_str(st));
     }
     void *session = session_of_groups();
-    errh_retain(eh);
+    tn_mpi_errh_retain(eh);
     nc->errh = eh;
     nc->session = session;
     if (nc->local != NULL) {
