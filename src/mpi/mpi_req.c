@@ -29,6 +29,13 @@ static int tn_mpi_check_reqs(const char *fn, int count, MPI_Request reqs[])
     return MPI_SUCCESS;
 }
 
+/* Freeing or cancelling an active partitioned request that has not
+ * completed is erroneous (MPI-4.1 section 5.2.1). */
+static int tn_mpi_part_busy(tn_req_t *req)
+{
+    return tn_part_kind(req) != 0 && tn_req_is_active(req) && !tn_req_is_complete(req);
+}
+
 /* ---- generalized requests (MPI_Grequest_start) ---- */
 typedef struct {
     MPI_Grequest_query_function  *query_fn;
@@ -428,6 +435,12 @@ int tn_mpi_Request_free(MPI_Request *request)
                                                        : "not a valid request");
     }
     tn_mpi_enter();
+    if (tn_mpi_part_busy(req)) {
+        tn_mpi_leave();
+        return tn_mpi_err(req->comm, MPI_ERR_REQUEST, fn, "request",
+                          "an active partitioned request cannot be freed before it "
+                          "completes (MPI_Wait or MPI_Test it first)");
+    }
     int err = req->ext != NULL ? tn_mpi_greq_free(req) : MPI_SUCCESS;
     tn_mpi_req_release(req);
     tn_mpi_leave();
@@ -479,8 +492,14 @@ int tn_mpi_Cancel(MPI_Request *request)
         return tn_mpi_err(NULL, MPI_ERR_REQUEST, fn, "request", "not a valid request");
     }
     tn_mpi_enter();
+    if (tn_mpi_part_busy(req)) {
+        tn_mpi_leave();
+        return tn_mpi_err(req->comm, MPI_ERR_REQUEST, fn, "request",
+                          "an active partitioned request cannot be cancelled");
+    }
     /* Receives not yet matched are cancelled; a send that has started
-     * cannot be taken back, so its cancellation fails (allowed). */
+     * cannot be taken back, so its cancellation fails (allowed).  Inactive
+     * persistent requests have nothing to cancel. */
     int err = MPI_SUCCESS;
     if (req->ext != NULL) {
         tn_mpi_greq_t *g = req->ext;

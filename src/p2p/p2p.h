@@ -49,6 +49,7 @@ typedef enum {
     TN_PROTO_EAGER = 1,    /* header + payload pieces */
     TN_PROTO_RNDV,         /* RTS, then FIN (receiver read it) or CTS + DATA */
     TN_PROTO_CTRL,         /* an internal control message (CTS, FIN) */
+    TN_PROTO_PART,         /* partitioned data: PDATA pieces (p2p/part.c) */
 } tn_proto_t;
 
 typedef enum {
@@ -85,7 +86,9 @@ struct tn_req {
     size_t           expect;        /* recv: bytes that will land in buf */
     uint64_t         msg_size;      /* recv: bytes of the matched message */
     uint64_t         rreq;          /* send (CTS path): receiver's request id */
-    tn_am_hdr_t      ctrl;          /* TN_PROTO_CTRL: the header to send */
+    tn_am_hdr_t      ctrl;          /* TN_PROTO_CTRL: the header to send;
+                                     * TN_PROTO_PART: the pieces' header, addr
+                                     * the offset of buf in the message */
     const tn_xport_ops_t *xp;
     struct tn_req   *qnext;         /* per-peer send queue */
     struct tn_req   *next, *prev;   /* posted queues / free list */
@@ -228,5 +231,29 @@ tn_status_t tn_p2p_isendrecv(const void *sbuf, size_t scount, const tn_dt_t *sdt
                              int rtag, tn_comm_t *comm, void *owned, tn_req_t **req_p);
 /* Cancel a receive that has not matched yet; 1 if cancelled. */
 int tn_p2p_cancel(tn_req_t *req);
+
+/* Partitioned point-to-point (MPI_Psend_init/MPI_Precv_init, p2p/part.c).
+ * A partitioned request is a persistent generic request, created inactive;
+ * tn_p2p_start begins an epoch.  A send of `partitions` partitions of count
+ * elements of dt matches a receive by (source, tag, communicator) in the
+ * order of the init calls; the two sides may partition differently, only
+ * the total size has to agree.  peer may be TN_PROC_NULL (no wildcards).
+ * Send partitions go out once marked ready (and the receiver has started
+ * the epoch); a send completes when every partition has gone, a receive
+ * when every byte has arrived.  Callers check partition numbers. */
+tn_status_t tn_part_init(int is_send, const void *buf, int partitions, size_t count,
+                         const tn_dt_t *dt, int peer, int tag, tn_comm_t *comm,
+                         tn_req_t **req_p);
+/* 1 for a partitioned send, 2 for a partitioned receive, 0 otherwise. */
+int tn_part_kind(const tn_req_t *req);
+int tn_part_partitions(const tn_req_t *req);
+/* Send side, active request: is partition i marked ready in this epoch? */
+int tn_part_is_ready(const tn_req_t *req, int i);
+/* Mark partitions [first, first + n) ready (none of them may be ready yet)
+ * and send what can go. */
+tn_status_t tn_part_ready(tn_req_t *req, int first, int n);
+/* Receive side: have all bytes of partition i arrived in this epoch?  True
+ * for an inactive or complete request. */
+int tn_part_arrived(const tn_req_t *req, int i);
 
 #endif

@@ -80,6 +80,15 @@ void tn_match_finalize(void);
 /* protocols */
 tn_status_t tn_proto_send_start(struct tn_req *req);
 int tn_proto_progress_sends(void);
+/* Queue a header-only active message to world after what is queued for
+ * it (control messages; partitioned handshakes). */
+tn_status_t tn_proto_send_hdr(int world, const tn_am_hdr_t *hdr);
+/* Queue req (TN_REQ_SEND with world, buf, bytes and the header template in
+ * ctrl set) to leave as PDATA pieces; it completes when the last is out. */
+tn_status_t tn_proto_send_part(struct tn_req *req);
+/* Partitioned messages (part.c). */
+void tn_part_am_cts(int world, const tn_am_hdr_t *hdr);
+void tn_part_am_data(int world, const tn_am_hdr_t *hdr, const void *payload, size_t len);
 /* Deliver a matched unexpected message into a receive request. */
 void tn_proto_recv_unexp(struct tn_req *req, tn_unexp_t *ux);
 tn_status_t tn_proto_init(int world_size, int world_rank);

@@ -100,6 +100,28 @@ static tn_status_t tn_send_push(struct tn_req *req)
         return st;
     }
 
+    if (req->proto == TN_PROTO_PART) {
+        /* at least one piece, so that empty partitions are announced too */
+        while (req->stage == TN_SEND_START || req->offset < req->bytes) {
+            tn_am_hdr_t hdr = req->ctrl;
+            size_t n = req->bytes - req->offset;
+            if (n > peer->max_payload) {
+                n = peer->max_payload;
+            }
+            hdr.size = n;
+            hdr.addr += req->offset;
+            struct iovec iov = { (char *)req->buf + req->offset, n };
+            st = xp->am_send(req->world, &hdr, &iov, n > 0);
+            if (st != TN_OK) {
+                return st;
+            }
+            req->offset += n;
+            req->stage = TN_SEND_PIECES;
+        }
+        tn_send_finish(req);
+        return TN_OK;
+    }
+
     if (req->stage == TN_SEND_START) {
         tn_am_hdr_t hdr;
         hdr.flags = 0;
@@ -221,20 +243,48 @@ int tn_proto_progress_sends(void)
     return events;
 }
 
-static void tn_send_ctrl(int world, uint8_t type, uint64_t sreq, uint64_t rreq, uint64_t size)
+tn_status_t tn_proto_send_part(struct tn_req *req)
 {
+    tn_peer_t *peer = &tn_peers[req->world];
+    if (peer->xp == NULL) {
+        return TN_ERR_UNSUPPORTED;
+    }
+    req->xp = peer->xp;
+    req->proto = TN_PROTO_PART;
+    req->stage = TN_SEND_START;
+    req->offset = 0;
+    tn_sends_inflight++;
+    tn_send_enqueue(req);
+    return TN_OK;
+}
+
+tn_status_t tn_proto_send_hdr(int world, const tn_am_hdr_t *hdr)
+{
+    if (tn_peers[world].xp == NULL) {
+        return TN_ERR_UNSUPPORTED;
+    }
     struct tn_req *c = tn_req_alloc(TN_REQ_SEND);
     if (c == NULL) {
-        tn_rt_abort(1, "out of memory for a control message");
+        return TN_ERR_NOMEM;
     }
     c->proto = TN_PROTO_CTRL;
     c->world = world;
-    memset(&c->ctrl, 0, sizeof(c->ctrl));
-    c->ctrl.type = type;
-    c->ctrl.sreq = sreq;
-    c->ctrl.rreq = rreq;
-    c->ctrl.size = size;
+    c->ctrl = *hdr;
     tn_send_enqueue(c);
+    return TN_OK;
+}
+
+static void tn_send_ctrl(int world, uint8_t type, uint64_t sreq, uint64_t rreq, uint64_t size)
+{
+    tn_am_hdr_t hdr;
+    memset(&hdr, 0, sizeof(hdr));
+    hdr.type = type;
+    hdr.sreq = sreq;
+    hdr.rreq = rreq;
+    hdr.size = size;
+    if (tn_proto_send_hdr(world, &hdr) != TN_OK) {
+        tn_rt_abort(1, "out of memory for a control message");
+    }
 }
 
 /* ---------------------------------------------------------- receive side */
@@ -453,6 +503,12 @@ void tn_p2p_am_recv(int world, const tn_am_hdr_t *hdr, const void *payload, size
         }
         return;
     }
+    case TN_AM_PCTS:
+        tn_part_am_cts(world, hdr);
+        return;
+    case TN_AM_PDATA:
+        tn_part_am_data(world, hdr, payload, len);
+        return;
     case TN_AM_FIN: {
         struct tn_req *req = (struct tn_req *)(uintptr_t)hdr->sreq;
         if (req == NULL || req->magic != TN_REQ_MAGIC || req->stage != TN_SEND_WAIT) {

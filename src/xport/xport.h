@@ -28,6 +28,8 @@ enum {
     TN_AM_CTS   = 4,   /* clear-to-send (no single-copy path): stream to rreq */
     TN_AM_DATA  = 5,   /* rendezvous data piece for rreq at offset addr      */
     TN_AM_FIN   = 6,   /* receiver done with sender's buffer / sync ack      */
+    TN_AM_PCTS  = 7,   /* partitioned: receiver started an epoch (p2p/part.c) */
+    TN_AM_PDATA = 8,   /* partitioned: data of ready send partitions         */
 };
 
 enum {
