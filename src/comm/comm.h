@@ -43,6 +43,9 @@ typedef struct tn_comm {
     struct tn_errh *errh;            /* error handler (mpi layer object) */
     char      name[128];
     uint32_t  coll_seq;              /* collective sequence (tags for schedules) */
+    int       pending;               /* sends and receives on it not complete yet,
+                                      * user-freed ones included (p2p/; read by
+                                      * MPI_Comm_disconnect) */
     void     *attrs;                 /* attribute list (mpi layer) */
     struct tn_topo *topo;            /* Cartesian/graph topology, or NULL */
     void     *info;                  /* hints (tn_info_t), or NULL */

@@ -4,8 +4,12 @@
  * layer's part: attribute copy callbacks (mpi_attr.c) and info hints.
  * MPI_Comm_free runs the attribute delete callbacks (newest first) before
  * dropping the user's reference; the core frees the hints and whatever is
- * left when the last reference goes (pending operations hold their own). */
+ * left when the last reference goes (pending operations hold their own).
+ * MPI_Comm_disconnect first waits for the communication pending on the
+ * communicator (comm->pending) and meets the other members in a barrier. */
 #include <string.h>
+#include "coll/coll.h"
+#include "coll/inter/coll_inter.h"
 #include "mpi/mpi_impl.h"
 #include "mpi/mpi_info.h"
 #include "mpi/mpi_p2p_impl.h"
@@ -491,6 +495,58 @@ int tn_mpi_Comm_free(MPI_Comm *comm)
         return rc;          /* the communicator stays, with what is left */
     }
     tn_mpi_comm_buffer_release(c);
+    tn_comm_release(c);
+    tn_mpi_leave();
+    *comm = MPI_COMM_NULL;
+    return MPI_SUCCESS;
+}
+
+static int disconnect_quiet(void *arg)
+{
+    return ((const tn_comm_t *)arg)->pending == 0;
+}
+
+/* MPI_Comm_free after the communication still going on on comm has
+ * finished: sends and receives that have started and not completed,
+ * requests the user freed included (not inactive persistent requests, which
+ * also hold references), and sends buffered from comm's own buffer; then a
+ * barrier, since it is collective. */
+int tn_mpi_Comm_disconnect(MPI_Comm *comm)
+{
+    static const char fn[] = "MPI_Comm_disconnect";
+    tn_comm_t *c = NULL;
+    int rc;
+
+    if ((rc = tn_mpi_check_init(fn)) || (rc = out_arg(fn, NULL, comm, "comm"))) {
+        return rc;
+    }
+    if (*comm == MPI_COMM_NULL) {
+        return tn_mpi_err(NULL, MPI_ERR_COMM, fn, "comm",
+                          "MPI_COMM_NULL cannot be disconnected");
+    }
+    if ((rc = tn_mpi_check_comm(fn, *comm, &c))) {
+        return rc;
+    }
+    if (c->predefined) {
+        return tn_mpi_err(c, MPI_ERR_COMM, fn, "comm",
+                          "%s is predefined and cannot be disconnected",
+                          c == &tn_comm_world ? "MPI_COMM_WORLD" : "MPI_COMM_SELF");
+    }
+    tn_mpi_enter();
+    tn_mpi_comm_buffer_release(c);
+    if (!disconnect_quiet(c)) {
+        tn_rt_wait(disconnect_quiet, c);
+    }
+    tn_status_t st = c->remote != NULL ? tn_coll_inter_barrier(c) : tn_coll_barrier(c);
+    if (st != TN_OK) {
+        tn_mpi_leave();
+        return tn_mpi_err_status(c, st, fn);
+    }
+    rc = tn_mpi_comm_attr_delete_all(fn, c);
+    if (rc != MPI_SUCCESS) {
+        tn_mpi_leave();
+        return rc;          /* the communicator stays, with what is left */
+    }
     tn_comm_release(c);
     tn_mpi_leave();
     *comm = MPI_COMM_NULL;

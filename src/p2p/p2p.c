@@ -128,6 +128,7 @@ tn_status_t tn_p2p_isend(const void *buf, size_t count, const tn_dt_t *dt, int d
     req->mode = mode;
     req->status.source = comm->rank;
     req->status.tag = tag;
+    tn_req_pending_add(req);
     tn_status_t st = tn_send_go(req);
     if (st != TN_OK) {
         tn_req_release(req);
@@ -184,6 +185,7 @@ tn_status_t tn_p2p_irecv(void *buf, size_t count, const tn_dt_t *dt, int src, in
     tn_dt_retain(dt);
     req->count = count;
     req->user_buf = buf;
+    tn_req_pending_add(req);
     tn_status_t st = tn_recv_go(req);
     if (st != TN_OK) {
         tn_req_release(req);
@@ -396,6 +398,7 @@ tn_status_t tn_p2p_start(tn_req_t *req)
         req->complete = 1;
         return TN_OK;
     }
+    tn_req_pending_add(req);
     if (req->kind == TN_REQ_SEND) {
         req->status.source = req->comm->rank;
         req->status.tag = req->tag;
@@ -558,6 +561,7 @@ tn_status_t tn_p2p_imrecv(void *buf, size_t count, const tn_dt_t *dt, void *msg,
         }
         req->buf = req->pack_buf;
     }
+    tn_req_pending_add(req);
     tn_proto_recv_unexp(req, ux);
     *req_p = req;
     return TN_OK;

@@ -70,6 +70,7 @@ struct tn_req {
     volatile int     complete;
     int              user_freed;    /* MPI_Request_free: release at completion */
     int              in_posted;     /* on a posted-receive queue */
+    int              pending;       /* counted in comm->pending */
     tn_msg_status_t  status;
     tn_comm_t       *comm;          /* retained while the request lives */
     int              peer;          /* communicator rank (or ANY_SOURCE) */

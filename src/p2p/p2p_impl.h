@@ -65,6 +65,23 @@ extern int tn_sends_inflight;       /* started sends not complete yet */
 struct tn_req *tn_req_alloc(tn_req_kind_t kind);
 void tn_req_release(struct tn_req *req);
 void tn_req_complete(struct tn_req *req);
+/* An operation on req->comm starts / is over: comm->pending counts them
+ * (MPI_Comm_disconnect waits for none).  Sends and receives count from
+ * their start to their completion (or release); persistent ones only while
+ * active, control messages and partitioned requests not at all. */
+static inline void tn_req_pending_add(struct tn_req *req)
+{
+    req->comm->pending++;
+    req->pending = 1;
+}
+
+static inline void tn_req_pending_done(struct tn_req *req)
+{
+    if (req->pending) {
+        req->pending = 0;
+        req->comm->pending--;
+    }
+}
 
 /* matching */
 tn_match_ctx_t *tn_match_ctx_get(uint32_t ctx, int create);

@@ -30,6 +30,7 @@ void tn_req_release(struct tn_req *req)
         req->gen_fini(req);
         req->gen_fini = NULL;
     }
+    tn_req_pending_done(req);      /* released before it completed (errors) */
     if (req->comm != NULL) {
         tn_comm_release(req->comm);
         req->comm = NULL;
@@ -52,6 +53,7 @@ void tn_req_complete(struct tn_req *req)
         tn_dt_unpack_partial(req->dt, req->pack_buf, req->count, 0, req->status.bytes,
                              req->user_buf);
     }
+    tn_req_pending_done(req);
     req->complete = 1;
     if (req->on_complete != NULL) {
         req->on_complete(req);     /* may release req */
