@@ -19,17 +19,15 @@ RUN_TIMEOUT=${RUN_TIMEOUT:-300}
 # Out of scope for Tern (these must fail cleanly with "not supported yet"):
 #   spawn/dynamic processes, MPI I/O (File), one-sided windows (Win, RMA).
 # Not implemented yet in Tern (MPI_ERR_UNSUPPORTED_OPERATION):
-#   partitioned point-to-point, win keyvals, MPI_T.
+#   win keyvals, MPI_T.
 # Modules with failures from those areas only: test_msgspec (TestMessageRMA),
 # test_util_sync (Win.Allocate), test_objmodel (File.Open), test_win,
-# test_errhandler (file/win handlers), test_exceptions (Comm_disconnect,
-# a dynamic-process call), test_subclass, test_util_pool (spawn).
+# test_errhandler (file/win handlers), test_subclass, test_util_pool (spawn).
 # Full mode runs everything anyway (the counts show where these fail); the CI
 # subset below only contains modules that pass completely.
 EXCLUDED_AREAS="test_spawn test_dynproc test_io test_file test_rma test_rma_nb
   test_win test_msgspec test_util_sync test_objmodel test_errhandler
-  test_exceptions test_subclass test_util_pool
-  test_mpimem test_p2p_buf_part"
+  test_subclass test_util_pool test_mpimem"
 # CI subset: modules that pass completely with 1 and 5 ranks.
 CI_SUBSET="test_address test_cco_buf test_cco_obj test_cco_vec test_ctypes test_doc test_group
   test_info test_mpiabi test_mpiapi test_msgzero test_pack test_package
@@ -38,7 +36,8 @@ CI_SUBSET="test_address test_cco_buf test_cco_obj test_cco_vec test_ctypes test_
   test_cco_ngh_obj test_comm_topo test_grequest test_handle test_op test_request
   test_status test_datatype test_errorcode test_util_dtlib
   test_cco_ngh_buf test_cco_pr_ngh_buf test_cco_buf_inter test_cco_obj_inter
-  test_cco_vec_inter test_session test_comm test_comm_inter"
+  test_cco_vec_inter test_session test_comm test_comm_inter
+  test_p2p_buf_part test_exceptions"
 # -------------------------------------------------------------------------------
 
 die() { echo "run_mpi4py: $*" >&2; exit 1; }
