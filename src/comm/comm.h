@@ -185,6 +185,10 @@ typedef struct tn_comm_nodes {
     int *node_of;         /* comm rank -> node index */
     int *leaders;         /* node index -> its leader (lowest comm rank) */
     int *nlocal;          /* node index -> ranks of comm on it */
+    int *order;           /* comm ranks grouped by node: node k's ranks, in
+                           * comm order, at order[start[k]] ..
+                           * order[start[k] + nlocal[k] - 1] */
+    int *start;           /* node index -> its first entry in order */
     /* Sub-communicators, made by tn_comm_node_comms on first use */
     int  subs_made;
     struct tn_comm *node_comm;     /* my node's ranks in comm order */

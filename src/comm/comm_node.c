@@ -24,6 +24,8 @@ static void nodes_destroy(tn_comm_nodes_t *m)
     free(m->node_of);
     free(m->leaders);
     free(m->nlocal);
+    free(m->order);
+    free(m->start);
     free(m);
 }
 
@@ -42,10 +44,13 @@ const tn_comm_nodes_t *tn_comm_nodes(tn_comm_t *comm)
     m->node_of = malloc(sizeof(int) * (size_t)n);
     m->leaders = malloc(sizeof(int) * (size_t)n);
     m->nlocal = calloc((size_t)n, sizeof(int));
+    m->order = malloc(sizeof(int) * (size_t)n);
+    m->start = malloc(sizeof(int) * (size_t)n);
     /* world node index -> comm node index (-1: not seen yet) */
     nworld = tn_rt.node_of_world != NULL && tn_rt.nnodes > 0 ? tn_rt.nnodes : 1;
     of_world = malloc(sizeof(int) * (size_t)nworld);
-    if (m->node_of == NULL || m->leaders == NULL || m->nlocal == NULL || of_world == NULL) {
+    if (m->node_of == NULL || m->leaders == NULL || m->nlocal == NULL || m->order == NULL ||
+        m->start == NULL || of_world == NULL) {
         free(of_world);
         nodes_destroy(m);
         return NULL;
@@ -70,6 +75,18 @@ const tn_comm_nodes_t *tn_comm_nodes(tn_comm_t *comm)
         }
     }
     free(of_world);
+    /* ranks grouped by node: start[k] counts the ranks of nodes before k,
+     * then advances as node k's ranks are placed, and is put back */
+    for (k = 0, r = 0; k < m->nnodes; k++) {
+        m->start[k] = r;
+        r += m->nlocal[k];
+    }
+    for (r = 0; r < n; r++) {
+        m->order[m->start[m->node_of[r]]++] = r;
+    }
+    for (k = 0; k < m->nnodes; k++) {
+        m->start[k] -= m->nlocal[k];
+    }
     m->my_node = m->node_of[comm->rank];
     comm->nodes = m;
     return m;

@@ -2,7 +2,7 @@
  * the node of every world rank as the launcher places them ("0,0,0,1,1"),
  * in any numbering.  Every rank checks tn_comm_nodes(COMM_WORLD) against it
  * (nodes numbered by lowest rank, leaders, ranks per node, whether nodes
- * are rank blocks) and against MPI_Comm_split_type(SHARED); then, when the
+ * are rank blocks, the ranks grouped by node) and against MPI_Comm_split_type(SHARED); then, when the
  * job spans several nodes with several ranks on one, that the automatic
  * barrier went two-level (the node and leader sub-communicators exist and
  * hold the right ranks), and that an allreduce over them is right. */
@@ -72,6 +72,17 @@ int main(int argc, char **argv)
                      m->leaders[k], leader[k]);
             MT_CHECK(m->nlocal[k] == nlocal[k], "nlocal[%d] %d, expected %d", k, m->nlocal[k],
                      nlocal[k]);
+        }
+        /* ranks grouped by node, in rank order within each */
+        for (k = 0, sum = 0; k < nnodes && k < m->nnodes; k++) {
+            MT_CHECK(m->start[k] == sum, "start[%d] %d, expected %d", k, m->start[k], sum);
+            for (r = 0; r < n; r++) {
+                if (want_node[r] == k) {
+                    MT_CHECK(m->order[sum] == r, "order[%d] %d, expected %d", sum, m->order[sum],
+                             r);
+                    sum++;
+                }
+            }
         }
     }
     MT_CALL(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL,
