@@ -89,9 +89,9 @@
       "Allreduce algorithm: auto, recdbl, reduce_bcast, rabenseifner, ring, "  \
       "twolevel")                                                              \
     X(coll_gather, COLL_GATHER, STRING, "auto",                                \
-      "Gather(v) algorithm: auto, binomial, linear")                           \
+      "Gather(v) algorithm: auto, binomial, linear, twolevel")                 \
     X(coll_scatter, COLL_SCATTER, STRING, "auto",                              \
-      "Scatter(v) algorithm: auto, binomial, linear")                          \
+      "Scatter(v) algorithm: auto, binomial, linear, twolevel")                \
     X(coll_allgather, COLL_ALLGATHER, STRING, "auto",                          \
       "Allgather(v) algorithm: auto, ring, recdbl, bruck, twolevel")           \
     X(coll_alltoall, COLL_ALLTOALL, STRING, "auto",                            \

@@ -23,7 +23,9 @@
  * Topology: when a communicator spans several nodes with more than one of
  * its ranks on some node (TN_COLL_R_MULTINODE, from the node map that every
  * rank holds, comm/comm_node.c), the two-level algorithms come first: work
- * inside each node over shared memory, then among the node leaders. */
+ * inside each node over shared memory, then among the node leaders.  Where
+ * they pay only with enough ranks per node (the leaders' extra copies
+ * against the network messages saved), their rules say so with min_ppn. */
 #include <stdint.h>
 #include <strings.h>
 #include "base/config.h"
@@ -56,8 +58,11 @@ const tn_coll_algo_t tn_coll_algos[] = {
       { .allreduce = tn_coll_allreduce_twolevel } },
     { TN_COLL_GATHER,    "binomial",          UNIF, { .gather = tn_coll_gather_binomial } },
     { TN_COLL_GATHER,    "linear",            0,    { .gather = tn_coll_gather_linear } },
+    { TN_COLL_GATHER,    "twolevel",          MULTI | UNIF, { .gather = tn_coll_gather_twolevel } },
     { TN_COLL_SCATTER,   "binomial",          UNIF, { .scatter = tn_coll_scatter_binomial } },
     { TN_COLL_SCATTER,   "linear",            0,    { .scatter = tn_coll_scatter_linear } },
+    { TN_COLL_SCATTER,   "twolevel",          MULTI | UNIF,
+      { .scatter = tn_coll_scatter_twolevel } },
     { TN_COLL_ALLGATHER, "ring",              0,    { .allgather = tn_coll_allgather_ring } },
     { TN_COLL_ALLGATHER, "recdbl",            POW2 | UNIF, { .allgather = tn_coll_allgather_recdbl } },
     { TN_COLL_ALLGATHER, "bruck",             UNIF, { .allgather = tn_coll_allgather_bruck } },
@@ -84,13 +89,16 @@ const tn_coll_algo_t tn_coll_algos[] = {
 
 /* The automatic choice: per kind, in order, the first rule whose window
  * holds the call and whose algorithm's restrictions hold wins.  Windows:
- * min_ranks <= n <= max_ranks, min_bytes <= bytes < max_bytes (0: no
- * bound).  Each kind ends with a rule every call passes. */
+ * min_ranks <= n <= max_ranks, min_bytes <= bytes < max_bytes, ppn >=
+ * min_ppn, where ppn is the communicator's ranks per node (n / nodes,
+ * rounded up) (0: no bound).  Each kind ends with a rule every call
+ * passes. */
 typedef struct {
     tn_coll_kind_t kind;
     const char    *algo;
     int            min_ranks, max_ranks;
     size_t         min_bytes, max_bytes;
+    int            min_ppn;
 } tn_coll_rule_t;
 
 #define KiB ((size_t)1024)
@@ -103,6 +111,12 @@ static const tn_coll_rule_t tn_coll_rules[] = {
     { TN_COLL_REDUCE,    "twolevel",          0, 0, 0, 0 },
     { TN_COLL_ALLREDUCE, "twolevel",          0, 0, 0, 0 },
     { TN_COLL_ALLGATHER, "twolevel",          0, 0, 0, 0 },
+    /* rooted: the root sends or receives one network message per node
+     * instead of one per rank; a long block, where the network time is
+     * the same either way, streams straight between the root and its peer
+     * instead of stopping at the leader */
+    { TN_COLL_GATHER,    "twolevel",          0, 0, 0, 256 * KiB, 2 },
+    { TN_COLL_SCATTER,   "twolevel",          0, 0, 0, 256 * KiB, 2 },
     /* two ranks: one exchange; up to 16, 2 (n-1) messages through one
      * rank beat log2 n rounds (measured: 8 ranks on 2 cores, flat 13-15 us,
      * dissemination 19-23 us); beyond, the rounds win */
@@ -161,6 +175,7 @@ typedef struct {
     int    inplace;      /* unrooted kinds only */
     int    vector;
     int    multinode;    /* TN_COLL_R_MULTINODE holds */
+    int    ppn;          /* ranks per node, n / nodes rounded up */
     int    blocked;      /* every node's ranks are consecutive */
 } tn_coll_call_t;
 
@@ -272,7 +287,7 @@ static const tn_coll_algo_t *coll_pick_(tn_coll_kind_t kind, const tn_coll_call_
 
         if (r->kind != kind || (r->min_ranks && c->n < r->min_ranks) ||
             (r->max_ranks && c->n > r->max_ranks) || c->bytes < r->min_bytes ||
-            (r->max_bytes && c->bytes >= r->max_bytes)) {
+            (r->max_bytes && c->bytes >= r->max_bytes) || c->ppn < r->min_ppn) {
             continue;
         }
         a = rule_algo(i);
@@ -302,6 +317,7 @@ static void call_init(tn_coll_call_t *c, tn_comm_t *comm, size_t bytes)
 
     c->multinode = nm != NULL && nm->nnodes > 1 && nm->max_local > 1;
     c->blocked = nm != NULL && nm->blocked;
+    c->ppn = nm != NULL ? (comm->size + nm->nnodes - 1) / nm->nnodes : comm->size;
     c->n = comm->size;
     c->bytes = bytes;
     c->commutative = 1;

@@ -240,6 +240,29 @@ static inline int tn_coll_fold_rank(const tn_coll_fold_t *f, int nr)
     return (vr + f->root) % f->n;
 }
 
+/* ---- nodes (the two-level algorithms) ---------------------------------- */
+/* Whether node k's ranks are consecutive comm ranks, so that their blocks
+ * form one run in a buffer of per-rank blocks. */
+static inline int tn_coll_node_is_run(const tn_comm_nodes_t *m, int k)
+{
+    const int *o = m->order + m->start[k];
+
+    return o[m->nlocal[k] - 1] - o[0] == m->nlocal[k] - 1;
+}
+
+/* Rank of comm rank r in its node's communicator (the node's ranks in comm
+ * order).  O(ranks on the node). */
+static inline int tn_coll_node_rank(const tn_comm_nodes_t *m, int r)
+{
+    const int *o = m->order + m->start[m->node_of[r]];
+    int j = 0;
+
+    while (o[j] != r) {
+        j++;
+    }
+    return j;
+}
+
 /* The handle user reduction functions see for dt. */
 static inline uintptr_t tn_coll_dt_handle(const tn_dt_t *dt)
 {
