@@ -95,7 +95,7 @@
     X(coll_allgather, COLL_ALLGATHER, STRING, "auto",                          \
       "Allgather(v) algorithm: auto, ring, recdbl, bruck, twolevel")           \
     X(coll_alltoall, COLL_ALLTOALL, STRING, "auto",                            \
-      "Alltoall(v/w) algorithm: auto, pairwise, bruck, scattered")             \
+      "Alltoall(v/w) algorithm: auto, pairwise, bruck, scattered, twolevel")   \
     X(coll_reduce_scatter, COLL_REDUCE_SCATTER, STRING, "auto",                \
       "Reduce_scatter(_block) algorithm: auto, rechalving, pairwise")          \
     X(coll_scan, COLL_SCAN, STRING, "auto",                                    \

@@ -71,6 +71,8 @@ const tn_coll_algo_t tn_coll_algos[] = {
     { TN_COLL_ALLTOALL,  "pairwise",          0,    { .alltoall = tn_coll_alltoall_pairwise } },
     { TN_COLL_ALLTOALL,  "bruck",             UNIF, { .alltoall = tn_coll_alltoall_bruck } },
     { TN_COLL_ALLTOALL,  "scattered",         0,    { .alltoall = tn_coll_alltoall_scattered } },
+    { TN_COLL_ALLTOALL,  "twolevel",          MULTI | UNIF,
+      { .alltoall = tn_coll_alltoall_twolevel } },
     { TN_COLL_REDUCE_SCATTER, "rechalving",   COMM | POW2,
       { .reduce_scatter = tn_coll_reduce_scatter_rechalving } },
     { TN_COLL_REDUCE_SCATTER, "pairwise",     0,
@@ -117,6 +119,10 @@ static const tn_coll_rule_t tn_coll_rules[] = {
      * instead of stopping at the leader */
     { TN_COLL_GATHER,    "twolevel",          0, 0, 0, 256 * KiB, 2 },
     { TN_COLL_SCATTER,   "twolevel",          0, 0, 0, 256 * KiB, 2 },
+    /* one network message per pair of nodes instead of per pair of ranks
+     * pays for short blocks and many ranks per node; the leaders copy the
+     * node's data twice and hold it twice, which long blocks do not repay */
+    { TN_COLL_ALLTOALL,  "twolevel",          0, 0, 0, 1 * KiB, 4 },
     /* two ranks: one exchange; up to 16, 2 (n-1) messages through one
      * rank beat log2 n rounds (measured: 8 ranks on 2 cores, flat 13-15 us,
      * dissemination 19-23 us); beyond, the rounds win */

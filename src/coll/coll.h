@@ -231,6 +231,7 @@ tn_coll_allgather_fn_t      tn_coll_allgather_twolevel;
 tn_coll_alltoall_fn_t       tn_coll_alltoall_pairwise;
 tn_coll_alltoall_fn_t       tn_coll_alltoall_bruck;
 tn_coll_alltoall_fn_t       tn_coll_alltoall_scattered;
+tn_coll_alltoall_fn_t       tn_coll_alltoall_twolevel;
 tn_coll_reduce_scatter_fn_t tn_coll_reduce_scatter_rechalving;
 tn_coll_reduce_scatter_fn_t tn_coll_reduce_scatter_pairwise;
 tn_coll_scan_fn_t           tn_coll_scan_recdbl;
