@@ -97,7 +97,8 @@
     X(coll_alltoall, COLL_ALLTOALL, STRING, "auto",                            \
       "Alltoall(v/w) algorithm: auto, pairwise, bruck, scattered, twolevel")   \
     X(coll_reduce_scatter, COLL_REDUCE_SCATTER, STRING, "auto",                \
-      "Reduce_scatter(_block) algorithm: auto, rechalving, pairwise")          \
+      "Reduce_scatter(_block) algorithm: auto, rechalving, pairwise, "         \
+      "twolevel")                                                              \
     X(coll_scan, COLL_SCAN, STRING, "auto",                                    \
       "Scan/Exscan algorithm: auto, recdbl, linear")
 

@@ -77,6 +77,8 @@ const tn_coll_algo_t tn_coll_algos[] = {
       { .reduce_scatter = tn_coll_reduce_scatter_rechalving } },
     { TN_COLL_REDUCE_SCATTER, "pairwise",     0,
       { .reduce_scatter = tn_coll_reduce_scatter_pairwise } },
+    { TN_COLL_REDUCE_SCATTER, "twolevel",     MULTI | NORD,
+      { .reduce_scatter = tn_coll_reduce_scatter_twolevel } },
     { TN_COLL_SCAN,      "recdbl",            0,    { .scan = tn_coll_scan_recdbl } },
     { TN_COLL_SCAN,      "linear",            0,    { .scan = tn_coll_scan_linear } },
     { TN_COLL_KIND_COUNT_, NULL, 0, { NULL } },
@@ -123,6 +125,9 @@ static const tn_coll_rule_t tn_coll_rules[] = {
      * pays for short blocks and many ranks per node; the leaders copy the
      * node's data twice and hold it twice, which long blocks do not repay */
     { TN_COLL_ALLTOALL,  "twolevel",          0, 0, 0, 1 * KiB, 4 },
+    /* each node sends and receives about one vector across the network
+     * instead of one per rank */
+    { TN_COLL_REDUCE_SCATTER, "twolevel",     0, 0, 0, 0, 2 },
     /* two ranks: one exchange; up to 16, 2 (n-1) messages through one
      * rank beat log2 n rounds (measured: 8 ranks on 2 cores, flat 13-15 us,
      * dissemination 19-23 us); beyond, the rounds win */

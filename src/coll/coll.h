@@ -234,6 +234,7 @@ tn_coll_alltoall_fn_t       tn_coll_alltoall_scattered;
 tn_coll_alltoall_fn_t       tn_coll_alltoall_twolevel;
 tn_coll_reduce_scatter_fn_t tn_coll_reduce_scatter_rechalving;
 tn_coll_reduce_scatter_fn_t tn_coll_reduce_scatter_pairwise;
+tn_coll_reduce_scatter_fn_t tn_coll_reduce_scatter_twolevel;
 tn_coll_scan_fn_t           tn_coll_scan_recdbl;
 tn_coll_scan_fn_t           tn_coll_scan_linear;
 
