@@ -86,7 +86,9 @@ struct tn_req {
     size_t           offset;        /* bytes of payload sent/received so far */
     size_t           expect;        /* recv: bytes that will land in buf */
     uint64_t         msg_size;      /* recv: bytes of the matched message */
-    uint64_t         rreq;          /* send (CTS path): receiver's request id */
+    uint64_t         rreq;          /* send (CTS path): receiver's request id;
+                                       recv: a synchronous sender's id, owed FIN
+                                       when the last eager piece arrives */
     tn_am_hdr_t      ctrl;          /* TN_PROTO_CTRL: the header to send;
                                      * TN_PROTO_PART: the pieces' header, addr
                                      * the offset of buf in the message */

@@ -371,14 +371,17 @@ static void tn_am_eager(int world, const tn_am_hdr_t *hdr, const void *payload, 
         tn_recv_set_envelope(req, hdr->src, hdr->tag, hdr->size);
         tn_recv_copy(req, 0, payload, len);
         req->offset = len;
+        if (len < hdr->size) {
+            /* A synchronous sender takes FIN only once its last piece is
+             * out (TN_SEND_WAIT): answer when that piece has arrived. */
+            req->rreq = (hdr->flags & TN_AM_F_SYNC) ? hdr->sreq : 0;
+            peer->in_req = req;
+            return;
+        }
         if (hdr->flags & TN_AM_F_SYNC) {
             tn_send_ctrl(world, TN_AM_FIN, hdr->sreq, 0, 0);
         }
-        if (len < hdr->size) {
-            peer->in_req = req;
-        } else {
-            tn_req_complete(req);
-        }
+        tn_req_complete(req);
         return;
     }
     tn_unexp_t *ux = malloc(sizeof(*ux));
@@ -418,6 +421,10 @@ static void tn_am_frag(int world, const tn_am_hdr_t *hdr, const void *payload, s
         req->offset += len;
         if (req->offset >= req->msg_size) {
             peer->in_req = NULL;
+            if (req->rreq != 0) {
+                tn_send_ctrl(world, TN_AM_FIN, req->rreq, 0, 0);
+                req->rreq = 0;
+            }
             tn_req_complete(req);
         }
         return;
