@@ -4,7 +4,8 @@
 tn_status_t tn_xport_check_ops(const tn_xport_ops_t *ops)
 {
     if (ops->name == NULL || ops->max_payload == NULL || ops->am_send == NULL ||
-        ops->progress == NULL || ops->get == NULL || ops->caps == NULL ||
+        ops->am_send_fill == NULL || ops->progress == NULL || ops->get == NULL ||
+        ops->caps == NULL ||
         ops->eager_limit == NULL || ops->tiny_limit == NULL) {
         tn_log_error("xport", "transport %s lacks a required operation",
                      ops->name ? ops->name : "?");

@@ -7,7 +7,10 @@
  *   - progress: poll for arrivals and hand each one to the core's handler
  *     tn_p2p_am_handler(), in per-peer send order;
  *   - optionally (TN_XPORT_CAP_GET) a single-copy read of a peer's memory
- *     (CMA for shm, memcpy for self), used by rendezvous.
+ *     (CMA for shm, memcpy for self), used by rendezvous;
+ *   - optionally (TN_XPORT_CAP_FILL) am_send_fill: the same as am_send, but
+ *     the payload is written by a callback straight into the transport's
+ *     buffer (a derived datatype packed into a shm cell, no temporary).
  *
  * A transport is one const ops table; required slots are checked at
  * registration, optional abilities are capability bits.  Peers are world
@@ -54,8 +57,12 @@ typedef struct tn_am_hdr {
 #define TN_AM_INLINE_MAX 24   /* bytes of sreq+rreq+addr */
 
 enum {
-    TN_XPORT_CAP_GET = 1u << 0,    /* ops->get is usable for this peer */
+    TN_XPORT_CAP_GET  = 1u << 0,   /* ops->get is usable for this peer */
+    TN_XPORT_CAP_FILL = 1u << 1,   /* ops->am_send_fill is usable for this peer */
 };
+
+/* Writes the len payload bytes of an am_send_fill message at dst. */
+typedef void (tn_xport_fill_fn_t)(void *dst, size_t len, void *arg);
 
 typedef struct tn_xport_ops {
     const char *name;
@@ -69,6 +76,12 @@ typedef struct tn_xport_ops {
     /* Optional (TN_XPORT_CAP_GET): copy len bytes at peer's remote_addr into
      * local. */
     tn_status_t (*get)(int peer, void *local, uint64_t remote_addr, size_t len);
+    /* Optional (TN_XPORT_CAP_FILL): like am_send with a payload of len
+     * (<= max_payload) bytes that fill(dst, len, arg) writes into the
+     * transport's own buffer before am_send_fill returns.  fill is not
+     * called when the answer is TN_ERR_AGAIN (or another error). */
+    tn_status_t (*am_send_fill)(int peer, const tn_am_hdr_t *hdr, size_t len,
+                                tn_xport_fill_fn_t *fill, void *arg);
     /* Capabilities towards peer (TN_XPORT_CAP_*). */
     unsigned    (*caps)(int peer);
     /* Rendezvous threshold towards this transport's peers. */

@@ -54,13 +54,9 @@ static size_t tn_self_eager_limit(void)
     return tn_cfg.self_eager_threshold;
 }
 
-static tn_status_t tn_self_am_send(int peer, const tn_am_hdr_t *hdr, const struct iovec *iov,
-                                   int iovcnt)
+/* A queue entry for a payload of len bytes (recycled when small). */
+static tn_self_am_t *tn_self_am_new(const tn_am_hdr_t *hdr, size_t len)
 {
-    size_t len = 0;
-    for (int i = 0; i < iovcnt; i++) {
-        len += iov[i].iov_len;
-    }
     tn_self_am_t *am;
     if (len <= TN_SELF_SMALL && tn_self.free_small != NULL) {
         am = tn_self.free_small;
@@ -68,23 +64,54 @@ static tn_status_t tn_self_am_send(int peer, const tn_am_hdr_t *hdr, const struc
     } else {
         am = malloc(sizeof(*am) + (len <= TN_SELF_SMALL ? TN_SELF_SMALL : len));
         if (am == NULL) {
-            return TN_ERR_NOMEM;
+            return NULL;
         }
     }
     am->next = NULL;
     am->hdr = *hdr;
     am->len = len;
-    size_t off = 0;
-    for (int i = 0; i < iovcnt; i++) {
-        memcpy(am->payload + off, iov[i].iov_base, iov[i].iov_len);
-        off += iov[i].iov_len;
-    }
+    return am;
+}
+
+static void tn_self_am_queue(tn_self_am_t *am)
+{
     if (tn_self.tail != NULL) {
         tn_self.tail->next = am;
     } else {
         tn_self.head = am;
     }
     tn_self.tail = am;
+}
+
+static tn_status_t tn_self_am_send(int peer, const tn_am_hdr_t *hdr, const struct iovec *iov,
+                                   int iovcnt)
+{
+    size_t len = 0;
+    for (int i = 0; i < iovcnt; i++) {
+        len += iov[i].iov_len;
+    }
+    tn_self_am_t *am = tn_self_am_new(hdr, len);
+    if (am == NULL) {
+        return TN_ERR_NOMEM;
+    }
+    size_t off = 0;
+    for (int i = 0; i < iovcnt; i++) {
+        memcpy(am->payload + off, iov[i].iov_base, iov[i].iov_len);
+        off += iov[i].iov_len;
+    }
+    tn_self_am_queue(am);
+    return TN_OK;
+}
+
+static tn_status_t tn_self_am_send_fill(int peer, const tn_am_hdr_t *hdr, size_t len,
+                                        tn_xport_fill_fn_t *fill, void *arg)
+{
+    tn_self_am_t *am = tn_self_am_new(hdr, len);
+    if (am == NULL) {
+        return TN_ERR_NOMEM;
+    }
+    fill(am->payload, len, arg);
+    tn_self_am_queue(am);
     return TN_OK;
 }
 
@@ -122,13 +149,14 @@ static tn_status_t tn_self_get(int peer, void *local, uint64_t remote_addr, size
 
 static unsigned tn_self_caps(int peer)
 {
-    return TN_XPORT_CAP_GET;
+    return TN_XPORT_CAP_GET | TN_XPORT_CAP_FILL;
 }
 
 const tn_xport_ops_t tn_xport_self_ops = {
     .name        = "self",
     .max_payload = tn_self_max_payload,
     .am_send     = tn_self_am_send,
+    .am_send_fill = tn_self_am_send_fill,
     .progress    = tn_self_progress,
     .get         = tn_self_get,
     .caps        = tn_self_caps,

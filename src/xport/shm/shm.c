@@ -283,11 +283,11 @@ static size_t tn_shm_tiny_limit(void)
     return t == 0 || t > TN_AM_INLINE_MAX ? TN_AM_INLINE_MAX : (size_t)t;
 }
 
-static tn_status_t tn_shm_am_send(int peer, const tn_am_hdr_t *hdr, const struct iovec *iov,
-                                  int iovcnt)
+/* The next free cell towards world rank peer, or NULL (ring full: the
+ * consumer is asked to wake us when it drains). */
+static tn_shm_cell_t *tn_shm_cell_get(int peer, tn_shm_ring_t **ring_p)
 {
-    int l = tn_shm.local_of_world[peer];
-    tn_shm_ring_t *r = &tn_shm.out[l];
+    tn_shm_ring_t *r = &tn_shm.out[tn_shm.local_of_world[peer]];
     tn_shm_cell_t *cell = tn_shm_ring_reserve(r);
     if (cell == NULL) {
         /* Full: ask the consumer to wake us when it drains, then look again
@@ -296,16 +296,16 @@ static tn_status_t tn_shm_am_send(int peer, const tn_am_hdr_t *hdr, const struct
         cell = tn_shm_ring_reserve(r);
         if (cell == NULL) {
             tn_shm.stats.ring_full++;
-            return TN_ERR_AGAIN;
+            return NULL;
         }
     }
-    cell->hdr = *hdr;
-    char *dst = tn_shm_cell_payload(cell);
-    size_t len = 0;
-    for (int i = 0; i < iovcnt; i++) {
-        memcpy(dst + len, iov[i].iov_base, iov[i].iov_len);
-        len += iov[i].iov_len;
-    }
+    *ring_p = r;
+    return cell;
+}
+
+static void tn_shm_cell_put(int peer, tn_shm_ring_t *r, tn_shm_cell_t *cell, size_t len)
+{
+    int l = tn_shm.local_of_world[peer];
     cell->len = (uint32_t)len;
     tn_shm_ring_publish(r, cell);
     tn_shm.stats.am_sent++;
@@ -316,6 +316,38 @@ static tn_status_t tn_shm_am_send(int peer, const tn_am_hdr_t *hdr, const struct
             tn_shm_wake_local(l);
         }
     }
+}
+
+static tn_status_t tn_shm_am_send(int peer, const tn_am_hdr_t *hdr, const struct iovec *iov,
+                                  int iovcnt)
+{
+    tn_shm_ring_t *r;
+    tn_shm_cell_t *cell = tn_shm_cell_get(peer, &r);
+    if (cell == NULL) {
+        return TN_ERR_AGAIN;
+    }
+    cell->hdr = *hdr;
+    char *dst = tn_shm_cell_payload(cell);
+    size_t len = 0;
+    for (int i = 0; i < iovcnt; i++) {
+        memcpy(dst + len, iov[i].iov_base, iov[i].iov_len);
+        len += iov[i].iov_len;
+    }
+    tn_shm_cell_put(peer, r, cell, len);
+    return TN_OK;
+}
+
+static tn_status_t tn_shm_am_send_fill(int peer, const tn_am_hdr_t *hdr, size_t len,
+                                       tn_xport_fill_fn_t *fill, void *arg)
+{
+    tn_shm_ring_t *r;
+    tn_shm_cell_t *cell = tn_shm_cell_get(peer, &r);
+    if (cell == NULL) {
+        return TN_ERR_AGAIN;
+    }
+    cell->hdr = *hdr;
+    fill(tn_shm_cell_payload(cell), len, arg);
+    tn_shm_cell_put(peer, r, cell, len);
     return TN_OK;
 }
 
@@ -375,7 +407,7 @@ static tn_status_t tn_shm_get(int peer, void *local, uint64_t remote_addr, size_
 
 static unsigned tn_shm_caps(int peer)
 {
-    return tn_shm.cma ? TN_XPORT_CAP_GET : 0;
+    return (tn_shm.cma ? TN_XPORT_CAP_GET : 0) | TN_XPORT_CAP_FILL;
 }
 
 void tn_xport_shm_sleep(int (*recheck)(void), uint64_t timeout_ns)
@@ -426,6 +458,7 @@ const tn_xport_ops_t tn_xport_shm_ops = {
     .name        = "shm",
     .max_payload = tn_shm_max_payload,
     .am_send     = tn_shm_am_send,
+    .am_send_fill = tn_shm_am_send_fill,
     .progress    = tn_shm_progress,
     .get         = tn_shm_get,
     .caps        = tn_shm_caps,

@@ -519,6 +519,14 @@ static tn_status_t tn_udp_get(int peer, void *local, uint64_t remote_addr, size_
     return TN_ERR_UNSUPPORTED;
 }
 
+/* Packets are built from iovecs (checksummed while copied into the sent
+ * map): the core packs derived datatypes into a staging buffer for us. */
+static tn_status_t tn_udp_am_send_fill(int peer, const tn_am_hdr_t *hdr, size_t len,
+                                       tn_xport_fill_fn_t *fill, void *arg)
+{
+    return TN_ERR_UNSUPPORTED;
+}
+
 static unsigned tn_udp_caps(int peer)
 {
     return 0;
@@ -572,6 +580,7 @@ const tn_xport_ops_t tn_xport_udp_ops = {
     .name        = "udp",
     .max_payload = tn_udp_max_payload,
     .am_send     = tn_udp_am_send,
+    .am_send_fill = tn_udp_am_send_fill,
     .progress    = tn_udp_progress,
     .get         = tn_udp_get,
     .caps        = tn_udp_caps,
