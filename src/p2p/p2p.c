@@ -76,14 +76,7 @@ static tn_status_t tn_send_setup(struct tn_req *req)
     const tn_dt_t *dt = req->dt;
     req->bytes = tn_dt_bytes(dt, req->count);
     req->buf = (void *)req->user_buf;
-    if (!dt->is_contig && req->bytes > 0) {
-        req->pack_buf = malloc(req->bytes);
-        if (req->pack_buf == NULL) {
-            return TN_ERR_NOMEM;
-        }
-        tn_dt_pack(dt, req->user_buf, req->count, req->pack_buf);
-        req->buf = req->pack_buf;
-    }
+    req->pack = !dt->is_contig && req->bytes > 0;   /* packed piece by piece */
     req->world = tn_comm_world_rank(req->comm, req->peer);
     return TN_OK;
 }
@@ -144,13 +137,7 @@ static tn_status_t tn_recv_go(struct tn_req *req)
     req->bytes = tn_dt_bytes(dt, req->count);
     req->buf = req->user_buf;
     req->status.error = TN_OK;
-    if (!dt->is_contig && req->bytes > 0) {
-        req->pack_buf = malloc(req->bytes);
-        if (req->pack_buf == NULL) {
-            return TN_ERR_NOMEM;
-        }
-        req->buf = req->pack_buf;
-    }
+    req->pack = !dt->is_contig && req->bytes > 0;   /* unpacked piece by piece */
     tn_match_ctx_t *mc = req->comm->match[req->coll];
     tn_unexp_t *ux = tn_match_unexp_find(mc, req->peer, req->tag, 1);
     if (ux != NULL) {
@@ -553,14 +540,7 @@ tn_status_t tn_p2p_imrecv(void *buf, size_t count, const tn_dt_t *dt, void *msg,
     req->user_buf = buf;
     req->bytes = tn_dt_bytes(dt, count);
     req->buf = buf;
-    if (!dt->is_contig && req->bytes > 0) {
-        req->pack_buf = malloc(req->bytes);
-        if (req->pack_buf == NULL) {
-            tn_req_release(req);
-            return TN_ERR_NOMEM;
-        }
-        req->buf = req->pack_buf;
-    }
+    req->pack = !dt->is_contig && req->bytes > 0;
     tn_req_pending_add(req);
     tn_proto_recv_unexp(req, ux);
     *req_p = req;

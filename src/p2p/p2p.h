@@ -78,10 +78,12 @@ struct tn_req {
     int              tag;
     const tn_dt_t   *dt;
     size_t           count;
-    void            *buf;           /* contiguous bytes to send / receive into */
+    void            *buf;           /* the user's buffer (contiguous: its bytes) */
     size_t           bytes;         /* send: message bytes; recv: capacity */
-    void            *pack_buf;      /* owned temporary for non-contiguous types */
-    void            *user_buf;      /* recv: where pack_buf is unpacked */
+    void            *pack_buf;      /* owned memory freed with the request */
+    void            *user_buf;      /* the user's buffer as given */
+    int              pack;          /* non-contiguous dt: every piece is packed
+                                       from / unpacked into user_buf on the fly */
     tn_send_mode_t   mode;
     size_t           offset;        /* bytes of payload sent/received so far */
     size_t           expect;        /* recv: bytes that will land in buf */

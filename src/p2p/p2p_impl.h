@@ -13,7 +13,7 @@ typedef struct tn_unexp {
     int              tag;
     int              world;            /* world rank of the sender */
     uint8_t          type;             /* TN_AM_EAGER or TN_AM_RTS */
-    uint8_t          flags;
+    uint8_t          flags;            /* TN_AM_F_* of the EAGER or RTS */
     uint64_t         size;             /* message bytes */
     uint64_t         sreq;
     uint64_t         addr;             /* RTS: sender buffer */
@@ -52,6 +52,7 @@ typedef struct {
     struct tn_req        *in_req;
     tn_unexp_t           *in_unexp;
     size_t                max_payload;
+    size_t                pack_max;    /* largest piece of a packed (derived type) stream */
     size_t                eager_limit;
     size_t                tiny_limit;
     unsigned              caps;

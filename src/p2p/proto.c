@@ -6,15 +6,30 @@
  *             reads the data with the transport's single-copy get and sends
  *             FIN; without one, it sends CTS and the sender streams DATA
  *             pieces straight into the posted buffer.
- * Synchronous eager sends carry the sender's request id and get a FIN on
- * match.  Per peer, the pieces of one message leave before the next
- * message starts (queue), so FRAG pieces always follow their EAGER. */
+ * Synchronous eager sends carry the sender's request id and get a FIN once
+ * matched and wholly arrived.  Per peer, the pieces of one message leave before the next
+ * message starts (queue), so FRAG pieces always follow their EAGER.
+ *
+ * Derived datatypes (req->pack) never go through a whole-message
+ * temporary: each piece is packed from the user's buffer straight into the
+ * transport's cell (am_send_fill; a bounded staging buffer for transports
+ * without it) when it leaves, and unpacked from the cell straight into the
+ * user's buffer when it arrives, so pack, transfer and unpack overlap.  A
+ * rendezvous whose sender data is not contiguous cannot be read in place:
+ * its RTS says F_PACK and the receiver always answers CTS, the sender then
+ * streams packed DATA pieces.  A single-copy read into a non-contiguous
+ * receive goes through the staging buffer in bounded chunks. */
 #include "p2p/p2p_impl.h"
 #include "base/log.h"
 #include "runtime/rt.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+/* Staging for data a transport cannot take or give in the user's layout
+ * (see above); used only under the progress lock, never across calls. */
+#define TN_P2P_STAGE ((size_t)256 * 1024)
+static char tn_stage[TN_P2P_STAGE] __attribute__((aligned(64)));
 
 tn_peer_t *tn_peers;
 int tn_peers_pending;
@@ -35,6 +50,10 @@ tn_status_t tn_proto_init(int world_size, int world_rank)
         peer->eager_limit = peer->xp->eager_limit();
         peer->tiny_limit = peer->xp->tiny_limit();
         peer->caps = peer->xp->caps(p);
+        peer->pack_max = peer->max_payload;
+        if (!(peer->caps & TN_XPORT_CAP_FILL) && peer->pack_max > TN_P2P_STAGE) {
+            peer->pack_max = TN_P2P_STAGE;
+        }
     }
     return TN_OK;
 }
@@ -82,6 +101,35 @@ static void tn_send_finish(struct tn_req *req)
     }
     tn_sends_inflight--;
     tn_req_complete(req);
+}
+
+typedef struct {
+    const struct tn_req *req;
+    size_t               off;
+} tn_pack_arg_t;
+
+static void tn_pack_fill(void *dst, size_t len, void *arg)
+{
+    const tn_pack_arg_t *a = arg;
+    tn_dt_pack_partial(a->req->dt, a->req->user_buf, a->req->count, a->off, len, dst);
+}
+
+/* Send hdr with bytes [off, off + n) of req's message as its payload
+ * (n <= max_payload, and <= pack_max for a packed stream). */
+static tn_status_t tn_send_piece(tn_peer_t *peer, struct tn_req *req, const tn_am_hdr_t *hdr,
+                                 size_t off, size_t n)
+{
+    if (!req->pack) {
+        struct iovec iov = { (char *)req->buf + off, n };
+        return peer->xp->am_send(req->world, hdr, &iov, 1);
+    }
+    tn_pack_arg_t a = { req, off };
+    if (peer->caps & TN_XPORT_CAP_FILL) {
+        return peer->xp->am_send_fill(req->world, hdr, n, tn_pack_fill, &a);
+    }
+    tn_pack_fill(tn_stage, n, &a);
+    struct iovec iov = { tn_stage, n };
+    return peer->xp->am_send(req->world, hdr, &iov, 1);
 }
 
 /* Push what can go of req now.  Returns TN_OK when req needs nothing more
@@ -135,7 +183,11 @@ static tn_status_t tn_send_push(struct tn_req *req)
         hdr.addr = 0;
         if (req->proto == TN_PROTO_RNDV) {
             hdr.type = TN_AM_RTS;
-            hdr.addr = (uint64_t)(uintptr_t)req->buf;
+            if (req->pack) {
+                hdr.flags |= TN_AM_F_PACK;      /* nothing to read in place */
+            } else {
+                hdr.addr = (uint64_t)(uintptr_t)req->buf;
+            }
             st = xp->am_send(req->world, &hdr, NULL, 0);
             if (st != TN_OK) {
                 return st;
@@ -149,7 +201,10 @@ static tn_status_t tn_send_push(struct tn_req *req)
         }
         if (req->bytes <= peer->tiny_limit && req->mode != TN_SEND_SYNC) {
             hdr.flags |= TN_AM_F_INLINE;
-            if (req->bytes > 0) {
+            if (req->pack) {
+                tn_dt_pack_partial(req->dt, req->user_buf, req->count, 0, req->bytes,
+                                   &hdr.sreq);
+            } else if (req->bytes > 0) {
                 memcpy(&hdr.sreq, req->buf, req->bytes);
             }
             st = xp->am_send(req->world, &hdr, NULL, 0);
@@ -158,9 +213,9 @@ static tn_status_t tn_send_push(struct tn_req *req)
             }
             req->offset = req->bytes;
         } else {
-            size_t n = req->bytes < peer->max_payload ? req->bytes : peer->max_payload;
-            struct iovec iov = { req->buf, n };
-            st = xp->am_send(req->world, &hdr, &iov, 1);
+            size_t lim = req->pack ? peer->pack_max : peer->max_payload;
+            size_t n = req->bytes < lim ? req->bytes : lim;
+            st = tn_send_piece(peer, req, &hdr, 0, n);
             if (st != TN_OK) {
                 return st;
             }
@@ -171,19 +226,19 @@ static tn_status_t tn_send_push(struct tn_req *req)
 
     if (req->stage == TN_SEND_PIECES) {
         int data = (req->proto == TN_PROTO_RNDV);
+        size_t lim = req->pack ? peer->pack_max : peer->max_payload;
         while (req->offset < req->bytes) {
             tn_am_hdr_t hdr;
             memset(&hdr, 0, sizeof(hdr));
             size_t n = req->bytes - req->offset;
-            if (n > peer->max_payload) {
-                n = peer->max_payload;
+            if (n > lim) {
+                n = lim;
             }
             hdr.type = data ? TN_AM_DATA : TN_AM_FRAG;
             hdr.size = n;
             hdr.rreq = req->rreq;
             hdr.addr = req->offset;
-            struct iovec iov = { (char *)req->buf + req->offset, n };
-            st = xp->am_send(req->world, &hdr, &iov, 1);
+            st = tn_send_piece(peer, req, &hdr, req->offset, n);
             if (st != TN_OK) {
                 return st;
             }
@@ -300,17 +355,43 @@ static void tn_recv_set_envelope(struct tn_req *req, int src, int tag, uint64_t 
     req->offset = 0;
 }
 
-/* Copy piece [off, off+len) of the message into req, clipped to capacity. */
+/* Copy piece [off, off+len) of the message into req, clipped to capacity;
+ * a derived datatype is unpacked straight into the user's buffer (which is
+ * NULL for MPI_BOTTOM with absolute addresses). */
 static void tn_recv_copy(struct tn_req *req, size_t off, const void *data, size_t len)
 {
     if (off < req->expect) {
         size_t n = req->expect - off < len ? req->expect - off : len;
-        memcpy((char *)req->buf + off, data, n);
+        if (req->pack) {
+            tn_dt_unpack_partial(req->dt, data, req->count, off, n, req->user_buf);
+        } else {
+            memcpy((char *)req->buf + off, data, n);
+        }
     }
 }
 
-/* Matched an RTS: fetch the data. */
-static void tn_rndv_recv(struct tn_req *req, int world, uint64_t sreq, uint64_t addr)
+/* Single-copy read of the expected bytes at the sender's addr into req:
+ * straight into a contiguous buffer, through the staging buffer in bounded
+ * chunks (read, unpack, next) into a derived datatype. */
+static tn_status_t tn_rndv_get(tn_peer_t *peer, int world, struct tn_req *req, uint64_t addr)
+{
+    if (!req->pack) {
+        return peer->xp->get(world, req->buf, addr, req->expect);
+    }
+    for (size_t off = 0; off < req->expect; off += TN_P2P_STAGE) {
+        size_t n = req->expect - off < TN_P2P_STAGE ? req->expect - off : TN_P2P_STAGE;
+        tn_status_t st = peer->xp->get(world, tn_stage, addr + off, n);
+        if (st != TN_OK) {
+            return st;      /* the CTS stream that follows rewrites it all */
+        }
+        tn_dt_unpack_partial(req->dt, tn_stage, req->count, off, n, req->user_buf);
+    }
+    return TN_OK;
+}
+
+/* Matched an RTS (flags: its TN_AM_F_*): fetch the data. */
+static void tn_rndv_recv(struct tn_req *req, int world, uint64_t sreq, uint64_t addr,
+                         unsigned flags)
 {
     tn_peer_t *peer = &tn_peers[world];
     if (req->expect == 0) {
@@ -318,8 +399,8 @@ static void tn_rndv_recv(struct tn_req *req, int world, uint64_t sreq, uint64_t 
         tn_req_complete(req);
         return;
     }
-    if (peer->caps & TN_XPORT_CAP_GET) {
-        tn_status_t st = peer->xp->get(world, req->buf, addr, req->expect);
+    if ((peer->caps & TN_XPORT_CAP_GET) && !(flags & TN_AM_F_PACK)) {
+        tn_status_t st = tn_rndv_get(peer, world, req, addr);
         if (st == TN_OK) {
             tn_send_ctrl(world, TN_AM_FIN, sreq, 0, 0);
             tn_req_complete(req);
@@ -327,7 +408,8 @@ static void tn_rndv_recv(struct tn_req *req, int world, uint64_t sreq, uint64_t 
         }
         peer->caps &= ~TN_XPORT_CAP_GET;
     }
-    /* No single-copy path: ask the sender to stream expect bytes. */
+    /* No single-copy path (or nothing to read in place): ask the sender to
+     * stream expect bytes. */
     tn_send_ctrl(world, TN_AM_CTS, sreq, (uint64_t)(uintptr_t)req, req->expect);
 }
 
@@ -335,7 +417,7 @@ void tn_proto_recv_unexp(struct tn_req *req, tn_unexp_t *ux)
 {
     tn_recv_set_envelope(req, ux->src, ux->tag, ux->size);
     if (ux->type == TN_AM_RTS) {
-        tn_rndv_recv(req, ux->world, ux->sreq, ux->addr);
+        tn_rndv_recv(req, ux->world, ux->sreq, ux->addr, ux->flags);
         free(ux);
         return;
     }
@@ -465,7 +547,7 @@ void tn_p2p_am_recv(int world, const tn_am_hdr_t *hdr, const void *payload, size
         struct tn_req *req = tn_match_posted_take(mc, hdr->src, hdr->tag);
         if (req != NULL) {
             tn_recv_set_envelope(req, hdr->src, hdr->tag, hdr->size);
-            tn_rndv_recv(req, world, hdr->sreq, hdr->addr);
+            tn_rndv_recv(req, world, hdr->sreq, hdr->addr, hdr->flags);
             return;
         }
         tn_unexp_t *ux = malloc(sizeof(*ux));
@@ -477,6 +559,7 @@ void tn_p2p_am_recv(int world, const tn_am_hdr_t *hdr, const void *payload, size
         ux->tag = hdr->tag;
         ux->world = world;
         ux->type = TN_AM_RTS;
+        ux->flags = hdr->flags;
         ux->size = hdr->size;
         ux->sreq = hdr->sreq;
         ux->addr = hdr->addr;

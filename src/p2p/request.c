@@ -48,11 +48,6 @@ void tn_req_release(struct tn_req *req)
 
 void tn_req_complete(struct tn_req *req)
 {
-    /* user_buf is NULL for MPI_BOTTOM with absolute-address types: still unpack */
-    if (req->kind == TN_REQ_RECV && req->pack_buf != NULL) {
-        tn_dt_unpack_partial(req->dt, req->pack_buf, req->count, 0, req->status.bytes,
-                             req->user_buf);
-    }
     tn_req_pending_done(req);
     req->complete = 1;
     if (req->on_complete != NULL) {

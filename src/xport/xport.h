@@ -27,7 +27,8 @@
 enum {
     TN_AM_EAGER = 1,   /* first (maybe only) piece of an eager message       */
     TN_AM_FRAG  = 2,   /* continuation of the previous eager message         */
-    TN_AM_RTS   = 3,   /* rendezvous request-to-send (addr = sender buffer)  */
+    TN_AM_RTS   = 3,   /* rendezvous request-to-send (addr = sender buffer,
+                          or F_PACK: no address, the receiver sends CTS)    */
     TN_AM_CTS   = 4,   /* clear-to-send (no single-copy path): stream to rreq */
     TN_AM_DATA  = 5,   /* rendezvous data piece for rreq at offset addr      */
     TN_AM_FIN   = 6,   /* receiver done with sender's buffer / sync ack      */
@@ -38,6 +39,9 @@ enum {
 enum {
     TN_AM_F_SYNC   = 1,   /* EAGER: sender waits for FIN on match (Ssend)  */
     TN_AM_F_INLINE = 2,   /* EAGER: payload (<= 24 B) stored in sreq..addr */
+    TN_AM_F_PACK   = 4,   /* RTS: the data is not contiguous at the sender
+                             (derived datatype); it is packed on the fly into
+                             DATA pieces after CTS, never read in place      */
 };
 
 /* Every active message starts with this 48-byte header. */
