@@ -53,6 +53,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <sys/uio.h>
 #include "base/status.h"
 
 #define TN_DT_MAGIC 0x54445459u      /* "TDTY" */
@@ -253,6 +254,26 @@ void tn_dt_pack_partial(const tn_dt_t *dt, const void *buf, size_t count, size_t
                         size_t len, void *out);
 void tn_dt_unpack_partial(const tn_dt_t *dt, const void *in, size_t count, size_t offset,
                           size_t len, void *buf);
+
+/* The memory of the packed bytes [offset, offset + len) of count elements at
+ * buf as at most *n_p iovecs (touching pieces merged), in stream order:
+ * sets *n_p to the number used and returns the bytes they cover, which is
+ * less than len when the iovecs ran out (call again from offset + the
+ * result).  For scatter/gather I/O such as process_vm_readv. */
+size_t tn_dt_iov(const tn_dt_t *dt, void *buf, size_t count, size_t offset, size_t len,
+                 struct iovec *iov, int *n_p);
+
+/* Contiguous pieces in the layout of one element (an upper bound: pieces
+ * that touch across loops are counted apart).  size / this is the mean
+ * piece length, which tells gather/scatter I/O from copying apart. */
+static inline size_t tn_dt_pieces(const tn_dt_t *dt)
+{
+    size_t n = dt->nsegs;
+    for (int k = 0; k < dt->ndims; k++) {
+        n *= dt->dims[k].n;
+    }
+    return n;
+}
 
 /* Copy the first `bytes` packed bytes of scount elements of sdt at sbuf into
  * the layout of rdt at rbuf (bytes <= both streams; type signatures are the

@@ -110,28 +110,21 @@ static inline void odo_carry(const walk_t *w, size_t *idx, ptrdiff_t *base, int 
     }
 }
 
-static inline __attribute__((always_inline)) void
-walk_copy(const walk_t *w, char *ubuf, size_t offset, size_t len, char *p, int unpack)
+/* Where packed byte offset falls: the odometer idx and its byte offset
+ * *base_p (which leaf: mixed-radix digits), segment *s_p, and *soff_p bytes
+ * into it.  w->leaf > 0. */
+static inline void walk_seek(const walk_t *w, size_t offset, size_t *idx, ptrdiff_t *base_p,
+                             size_t *s_p, size_t *soff_p)
 {
-    size_t idx[TN_DT_MAX_DIMS + 1];
     const tn_dt_seg_t *segs = w->segs;
-    size_t q, r, s, soff, lo, hi;
+    size_t q = offset / w->leaf, r = offset % w->leaf, lo = 0, hi = w->nsegs;
     ptrdiff_t base = 0;
-    int in = w->nd - 1;
 
-    if (len == 0 || w->leaf == 0) {
-        return;
-    }
-    /* where offset falls: which leaf (mixed-radix digits), which segment */
-    q = offset / w->leaf;
-    r = offset % w->leaf;
     for (int k = w->nd - 1; k >= 0; k--) {
         idx[k] = q % w->dims[k].n;
         q /= w->dims[k].n;
         base += (ptrdiff_t)idx[k] * w->dims[k].stride;
     }
-    lo = 0;
-    hi = w->nsegs;
     while (hi - lo > 1) {
         size_t mid = (lo + hi) / 2;
         if (segs[mid].pos <= r) {
@@ -140,8 +133,24 @@ walk_copy(const walk_t *w, char *ubuf, size_t offset, size_t len, char *p, int u
             hi = mid;
         }
     }
-    s = lo;
-    soff = r - segs[s].pos;
+    *base_p = base;
+    *s_p = lo;
+    *soff_p = r - segs[lo].pos;
+}
+
+static inline __attribute__((always_inline)) void
+walk_copy(const walk_t *w, char *ubuf, size_t offset, size_t len, char *p, int unpack)
+{
+    size_t idx[TN_DT_MAX_DIMS + 1];
+    const tn_dt_seg_t *segs = w->segs;
+    size_t s, soff;
+    ptrdiff_t base;
+    int in = w->nd - 1;
+
+    if (len == 0 || w->leaf == 0) {
+        return;
+    }
+    walk_seek(w, offset, idx, &base, &s, &soff);
 
     while (len > 0) {
         if (s == 0 && soff == 0 && len >= w->leaf) {
@@ -272,6 +281,57 @@ void tn_dt_unpack_partial(const tn_dt_t *dt, const void *in, size_t count, size_
     }
     walk_init(&w, dt, count);
     walk_unpack(&w, in, offset, len, buf);
+}
+
+size_t tn_dt_iov(const tn_dt_t *dt, void *buf, size_t count, size_t offset, size_t len,
+                 struct iovec *iov, int *n_p)
+{
+    size_t idx[TN_DT_MAX_DIMS + 1];
+    size_t s, soff, done = 0;
+    ptrdiff_t base;
+    int n = 0, max = *n_p;
+    walk_t w;
+
+    if (len == 0 || max <= 0 || dt->size == 0) {
+        *n_p = 0;
+        return 0;
+    }
+    if (dt->is_contig) {
+        iov[0].iov_base = (char *)buf + offset;
+        iov[0].iov_len = len;
+        *n_p = 1;
+        return len;
+    }
+    walk_init(&w, dt, count);
+    walk_seek(&w, offset, idx, &base, &s, &soff);
+    while (done < len) {
+        size_t chunk = w.segs[s].len - soff;
+        char *at = (char *)buf + base + w.segs[s].off + (ptrdiff_t)soff;
+
+        if (chunk > len - done) {
+            chunk = len - done;
+        }
+        if (n > 0 && (char *)iov[n - 1].iov_base + iov[n - 1].iov_len == at) {
+            iov[n - 1].iov_len += chunk;
+        } else if (n < max) {
+            iov[n].iov_base = at;
+            iov[n].iov_len = chunk;
+            n++;
+        } else {
+            break;
+        }
+        done += chunk;
+        soff += chunk;
+        if (soff == w.segs[s].len) {
+            soff = 0;
+            if (++s == w.nsegs) {
+                s = 0;
+                odo_carry(&w, idx, &base, w.nd - 1);
+            }
+        }
+    }
+    *n_p = n;
+    return done;
 }
 
 int tn_dt_foreach_seg(const tn_dt_t *dt, size_t count, tn_dt_seg_fn_t *fn, void *arg)

@@ -8,7 +8,7 @@
  *    resized markers, negative displacements), subarray and darray maps;
  *  - an oracle: random nested types are also built as an explicit list of
  *    data-byte offsets, and pack / unpack / pack_partial / unpack_partial /
- *    foreach_seg / copy must agree with it byte for byte;
+ *    foreach_seg / copy / iov must agree with it byte for byte;
  *  - signatures: basic, nbasic, partial element counts;
  *  - external32 sizes and bytes. */
 #include <mpi.h>
@@ -423,6 +423,40 @@ static void test_oracle(void)
             a += len;
         }
         CHECK(memcmp(dst, ref, BUF) == 0, "iter %d: unpack_partial", iter);
+
+        /* iovecs of random ranges, in batches of at most 1-4 entries,
+         * list the addresses of the stream's bytes in order */
+        for (int r = 0; r < 8 && bytes > 0; r++) {
+            size_t a = rnd((unsigned)bytes), len = rnd((unsigned)(bytes - a) + 1), k = a;
+            struct iovec iov[4];
+            int calls = 0;
+            bad = 0;
+            while (k < a + len && calls++ < 20000) {
+                int n = (int)rnd(4) + 1, max = n;
+                size_t got = tn_dt_iov(o.dt, src + MID, count, k, a + len - k, iov, &n), sum = 0;
+                CHECK(n >= 1 && n <= max && got > 0, "iter %d: iov n %d of %d, %zu bytes", iter,
+                      n, max, got);
+                for (int i = 0; i < n; i++) {
+                    for (size_t b = 0; b < iov[i].iov_len; b++, k++) {
+                        size_t e = k / o.n;
+                        bad += (unsigned char *)iov[i].iov_base + b !=
+                               src + MID + (ptrdiff_t)e * o.dt->extent + o.off[k % o.n];
+                    }
+                    sum += iov[i].iov_len;
+                    /* touching pieces are one entry */
+                    if (i > 0) {
+                        bad += (char *)iov[i - 1].iov_base + iov[i - 1].iov_len ==
+                               (char *)iov[i].iov_base;
+                    }
+                }
+                CHECK(sum == got, "iter %d: iov covers %zu, says %zu", iter, sum, got);
+                if (got == 0) {
+                    break;
+                }
+            }
+            CHECK(bad == 0 && k == a + len, "iter %d: iov [%zu, +%zu): %d bad, ended at %zu",
+                  iter, a, len, bad, k);
+        }
 
         /* segments cover the data bytes (with multiplicity) */
         memset(seen, 0, BUF);
