@@ -40,6 +40,9 @@
       "Largest message sent eagerly through cells; larger ones use rendezvous") \
     X(shm_cma, SHM_CMA, BOOL, "1",                                             \
       "Use single-copy process_vm_readv (CMA) for rendezvous when permitted")  \
+    X(rndv_scatter_min, RNDV_SCATTER_MIN, SIZE, "0",                           \
+      "Rendezvous into a non-contiguous receive: smallest mean piece read in place by CMA " \
+      "(iovecs); smaller pieces are streamed through cells (0 = 64k, 256 if ranks > cores)") \
     X(self_eager_threshold, SELF_EAGER_THRESHOLD, SIZE, "64k",                 \
       "Largest send-to-self buffered eagerly; larger ones wait for the receive") \
     X(udp_packet_size, UDP_PACKET_SIZE, SIZE, "8k",                            \

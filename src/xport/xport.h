@@ -65,6 +65,8 @@ enum {
     TN_XPORT_CAP_FILL = 1u << 1,   /* ops->am_send_fill is usable for this peer */
 };
 
+#define TN_XPORT_GET_IOV 1024    /* most local pieces of one get (IOV_MAX) */
+
 /* Writes the len payload bytes of an am_send_fill message at dst. */
 typedef void (tn_xport_fill_fn_t)(void *dst, size_t len, void *arg);
 
@@ -77,9 +79,11 @@ typedef struct tn_xport_ops {
                            const struct iovec *iov, int iovcnt);
     /* Poll; deliver arrivals; return number of events. */
     int         (*progress)(void);
-    /* Optional (TN_XPORT_CAP_GET): copy len bytes at peer's remote_addr into
-     * local. */
-    tn_status_t (*get)(int peer, void *local, uint64_t remote_addr, size_t len);
+    /* Optional (TN_XPORT_CAP_GET): copy the bytes at peer's remote_addr
+     * into the nlocal (<= TN_XPORT_GET_IOV) pieces of local in order, as
+     * many as they hold (a scatter read: a derived datatype's layout).  The
+     * entries of local may be changed. */
+    tn_status_t (*get)(int peer, struct iovec *local, int nlocal, uint64_t remote_addr);
     /* Optional (TN_XPORT_CAP_FILL): like am_send with a payload of len
      * (<= max_payload) bytes that fill(dst, len, arg) writes into the
      * transport's own buffer before am_send_fill returns.  fill is not

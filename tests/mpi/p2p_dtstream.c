@@ -6,8 +6,9 @@
  * every pair of a set of layouts: contiguous, odd strides, 8-byte blocks
  * every 16 bytes, hindexed with negative displacements out of address
  * order, indexed with zero-length blocks, a resized struct, a 3-d
- * subarray, a nested vector, a 1-byte element every 2 bytes and a 3-byte
- * element every 5.  Message sizes straddle every boundary of the protocol
+ * subarray, a nested vector, a 1-byte element every 2 bytes, a 3-byte
+ * element every 5, and blocks of 3000 and 1100 bytes (single-copy reads
+ * into iovecs, streaming).  Message sizes straddle every boundary of the protocol
  * stack (shm cell payload, eager threshold, the 256 KiB staging chunk, a
  * full ring, several chunks), counts > 1, count 0.  Each message goes one
  * of six ways (posted receive + Send, unexpected Isend + Recv, Mprobe from
@@ -41,7 +42,7 @@ typedef struct {
     int         *map;          /* offset of each data byte of one element */
 } layout_t;
 
-#define NLAYOUTS 10
+#define NLAYOUTS 12
 static layout_t L[NLAYOUTS];
 
 static void blk(layout_t *l, MPI_Aint off, int len)
@@ -197,6 +198,22 @@ static void make_layouts(void)
     MT_CALL(MPI_Type_free(&t3));
     blk(l, 0, 3);
     finish(l, t, 5);
+
+    /* big pieces: a contiguous send lands by single-copy reads straight
+     * into them (iovecs), the last one touches the next element's first */
+    l = &L[10];
+    l->name = "blk3000";
+    MT_CALL(MPI_Type_create_hvector(3, 3000, 4099, MPI_CHAR, &t));
+    for (int i = 0; i < 3; i++)
+        blk(l, i * 4099, 3000);
+    finish(l, t, 2 * 4099 + 3000);
+
+    l = &L[11];
+    l->name = "blk1100";
+    MT_CALL(MPI_Type_vector(4, 1100, 1500, MPI_CHAR, &t));
+    for (int i = 0; i < 4; i++)
+        blk(l, i * 1500, 1100);
+    finish(l, t, 3 * 1500 + 1100);
 }
 
 /* A buffer for count elements of l: base is the allocation, buf the
@@ -400,6 +417,12 @@ int main(int argc, char **argv)
             }
         }
     }
+    /* more pieces than one scatter read takes (1024 iovecs) */
+    for (int a = 0; a < 2 && !quick; a++) {
+        const layout_t *sl = a ? &L[10] : &L[0], *rl = &L[10];
+        int sc = (int)(600 * (size_t)rl->unit / (size_t)sl->unit);
+        one(sl, sc, rl, sc * sl->unit / rl->unit, a, seed++, 0);
+    }
     /* truncation: one receive element short, every way but the persistent */
     for (int a = 0; a < NLAYOUTS; a++) {
         for (int t = 0; t < 2 * (int)NTARGETS - 2; t++) {
@@ -411,6 +434,8 @@ int main(int argc, char **argv)
             int sc = (int)(tgt / (size_t)sl->unit) + (t % 2);
             size_t bytes = (size_t)sc * (size_t)sl->unit;
             int rc = (int)((bytes + (size_t)rl->unit - 1) / (size_t)rl->unit) - 1;
+            if (bytes == 0)
+                continue;
             one(sl, sc, rl, rc, (a + t) % 5, seed++, 1);
         }
     }

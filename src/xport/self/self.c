@@ -141,9 +141,13 @@ static size_t tn_self_tiny_limit(void)
     return TN_AM_INLINE_MAX;
 }
 
-static tn_status_t tn_self_get(int peer, void *local, uint64_t remote_addr, size_t len)
+static tn_status_t tn_self_get(int peer, struct iovec *local, int nlocal, uint64_t remote_addr)
 {
-    memcpy(local, (const void *)(uintptr_t)remote_addr, len);
+    const char *src = (const char *)(uintptr_t)remote_addr;
+    for (int i = 0; i < nlocal; i++) {
+        memcpy(local[i].iov_base, src, local[i].iov_len);
+        src += local[i].iov_len;
+    }
     return TN_OK;
 }
 

@@ -380,15 +380,17 @@ static int tn_shm_progress(void)
     return events;
 }
 
-static tn_status_t tn_shm_get(int peer, void *local, uint64_t remote_addr, size_t len)
+static tn_status_t tn_shm_get(int peer, struct iovec *local, int nlocal, uint64_t remote_addr)
 {
     int l = tn_shm.local_of_world[peer];
     pid_t pid = tn_shm.procs[l].pid;
-    size_t done = 0;
+    size_t len = 0, done = 0;
+    for (int i = 0; i < nlocal; i++) {
+        len += local[i].iov_len;
+    }
     while (done < len) {
-        struct iovec liov = { (char *)local + done, len - done };
         struct iovec riov = { (void *)(uintptr_t)(remote_addr + done), len - done };
-        ssize_t got = process_vm_readv(pid, &liov, 1, &riov, 1, 0);
+        ssize_t got = process_vm_readv(pid, local, (unsigned long)nlocal, &riov, 1, 0);
         if (got <= 0) {
             if (got < 0 && errno == EINTR) {
                 continue;
@@ -399,6 +401,16 @@ static tn_status_t tn_shm_get(int peer, void *local, uint64_t remote_addr, size_
             return TN_ERR_UNSUPPORTED;
         }
         done += (size_t)got;
+        /* a short read: go on after the pieces it filled */
+        while (nlocal > 0 && (size_t)got >= local->iov_len) {
+            got -= (ssize_t)local->iov_len;
+            local++;
+            nlocal--;
+        }
+        if (nlocal > 0) {
+            local->iov_base = (char *)local->iov_base + got;
+            local->iov_len -= (size_t)got;
+        }
     }
     tn_shm.stats.cma_gets++;
     tn_shm.stats.cma_bytes += len;

@@ -514,7 +514,7 @@ void tn_xport_udp_sleep(int (*recheck)(void), uint64_t timeout_ns)
     tn_udp_wait(timeout_ns);
 }
 
-static tn_status_t tn_udp_get(int peer, void *local, uint64_t remote_addr, size_t len)
+static tn_status_t tn_udp_get(int peer, struct iovec *local, int nlocal, uint64_t remote_addr)
 {
     return TN_ERR_UNSUPPORTED;
 }
