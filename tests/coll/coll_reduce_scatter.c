@@ -44,6 +44,15 @@ static void one(MPI_Comm comm, const char *cname, int rank, int size, int op, si
     collt_expect(want, tmp, mine, op, 0, size, first, salt);
     COLLT_CHECK_INTS(rbuf, want, mine, "%s: reduce_scatter%s %s m=%zu mode %d", cname,
                      block ? "_block" : "", collt_op_names[op], m, mode);
+    /* only the result block is written (pairwise receives into it) */
+    for (size_t i = mine; !inplace && i < total; i++) {
+        if (rbuf[i] != POISON) {
+            mt_fail(__FILE__, __LINE__, "%s: reduce_scatter%s %s m=%zu mode %d: rbuf[%zu] = %d "
+                    "past the %zu of the result", cname, block ? "_block" : "",
+                    collt_op_names[op], m, mode, i, rbuf[i], mine);
+            break;
+        }
+    }
     free(counts);
     free(ccounts);
     free(sbuf);
