@@ -67,6 +67,8 @@
       "udp: socket send and receive buffer size")                              \
     X(udp_batch, UDP_BATCH, INT, "32",                                         \
       "udp: datagrams per sendmmsg/recvmmsg call")                             \
+    X(udp_connect, UDP_CONNECT, INT, "64",                                     \
+      "udp: peers per rail that get a connected send socket (saves a route lookup per send; 0: none)") \
     X(udp_gso, UDP_GSO, BOOL, "1",                                             \
       "udp: send runs of equal-sized datagrams as one UDP GSO send and take coalesced ones with UDP GRO") \
     X(udp_fault_drop, UDP_FAULT_DROP, DOUBLE, "0",                             \

@@ -21,6 +21,8 @@ typedef struct {
     uint64_t            fin_at;        /* when we noticed (finalize only) */
     int                 nrails;
     struct sockaddr_in  addr[TN_UDP_MAX_RAILS];
+    int                 route[TN_UDP_MAX_RAILS];    /* connected socket, or -1 */
+    uint64_t            due;           /* the connection's deadline, kept current */
 } tn_udp_peer_t;
 
 static struct {
@@ -43,6 +45,9 @@ static struct {
     uint64_t             late_messages;  /* delivered while closing, dropped */
     int                  batch;
     int                  closing;        /* finalize: peers are done sending */
+    /* no connection has anything to send or a timer due before this: a
+     * progress call that receives nothing skips them all until then */
+    uint64_t             next_due;
 } tn_udp;
 
 /* FIN: the last message a rank sends each udp peer, from MPI_Finalize after
@@ -119,6 +124,8 @@ tn_status_t tn_xport_udp_init(const tn_xport_job_t *job)
     if (st != TN_OK) {
         return st;
     }
+    tn_udp_sock_set_routes(&tn_udp.sock, (int)tn_cfg.udp_connect);
+    tn_udp.next_due = UINT64_MAX;
     char addrs[256];
     tn_udp_sock_format(&tn_udp.sock, addrs, sizeof(addrs));
     if ((st = job->kv_put("udp", addrs)) != TN_OK || (st = job->fence()) != TN_OK) {
@@ -190,14 +197,8 @@ static int tn_udp_flush(int peer, uint64_t now);
 static void tn_udp_wait(uint64_t cap_ns)
 {
     uint64_t now = tn_udp_now(), deadline = now + cap_ns;
-    for (int i = 0; i < tn_udp.nlist; i++) {
-        tn_udp_conn_t *conn = tn_udp.peers[tn_udp.list[i]].conn;
-        if (conn != NULL) {
-            uint64_t d = tn_udp_conn_deadline(conn);
-            if (d < deadline) {
-                deadline = d;
-            }
-        }
+    if (tn_udp.next_due < deadline) {
+        deadline = tn_udp.next_due;
     }
     if (deadline > now) {
         tn_udp_sock_wait(&tn_udp.sock, deadline - now);
@@ -310,8 +311,22 @@ static tn_udp_conn_t *tn_udp_conn_of(int peer)
                             &p->conn) != TN_OK) {
             tn_udp.fatal("out of memory for a udp connection");
         }
+        for (int r = 0; r < p->nrails; r++) {
+            p->route[r] = tn_udp_sock_route(&tn_udp.sock, r, &p->addr[r]);
+        }
+        p->due = UINT64_MAX;
     }
     return p->conn;
+}
+
+/* The connection to peer changed: note its new deadline. */
+static void tn_udp_due(int peer)
+{
+    tn_udp_peer_t *p = &tn_udp.peers[peer];
+    p->due = tn_udp_conn_deadline(p->conn);
+    if (p->due < tn_udp.next_due) {
+        tn_udp.next_due = p->due;
+    }
 }
 
 /* Send whatever conn has due, in batches. */
@@ -339,10 +354,12 @@ static int tn_udp_flush(int peer, uint64_t now)
             out[n].buf2 = payload;
             out[n].len2 = plen;
             out[n].rail = rail < p->nrails ? rail : 0;
+            out[n].route = p->route[out[n].rail];
             out[n].to = p->addr[out[n].rail];
             n++;
         }
         if (n == 0) {
+            tn_udp_due(peer);
             return total;
         }
         int failed = -1;
@@ -354,6 +371,7 @@ static int tn_udp_flush(int peer, uint64_t now)
         }
         total += n;
         if (n < tn_udp.batch) {
+            tn_udp_due(peer);
             return total;
         }
     }
@@ -405,6 +423,8 @@ static tn_status_t tn_udp_am_send(int peer, const tn_am_hdr_t *hdr, const struct
     }
     if (bytes < tn_udp_max_payload() || tn_udp_conn_queued(conn) >= (uint64_t)tn_udp.batch) {
         tn_udp_flush(peer, now);
+    } else {
+        tn_udp_due(peer);
     }
     return TN_OK;
 }
@@ -452,6 +472,7 @@ static void tn_udp_input(int rail, const void *pkt, size_t len, uint64_t now)
      * the connection before the receive buffer is reused */
     tn_udp_conn_input_lent(conn, pkt, len, rail, now);
     tn_udp_dispatch((int)src, conn);
+    tn_udp_due((int)src);
 }
 
 static int tn_udp_progress(void)
@@ -462,20 +483,18 @@ static int tn_udp_progress(void)
     int events = 0;
     size_t cap = tn_udp.rcap;
     uint64_t now = tn_udp_now();
-    void *bufs[TN_UDP_RECV_BATCH];
     size_t lens[TN_UDP_RECV_BATCH], segs[TN_UDP_RECV_BATCH];
-    for (int i = 0; i < TN_UDP_RECV_BATCH; i++) {
-        bufs[i] = tn_udp.rbuf + (size_t)i * cap;
-    }
     for (int r = 0; r < tn_udp.sock.nrails; r++) {
         int n;
-        while ((n = tn_udp_sock_recv(&tn_udp.sock, r, bufs, cap, lens, segs, tn_udp.batch)) > 0) {
+        while ((n = tn_udp_sock_recv(&tn_udp.sock, r, tn_udp.rbuf, cap, lens, segs,
+                                     tn_udp.batch)) > 0) {
             for (int i = 0; i < n; i++) {
+                char *buf = tn_udp.rbuf + (size_t)i * cap;
                 /* a GRO buffer holds several datagrams of segs[i] bytes */
                 size_t seg = segs[i] != 0 ? segs[i] : lens[i], off = 0;
                 do {
                     size_t len = lens[i] - off < seg ? lens[i] - off : seg;
-                    tn_udp_input(r, (char *)bufs[i] + off, len, now);
+                    tn_udp_input(r, buf + off, len, now);
                     off += len;
                     events++;
                 } while (off < lens[i]);
@@ -485,14 +504,24 @@ static int tn_udp_progress(void)
             }
         }
     }
-    /* acks, retransmissions, data the window now allows */
+    /* acks, retransmissions, data the window now allows, from the
+     * connections whose deadline has come */
+    if (now < tn_udp.next_due) {
+        return events;
+    }
+    uint64_t next = UINT64_MAX;
     for (int i = 0; i < tn_udp.nlist; i++) {
         int peer = tn_udp.list[i];
         tn_udp_conn_t *conn = tn_udp.peers[peer].conn;
         if (conn == NULL) {
             continue;
         }
+        if (tn_udp.peers[peer].due > now) {
+            next = tn_udp.peers[peer].due < next ? tn_udp.peers[peer].due : next;
+            continue;
+        }
         events += tn_udp_flush(peer, now);
+        next = tn_udp.peers[peer].due < next ? tn_udp.peers[peer].due : next;
         if (!tn_udp.closing && !tn_udp.peers[peer].fin && tn_udp_conn_dead(conn, now)) {
             char msg[256], ip[INET_ADDRSTRLEN];
             inet_ntop(AF_INET, &tn_udp.peers[peer].addr[0].sin_addr, ip, sizeof(ip));
@@ -503,6 +532,7 @@ static int tn_udp_progress(void)
             tn_udp.fatal(msg);
         }
     }
+    tn_udp.next_due = next;
     return events;
 }
 

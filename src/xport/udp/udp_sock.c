@@ -120,13 +120,13 @@ static int tn_udp_auto_rails(struct in_addr *addrs, int *mtus, int max, int loop
     return n;
 }
 
-static tn_status_t tn_udp_open_rail(tn_udp_sock_t *s, int r, struct in_addr a, size_t sockbuf,
-                                    int gso)
+/* A non-blocking UDP socket with both buffers set to sockbuf. */
+static int tn_udp_socket(size_t sockbuf)
 {
     int fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (fd < 0) {
         tn_log_error("udp", "socket failed: %m");
-        return TN_ERR_IO;
+        return -1;
     }
     int v = (int)sockbuf;
     setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &v, sizeof(v));
@@ -134,6 +134,16 @@ static tn_status_t tn_udp_open_rail(tn_udp_sock_t *s, int r, struct in_addr a, s
     /* as root we may exceed the system limit, which loss tests rely on */
     setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &v, sizeof(v));
     setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &v, sizeof(v));
+    return fd;
+}
+
+static tn_status_t tn_udp_open_rail(tn_udp_sock_t *s, int r, struct in_addr a, size_t sockbuf,
+                                    int gso)
+{
+    int fd = tn_udp_socket(sockbuf);
+    if (fd < 0) {
+        return TN_ERR_IO;
+    }
     struct sockaddr_in sin;
     memset(&sin, 0, sizeof(sin));
     sin.sin_family = AF_INET;
@@ -170,6 +180,7 @@ tn_status_t tn_udp_sock_open(tn_udp_sock_t *s, const char *rails, int loopback_o
     for (int r = 0; r < TN_UDP_MAX_RAILS; r++) {
         s->fd[r] = -1;
     }
+    s->sockbuf = sockbuf;
     if (rails == NULL || strcmp(rails, "auto") == 0 || rails[0] == '\0') {
         n = tn_udp_auto_rails(addrs, mtus, TN_UDP_MAX_RAILS, loopback_only);
     } else {
@@ -201,8 +212,50 @@ tn_status_t tn_udp_sock_open(tn_udp_sock_t *s, const char *rails, int loopback_o
     return TN_OK;
 }
 
+void tn_udp_sock_set_routes(tn_udp_sock_t *s, int per_rail)
+{
+    int max = per_rail > 0 ? per_rail * s->nrails : 0;
+    if (max <= s->max_routes) {
+        return;
+    }
+    int *fds = realloc(s->route_fd, (size_t)max * sizeof(int));
+    if (fds == NULL) {
+        return;
+    }
+    s->route_fd = fds;
+    s->max_routes = max;
+}
+
+int tn_udp_sock_route(tn_udp_sock_t *s, int rail, const struct sockaddr_in *to)
+{
+    if (s->nroutes >= s->max_routes || rail < 0 || rail >= s->nrails) {
+        return -1;
+    }
+    int fd = tn_udp_socket(s->sockbuf);
+    if (fd < 0) {
+        return -1;
+    }
+    /* the rail's address, so the datagrams take that rail's interface */
+    struct sockaddr_in sin = s->addr[rail];
+    sin.sin_port = 0;
+    if (bind(fd, (struct sockaddr *)&sin, sizeof(sin)) != 0 ||
+        connect(fd, (const struct sockaddr *)to, sizeof(*to)) != 0) {
+        tn_log_debug("udp", "no connected socket on rail %d: %m", rail);
+        close(fd);
+        return -1;
+    }
+    s->route_fd[s->nroutes] = fd;
+    return s->nroutes++;
+}
+
 void tn_udp_sock_close(tn_udp_sock_t *s)
 {
+    for (int i = 0; i < s->nroutes; i++) {
+        close(s->route_fd[i]);
+    }
+    free(s->route_fd);
+    s->route_fd = NULL;
+    s->nroutes = s->max_routes = 0;
     for (int r = 0; r < TN_UDP_MAX_RAILS; r++) {
         if (s->fd[r] >= 0) {
             close(s->fd[r]);
@@ -258,15 +311,50 @@ typedef struct {
         char           buf[CMSG_SPACE(sizeof(uint16_t))];
         struct cmsghdr align;
     } ctl[TN_UDP_MSGS];
-    int            nmsg, niov, rail;
+    int            nmsg, niov, rail, route;
 } tn_udp_batch_t;
+
+/* A lone datagram up to this size is gathered into one buffer and sent
+ * with send()/sendto(): the kernel then imports no message header and no
+ * iovec, which is most of what a small send costs beyond the stack itself. */
+#define TN_UDP_FLAT_MAX 2048
+
+/* Send messages b->msgs[done..nmsg) through fd: the count the kernel took,
+ * or -1 with errno set. */
+static int tn_udp_send_msgs(int fd, tn_udp_batch_t *b, int done)
+{
+    struct msghdr *h = &b->msgs[done].msg_hdr;
+    if (b->nmsg - done > 1 || b->ndgram[done] > 1) {
+        return sendmmsg(fd, b->msgs + done, (unsigned)(b->nmsg - done), MSG_DONTWAIT);
+    }
+    size_t total = 0;
+    for (size_t i = 0; i < h->msg_iovlen; i++) {
+        total += h->msg_iov[i].iov_len;
+    }
+    ssize_t r;
+    if (total <= TN_UDP_FLAT_MAX) {
+        char flat[TN_UDP_FLAT_MAX];
+        size_t off = 0;
+        for (size_t i = 0; i < h->msg_iovlen; i++) {
+            memcpy(flat + off, h->msg_iov[i].iov_base, h->msg_iov[i].iov_len);
+            off += h->msg_iov[i].iov_len;
+        }
+        r = h->msg_name == NULL ? send(fd, flat, total, MSG_DONTWAIT)
+                                : sendto(fd, flat, total, MSG_DONTWAIT,
+                                         (const struct sockaddr *)h->msg_name, h->msg_namelen);
+    } else {
+        r = sendmsg(fd, h, MSG_DONTWAIT);
+    }
+    return r < 0 ? -1 : 1;
+}
 
 /* Hand the gathered messages of one rail to the kernel. */
 static void tn_udp_flush_run(tn_udp_sock_t *s, tn_udp_batch_t *b, int *failed_rail_p)
 {
     int done = 0, rail = b->rail;
+    int fd = b->route >= 0 ? s->route_fd[b->route] : s->fd[rail];
     while (done < b->nmsg) {
-        int k = sendmmsg(s->fd[rail], b->msgs + done, (unsigned)(b->nmsg - done), MSG_DONTWAIT);
+        int k = tn_udp_send_msgs(fd, b, done);
         if (k < 0) {
             if (errno == EINTR) {
                 continue;
@@ -318,11 +406,12 @@ static void tn_udp_send_dgrams(tn_udp_sock_t *s, const tn_udp_out_t *d, int nd,
 {
     int i = 0;
     while (i < nd) {
-        int rail = d[i].rail;
-        if (b->nmsg == TN_UDP_MSGS || (b->nmsg > 0 && rail != b->rail)) {
+        int rail = d[i].rail, route = d[i].route;
+        if (b->nmsg == TN_UDP_MSGS || (b->nmsg > 0 && (rail != b->rail || route != b->route))) {
             tn_udp_flush_run(s, b, failed_rail_p);
         }
         b->rail = rail;
+        b->route = route;
         size_t seg = d[i].len + d[i].len2, bytes = 0;
         int j = i, iov0 = b->niov;
         do {
@@ -338,7 +427,8 @@ static void tn_udp_send_dgrams(tn_udp_sock_t *s, const tn_udp_out_t *d, int nd,
             if (sz < seg) {
                 break;                  /* a shorter datagram ends a run */
             }
-        } while (s->gso[rail] && j < nd && d[j].rail == rail && tn_udp_same_to(&d[j].to, &d[i].to) &&
+        } while (s->gso[rail] && j < nd && d[j].rail == rail && d[j].route == route &&
+                 (route >= 0 || tn_udp_same_to(&d[j].to, &d[i].to)) &&
                  d[j].len + d[j].len2 <= seg && j - i < TN_UDP_GSO_MAX_SEGS &&
                  bytes + d[j].len + d[j].len2 <= TN_UDP_GSO_MAX_BYTES);
         int m = b->nmsg++;
@@ -347,8 +437,10 @@ static void tn_udp_send_dgrams(tn_udp_sock_t *s, const tn_udp_out_t *d, int nd,
         memset(&b->msgs[m], 0, sizeof(b->msgs[m]));
         h->msg_iov = &b->iov[iov0];
         h->msg_iovlen = (size_t)(b->niov - iov0);
-        h->msg_name = (void *)&d[i].to;
-        h->msg_namelen = sizeof(struct sockaddr_in);
+        if (route < 0) {
+            h->msg_name = (void *)&d[i].to;
+            h->msg_namelen = sizeof(struct sockaddr_in);
+        }
         b->ndgram[m] = ndg;
         if (ndg > 1) {
             h->msg_control = b->ctl[m].buf;
@@ -410,6 +502,7 @@ int tn_udp_sock_send(tn_udp_sock_t *s, const tn_udp_out_t *out, int n, int *fail
                     }
                     s->held_len = total;
                     s->held_rail = o->rail;
+                    s->held_route = o->route;
                     s->held_to = o->to;
                     s->stats.fault_reordered++;
                     continue;       /* goes out after the next datagram */
@@ -422,7 +515,8 @@ int tn_udp_sock_send(tn_udp_sock_t *s, const tn_udp_out_t *out, int n, int *fail
             }
             if (s->held != NULL && release_held == NULL) {
                 d[nd++] = (tn_udp_out_t){ .buf = s->held, .len = s->held_len,
-                                          .rail = s->held_rail, .to = s->held_to };
+                                          .rail = s->held_rail, .route = s->held_route,
+                                          .to = s->held_to };
                 release_held = s->held;
                 s->held = NULL;
             }
@@ -446,18 +540,30 @@ size_t tn_udp_sock_recv_cap(const tn_udp_sock_t *s, size_t packet_size)
     return packet_size;
 }
 
-int tn_udp_sock_recv(tn_udp_sock_t *s, int rail, void **bufs, size_t cap, size_t *lens,
+/* Size of the datagrams in a received buffer of len bytes.  Each of ours
+ * says how long it is (header, SACK ranges, payload), and a coalesced (GRO)
+ * buffer holds datagrams of one size but the last: the first one's length
+ * is the segment size.  A buffer this cannot read (too short, a length
+ * past its end) is taken whole and fails the checks as one datagram. */
+static size_t tn_udp_seg_size(const char *buf, size_t len)
+{
+    tn_udp_hdr_t h;
+    if (len < sizeof(h)) {
+        return len;
+    }
+    memcpy(&h, buf, sizeof(h));
+    size_t dlen = sizeof(h) + (size_t)h.nsack * sizeof(tn_udp_sack_t) + h.len;
+    return dlen < len ? dlen : len;
+}
+
+int tn_udp_sock_recv(tn_udp_sock_t *s, int rail, char *base, size_t cap, size_t *lens,
                      size_t *segs, int max)
 {
     /* The headers are built once for a set of buffers: this runs on every
      * poll of an idle socket, where only the syscall should cost. */
     static struct mmsghdr msgs[TN_UDP_SEND_BATCH];
     static struct iovec iovs[TN_UDP_SEND_BATCH];
-    static union {
-        char           buf[CMSG_SPACE(sizeof(int))];
-        struct cmsghdr align;
-    } ctl[TN_UDP_SEND_BATCH];
-    static void *built_for[TN_UDP_SEND_BATCH];
+    static char *built_base;
     static size_t built_cap;
     if (max > TN_UDP_SEND_BATCH) {
         max = TN_UDP_SEND_BATCH;
@@ -465,31 +571,26 @@ int tn_udp_sock_recv(tn_udp_sock_t *s, int rail, void **bufs, size_t cap, size_t
     if (max <= 0) {
         return 0;
     }
-    if (built_cap != cap || memcmp(built_for, bufs, (size_t)max * sizeof(void *)) != 0) {
-        for (int i = 0; i < max; i++) {
-            iovs[i].iov_base = bufs[i];
+    if (built_base != base || built_cap != cap) {
+        for (int i = 0; i < TN_UDP_SEND_BATCH; i++) {
+            iovs[i].iov_base = base + (size_t)i * cap;
             iovs[i].iov_len = cap;
             memset(&msgs[i], 0, sizeof(msgs[i]));
             msgs[i].msg_hdr.msg_iov = &iovs[i];
             msgs[i].msg_hdr.msg_iovlen = 1;
-            built_for[i] = bufs[i];
         }
-        for (int i = max; i < TN_UDP_SEND_BATCH; i++) {
-            built_for[i] = NULL;
-        }
+        built_base = base;
         built_cap = cap;
     }
-    int gro = s->gro[rail];
-    for (int i = 0; i < max; i++) {
-        /* the kernel shortens msg_controllen to what it wrote */
-        msgs[i].msg_hdr.msg_control = gro ? ctl[i].buf : NULL;
-        msgs[i].msg_hdr.msg_controllen = gro ? sizeof(ctl[i].buf) : 0;
-    }
-    /* one plain recvmsg first: an empty socket (the common case while
-     * waiting) costs the least that way; the rest of a burst in one call */
+    /* One plain recv first: an empty socket (the common case while
+     * waiting) costs the least that way, with no message header for the
+     * kernel to import; the rest of a burst in one recvmmsg.  No control
+     * messages: GRO's segment size is read from our own headers.
+     * MSG_TRUNC makes recv return a datagram's full length, so one larger
+     * than any of ours shows. */
     ssize_t r;
     do {
-        r = recvmsg(s->fd[rail], &msgs[0].msg_hdr, MSG_DONTWAIT);
+        r = recv(s->fd[rail], base, cap, MSG_DONTWAIT | MSG_TRUNC);
     } while (r < 0 && errno == EINTR);
     if (r < 0) {
         if (errno != EAGAIN && errno != EWOULDBLOCK && errno != ECONNREFUSED) {
@@ -499,6 +600,7 @@ int tn_udp_sock_recv(tn_udp_sock_t *s, int rail, void **bufs, size_t cap, size_t
         return 0;
     }
     msgs[0].msg_len = (unsigned)r;
+    msgs[0].msg_hdr.msg_flags = (size_t)r > cap ? MSG_TRUNC : 0;
     int k = 1;
     /* Look for more in the same call only while that pays: a lone message
      * (a ping-pong) would pay a second, empty system call on its critical
@@ -518,25 +620,18 @@ int tn_udp_sock_recv(tn_udp_sock_t *s, int rail, void **bufs, size_t cap, size_t
         s->more[rail] = m > 0;
     }
     for (int i = 0; i < k; i++) {
-        struct msghdr *h = &msgs[i].msg_hdr;
         lens[i] = msgs[i].msg_len;
-        segs[i] = lens[i];
-        if (h->msg_flags & MSG_TRUNC) {
+        if (msgs[i].msg_hdr.msg_flags & MSG_TRUNC) {
             lens[i] = segs[i] = 0;      /* larger than any of ours: foreign, drop */
             continue;
         }
-        for (struct cmsghdr *c = gro ? CMSG_FIRSTHDR(h) : NULL; c != NULL; c = CMSG_NXTHDR(h, c)) {
-            if (c->cmsg_level == SOL_UDP && c->cmsg_type == UDP_GRO) {
-                int gs;
-                memcpy(&gs, CMSG_DATA(c), sizeof(gs));
-                if (gs > 0 && (size_t)gs < lens[i]) {
-                    segs[i] = (size_t)gs;
-                    s->stats.gro_recvs++;
-                    s->stats.gro_datagrams += (lens[i] + segs[i] - 1) / segs[i];
-                }
-            }
+        segs[i] = tn_udp_seg_size(base + (size_t)i * cap, lens[i]);
+        size_t ndg = segs[i] != 0 ? (lens[i] + segs[i] - 1) / segs[i] : 1;
+        if (ndg > 1) {
+            s->stats.gro_recvs++;
+            s->stats.gro_datagrams += ndg;
         }
-        s->stats.recv += (uint64_t)((lens[i] + segs[i] - 1) / (segs[i] ? segs[i] : 1));
+        s->stats.recv += ndg;
     }
     return k;
 }

@@ -7,13 +7,22 @@
  * here, on the send side, so it can drop, duplicate, hold back (reorder)
  * or corrupt real datagrams with a seeded generator.
  *
+ * Connected routes.  Sending through an unconnected socket makes the
+ * kernel look up the route for every datagram; a socket connected to one
+ * destination keeps it.  tn_udp_sock_route() opens such a socket (bound to
+ * the rail's address, ephemeral port, send only) for up to max_routes
+ * destinations; datagrams to a route leave through it.  Receivers identify
+ * the sender by the header, not the source port, so nothing else changes.
+ * A connected socket reports ICMP errors (ECONNREFUSED once the peer's
+ * socket is gone): such a send counts as lost, like a full buffer.
+ *
  * Segmentation offload.  With gso on, a run of datagrams to the same
  * address whose sizes are equal (the last may be shorter) leaves in one
  * sendmsg with a UDP_SEGMENT control message: the kernel walks its stack
  * once for up to 64 KiB and cuts the datagrams at the device (or never, on
  * loopback towards a socket with GRO).  Receiving sockets enable UDP_GRO,
- * so one buffer may hold several datagrams, all of the reported segment
- * size but the last.  Each datagram keeps its own header and CRC on the
+ * so one buffer may hold several datagrams, all of one size but the last;
+ * the first datagram's header gives that size (no control message needed).  Each datagram keeps its own header and CRC on the
  * wire, so a peer without GSO/GRO sees ordinary datagrams.  A kernel that
  * refuses the option (or a send through a device without checksum
  * offload) turns gso off for that socket and sends one datagram a time. */
@@ -41,6 +50,10 @@ typedef struct {
 typedef struct {
     int                 nrails;
     int                 fd[TN_UDP_MAX_RAILS];
+    /* connected send sockets (see above) */
+    int                *route_fd;
+    int                 nroutes, max_routes;
+    size_t              sockbuf;
     struct sockaddr_in  addr[TN_UDP_MAX_RAILS];   /* bound local addresses */
     int                 mtu[TN_UDP_MAX_RAILS];    /* interface MTU (0 unknown) */
     int                 gso[TN_UDP_MAX_RAILS];    /* UDP_SEGMENT sends work on this rail */
@@ -55,6 +68,7 @@ typedef struct {
     void               *held;
     size_t              held_len;
     int                 held_rail;
+    int                 held_route;
     struct sockaddr_in  held_to;
     tn_udp_sock_stats_t stats;
 } tn_udp_sock_t;
@@ -64,6 +78,13 @@ typedef struct {
  * gso: try UDP segmentation and receive offload (see above). */
 tn_status_t tn_udp_sock_open(tn_udp_sock_t *s, const char *rails, int loopback_only,
                              size_t sockbuf, int gso, const tn_udp_fault_cfg_t *fault);
+/* Allow up to per_rail connected routes on each rail (0: none). */
+void tn_udp_sock_set_routes(tn_udp_sock_t *s, int per_rail);
+
+/* A connected send socket on rail towards to (see above): its route
+ * number, or -1 when max_routes are in use or it cannot be made (the
+ * caller then sends unconnected). */
+int tn_udp_sock_route(tn_udp_sock_t *s, int rail, const struct sockaddr_in *to);
 
 /* Largest buffer one receive may fill: 64 KiB when a rail has GRO on (so
  * receive buffers must be that large), else packet_size. */
@@ -82,7 +103,8 @@ typedef struct {
     const void         *buf2;
     size_t              len2;
     int                 rail;
-    struct sockaddr_in  to;
+    int                 route;      /* from tn_udp_sock_route, or -1 */
+    struct sockaddr_in  to;         /* used when route is -1 */
 } tn_udp_out_t;
 
 /* Send n datagrams (batched per rail).  Datagrams the kernel refuses for
@@ -92,12 +114,12 @@ typedef struct {
  * *failed_rail_p (-1 if none). */
 int tn_udp_sock_send(tn_udp_sock_t *s, const tn_udp_out_t *out, int n, int *failed_rail_p);
 
-/* Receive up to max buffers from rail into bufs[i] (each cap bytes);
- * lens[i] gets their sizes and segs[i] the size of the datagrams in it:
+/* Receive up to max buffers from rail into base + i * cap (each cap
+ * bytes); lens[i] gets their sizes and segs[i] the size of the datagrams in it:
  * lens[i] for a single datagram, less when GRO coalesced several (each
  * segs[i] bytes, the last one the rest).  Non-blocking; returns the count
  * of buffers filled (0 if none). */
-int tn_udp_sock_recv(tn_udp_sock_t *s, int rail, void **bufs, size_t cap, size_t *lens,
+int tn_udp_sock_recv(tn_udp_sock_t *s, int rail, char *base, size_t cap, size_t *lens,
                      size_t *segs, int max);
 
 /* Block until a socket is readable or timeout_ns passes. */
