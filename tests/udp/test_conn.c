@@ -906,6 +906,46 @@ static void test_api(void)
     CHECK(tn_udp_conn_new(&cfg, JOB, 0, 1, &c) == TN_ERR_INVAL);
 }
 
+/* A sender that pushes a stream without reading its socket passes timers
+ * = 0: however long it goes, output must not take the unread acks for loss
+ * (no RTO, nothing resent); the next output with timers does. */
+static void test_no_timers(void)
+{
+    tn_udp_conn_cfg_t cfg = default_cfg();
+    tn_udp_conn_t *c;
+    CHECK(tn_udp_conn_new(&cfg, JOB, 0, 1, &c) == TN_OK);
+    static unsigned char msg[100];
+    struct iovec iov = { msg, sizeof(msg) };
+    unsigned char pkt[PKT];
+    const void *payload;
+    size_t plen;
+    int rail;
+    uint64_t now = 0;
+    CHECK(tn_udp_conn_send(c, &iov, 1, now) == TN_OK);
+    CHECK(tn_udp_conn_output_gather(c, pkt, sizeof(pkt), &payload, &plen, &rail, now, 0) != 0);
+    uint64_t due = tn_udp_conn_deadline(c);
+    CHECK(due != UINT64_MAX && due > now);          /* the RTO is armed */
+    /* long past the RTO, more data goes out, nothing is resent */
+    for (int i = 0; i < 5; i++) {
+        now = due + (uint64_t)i * 10 * MS;
+        CHECK(tn_udp_conn_send(c, &iov, 1, now) == TN_OK);
+        size_t n = tn_udp_conn_output_gather(c, pkt, sizeof(pkt), &payload, &plen, &rail, now, 0);
+        tn_udp_hdr_t h;
+        memcpy(&h, pkt, sizeof(h));
+        CHECK(n != 0 && h.psn == (uint64_t)i + 2 && !(h.flags & TN_UDP_F_RETX));
+        CHECK(tn_udp_conn_output_gather(c, pkt, sizeof(pkt), &payload, &plen, &rail, now, 0) == 0);
+    }
+    CHECK(tn_udp_conn_stats(c)->timeouts == 0 && tn_udp_conn_stats(c)->retransmits == 0);
+    /* with timers the silence counts: a timeout, psn 1 goes out again */
+    size_t n = tn_udp_conn_output_gather(c, pkt, sizeof(pkt), &payload, &plen, &rail, now, 1);
+    tn_udp_hdr_t h;
+    memcpy(&h, pkt, sizeof(h));
+    CHECK(n != 0 && h.psn == 1 && (h.flags & TN_UDP_F_RETX));
+    CHECK(tn_udp_conn_stats(c)->timeouts == 1);
+    tn_udp_conn_free(c);
+    printf("no timers while unread    ok\n");
+}
+
 #include <time.h>
 static double wall(void)
 {
@@ -939,6 +979,7 @@ int main(void)
     TIMED(test_rails());
     TIMED(test_credits());
     TIMED(test_defaults());
+    TIMED(test_no_timers());
     if (failures) {
         fprintf(stderr, "test_conn: %d failures\n", failures);
         return 1;

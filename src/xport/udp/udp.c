@@ -190,7 +190,7 @@ err_close:
 }
 
 static int tn_udp_progress(void);
-static int tn_udp_flush(int peer, uint64_t now);
+static int tn_udp_flush(int peer, uint64_t now, int timers);
 
 /* Sleep until a datagram arrives, a connection's timer is due, or cap_ns
  * have passed. */
@@ -255,7 +255,7 @@ static void tn_udp_drain(void)
             tn_udp_drain_step(1000000);
             now = tn_udp_now();
         }
-        tn_udp_flush(peer, now);
+        tn_udp_flush(peer, now, 1);
     }
     double cap_s = tn_cfg.udp_peer_timeout < 10 ? tn_cfg.udp_peer_timeout : 10;
     uint64_t limit = now + (uint64_t)(cap_s * 1e9);
@@ -329,8 +329,9 @@ static void tn_udp_due(int peer)
     }
 }
 
-/* Send whatever conn has due, in batches. */
-static int tn_udp_flush(int peer, uint64_t now)
+/* Send whatever conn has due, in batches; timers: see
+ * tn_udp_conn_output_gather (1 right after the sockets were read). */
+static int tn_udp_flush(int peer, uint64_t now, int timers)
 {
     tn_udp_peer_t *p = &tn_udp.peers[peer];
     tn_udp_out_t out[TN_UDP_RECV_BATCH];
@@ -345,7 +346,7 @@ static int tn_udp_flush(int peer, uint64_t now)
             size_t plen;
             /* the payload goes out from the sent map, no copy */
             size_t len = tn_udp_conn_output_gather(p->conn, buf, ps, &payload, &plen, &rail,
-                                                   now);
+                                                   now, timers);
             if (len == 0) {
                 break;
             }
@@ -422,7 +423,8 @@ static tn_status_t tn_udp_am_send(int peer, const tn_am_hdr_t *hdr, const struct
         bytes += iov[i].iov_len;
     }
     if (bytes < tn_udp_max_payload() || tn_udp_conn_queued(conn) >= (uint64_t)tn_udp.batch) {
-        tn_udp_flush(peer, now);
+        /* the peer's acks may be waiting unread: no timers here */
+        tn_udp_flush(peer, now, 0);
     } else {
         tn_udp_due(peer);
     }
@@ -475,6 +477,44 @@ static void tn_udp_input(int rail, const void *pkt, size_t len, uint64_t now)
     tn_udp_due((int)src);
 }
 
+/* Acks, retransmissions and data the window now allows, from the
+ * connections whose deadline has come by now; ends the job if a peer
+ * stopped answering.  timers: the sockets were just drained (see
+ * tn_udp_flush). */
+static int tn_udp_service(uint64_t now, int timers)
+{
+    int events = 0;
+    if (now < tn_udp.next_due) {
+        return 0;
+    }
+    uint64_t next = UINT64_MAX;
+    for (int i = 0; i < tn_udp.nlist; i++) {
+        int peer = tn_udp.list[i];
+        tn_udp_conn_t *conn = tn_udp.peers[peer].conn;
+        if (conn == NULL) {
+            continue;
+        }
+        if (tn_udp.peers[peer].due > now) {
+            next = tn_udp.peers[peer].due < next ? tn_udp.peers[peer].due : next;
+            continue;
+        }
+        events += tn_udp_flush(peer, now, timers);
+        next = tn_udp.peers[peer].due < next ? tn_udp.peers[peer].due : next;
+        if (timers && !tn_udp.closing && !tn_udp.peers[peer].fin &&
+            tn_udp_conn_dead(conn, now)) {
+            char msg[256], ip[INET_ADDRSTRLEN];
+            inet_ntop(AF_INET, &tn_udp.peers[peer].addr[0].sin_addr, ip, sizeof(ip));
+            snprintf(msg, sizeof(msg), "rank %d (udp %s:%u) stopped answering for %.0f s; "
+                     "ending the job", peer, ip,
+                     (unsigned)ntohs(tn_udp.peers[peer].addr[0].sin_port),
+                     tn_cfg.udp_peer_timeout);
+            tn_udp.fatal(msg);
+        }
+    }
+    tn_udp.next_due = next;
+    return events;
+}
+
 static int tn_udp_progress(void)
 {
     if (!tn_udp.active) {
@@ -502,38 +542,16 @@ static int tn_udp_progress(void)
             if (n < tn_udp.batch) {
                 break;
             }
+            /* A full batch (with GRO up to batch x 64 KiB) and more may be
+             * waiting: answer what is due (acks above all) before reading
+             * on, or a long stream would keep its sender waiting for acks
+             * until its timer fires.  Not the timers: unread acks may
+             * still wait in the socket. */
+            now = tn_udp_now();
+            events += tn_udp_service(now, 0);
         }
     }
-    /* acks, retransmissions, data the window now allows, from the
-     * connections whose deadline has come */
-    if (now < tn_udp.next_due) {
-        return events;
-    }
-    uint64_t next = UINT64_MAX;
-    for (int i = 0; i < tn_udp.nlist; i++) {
-        int peer = tn_udp.list[i];
-        tn_udp_conn_t *conn = tn_udp.peers[peer].conn;
-        if (conn == NULL) {
-            continue;
-        }
-        if (tn_udp.peers[peer].due > now) {
-            next = tn_udp.peers[peer].due < next ? tn_udp.peers[peer].due : next;
-            continue;
-        }
-        events += tn_udp_flush(peer, now);
-        next = tn_udp.peers[peer].due < next ? tn_udp.peers[peer].due : next;
-        if (!tn_udp.closing && !tn_udp.peers[peer].fin && tn_udp_conn_dead(conn, now)) {
-            char msg[256], ip[INET_ADDRSTRLEN];
-            inet_ntop(AF_INET, &tn_udp.peers[peer].addr[0].sin_addr, ip, sizeof(ip));
-            snprintf(msg, sizeof(msg), "rank %d (udp %s:%u) stopped answering for %.0f s; "
-                     "ending the job", peer, ip,
-                     (unsigned)ntohs(tn_udp.peers[peer].addr[0].sin_port),
-                     tn_cfg.udp_peer_timeout);
-            tn_udp.fatal(msg);
-        }
-    }
-    tn_udp.next_due = next;
-    return events;
+    return events + tn_udp_service(now, 1);
 }
 
 void tn_xport_udp_sleep(int (*recheck)(void), uint64_t timeout_ns)

@@ -409,13 +409,15 @@ static int tn_conn_zero_window(const tn_udp_conn_t *c)
 
 static size_t tn_conn_output(tn_udp_conn_t *c, void *buf, size_t cap,
                              const void **payload_p, size_t *plen_p, int *rail_p,
-                             uint64_t now)
+                             uint64_t now, int timers)
 {
     if (payload_p != NULL) {
         *payload_p = NULL;
         *plen_p = 0;
     }
-    tn_conn_check_timer(c, now);
+    if (timers) {
+        tn_conn_check_timer(c, now);
+    }
     int paced = c->pacing && tn_udp_pace_next(&c->pace, now) > now;
 
     /* 1. retransmissions */
@@ -497,14 +499,14 @@ static size_t tn_conn_output(tn_udp_conn_t *c, void *buf, size_t cap,
 size_t tn_udp_conn_output(tn_udp_conn_t *conn, void *buf, size_t cap, int *rail_p,
                           uint64_t now)
 {
-    return tn_conn_output(conn, buf, cap, NULL, NULL, rail_p, now);
+    return tn_conn_output(conn, buf, cap, NULL, NULL, rail_p, now, 1);
 }
 
 size_t tn_udp_conn_output_gather(tn_udp_conn_t *conn, void *buf, size_t cap,
                                  const void **payload_p, size_t *plen_p, int *rail_p,
-                                 uint64_t now)
+                                 uint64_t now, int timers)
 {
-    return tn_conn_output(conn, buf, cap, payload_p, plen_p, rail_p, now);
+    return tn_conn_output(conn, buf, cap, payload_p, plen_p, rail_p, now, timers);
 }
 
 uint64_t tn_udp_conn_deadline(const tn_udp_conn_t *conn)
