@@ -140,6 +140,7 @@ tn_status_t tn_udp_conn_new(const tn_udp_conn_cfg_t *cfg, uint32_t job, uint32_t
     if (st != TN_OK) {
         goto err_free;
     }
+    c->sm.release = cfg->release;
     st = tn_udp_credit_init(&c->rx, cfg->window, c->max_msg, TN_UDP_FIRST_PSN);
     if (st != TN_OK) {
         goto err_sentmap;
@@ -231,6 +232,31 @@ tn_status_t tn_udp_conn_send(tn_udp_conn_t *conn, const struct iovec *iov, int i
         dst += iov[i].iov_len;
     }
     tn_udp_sentmap_get(&conn->sm, psn)->crc = crc;
+    if (was_idle) {
+        conn->busy_since = now;
+    }
+    return TN_OK;
+}
+
+tn_status_t tn_udp_conn_send_ref(tn_udp_conn_t *conn, const void *head, size_t head_len,
+                                 const void *ext, size_t ext_len, void *cookie,
+                                 uint64_t now)
+{
+    if (head_len + ext_len > conn->max_msg || ext == NULL || ext_len == 0) {
+        return TN_ERR_INVAL;
+    }
+    if (tn_udp_sentmap_queued(&conn->sm) >= conn->cfg.sendq_max) {
+        return TN_ERR_AGAIN;
+    }
+    int was_idle = tn_udp_sentmap_outstanding(&conn->sm) == 0;
+    uint64_t psn;
+    char *dst = tn_udp_sentmap_push_ref(&conn->sm, (uint32_t)(head_len + ext_len), ext,
+                                        (uint32_t)ext_len, cookie, &psn);
+    if (dst == NULL) {
+        return TN_ERR_AGAIN;
+    }
+    uint32_t crc = tn_udp_crc32c_copy(0, dst, head, head_len);
+    tn_udp_sentmap_get(&conn->sm, psn)->crc = tn_udp_crc32c(crc, ext, ext_len);
     if (was_idle) {
         conn->busy_since = now;
     }
@@ -366,6 +392,8 @@ static int tn_conn_cwnd_open(tn_udp_conn_t *c)
     return 0;
 }
 
+static void tn_conn_sent_data(tn_udp_conn_t *c, tn_udp_sent_t *e, int rail, uint64_t now);
+
 static size_t tn_conn_send_data(tn_udp_conn_t *c, tn_udp_sent_t *e, int rail, void *buf,
                                 size_t cap, const void **payload_p, size_t *plen_p,
                                 uint64_t now)
@@ -377,15 +405,43 @@ static size_t tn_conn_send_data(tn_udp_conn_t *c, tn_udp_sent_t *e, int rail, vo
         (!retx && e->psn + 1 >= c->snd_limit)) {
         flags |= TN_UDP_F_ACKNOW;
     }
-    size_t n = tn_conn_build(c, buf, cap, TN_UDP_PKT_DATA, flags, e->psn, e->data, e->len,
-                             e->crc, payload_p != NULL);
+    if (e->ext == NULL) {
+        size_t n = tn_conn_build(c, buf, cap, TN_UDP_PKT_DATA, flags, e->psn, e->data, e->len,
+                                 e->crc, payload_p != NULL);
+        if (n == 0) {
+            return 0;
+        }
+        if (payload_p != NULL) {
+            *payload_p = e->data;
+            *plen_p = e->len;
+        }
+        tn_conn_sent_data(c, e, rail, now);
+        return n;
+    }
+    /* by reference: the head follows the header in buf, the rest is ext */
+    size_t head_len = e->len - e->ext_len;
+    size_t n = tn_conn_build(c, buf, cap, TN_UDP_PKT_DATA, flags, e->psn, NULL, e->len,
+                             e->crc, 1);
     if (n == 0) {
         return 0;
     }
+    memcpy((char *)buf + n, e->data, head_len);
+    n += head_len;
     if (payload_p != NULL) {
-        *payload_p = e->data;
-        *plen_p = e->len;
+        *payload_p = e->ext;
+        *plen_p = e->ext_len;
+    } else {
+        memcpy((char *)buf + n, e->ext, e->ext_len);
+        n += e->ext_len;
     }
+    tn_conn_sent_data(c, e, rail, now);
+    return n;
+}
+
+/* Account the transmission of e. */
+static void tn_conn_sent_data(tn_udp_conn_t *c, tn_udp_sent_t *e, int rail, uint64_t now)
+{
+    int retx = e->tx_count != 0;
     tn_udp_sentmap_on_send(&c->sm, e->psn, rail, now);
     if (c->pacing) {
         tn_udp_pace_on_send(&c->pace, now);
@@ -396,7 +452,6 @@ static size_t tn_conn_send_data(tn_udp_conn_t *c, tn_udp_sent_t *e, int rail, vo
     if (retx) {
         c->stats.retransmits++;
     }
-    return n;
 }
 
 /* Probing applies when data waits, nothing is in flight and credits are

@@ -57,6 +57,8 @@ typedef struct {
     uint32_t cwnd_max;
     uint64_t peer_timeout_ns;  /* no sign of life for this long with data pending: dead */
     int      nrails;           /* 1..TN_UDP_MAX_RAILS */
+    /* a message sent by reference is acked (or sacked): its memory is free */
+    void   (*release)(void *cookie);
 } tn_udp_conn_cfg_t;
 
 #define TN_UDP_MAX_RAILS 4
@@ -90,6 +92,15 @@ uint64_t tn_udp_conn_queued(const tn_udp_conn_t *conn);
 tn_status_t tn_udp_conn_send(tn_udp_conn_t *conn, const struct iovec *iov, int iovcnt,
                              uint64_t now);
 
+/* Queue one message by reference: head (copied, head_len bytes) followed by
+ * ext_len bytes at ext, which are not copied and must stay unchanged until
+ * the connection calls cfg.release(cookie), once the peer has acknowledged
+ * the message.  Their CRC is computed here, in one read.  Same limits and
+ * results as tn_udp_conn_send. */
+tn_status_t tn_udp_conn_send_ref(tn_udp_conn_t *conn, const void *head, size_t head_len,
+                                 const void *ext, size_t ext_len, void *cookie,
+                                 uint64_t now);
+
 /* Feed one received datagram addressed to this connection.  The caller has
  * checked length, version, job, addresses and CRC (tn_udp_packet_check).
  * rail: the rail it arrived on. */
@@ -114,7 +125,8 @@ size_t tn_udp_conn_output(tn_udp_conn_t *conn, void *buf, size_t cap, int *rail_
  * blocks (their length is returned, 0: nothing due) and *payload_p /
  * *plen_p the payload to send after them (NULL / 0 for control packets),
  * which stays valid until the next call into the connection.  The CRC
- * covers both.
+ * covers both.  For a message sent by reference buf also receives its
+ * head, and the payload is the caller's ext.
  *
  * timers: run the loss timers first (the RTO, the time threshold), as
  * tn_udp_conn_output always does.  Pass 0 when the peer's latest packets

@@ -147,6 +147,23 @@ void *tn_udp_sentmap_push(tn_udp_sentmap_t *sm, uint32_t len, uint64_t *psn_p)
     return data;
 }
 
+void *tn_udp_sentmap_push_ref(tn_udp_sentmap_t *sm, uint32_t len, const void *ext,
+                              uint32_t ext_len, void *cookie, uint64_t *psn_p)
+{
+    if (ext_len > len) {
+        return NULL;
+    }
+    void *data = tn_udp_sentmap_push(sm, len - ext_len, psn_p);
+    if (data != NULL) {
+        tn_udp_sent_t *e = tn_udp_sentmap_get(sm, *psn_p);
+        e->len = len;
+        e->ext = ext;
+        e->ext_len = ext_len;
+        e->cookie = cookie;
+    }
+    return data;
+}
+
 void tn_udp_sentmap_on_send(tn_udp_sentmap_t *sm, uint64_t psn, int rail, uint64_t now)
 {
     tn_udp_sent_t *e = tn_udp_sentmap_get(sm, psn);
@@ -212,6 +229,12 @@ static void tn_sm_acked(tn_udp_sentmap_t *sm, tn_udp_sent_t *e, tn_udp_acked_t *
     if (e->data != NULL) {
         tn_udp_slots_put(&sm->slots, e->data);
         e->data = NULL;
+    }
+    if (e->ext != NULL) {
+        e->ext = NULL;
+        if (sm->release != NULL) {
+            sm->release(e->cookie);
+        }
     }
 }
 

@@ -20,7 +20,12 @@
  * Message bytes live in fixed-size slots from a pool that grows in chunks up
  * to the ring's capacity and is reused last-freed-first, so memory follows
  * the peak number of outstanding messages, not the configured maximum, and
- * nothing is allocated per packet once the pool has grown. */
+ * nothing is allocated per packet once the pool has grown.
+ *
+ * A message may instead be held by reference: its leading bytes in a slot,
+ * the rest (ext) in the owner's memory, which must stay unchanged until the
+ * map calls release(cookie) -- once, when the message is acked or sacked,
+ * the moment its bytes can no longer be needed for a retransmission. */
 #ifndef TN_XPORT_UDP_UDP_SENTMAP_H
 #define TN_XPORT_UDP_UDP_SENTMAP_H
 
@@ -63,8 +68,12 @@ typedef struct {
     uint64_t psn;
     uint64_t sent_ns;       /* time of the latest transmission */
     uint64_t txseq;         /* txseq of the latest transmission */
-    void    *data;          /* message bytes (NULL once sacked) */
-    uint32_t len;
+    void    *data;          /* message bytes (NULL once sacked); by reference:
+                             * the len - ext_len leading bytes */
+    const void *ext;        /* by reference: the other ext_len bytes, else NULL */
+    void    *cookie;        /* by reference: passed to release */
+    uint32_t ext_len;
+    uint32_t len;           /* message length */
     uint32_t crc;           /* CRC32C of the message bytes (set by the owner) */
     uint32_t prev, next;    /* list links (ring indices) */
     uint8_t  tx_count;      /* transmissions so far, saturating (1: Karn-safe sample) */
@@ -88,6 +97,7 @@ typedef struct {
     uint64_t         txseq;         /* last txseq given out (0: none) */
     tn_udp_sm_list_t inflight, lost;
     tn_udp_slots_t   slots;
+    void           (*release)(void *cookie);    /* by-reference messages done */
 } tn_udp_sentmap_t;
 
 /* What an ack did, accumulated over the cumulative ack and the SACK blocks
@@ -127,6 +137,12 @@ static inline tn_udp_sent_t *tn_udp_sentmap_get(const tn_udp_sentmap_t *sm, uint
 /* Give the next psn to a message of len bytes: returns its slot to copy the
  * bytes into (and the psn in *psn_p), or NULL when the map is full. */
 void *tn_udp_sentmap_push(tn_udp_sentmap_t *sm, uint32_t len, uint64_t *psn_p);
+
+/* The same for a message held by reference: len bytes in all, of which the
+ * last ext_len stay at ext until release(cookie); returns the slot for the
+ * leading len - ext_len bytes. */
+void *tn_udp_sentmap_push_ref(tn_udp_sentmap_t *sm, uint32_t len, const void *ext,
+                              uint32_t ext_len, void *cookie, uint64_t *psn_p);
 
 /* psn (queued, in flight or lost) was transmitted on rail at now: it moves
  * to the tail of the inflight list with a new txseq. */
