@@ -69,6 +69,8 @@
       "udp: datagrams per sendmmsg/recvmmsg call")                             \
     X(udp_connect, UDP_CONNECT, INT, "64",                                     \
       "udp: peers per rail that get a connected send socket (saves a route lookup per send; 0: none)") \
+    X(udp_send_ref, UDP_SEND_REF, BOOL, "1",                                   \
+      "udp: rendezvous data leaves from the user's buffer (checksummed in place, held until acked) instead of a copy") \
     X(udp_gso, UDP_GSO, BOOL, "1",                                             \
       "udp: send runs of equal-sized datagrams as one UDP GSO send and take coalesced ones with UDP GRO") \
     X(udp_fault_drop, UDP_FAULT_DROP, DOUBLE, "0",                             \

@@ -46,6 +46,7 @@ int tn_mpi_rt_acquire(const char *fn, int required, int *provided_p)
     }
     static const tn_rt_hooks_t hooks = {
         .am_handler = tn_p2p_am_recv,
+        .ref_done = tn_p2p_ref_done,
         .progress = tn_mpi_progress_hook,
     };
     int granted;

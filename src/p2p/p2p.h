@@ -56,6 +56,8 @@ typedef enum {
     TN_SEND_START = 0,     /* nothing sent yet */
     TN_SEND_PIECES,        /* first piece out; sending FRAG/DATA pieces */
     TN_SEND_WAIT,          /* everything out; waiting for FIN or CTS */
+    TN_SEND_REFS,          /* everything out by reference; waiting for the
+                            * transport to release the buffer (ref_done) */
     TN_SEND_DONE,
 } tn_send_stage_t;
 
@@ -91,6 +93,7 @@ struct tn_req {
     uint64_t         rreq;          /* send (CTS path): receiver's request id;
                                        recv: a synchronous sender's id, owed FIN
                                        when the last eager piece arrives */
+    uint32_t         refs;          /* send: pieces the transport holds by reference */
     tn_am_hdr_t      ctrl;          /* TN_PROTO_CTRL: the header to send;
                                      * TN_PROTO_PART: the pieces' header, addr
                                      * the offset of buf in the message */
@@ -181,6 +184,9 @@ void tn_req_free(tn_req_t *req);
  * arrivals from every transport and the core's own progress. */
 struct tn_am_hdr;
 void tn_p2p_am_recv(int peer, const struct tn_am_hdr *hdr, const void *payload, size_t len);
+/* A transport no longer needs the memory of a send's data sent by reference
+ * (cookie: the send request). */
+void tn_p2p_ref_done(void *cookie);
 tn_status_t tn_p2p_init(void);
 void tn_p2p_finalize(void);
 /* Wait until every send this process started has completed (MPI_Finalize:

@@ -257,11 +257,25 @@ static tn_status_t tn_send_push(struct tn_req *req)
             hdr.size = n;
             hdr.rreq = req->rreq;
             hdr.addr = req->offset;
-            st = tn_send_piece(peer, req, &hdr, req->offset, n);
-            if (st != TN_OK) {
-                return st;
+            if (data && !req->pack && (peer->caps & TN_XPORT_CAP_REF)) {
+                /* rendezvous data leaves from the user's buffer, which the
+                 * send holds until the transport has no more use for it */
+                st = xp->am_send_ref(req->world, &hdr, (char *)req->buf + req->offset, n, req);
+                if (st != TN_OK) {
+                    return st;
+                }
+                req->refs++;
+            } else {
+                st = tn_send_piece(peer, req, &hdr, req->offset, n);
+                if (st != TN_OK) {
+                    return st;
+                }
             }
             req->offset += n;
+        }
+        if (req->refs != 0) {
+            req->stage = TN_SEND_REFS;      /* until tn_p2p_ref_done */
+            return TN_OK;
         }
         if (req->proto == TN_PROTO_EAGER && req->mode == TN_SEND_SYNC) {
             req->stage = TN_SEND_WAIT;     /* until FIN */
@@ -279,6 +293,20 @@ static void tn_send_enqueue(struct tn_req *req)
         return;
     }
     tn_sq_append(peer, req);
+}
+
+void tn_p2p_ref_done(void *cookie)
+{
+    struct tn_req *req = cookie;
+    if (req == NULL || req->magic != TN_REQ_MAGIC || req->refs == 0) {
+        tn_log_error("p2p", "a transport released a send it does not hold");
+        return;
+    }
+    /* pieces of a send still being queued may be released already: only
+     * the last release of a fully queued send completes it */
+    if (--req->refs == 0 && req->stage == TN_SEND_REFS) {
+        tn_send_finish(req);
+    }
 }
 
 tn_status_t tn_proto_send_start(struct tn_req *req)

@@ -255,6 +255,7 @@ tn_status_t tn_rt_init(int required, int *provided_p, const tn_rt_hooks_t *hooks
         .kv_get = tn_rt_kv_get,
         .fatal = tn_rt_fatal,
         .am_handler = hooks->am_handler,
+        .ref_done = hooks->ref_done,
     };
     if ((st = tn_xport_check_ops(&tn_xport_self_ops)) != TN_OK ||
         (st = tn_xport_check_ops(&tn_xport_shm_ops)) != TN_OK ||

@@ -61,6 +61,7 @@ static inline void tn_rt_unlock(void)
 /* What the layers above plug into the runtime. */
 typedef struct {
     tn_xport_am_handler_fn_t *am_handler;   /* arrivals from every transport */
+    tn_xport_ref_done_fn_t   *ref_done;     /* am_send_ref memory free again */
     int (*progress)(void);                  /* the core's own progress work */
 } tn_rt_hooks_t;
 

@@ -63,6 +63,7 @@ typedef struct tn_am_hdr {
 enum {
     TN_XPORT_CAP_GET  = 1u << 0,   /* ops->get is usable for this peer */
     TN_XPORT_CAP_FILL = 1u << 1,   /* ops->am_send_fill is usable for this peer */
+    TN_XPORT_CAP_REF  = 1u << 2,   /* ops->am_send_ref is usable for this peer */
 };
 
 #define TN_XPORT_GET_IOV 1024    /* most local pieces of one get (IOV_MAX) */
@@ -96,12 +97,21 @@ typedef struct tn_xport_ops {
     size_t      (*eager_limit)(void);
     /* Largest message carried inline in the header (<= TN_AM_INLINE_MAX). */
     size_t      (*tiny_limit)(void);
+    /* Optional (TN_XPORT_CAP_REF): send hdr + len bytes at buf without
+     * copying them; buf stays unchanged and valid until the transport calls
+     * the job's ref_done(cookie), once, when the peer has them.  Same limits
+     * and results as am_send. */
+    tn_status_t (*am_send_ref)(int peer, const tn_am_hdr_t *hdr, const void *buf, size_t len,
+                               void *cookie);
 } tn_xport_ops_t;
 
 /* Handler the core registers for every arriving active message.  payload
  * holds len bytes (for INLINE eager the payload is inside hdr). */
 typedef void (tn_xport_am_handler_fn_t)(int peer, const tn_am_hdr_t *hdr,
                                         const void *payload, size_t len);
+
+/* Called by a transport when the memory of an am_send_ref is free again. */
+typedef void (tn_xport_ref_done_fn_t)(void *cookie);
 
 /* What a transport learns of the job at set-up (the runtime fills it). */
 typedef struct {
@@ -124,6 +134,7 @@ typedef struct {
     /* per world rank: non-zero when this transport is to serve that peer */
     const unsigned char *use;
     tn_xport_am_handler_fn_t *am_handler;
+    tn_xport_ref_done_fn_t   *ref_done;
 } tn_xport_job_t;
 
 /* Validate an ops table (required slots present). */

@@ -36,6 +36,7 @@ static struct {
     tn_udp_sock_t        sock;
     tn_udp_conn_cfg_t    cfg;
     tn_xport_am_handler_fn_t *handler;
+    tn_xport_ref_done_fn_t   *ref_done;
     void               (*fatal)(const char *msg);
     char                *rbuf;         /* TN_UDP_RECV_BATCH receive buffers */
     size_t               rcap;         /* bytes each (64 KiB with GRO) */
@@ -62,6 +63,15 @@ static uint64_t tn_udp_now(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* A message sent by reference was acknowledged: its memory is the
+ * core's again. */
+static void tn_udp_release(void *cookie)
+{
+    if (tn_udp.ref_done != NULL) {
+        tn_udp.ref_done(cookie);
+    }
 }
 
 static uint32_t tn_udp_job_id(const char *kvsname)
@@ -109,6 +119,7 @@ tn_status_t tn_xport_udp_init(const tn_xport_job_t *job)
     tn_udp.world_size = job->world_size;
     tn_udp.job = tn_udp_job_id(job->kvsname);
     tn_udp.handler = job->am_handler;
+    tn_udp.ref_done = job->ref_done;
     tn_udp.fatal = job->fatal;
     tn_udp.batch = tn_cfg.udp_batch > 0 && tn_cfg.udp_batch <= TN_UDP_RECV_BATCH
                    ? (int)tn_cfg.udp_batch : TN_UDP_RECV_BATCH;
@@ -171,6 +182,7 @@ tn_status_t tn_xport_udp_init(const tn_xport_job_t *job)
         .cwnd_max = tn_cfg.udp_window > 16 ? (uint32_t)tn_cfg.udp_window : 16,
         .peer_timeout_ns = (uint64_t)(tn_cfg.udp_peer_timeout * 1e9),
         .nrails = tn_udp.sock.nrails,
+        .release = tn_udp_release,
     };
     tn_udp.rcap = tn_udp_sock_recv_cap(&tn_udp.sock, ps);
     tn_udp.rbuf = malloc((size_t)TN_UDP_RECV_BATCH * tn_udp.rcap);
@@ -431,6 +443,25 @@ static tn_status_t tn_udp_am_send(int peer, const tn_am_hdr_t *hdr, const struct
     return TN_OK;
 }
 
+/* The same for hdr + len bytes at buf, not copied (see am_send_ref): it
+ * flushes like am_send. */
+static tn_status_t tn_udp_am_send_ref(int peer, const tn_am_hdr_t *hdr, const void *buf,
+                                      size_t len, void *cookie)
+{
+    uint64_t now = tn_udp_now();
+    tn_udp_conn_t *conn = tn_udp_conn_of(peer);
+    tn_status_t st = tn_udp_conn_send_ref(conn, hdr, sizeof(*hdr), buf, len, cookie, now);
+    if (st != TN_OK) {
+        return st;
+    }
+    if (len < tn_udp_max_payload() || tn_udp_conn_queued(conn) >= (uint64_t)tn_udp.batch) {
+        tn_udp_flush(peer, now, 0);
+    } else {
+        tn_udp_due(peer);
+    }
+    return TN_OK;
+}
+
 static void tn_udp_dispatch(int peer, tn_udp_conn_t *conn)
 {
     const void *msg;
@@ -577,7 +608,7 @@ static tn_status_t tn_udp_am_send_fill(int peer, const tn_am_hdr_t *hdr, size_t 
 
 static unsigned tn_udp_caps(int peer)
 {
-    return 0;
+    return tn_cfg.udp_send_ref ? TN_XPORT_CAP_REF : 0;
 }
 
 void tn_xport_udp_print_stats(void)
@@ -634,4 +665,5 @@ const tn_xport_ops_t tn_xport_udp_ops = {
     .caps        = tn_udp_caps,
     .eager_limit = tn_udp_eager_limit,
     .tiny_limit  = tn_udp_tiny_limit,
+    .am_send_ref = tn_udp_am_send_ref,
 };
