@@ -88,9 +88,12 @@ void tn_rt_wait(tn_wait_cond_fn_t *done, void *arg)
         tn_rt_unlock();
         uint64_t timeout = tn_rt.thread_multiple ? 1000000ull : 200000000ull;
         if (tn_xport_udp_active()) {
-            /* poll() on the sockets cannot see shm doorbells: with peers on
-             * both, look at the rings at least every millisecond */
-            tn_xport_udp_sleep(tn_wait_recheck, tn_rt.local_size > 1 ? 1000000ull : timeout);
+            /* shm peers wake a poll() on the sockets through the wake
+             * socket; should there be none, look at the rings at least
+             * every millisecond */
+            static int shm_wakes_seen;
+            uint64_t t = tn_rt.local_size > 1 && !shm_wakes_seen ? 1000000ull : timeout;
+            shm_wakes_seen = tn_xport_udp_sleep(tn_wait_recheck, t);
         } else {
             tn_xport_shm_sleep(tn_wait_recheck, timeout);
         }

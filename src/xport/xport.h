@@ -157,6 +157,12 @@ void        tn_xport_shm_finalize(void);
 void        tn_xport_shm_sleep(int (*recheck)(void), uint64_t timeout_ns);
 /* Wake this process's own sleeper (another thread queued work for it). */
 void        tn_xport_shm_wake_self(void);
+/* Sleeping in poll() elsewhere (the udp sockets): from here until
+ * tn_xport_shm_poll_end, wakers send a byte to the returned descriptor
+ * (include it in the poll set) instead of the futex.  -1: no wake socket,
+ * poll with a short timeout instead. */
+int         tn_xport_shm_poll_begin(void);
+void        tn_xport_shm_poll_end(void);
 void        tn_xport_shm_print_stats(void);
 
 /* The udp transport: set up when some peer is served by it (job->use). */
@@ -166,9 +172,12 @@ tn_status_t tn_xport_udp_init(const tn_xport_job_t *job);
 void        tn_xport_udp_close(void);
 void        tn_xport_udp_finalize(void);
 int         tn_xport_udp_active(void);
-/* Like tn_xport_shm_sleep, blocking in poll() on the sockets; at most
- * timeout_ns, less when a retransmission or ack timer is due sooner. */
-void        tn_xport_udp_sleep(int (*recheck)(void), uint64_t timeout_ns);
+/* Like tn_xport_shm_sleep, blocking in poll() on the sockets and the shm
+ * wake socket (tn_xport_shm_poll_begin); at most timeout_ns, less when a
+ * retransmission or ack timer is due sooner.  Returns 0 if shared-memory
+ * wake-ups could not be seen (no wake socket): the caller then sleeps in
+ * short slices. */
+int         tn_xport_udp_sleep(int (*recheck)(void), uint64_t timeout_ns);
 void        tn_xport_udp_print_stats(void);
 
 #endif

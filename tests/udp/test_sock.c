@@ -75,7 +75,7 @@ static int receive(tn_udp_sock_t *b, int want, int *tags, size_t *dlens, int *co
         size_t lens[32], segs[32];
         int n = tn_udp_sock_recv(b, 0, rbuf, CAP, lens, segs, 32);
         if (n == 0) {
-            tn_udp_sock_wait(b, 10000000);
+            tn_udp_sock_wait(b, 10000000, -1);
             continue;
         }
         for (int i = 0; i < n; i++) {
@@ -175,7 +175,7 @@ int main(void)
         (ssize_t)sizeof(big)) {
         int n = 0;
         for (int tries = 0; n == 0 && tries < 100; tries++) {
-            tn_udp_sock_wait(&b, 10000000);
+            tn_udp_sock_wait(&b, 10000000, -1);
             n = tn_udp_sock_recv(&b, 0, rbuf, 8192, lens, segs, 32);
         }
         CHECK(n == 1 && lens[0] == 0, "an oversized datagram: n %d, len %zu", n,
@@ -188,7 +188,7 @@ int main(void)
                sizeof(b.addr[0])) > 0) {
         int n = 0;
         for (int tries = 0; n == 0 && tries < 100; tries++) {
-            tn_udp_sock_wait(&b, 10000000);
+            tn_udp_sock_wait(&b, 10000000, -1);
             n = tn_udp_sock_recv(&b, 0, rbuf, CAP, lens, segs, 32);
         }
         CHECK(n == 1 && lens[0] == sizeof(liar.h) + 100 && segs[0] == lens[0],

@@ -1,6 +1,13 @@
 /* Shared-memory transport: one segment per node per job, one SPSC ring of
  * cells per ordered pair of local ranks, futex doorbells for blocked
- * waiters, and single-copy CMA reads for rendezvous. */
+ * waiters, and single-copy CMA reads for rendezvous.
+ *
+ * A rank that also has udp peers blocks in poll() on its sockets, which
+ * cannot see a futex.  It sleeps in "poll mode" instead (sleeping = 2): it
+ * adds its wake socket (a datagram socket bound to an abstract Unix
+ * address named after the job and its world rank) to the poll set, and a
+ * waker that finds it in that mode sends a byte there instead of bumping
+ * the futex. */
 #include "xport/xport.h"
 #include "xport/shm/shm_ring.h"
 #include "base/config.h"
@@ -13,7 +20,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/un.h>
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
@@ -23,7 +32,8 @@
 
 typedef struct {
     _Atomic uint32_t futex;      /* doorbell: bumped by wakers */
-    _Atomic uint32_t sleeping;   /* owner is (about to be) blocked */
+    _Atomic uint32_t sleeping;   /* owner is (about to be) blocked: 1 on the
+                                  * futex, 2 in poll mode (see above) */
     int32_t          pid;
     char             pad[TN_SHM_CACHELINE - 12];
 } tn_shm_proc_t;
@@ -60,12 +70,62 @@ static struct {
     size_t              max_payload;
     int                 cma;
     int                 use_doorbell;
+    uint32_t            job_hash;    /* names the wake sockets */
+    int                 world_rank;
     tn_shm_stats_t      stats;
 } tn_shm;
+
+/* My wake socket (see above), -1 until needed; it outlives a finalize
+ * of the segment (sessions may start the transports again). */
+static int tn_shm_wake_fd = -1;
 
 /* Used for sleeping when there is no segment (singleton, one local rank). */
 static _Atomic uint32_t tn_shm_private_futex;
 static _Atomic uint32_t tn_shm_private_sleeping;
+
+/* The abstract Unix address of world rank w's wake socket. */
+static socklen_t tn_shm_wake_addr(int w, struct sockaddr_un *a)
+{
+    memset(a, 0, sizeof(*a));
+    a->sun_family = AF_UNIX;
+    int n = snprintf(a->sun_path + 1, sizeof(a->sun_path) - 1, "tern-wake-%08x-%d",
+                     tn_shm.job_hash, w);
+    return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n);
+}
+
+/* My wake socket (bound on first use), or -1 if none can be made. */
+static int tn_shm_wake_socket(void)
+{
+    if (tn_shm_wake_fd >= 0) {
+        return tn_shm_wake_fd;
+    }
+    int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0) {
+        return -1;
+    }
+    struct sockaddr_un a;
+    socklen_t len = tn_shm_wake_addr(tn_shm.world_rank, &a);
+    if (bind(fd, (struct sockaddr *)&a, len) != 0) {
+        tn_log_debug("shm", "cannot bind the wake socket: %m");
+        close(fd);
+        return -1;
+    }
+    tn_shm_wake_fd = fd;
+    return fd;
+}
+
+/* Wake world rank w, asleep in poll mode: one byte to its wake socket.  A
+ * full socket already holds a wake-up. */
+static void tn_shm_wake_poller(int w)
+{
+    int fd = tn_shm_wake_socket();
+    if (fd >= 0) {
+        struct sockaddr_un a;
+        socklen_t len = tn_shm_wake_addr(w, &a);
+        char b = 0;
+        (void)sendto(fd, &b, 1, MSG_DONTWAIT, (struct sockaddr *)&a, len);
+    }
+}
 
 static long tn_futex(_Atomic uint32_t *uaddr, int op, uint32_t val, const struct timespec *ts)
 {
@@ -197,6 +257,11 @@ tn_status_t tn_xport_shm_init(const tn_xport_job_t *job)
 {
     memset(&tn_shm, 0, sizeof(tn_shm));
     tn_shm.use_doorbell = 1;
+    tn_shm.world_rank = job->world_rank;
+    tn_shm.job_hash = 2166136261u;              /* FNV-1a of the job name */
+    for (const char *c = job->kvsname; *c; c++) {
+        tn_shm.job_hash = (tn_shm.job_hash ^ (uint8_t)*c) * 16777619u;
+    }
     int needed = 0;
     for (int l = 0; l < job->local_size; l++) {
         int w = job->world_of_local[l];
@@ -253,6 +318,10 @@ void tn_xport_shm_finalize(void)
     if (tn_shm.active) {
         munmap(tn_shm.base, tn_shm.len);
     }
+    if (tn_shm_wake_fd >= 0) {
+        close(tn_shm_wake_fd);
+        tn_shm_wake_fd = -1;
+    }
     free(tn_shm.out);
     free(tn_shm.in);
     free(tn_shm.poll);
@@ -262,8 +331,12 @@ void tn_xport_shm_finalize(void)
 static void tn_shm_wake_local(int l)
 {
     tn_shm_proc_t *p = &tn_shm.procs[l];
-    atomic_fetch_add_explicit(&p->futex, 1, memory_order_seq_cst);
-    tn_futex(&p->futex, FUTEX_WAKE, 1, NULL);
+    if (atomic_load_explicit(&p->sleeping, memory_order_seq_cst) == 2) {
+        tn_shm_wake_poller(tn_shm.world_of_local[l]);
+    } else {
+        atomic_fetch_add_explicit(&p->futex, 1, memory_order_seq_cst);
+        tn_futex(&p->futex, FUTEX_WAKE, 1, NULL);
+    }
     tn_shm.stats.wakes++;
 }
 
@@ -449,9 +522,35 @@ void tn_xport_shm_wake_self(void)
     _Atomic uint32_t *sleeping = tn_shm.active ? &tn_shm.procs[tn_shm.me].sleeping
                                                : &tn_shm_private_sleeping;
     atomic_thread_fence(memory_order_seq_cst);
-    if (atomic_load_explicit(sleeping, memory_order_relaxed)) {
+    uint32_t mode = atomic_load_explicit(sleeping, memory_order_relaxed);
+    if (mode == 2) {
+        tn_shm_wake_poller(tn_shm.world_rank);
+    } else if (mode != 0) {
         atomic_fetch_add(word, 1);
         tn_futex(word, FUTEX_WAKE, 1, NULL);
+    }
+}
+
+int tn_xport_shm_poll_begin(void)
+{
+    int fd = tn_shm_wake_socket();
+    if (fd < 0) {
+        return -1;
+    }
+    _Atomic uint32_t *sleeping = tn_shm.active ? &tn_shm.procs[tn_shm.me].sleeping
+                                               : &tn_shm_private_sleeping;
+    atomic_store_explicit(sleeping, 2, memory_order_seq_cst);
+    atomic_thread_fence(memory_order_seq_cst);
+    return fd;
+}
+
+void tn_xport_shm_poll_end(void)
+{
+    _Atomic uint32_t *sleeping = tn_shm.active ? &tn_shm.procs[tn_shm.me].sleeping
+                                               : &tn_shm_private_sleeping;
+    atomic_store_explicit(sleeping, 0, memory_order_relaxed);
+    char buf[64];
+    while (tn_shm_wake_fd >= 0 && recv(tn_shm_wake_fd, buf, sizeof(buf), MSG_DONTWAIT) > 0) {
     }
 }
 

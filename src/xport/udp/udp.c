@@ -204,16 +204,16 @@ err_close:
 static int tn_udp_progress(void);
 static int tn_udp_flush(int peer, uint64_t now, int timers);
 
-/* Sleep until a datagram arrives, a connection's timer is due, or cap_ns
- * have passed. */
-static void tn_udp_wait(uint64_t cap_ns)
+/* Sleep until a datagram arrives (or extra_fd is readable), a connection's
+ * timer is due, or cap_ns have passed. */
+static void tn_udp_wait(uint64_t cap_ns, int extra_fd)
 {
     uint64_t now = tn_udp_now(), deadline = now + cap_ns;
     if (tn_udp.next_due < deadline) {
         deadline = tn_udp.next_due;
     }
     if (deadline > now) {
-        tn_udp_sock_wait(&tn_udp.sock, deadline - now);
+        tn_udp_sock_wait(&tn_udp.sock, deadline - now, extra_fd);
     }
 }
 
@@ -244,7 +244,7 @@ static int tn_udp_all_done(uint64_t now, uint64_t grace)
 static void tn_udp_drain_step(uint64_t cap_ns)
 {
     tn_udp_progress();
-    tn_udp_wait(cap_ns);
+    tn_udp_wait(cap_ns, -1);
 }
 
 /* Finalize runs after the job's closing barrier.  Send a FIN to every peer
@@ -585,12 +585,15 @@ static int tn_udp_progress(void)
     return events + tn_udp_service(now, 1);
 }
 
-void tn_xport_udp_sleep(int (*recheck)(void), uint64_t timeout_ns)
+int tn_xport_udp_sleep(int (*recheck)(void), uint64_t timeout_ns)
 {
-    if (recheck() > 0) {
-        return;
+    /* shared-memory peers wake us through the wake socket (poll mode) */
+    int wake_fd = tn_xport_shm_poll_begin();
+    if (recheck() == 0) {
+        tn_udp_wait(timeout_ns, wake_fd);
     }
-    tn_udp_wait(timeout_ns);
+    tn_xport_shm_poll_end();
+    return wake_fd >= 0;
 }
 
 static tn_status_t tn_udp_get(int peer, struct iovec *local, int nlocal, uint64_t remote_addr)

@@ -636,20 +636,26 @@ int tn_udp_sock_recv(tn_udp_sock_t *s, int rail, char *base, size_t cap, size_t 
     return k;
 }
 
-void tn_udp_sock_wait(tn_udp_sock_t *s, uint64_t timeout_ns)
+void tn_udp_sock_wait(tn_udp_sock_t *s, uint64_t timeout_ns, int extra_fd)
 {
-    struct pollfd pfd[TN_UDP_MAX_RAILS];
+    struct pollfd pfd[TN_UDP_MAX_RAILS + 1];
+    nfds_t n = 0;
     for (int r = 0; r < s->nrails; r++) {
-        pfd[r].fd = s->fd[r];
-        pfd[r].events = POLLIN;
-        pfd[r].revents = 0;
+        pfd[n].fd = s->fd[r];
+        pfd[n].events = POLLIN;
+        pfd[n++].revents = 0;
+    }
+    if (extra_fd >= 0) {
+        pfd[n].fd = extra_fd;
+        pfd[n].events = POLLIN;
+        pfd[n++].revents = 0;
     }
     int ms = timeout_ns == UINT64_MAX ? -1 : (int)((timeout_ns + 999999) / 1000000);
     if (timeout_ns != UINT64_MAX && timeout_ns < 1000000) {
         /* sub-millisecond deadlines: ppoll takes a timespec */
         struct timespec ts = { 0, (long)timeout_ns };
-        ppoll(pfd, (nfds_t)s->nrails, &ts, NULL);
+        ppoll(pfd, n, &ts, NULL);
         return;
     }
-    poll(pfd, (nfds_t)s->nrails, ms);
+    poll(pfd, n, ms);
 }

@@ -122,7 +122,8 @@ int tn_udp_sock_send(tn_udp_sock_t *s, const tn_udp_out_t *out, int n, int *fail
 int tn_udp_sock_recv(tn_udp_sock_t *s, int rail, char *base, size_t cap, size_t *lens,
                      size_t *segs, int max);
 
-/* Block until a socket is readable or timeout_ns passes. */
-void tn_udp_sock_wait(tn_udp_sock_t *s, uint64_t timeout_ns);
+/* Block until a socket (or extra_fd, when >= 0) is readable or timeout_ns
+ * passes. */
+void tn_udp_sock_wait(tn_udp_sock_t *s, uint64_t timeout_ns, int extra_fd);
 
 #endif
