@@ -569,17 +569,20 @@ static int tn_udp_progress(void)
                     off += len;
                     events++;
                 } while (off < lens[i]);
+                /* A batch holds up to batch x 64 KiB with GRO (a few
+                 * hundred microseconds of work): send what became due (an
+                 * ack every ack_every packets) as we go, or a long stream
+                 * would keep its sender waiting for acks until its timer
+                 * fires.  Not the timers: unread acks may still wait in the
+                 * socket. */
+                if (tn_udp.next_due <= now) {
+                    events += tn_udp_service(now, 0);
+                }
             }
             if (n < tn_udp.batch) {
                 break;
             }
-            /* A full batch (with GRO up to batch x 64 KiB) and more may be
-             * waiting: answer what is due (acks above all) before reading
-             * on, or a long stream would keep its sender waiting for acks
-             * until its timer fires.  Not the timers: unread acks may
-             * still wait in the socket. */
             now = tn_udp_now();
-            events += tn_udp_service(now, 0);
         }
     }
     return events + tn_udp_service(now, 1);
