@@ -238,4 +238,7 @@ tn_coll_reduce_scatter_fn_t tn_coll_reduce_scatter_twolevel;
 tn_coll_scan_fn_t           tn_coll_scan_recdbl;
 tn_coll_scan_fn_t           tn_coll_scan_linear;
 
+/* Give back the temporaries collectives keep for reuse (finalize). */
+void tn_coll_buf_drain(void);
+
 #endif

@@ -197,7 +197,7 @@ char *tn_sched_tmp(tn_sched_t *s, const tn_dt_t *dt, size_t count)
     if (lo > 0) {
         lo = 0;
     }
-    char *p = malloc((size_t)(hi - lo) + 1);
+    char *p = tn_coll_buf_get((size_t)(hi - lo) + 1);
     if (p == NULL) {
         s->err = TN_ERR_NOMEM;
         return NULL;
@@ -226,7 +226,7 @@ void tn_sched_free(tn_sched_t *s)
         }
     }
     for (int i = 0; i < s->ntmps; i++) {
-        free(s->tmps[i]);
+        tn_coll_buf_put(s->tmps[i]);
     }
     tn_comm_release(s->comm);
     free(s->steps);

@@ -62,3 +62,86 @@ char *tn_coll_inplace_save(const tn_coll_blocks_t *rb, const void *rbuf, int n,
     *shift_p = lo;
     return tmp;
 }
+
+/* ---- kept temporaries (see tn_coll_buf_get) ------------------------------
+ * Every buffer carries its size in a header in front of it.  Up to
+ * TN_COLL_KEEP freed buffers of TN_COLL_KEEP_MIN bytes or more are kept,
+ * TN_COLL_KEEP_MAX bytes at most in all; a request of TN_COLL_KEEP_MIN or
+ * more takes the smallest kept buffer that is large enough.  Callers hold the runtime lock (every
+ * collective and every schedule runs under it). */
+#define TN_COLL_HDR      64                       /* keeps the payload aligned */
+#define TN_COLL_KEEP     4
+#define TN_COLL_KEEP_MIN ((size_t)64 * 1024)
+#define TN_COLL_KEEP_MAX ((size_t)256 * 1024 * 1024)
+
+static struct {
+    char  *base[TN_COLL_KEEP];
+    size_t size[TN_COLL_KEEP];    /* usable bytes; 0: empty slot */
+    size_t total;
+} tn_coll_keep;
+
+void *tn_coll_buf_get(size_t bytes)
+{
+    int best = -1;
+    for (int i = 0; i < TN_COLL_KEEP && bytes >= TN_COLL_KEEP_MIN; i++) {
+        if (tn_coll_keep.size[i] >= bytes &&
+            (best < 0 || tn_coll_keep.size[i] < tn_coll_keep.size[best])) {
+            best = i;
+        }
+    }
+    if (best >= 0) {
+        char *base = tn_coll_keep.base[best];
+        tn_coll_keep.total -= tn_coll_keep.size[best];
+        tn_coll_keep.size[best] = 0;
+        tn_coll_keep.base[best] = NULL;
+        return base + TN_COLL_HDR;
+    }
+    char *base = malloc(TN_COLL_HDR + bytes);
+    if (base == NULL) {
+        return NULL;
+    }
+    memcpy(base, &bytes, sizeof(bytes));
+    return base + TN_COLL_HDR;
+}
+
+void tn_coll_buf_put(void *p)
+{
+    if (p == NULL) {
+        return;
+    }
+    char *base = (char *)p - TN_COLL_HDR;
+    size_t size;
+    memcpy(&size, base, sizeof(size));
+    if (size >= TN_COLL_KEEP_MIN) {
+        /* keep it in place of an empty slot or of the smallest kept one */
+        int slot = -1;
+        for (int i = 0; i < TN_COLL_KEEP; i++) {
+            if (tn_coll_keep.size[i] == 0) {
+                slot = i;
+                break;
+            }
+            if (slot < 0 || tn_coll_keep.size[i] < tn_coll_keep.size[slot]) {
+                slot = i;
+            }
+        }
+        size_t out = tn_coll_keep.size[slot];
+        if (out < size && tn_coll_keep.total - out + size <= TN_COLL_KEEP_MAX) {
+            free(tn_coll_keep.base[slot]);
+            tn_coll_keep.total += size - out;
+            tn_coll_keep.base[slot] = base;
+            tn_coll_keep.size[slot] = size;
+            return;
+        }
+    }
+    free(base);
+}
+
+void tn_coll_buf_drain(void)
+{
+    for (int i = 0; i < TN_COLL_KEEP; i++) {
+        free(tn_coll_keep.base[i]);
+        tn_coll_keep.base[i] = NULL;
+        tn_coll_keep.size[i] = 0;
+    }
+    tn_coll_keep.total = 0;
+}

@@ -26,10 +26,17 @@ static inline size_t tn_coll_span(const tn_dt_t *dt, size_t count)
     return (size_t)dt->extent * count;
 }
 
+/* Larger temporaries (coll_util.c).  Freed ones are kept for the next
+ * collective instead of going back to malloc: a buffer above malloc's mmap
+ * threshold would otherwise come back as fresh pages, zeroed and faulted in
+ * on every call, which costs more than the collective's own copies. */
+void *tn_coll_buf_get(size_t bytes);
+void tn_coll_buf_put(void *p);
+
 /* NULL only when malloc failed; bytes == 0 gives a valid pointer. */
 static inline void *tn_coll_tmp_get(tn_coll_tmp_t *t, size_t bytes)
 {
-    t->p = bytes <= TN_COLL_TMP_SMALL ? (void *)t->small.bytes : malloc(bytes);
+    t->p = bytes <= TN_COLL_TMP_SMALL ? (void *)t->small.bytes : tn_coll_buf_get(bytes);
     return t->p;
 }
 
@@ -37,7 +44,7 @@ static inline void *tn_coll_tmp_get(tn_coll_tmp_t *t, size_t bytes)
 static inline void tn_coll_tmp_put(tn_coll_tmp_t *t)
 {
     if (t->p != (void *)t->small.bytes) {
-        free(t->p);
+        tn_coll_buf_put(t->p);
     }
     t->p = NULL;
 }

@@ -81,6 +81,7 @@ static tn_status_t tn_mpi_rt_teardown(void)
     }
     tn_comm_finalize();
     tn_p2p_finalize();
+    tn_coll_buf_drain();
     tn_comm_world.errh = tn_comm_self.errh = &tn_errh_return;
     tn_mpi_errh_free_all();
     tn_mpi_rt_state = 2;
