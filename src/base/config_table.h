@@ -38,6 +38,12 @@
       "Largest message sent inline in the header cache line (0 = all that fit)") \
     X(shm_eager_threshold, SHM_EAGER_THRESHOLD, SIZE, "16k",                   \
       "Largest message sent eagerly through cells; larger ones use rendezvous") \
+    X(shm_coll_slots, SHM_COLL_SLOTS, INT, "16",                               \
+      "Collective slots in the node's segment: communicators on one node that run their " \
+      "small collectives through shared memory at once (0 = none)")            \
+    X(shm_coll_bytes, SHM_COLL_BYTES, SIZE, "4k",                              \
+      "Data bytes per rank in a collective slot (4 buffers each); larger collectives " \
+      "go through point-to-point messages")                                    \
     X(shm_cma, SHM_CMA, BOOL, "1",                                             \
       "Use single-copy process_vm_readv (CMA) for rendezvous when permitted")  \
     X(rndv_scatter_min, RNDV_SCATTER_MIN, SIZE, "0",                           \
@@ -86,26 +92,26 @@
     X(run_timeout, RUN_TIMEOUT, INT, "0",                                      \
       "tern-run: end the job after this many seconds (0 = no limit)")          \
     X(coll_barrier, COLL_BARRIER, STRING, "auto",                              \
-      "Barrier algorithm: auto, dissemination, flat, twolevel")                \
+      "Barrier algorithm: auto, dissemination, flat, twolevel, shm")           \
     X(coll_bcast, COLL_BCAST, STRING, "auto",                                  \
       "Bcast algorithm: auto, binomial, scatter_allgather, pipeline, "         \
-      "twolevel")                                                              \
+      "twolevel, shm")                                                         \
     X(coll_reduce, COLL_REDUCE, STRING, "auto",                                \
-      "Reduce algorithm: auto, binomial, rabenseifner, twolevel")              \
+      "Reduce algorithm: auto, binomial, rabenseifner, twolevel, shm")         \
     X(coll_allreduce, COLL_ALLREDUCE, STRING, "auto",                          \
       "Allreduce algorithm: auto, recdbl, reduce_bcast, rabenseifner, ring, "  \
-      "twolevel")                                                              \
+      "twolevel, shm")                                                         \
     X(coll_gather, COLL_GATHER, STRING, "auto",                                \
-      "Gather(v) algorithm: auto, binomial, linear, twolevel")                 \
+      "Gather(v) algorithm: auto, binomial, linear, twolevel, shm")            \
     X(coll_scatter, COLL_SCATTER, STRING, "auto",                              \
-      "Scatter(v) algorithm: auto, binomial, linear, twolevel")                \
+      "Scatter(v) algorithm: auto, binomial, linear, twolevel, shm")           \
     X(coll_allgather, COLL_ALLGATHER, STRING, "auto",                          \
-      "Allgather(v) algorithm: auto, ring, recdbl, bruck, twolevel")           \
+      "Allgather(v) algorithm: auto, ring, recdbl, bruck, twolevel, shm")      \
     X(coll_alltoall, COLL_ALLTOALL, STRING, "auto",                            \
-      "Alltoall(v/w) algorithm: auto, pairwise, bruck, scattered, twolevel")   \
+      "Alltoall(v/w) algorithm: auto, pairwise, bruck, scattered, twolevel, shm")   \
     X(coll_reduce_scatter, COLL_REDUCE_SCATTER, STRING, "auto",                \
       "Reduce_scatter(_block) algorithm: auto, rechalving, pairwise, "         \
-      "twolevel")                                                              \
+      "twolevel, shm")                                                         \
     X(coll_scan, COLL_SCAN, STRING, "auto",                                    \
       "Scan/Exscan algorithm: auto, recdbl, linear")
 

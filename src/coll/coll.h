@@ -86,6 +86,9 @@ enum {
                                        * ranks (tn_comm_nodes_t.blocked) */
     TN_COLL_R_NODE_BLOCKS = 1 << 6,   /* every node's ranks are consecutive
                                        * comm ranks, whatever the op */
+    TN_COLL_R_SHM         = 1 << 7,   /* every rank on this node, reached
+                                       * through shm, and no failed slot
+                                       * claim (coll/coll_shm.h) */
 };
 
 /* Where the blocks of a vector collective lie in a buffer.  Block i holds
@@ -237,6 +240,22 @@ tn_coll_reduce_scatter_fn_t tn_coll_reduce_scatter_pairwise;
 tn_coll_reduce_scatter_fn_t tn_coll_reduce_scatter_twolevel;
 tn_coll_scan_fn_t           tn_coll_scan_recdbl;
 tn_coll_scan_fn_t           tn_coll_scan_linear;
+
+tn_coll_barrier_fn_t        tn_coll_barrier_shm;
+tn_coll_bcast_fn_t          tn_coll_bcast_shm;
+tn_coll_reduce_fn_t         tn_coll_reduce_shm;
+tn_coll_allreduce_fn_t      tn_coll_allreduce_shm;
+tn_coll_gather_fn_t         tn_coll_gather_shm;
+tn_coll_scatter_fn_t        tn_coll_scatter_shm;
+tn_coll_allgather_fn_t      tn_coll_allgather_shm;
+tn_coll_alltoall_fn_t       tn_coll_alltoall_shm;
+tn_coll_reduce_scatter_fn_t tn_coll_reduce_scatter_shm;
+
+/* Whether comm may run shared-memory collectives (TN_COLL_R_SHM); looked
+ * at once, the same answer on every rank. */
+int tn_coll_shm_eligible(tn_comm_t *comm);
+/* Give up comm's collective slot (communicator freed). */
+void tn_coll_shm_free(tn_comm_t *comm);
 
 /* Give back the temporaries collectives keep for reuse (finalize). */
 void tn_coll_buf_drain(void);

@@ -127,6 +127,8 @@ err_world_group:
 
 void tn_comm_finalize(void)
 {
+    tn_coll_shm_free(&tn_comm_self);
+    tn_coll_shm_free(&tn_comm_world);
     tn_comm_nodes_free(&tn_comm_self);
     tn_comm_nodes_free(&tn_comm_world);
     comm_drop_attrs_info(&tn_comm_self);
@@ -471,6 +473,7 @@ void tn_comm_release(tn_comm_t *comm)
         return;
     }
     tn_p2p_comm_detach(comm);
+    tn_coll_shm_free(comm);
     tn_comm_nodes_free(comm);
     comm_drop_attrs_info(comm);
     tn_topo_free(comm->topo);

@@ -62,6 +62,11 @@ typedef struct tn_comm {
     const int      *peer_world;
     struct tn_comm_nodes *nodes;     /* node map (comm/comm_node.c), or NULL
                                       * until first asked for */
+    /* Shared-memory collectives (coll/coll_shm.c): 0 not looked at yet, 1
+     * eligible (one node, shm peers), -1 not eligible or no slot could be
+     * agreed; the slot once claimed, or NULL. */
+    int                   coll_shm_state;
+    struct tn_coll_shm   *coll_shm;
 } tn_comm_t;
 
 extern tn_comm_t tn_comm_world;

@@ -28,10 +28,20 @@ static void tn_wait_configure(void)
     tn_wait_configured = 1;
 }
 
+/* What the current tn_rt_wait waits for: the last look before sleeping
+ * checks it too, since some conditions (the shared-memory collectives'
+ * flags) are not events of the progress engine.  Their writers wake us
+ * after a fence when they see us asleep. */
+static __thread tn_wait_cond_fn_t *tn_wait_done;
+static __thread void *tn_wait_arg;
+
 static int tn_wait_recheck(void)
 {
     tn_rt_lock();
     int n = tn_progress();
+    if (n == 0 && tn_wait_done(tn_wait_arg)) {
+        n = 1;
+    }
     tn_rt_unlock();
     return n;
 }
@@ -85,6 +95,8 @@ void tn_rt_wait(tn_wait_cond_fn_t *done, void *arg)
         /* Block.  Other threads may need the lock meanwhile; a timeout
          * bounds the cost of any wake-up we cannot see (another thread of
          * ours completing what we wait for). */
+        tn_wait_done = done;
+        tn_wait_arg = arg;
         tn_rt_unlock();
         uint64_t timeout = tn_rt.thread_multiple ? 1000000ull : 200000000ull;
         if (tn_xport_udp_active()) {

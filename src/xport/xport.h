@@ -157,6 +157,25 @@ void        tn_xport_shm_finalize(void);
 void        tn_xport_shm_sleep(int (*recheck)(void), uint64_t timeout_ns);
 /* Wake this process's own sleeper (another thread queued work for it). */
 void        tn_xport_shm_wake_self(void);
+/* Collective slots: memory of the node's segment that the local ranks of
+ * one communicator use for their small collectives (coll/coll_shm.c), one
+ * communicator per slot at a time.  Returns the number of slots (0 when
+ * there is no segment) and sets *bytes_p to the data bytes per rank and
+ * buffer. */
+int         tn_xport_shm_coll_slots(size_t *bytes_p);
+/* Join the slot owned by key (non-zero, unique to one communicator) or take
+ * a free one, looking from slot start on; returns it, or -1 (all taken).
+ * Every claim is undone by one tn_xport_shm_coll_release; the last frees it. */
+int         tn_xport_shm_coll_claim(uint64_t key, int start);
+void        tn_xport_shm_coll_release(int slot);
+/* Rank r's area in a slot: one cache line for its flags, then
+ * TN_XPORT_SHM_COLL_BUFS buffers of the slot's data bytes; r < the node's
+ * local ranks. */
+#define TN_XPORT_SHM_COLL_BUFS 4
+void       *tn_xport_shm_coll_area(int slot, int r);
+/* Wake world rank world_rank if it is a local rank asleep (called after a
+ * seq_cst fence that follows the store it must see). */
+void        tn_xport_shm_wake_sleeper(int world_rank);
 /* Sleeping in poll() elsewhere (the udp sockets): from here until
  * tn_xport_shm_poll_end, wakers send a byte to the returned descriptor
  * (include it in the poll set) instead of the futex.  -1: no wake socket,

@@ -1,8 +1,8 @@
 /* Barrier through one rank: everyone signals rank 0, which answers everyone
  * once it heard from all.  2 (n - 1) zero-byte messages, all through rank 0,
  * in 2 steps: for small communicators, where it beats the log2 n rounds of
- * dissemination.  (A shared-memory flag barrier would do better still; it
- * needs a segment shared by the communicator and is not done.) */
+ * dissemination.  On one node barrier_shm.c does better still (flags in
+ * the communicator's shared-memory slot, no messages). */
 #include "coll/coll_util.h"
 
 /* Answers in flight at once at rank 0. */

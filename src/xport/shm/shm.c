@@ -43,10 +43,19 @@ typedef struct {
     uint32_t         local_size;
     uint32_t         ncells;
     uint32_t         cell_size;
-    uint32_t         rsv;
+    uint32_t         coll_slots; /* collective slots after the rings */
     uint64_t         ring_bytes;
-    char             pad[TN_SHM_CACHELINE - 32];
+    uint64_t         coll_bytes; /* data bytes per rank and buffer in a slot */
+    char             pad[TN_SHM_CACHELINE - 40];
 } tn_shm_seg_hdr_t;
+
+/* A collective slot: this header, then per rank (of the communicator using
+ * it) one area of TN_SHM_CACHELINE + TN_XPORT_SHM_COLL_BUFS * coll_bytes (tn_xport_shm_coll_area). */
+typedef struct {
+    _Atomic uint64_t owner;      /* key of the communicator using it, 0: free */
+    _Atomic uint32_t refs;       /* its ranks that claimed it */
+    char             pad[TN_SHM_CACHELINE - 12];
+} tn_shm_slot_hdr_t;
 
 typedef struct {
     uint64_t am_sent, am_recv, bytes_sent, ring_full, wakes, sleeps;
@@ -72,6 +81,10 @@ static struct {
     int                 use_doorbell;
     uint32_t            job_hash;    /* names the wake sockets */
     int                 world_rank;
+    char               *coll;        /* the collective slots, or NULL */
+    int                 coll_slots;
+    size_t              coll_bytes;
+    size_t              coll_slot_len;
     tn_shm_stats_t      stats;
 } tn_shm;
 
@@ -171,6 +184,16 @@ static tn_status_t tn_shm_map(const tn_xport_job_t *job, const char *name)
         ring_bytes = sizeof(tn_shm_ring_hdr_t) + (size_t)ncells * cell_size;
     }
     size_t len = sizeof(tn_shm_seg_hdr_t) + n * sizeof(tn_shm_proc_t) + n * n * ring_bytes;
+    size_t coll_slots = tn_cfg.shm_coll_slots > 0 ? (size_t)tn_cfg.shm_coll_slots : 0;
+    size_t coll_bytes = (tn_cfg.shm_coll_bytes + TN_SHM_CACHELINE - 1) &
+                        ~(size_t)(TN_SHM_CACHELINE - 1);
+    if (coll_slots > 64) {
+        coll_slots = 64;
+    }
+    if (coll_bytes == 0) {
+        coll_slots = 0;
+    }
+    len += coll_slots * (sizeof(tn_shm_slot_hdr_t) + n * (TN_SHM_CACHELINE + TN_XPORT_SHM_COLL_BUFS * coll_bytes));
     tn_status_t status;
     int fd = -1;
 
@@ -200,6 +223,8 @@ static tn_status_t tn_shm_map(const tn_xport_job_t *job, const char *name)
         sh->ncells = ncells;
         sh->cell_size = cell_size;
         sh->ring_bytes = ring_bytes;
+        sh->coll_slots = (uint32_t)coll_slots;
+        sh->coll_bytes = coll_bytes;
         for (size_t i = 0; i < n * n; i++) {
             tn_shm_ring_t r = tn_shm_ring_at((int)(i / n), (int)(i % n));
             tn_shm_ring_format(r.cells, ncells, cell_size);
@@ -305,6 +330,14 @@ tn_status_t tn_xport_shm_init(const tn_xport_job_t *job)
     const tn_shm_seg_hdr_t *sh = tn_shm.base;
     tn_shm.max_payload = sh->cell_size - TN_SHM_CACHELINE;
     tn_shm.cma = tn_cfg.shm_cma;
+    tn_shm.coll_slots = (int)sh->coll_slots;
+    tn_shm.coll_bytes = (size_t)sh->coll_bytes;
+    tn_shm.coll_slot_len = sizeof(tn_shm_slot_hdr_t) +
+                           (size_t)n * (TN_SHM_CACHELINE + TN_XPORT_SHM_COLL_BUFS * tn_shm.coll_bytes);
+    tn_shm.coll = tn_shm.coll_slots > 0
+                  ? (char *)tn_shm.base + sizeof(tn_shm_seg_hdr_t) +
+                    (size_t)n * sizeof(tn_shm_proc_t) + (size_t)n * n * sh->ring_bytes
+                  : NULL;
     tn_shm.active = 1;
     /* pids are published before the transport is used: one more fence */
     status = job->fence();
@@ -551,6 +584,60 @@ void tn_xport_shm_poll_end(void)
     atomic_store_explicit(sleeping, 0, memory_order_relaxed);
     char buf[64];
     while (tn_shm_wake_fd >= 0 && recv(tn_shm_wake_fd, buf, sizeof(buf), MSG_DONTWAIT) > 0) {
+    }
+}
+
+/* ---- collective slots --------------------------------------------------- */
+static tn_shm_slot_hdr_t *tn_shm_slot(int slot)
+{
+    return (tn_shm_slot_hdr_t *)(tn_shm.coll + (size_t)slot * tn_shm.coll_slot_len);
+}
+
+int tn_xport_shm_coll_slots(size_t *bytes_p)
+{
+    *bytes_p = tn_shm.active ? tn_shm.coll_bytes : 0;
+    return tn_shm.active ? tn_shm.coll_slots : 0;
+}
+
+int tn_xport_shm_coll_claim(uint64_t key, int start)
+{
+    for (int i = 0; i < tn_shm.coll_slots; i++) {
+        int slot = (start + i) % tn_shm.coll_slots;
+        tn_shm_slot_hdr_t *h = tn_shm_slot(slot);
+        uint64_t w = atomic_load_explicit(&h->owner, memory_order_acquire);
+        if (w == 0 && atomic_compare_exchange_strong(&h->owner, &w, key)) {
+            w = key;
+        }
+        if (w == key) {
+            atomic_fetch_add(&h->refs, 1);
+            return slot;
+        }
+    }
+    return -1;
+}
+
+void tn_xport_shm_coll_release(int slot)
+{
+    if (!tn_shm.active || slot < 0 || slot >= tn_shm.coll_slots) {
+        return;
+    }
+    tn_shm_slot_hdr_t *h = tn_shm_slot(slot);
+    if (atomic_fetch_sub(&h->refs, 1) == 1) {
+        atomic_store_explicit(&h->owner, 0, memory_order_release);
+    }
+}
+
+void *tn_xport_shm_coll_area(int slot, int r)
+{
+    return (char *)tn_shm_slot(slot) + sizeof(tn_shm_slot_hdr_t) +
+           (size_t)r * (TN_SHM_CACHELINE + TN_XPORT_SHM_COLL_BUFS * tn_shm.coll_bytes);
+}
+
+void tn_xport_shm_wake_sleeper(int world_rank)
+{
+    int l = tn_shm.local_of_world[world_rank];
+    if (l >= 0 && atomic_load_explicit(&tn_shm.procs[l].sleeping, memory_order_relaxed)) {
+        tn_shm_wake_local(l);
     }
 }
 
