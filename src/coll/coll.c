@@ -159,6 +159,7 @@ static const tn_coll_rule_t tn_coll_rules[] = {
     { TN_COLL_GATHER,    "shm",               0, 0, 0, 4 * KiB + 1, 0, 1 },
     { TN_COLL_SCATTER,   "shm",               0, 0, 0, 1 * KiB + 1, 0, 1 },
     { TN_COLL_ALLGATHER, "shm",               0, 0, 0, 16 * KiB + 1 },
+    { TN_COLL_ALLTOALL,  "shm",               0, 2, 0, 2 * KiB + 1 },
     { TN_COLL_ALLTOALL,  "shm",               0, 0, 0, 1 * KiB + 1 },
     { TN_COLL_REDUCE_SCATTER, "shm",          0, 0, 0, 4 * KiB + 1 },
     /* two ranks: one exchange; up to 16, 2 (n-1) messages through one

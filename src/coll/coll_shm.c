@@ -233,3 +233,22 @@ tn_status_t tn_coll_shm_reduce(tn_coll_shm_t *sh, int me, uint64_t s, void *rbuf
     }
     return st;
 }
+
+tn_status_t tn_coll_shm_collect(tn_coll_shm_t *sh, int me, uint64_t s, size_t bytes,
+                                void *rbuf, const tn_coll_blocks_t *rb, tn_comm_t *comm)
+{
+    tn_status_t st = TN_OK;
+    int j;
+
+    for (j = 0; j < sh->n && st == TN_OK; j++) {
+        if (j != me) {
+            tn_coll_shm_wait(sh, j, s);
+            st = tn_coll_copy(tn_coll_shm_buf(sh, j, s), bytes, tn_dt_byte(),
+                              tn_coll_blk_ptr(rb, rbuf, j), rb->count, rb->dt, comm);
+        }
+    }
+    if (st == TN_OK) {
+        sh->all_lb = s;
+    }
+    return st;
+}

@@ -91,6 +91,10 @@ void tn_coll_shm_put_typed(tn_coll_shm_t *sh, int me, uint64_t s, const void *bu
 tn_status_t tn_coll_shm_reduce(tn_coll_shm_t *sh, int me, uint64_t s, void *rbuf,
                                size_t off, size_t count, size_t total, const tn_dt_t *dt,
                                const tn_op_t *op, tn_comm_t *comm);
+/* Unpack every other rank's packed block of bytes for s into block j of
+ * rbuf (uniform blocks rb), waiting for each; remembers that all posted. */
+tn_status_t tn_coll_shm_collect(tn_coll_shm_t *sh, int me, uint64_t s, size_t bytes,
+                                void *rbuf, const tn_coll_blocks_t *rb, tn_comm_t *comm);
 /* Whether count elements of dt fit a buffer typed (put_typed). */
 static inline int tn_coll_shm_fits_typed(const tn_coll_shm_t *sh, size_t count,
                                          const tn_dt_t *dt)

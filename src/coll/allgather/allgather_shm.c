@@ -9,7 +9,7 @@ tn_status_t tn_coll_allgather_shm(const void *sbuf, size_t scount, const tn_dt_t
 {
     tn_coll_shm_t *sh;
     tn_status_t st = tn_coll_shm_get(comm, &sh);
-    int me = comm->rank, j;
+    int me = comm->rank;
     size_t bytes = tn_dt_bytes(rb->dt, rb->count);
     char *mine = tn_coll_blk_ptr(rb, rbuf, me);
     uint64_t s;
@@ -31,13 +31,8 @@ tn_status_t tn_coll_allgather_shm(const void *sbuf, size_t scount, const tn_dt_t
     if (sbuf != TN_IN_PLACE) {
         st = tn_coll_copy(sbuf, scount, sdt, mine, rb->count, rb->dt, comm);
     }
-    for (j = 0; j < comm->size && st == TN_OK; j++) {
-        if (j != me) {
-            tn_coll_shm_wait(sh, j, s);
-            st = tn_coll_copy(tn_coll_shm_buf(sh, j, s), bytes, tn_dt_byte(),
-                              tn_coll_blk_ptr(rb, rbuf, j), rb->count, rb->dt, comm);
-        }
+    if (st == TN_OK) {
+        st = tn_coll_shm_collect(sh, me, s, bytes, rbuf, rb, comm);
     }
-    sh->all_lb = s;
     return st;
 }

@@ -10,7 +10,7 @@ tn_status_t tn_coll_gather_shm(const void *sbuf, size_t scount, const tn_dt_t *s
 {
     tn_coll_shm_t *sh;
     tn_status_t st = tn_coll_shm_get(comm, &sh);
-    int me = comm->rank, j;
+    int me = comm->rank;
     size_t bytes = me == root && sbuf == TN_IN_PLACE ? tn_dt_bytes(rb->dt, rb->count)
                                                      : tn_dt_bytes(sdt, scount);
     uint64_t s;
@@ -32,14 +32,9 @@ tn_status_t tn_coll_gather_shm(const void *sbuf, size_t scount, const tn_dt_t *s
         st = tn_coll_copy(sbuf, scount, sdt, tn_coll_blk_ptr(rb, rbuf, me), rb->count, rb->dt,
                           comm);
     }
-    for (j = 0; j < comm->size && st == TN_OK; j++) {
-        if (j != me) {
-            tn_coll_shm_wait(sh, j, s);
-            st = tn_coll_copy(tn_coll_shm_buf(sh, j, s), bytes, tn_dt_byte(),
-                              tn_coll_blk_ptr(rb, rbuf, j), rb->count, rb->dt, comm);
-        }
+    if (st == TN_OK) {
+        st = tn_coll_shm_collect(sh, me, s, bytes, rbuf, rb, comm);
     }
-    sh->all_lb = s;
     tn_coll_shm_post(sh, me, s);
     return st;
 }
