@@ -41,7 +41,7 @@
     X(shm_coll_slots, SHM_COLL_SLOTS, INT, "16",                               \
       "Collective slots in the node's segment: communicators on one node that run their " \
       "small collectives through shared memory at once (0 = none)")            \
-    X(shm_coll_bytes, SHM_COLL_BYTES, SIZE, "4k",                              \
+    X(shm_coll_bytes, SHM_COLL_BYTES, SIZE, "8k",                              \
       "Data bytes per rank in a collective slot (4 buffers each); larger collectives " \
       "go through point-to-point messages")                                    \
     X(shm_cma, SHM_CMA, BOOL, "1",                                             \

@@ -153,7 +153,7 @@ static const tn_coll_rule_t tn_coll_rules[] = {
      * (measured, bcast 4 B on 2 cores: 4 ranks shm 1.4 us, binomial 0.6;
      * 8 ranks 3.3 against 2.4) */
     { TN_COLL_BARRIER,   "shm",               0, 0, 0, 0 },
-    { TN_COLL_BCAST,     "shm",               0, 0, 0, 4 * KiB + 1, 0, 1 },
+    { TN_COLL_BCAST,     "shm",               0, 0, 0, 8 * KiB + 1, 0, 1 },
     { TN_COLL_REDUCE,    "shm",               0, 0, 0, 4 * KiB + 1, 0, 1 },
     { TN_COLL_ALLREDUCE, "shm",               0, 0, 0, 4 * KiB + 1 },
     { TN_COLL_GATHER,    "shm",               0, 0, 0, 4 * KiB + 1, 0, 1 },
