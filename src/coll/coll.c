@@ -238,6 +238,7 @@ typedef struct {
     int    blocked;      /* every node's ranks are consecutive */
     int    shm;          /* TN_COLL_R_SHM holds */
     int    oversub;      /* this node's ranks outnumber its cores */
+    tn_comm_t *comm;     /* (call_shape fills the fields above from it) */
 } tn_coll_call_t;
 
 static int algo_fits(const tn_coll_algo_t *a, const tn_coll_call_t *c)
@@ -362,17 +363,10 @@ static const tn_coll_algo_t *coll_pick_(tn_coll_kind_t kind, const tn_coll_call_
     return NULL;
 }
 
-static const tn_coll_algo_t *coll_pick(tn_coll_kind_t kind, const tn_coll_call_t *c)
-{
-    const tn_coll_algo_t *a = coll_pick_(kind, c);
-
-    tn_log_trace("coll", "%s on %d ranks, %zu bytes%s%s: %s", tn_coll_kind_name(kind), c->n,
-                 c->bytes, c->commutative ? "" : ", non-commutative",
-                 c->vector ? ", vector form" : "", a->name);
-    return a;
-}
-
-static void call_init(tn_coll_call_t *c, tn_comm_t *comm, size_t bytes)
+/* What the communicator's shape adds to a call (the node map, the shared-
+ * memory slot, oversubscription): the same for every call on comm until its
+ * slot claim fails, so only looked at when the choice is made afresh. */
+static void call_shape(tn_coll_call_t *c, tn_comm_t *comm)
 {
     /* cached after the first call on comm; NULL (out of memory) counts as
      * one node */
@@ -383,6 +377,42 @@ static void call_init(tn_coll_call_t *c, tn_comm_t *comm, size_t bytes)
     c->ppn = nm != NULL ? (comm->size + nm->nnodes - 1) / nm->nnodes : comm->size;
     c->shm = tn_coll_shm_eligible(comm);
     c->oversub = tn_rt.oversubscribed;
+}
+
+/* The algorithm for a call on comm.  The last choice made on comm is kept
+ * with what it depended on (kind, size, op and buffer flags): a loop of the
+ * same call, the common case, skips the rules (a quarter of a short
+ * collective's time on one node).  tn_coll_pick_forget drops it. */
+static const tn_coll_algo_t *coll_pick(tn_coll_kind_t kind, tn_coll_call_t *c)
+{
+    tn_comm_t *comm = c->comm;
+    unsigned key = 1u | (unsigned)kind << 1 | (unsigned)(c->commutative != 0) << 6 |
+                   (unsigned)(c->inplace != 0) << 7 | (unsigned)(c->vector != 0) << 8;
+
+    if (comm->coll_pick_key == key && comm->coll_pick_bytes == c->bytes) {
+        return comm->coll_pick_algo;
+    }
+    call_shape(c, comm);
+    const tn_coll_algo_t *a = coll_pick_(kind, c);
+    comm->coll_pick_key = key;
+    comm->coll_pick_bytes = c->bytes;
+    comm->coll_pick_algo = a;
+
+    tn_log_trace("coll", "%s on %d ranks, %zu bytes%s%s: %s", tn_coll_kind_name(kind), c->n,
+                 c->bytes, c->commutative ? "" : ", non-commutative",
+                 c->vector ? ", vector form" : "", a->name);
+    return a;
+}
+
+void tn_coll_pick_forget(tn_comm_t *comm)
+{
+    comm->coll_pick_key = 0;
+    comm->coll_pick_algo = NULL;
+}
+
+static void call_init(tn_coll_call_t *c, tn_comm_t *comm, size_t bytes)
+{
+    c->comm = comm;
     c->n = comm->size;
     c->bytes = bytes;
     c->commutative = 1;

@@ -254,6 +254,8 @@ tn_coll_reduce_scatter_fn_t tn_coll_reduce_scatter_shm;
 /* Whether comm may run shared-memory collectives (TN_COLL_R_SHM); looked
  * at once, the same answer on every rank. */
 int tn_coll_shm_eligible(tn_comm_t *comm);
+/* Forget the last algorithm chosen on comm (what it depended on changed). */
+void tn_coll_pick_forget(tn_comm_t *comm);
 /* Give up comm's collective slot (communicator freed). */
 void tn_coll_shm_free(tn_comm_t *comm);
 

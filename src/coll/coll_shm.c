@@ -107,6 +107,7 @@ tn_status_t tn_coll_shm_get(tn_comm_t *comm, tn_coll_shm_t **sh_p)
         tn_log_debug("coll", "no shared-memory collective slot for a communicator of %d ranks",
                      comm->size);
         comm->coll_shm_state = -1;
+        tn_coll_pick_forget(comm);
         return TN_OK;
     }
     sh = calloc(1, sizeof(*sh));
@@ -142,6 +143,7 @@ void tn_coll_shm_free(tn_comm_t *comm)
         comm->coll_shm = NULL;
     }
     comm->coll_shm_state = 0;
+    tn_coll_pick_forget(comm);
 }
 
 typedef struct {

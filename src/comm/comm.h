@@ -67,6 +67,11 @@ typedef struct tn_comm {
      * agreed; the slot once claimed, or NULL. */
     int                   coll_shm_state;
     struct tn_coll_shm   *coll_shm;
+    /* The last algorithm the automatic choice made on it and what that
+     * depended on (coll/coll.c), 0/NULL for none. */
+    unsigned              coll_pick_key;
+    size_t                coll_pick_bytes;
+    const void           *coll_pick_algo;
 } tn_comm_t;
 
 extern tn_comm_t tn_comm_world;
