@@ -70,8 +70,7 @@
     X(udp_peer_timeout, UDP_PEER_TIMEOUT, DOUBLE, "30",                        \
       "udp: seconds without a sign of life from a peer with data pending before the job ends") \
     X(udp_sockbuf, UDP_SOCKBUF, SIZE, "4m",                                    \
-      "udp: socket send and receive buffer size, at least (raised to hold a receive window: " \
-      "window x 2 x packet size, up to 64 MiB)")                               \
+      "udp: socket send and receive buffer size")                              \
     X(udp_batch, UDP_BATCH, INT, "32",                                         \
       "udp: datagrams per sendmmsg/recvmmsg call")                             \
     X(udp_connect, UDP_CONNECT, INT, "64",                                     \

@@ -88,25 +88,6 @@ int tn_xport_udp_active(void)
     return tn_udp.active;
 }
 
-/* Socket buffers: at least TERN_UDP_SOCKBUF, and large enough for a whole
- * receive window of one peer (the credits) at twice the packet size (the
- * kernel charges a datagram's buffer overhead too), up to 64 MiB.  A
- * window that the receive buffer cannot hold overflows it: datagrams
- * dropped on loopback, timeouts, a collapsed congestion window, and whole
- * runs at a third of the bandwidth (measured, 1 MiB messages, 8 KiB
- * packets: with 4 MiB buffers 4 runs in 8 at 1.3-1.5 GB/s, the others
- * 3.0-3.9; with 32 MiB 1 in 8 slow, 4 MiB messages 4.05-4.53 GB/s). */
-static size_t tn_udp_sockbuf(void)
-{
-    size_t ps = tn_cfg.udp_packet_size < 1024 ? 1024
-              : tn_cfg.udp_packet_size > 32768 ? 32768 : tn_cfg.udp_packet_size;
-    size_t window = tn_cfg.udp_window > 16 ? (size_t)tn_cfg.udp_window : 16;
-    size_t want = window * ps * 2, cap = (size_t)64 << 20;
-
-    want = want < cap ? want : cap;
-    return tn_cfg.udp_sockbuf > want ? tn_cfg.udp_sockbuf : want;
-}
-
 static size_t tn_udp_packet_size(void)
 {
     size_t ps = tn_cfg.udp_packet_size;
@@ -150,7 +131,7 @@ tn_status_t tn_xport_udp_init(const tn_xport_job_t *job)
         .seed = (uint64_t)tn_cfg.udp_fault_seed * 1000003ull + (uint64_t)job->world_rank,
     };
     st = tn_udp_sock_open(&tn_udp.sock, tn_cfg.udp_rails, job->nnodes == 1,
-                          tn_udp_sockbuf(), tn_cfg.udp_gso, &fault);
+                          tn_cfg.udp_sockbuf, tn_cfg.udp_gso, &fault);
     if (st != TN_OK) {
         return st;
     }
