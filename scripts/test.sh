@@ -3,7 +3,9 @@
 #   1. gcc build, warnings as errors, every test (unit, header/ABI, launcher,
 #      launch, MPI programs through tern-run);
 #   2. clang build, warnings as errors, unit tests;
-#   3. ASan/UBSan build, unit tests and the tests labelled "sanitize".
+#   3. ASan/UBSan build, unit tests and the tests labelled "sanitize";
+#   4. gcc Release build (-O3, warnings as errors), built only: the
+#      optimizer's flow analysis warns where -O2 does not.
 # Installs missing system packages itself.  Build dirs: build-test*.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -25,5 +27,9 @@ cmake -S . -B build-test-asan -G Ninja -DTERN_SANITIZE=ON >/dev/null
 ninja -C build-test-asan -j2
 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
   ctest --test-dir build-test-asan --output-on-failure -j2 -L "unit|launch|sanitize" --timeout 300
+
+echo "== gcc Release build (-O3, warnings as errors), built only"
+cmake -S . -B build-test-release -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+ninja -C build-test-release -j2
 
 echo "== all test stages passed in $(( $(date +%s) - start )) s"

@@ -278,7 +278,7 @@ int tn_mpi_Buffer_attach_c(void *buffer, MPI_Count size)
 
 int tn_mpi_Buffer_detach(void *buffer_addr, int *size)
 {
-    int64_t s;
+    int64_t s = 0;
     if (size == NULL) {
         return tn_mpi_err(NULL, MPI_ERR_ARG, "MPI_Buffer_detach", "size", "NULL pointer");
     }
@@ -291,7 +291,7 @@ int tn_mpi_Buffer_detach(void *buffer_addr, int *size)
 
 int tn_mpi_Buffer_detach_c(void *buffer_addr, MPI_Count *size)
 {
-    int64_t s;
+    int64_t s = 0;
     if (size == NULL) {
         return tn_mpi_err(NULL, MPI_ERR_ARG, "MPI_Buffer_detach_c", "size", "NULL pointer");
     }

@@ -375,6 +375,9 @@ static int array_arg(const char *fn, const void *a, int64_t n, const char *arg)
  * n == 0, where a dummy non-NULL pointer is not needed by the callers). */
 static int64_t *i64_from_int(const int *a, size_t n)
 {
+    if (n > SIZE_MAX / 2 / sizeof(int64_t)) {
+        return NULL;   /* a negative count cast by the caller */
+    }
     int64_t *r = malloc((n ? n : 1) * sizeof(*r));
 
     for (size_t i = 0; r != NULL && i < n; i++) {
@@ -995,7 +998,7 @@ int tn_mpi_Type_create_subarray(int ndims, const int array_of_sizes[],
     if ((rc = subarray_args(fn, ndims, array_of_sizes, array_of_subsizes, array_of_starts))) {
         return rc;
     }
-    v = malloc((3 * (size_t)ndims + 1) * sizeof(*v));
+    v = malloc((3 * (size_t)(ndims > 0 ? ndims : 0) + 1) * sizeof(*v));
     if (v == NULL) {
         return tn_mpi_err(NULL, MPI_ERR_NO_MEM, fn, NULL, "out of memory");
     }
@@ -1021,7 +1024,7 @@ int tn_mpi_Type_create_subarray_c(int ndims, const MPI_Count array_of_sizes[],
     if ((rc = subarray_args(fn, ndims, array_of_sizes, array_of_subsizes, array_of_starts))) {
         return rc;
     }
-    v = malloc((3 * (size_t)ndims + 1) * sizeof(*v));
+    v = malloc((3 * (size_t)(ndims > 0 ? ndims : 0) + 1) * sizeof(*v));
     if (v == NULL) {
         return tn_mpi_err(NULL, MPI_ERR_NO_MEM, fn, NULL, "out of memory");
     }

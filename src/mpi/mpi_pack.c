@@ -196,7 +196,7 @@ static int pack_size(const char *fn, int64_t incount, MPI_Datatype datatype, MPI
 int tn_mpi_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size)
 {
     static const char fn[] = "MPI_Pack_size";
-    int64_t bytes;
+    int64_t bytes = 0;
     int rc = pack_size(fn, incount, datatype, comm, size, &bytes);
 
     if (rc != MPI_SUCCESS) {

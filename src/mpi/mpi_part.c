@@ -247,7 +247,7 @@ int tn_mpi_Parrived(MPI_Request request, int partition, int *flag)
         *flag = 1;              /* a null or inactive request: flag = true */
         return MPI_SUCCESS;
     }
-    tn_req_t *req;
+    tn_req_t *req = NULL;
     tn_mpi_enter();
     if ((rc = tn_mpi_part_req(fn, request, 2, &req)) ||
         (rc = tn_mpi_part_index(fn, req, partition, "partition"))) {

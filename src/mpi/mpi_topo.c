@@ -674,10 +674,10 @@ int tn_mpi_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[],
     if (no > 0) {
         memcpy(destinations, t->u.dist.dests, (size_t)no * sizeof(int));
     }
-    if (ws) {
+    if (ws && ni > 0) {
         memcpy(sourceweights, t->u.dist.sweights, (size_t)ni * sizeof(int));
     }
-    if (wd) {
+    if (wd && no > 0) {
         memcpy(destweights, t->u.dist.dweights, (size_t)no * sizeof(int));
     }
     return MPI_SUCCESS;
