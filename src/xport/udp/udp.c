@@ -643,7 +643,7 @@ void tn_xport_udp_print_stats(void)
         fprintf(stderr, "[tern stats] rank %d udp peer %d: data sent=%llu (%llu B) recv=%llu "
                 "(%llu B) retransmits=%llu timeouts=%llu fast_retx=%llu dups=%llu ooo=%llu "
                 "stale=%llu credit_stalls=%llu cwnd_stalls=%llu srtt=%.1fus rto=%.1fus cwnd=%llu "
-                "rails_down=%llu\n",
+                "cc_episodes=%llu timeouts_undone=%llu rails_down=%llu\n",
                 tn_udp.me, peer, (unsigned long long)s->data_sent,
                 (unsigned long long)s->data_bytes_sent, (unsigned long long)s->data_recv,
                 (unsigned long long)s->data_bytes_recv, (unsigned long long)s->retransmits,
@@ -652,6 +652,7 @@ void tn_xport_udp_print_stats(void)
                 (unsigned long long)s->stale, (unsigned long long)s->credit_stalls,
                 (unsigned long long)s->cwnd_stalls, (double)s->srtt_ns / 1e3,
                 (double)s->rto_ns / 1e3, (unsigned long long)s->cwnd,
+                (unsigned long long)s->cc_episodes, (unsigned long long)s->cc_undone,
                 (unsigned long long)s->rails_down);
         for (int r = 0; r < tn_udp.peers[peer].nrails; r++) {
             fprintf(stderr, "[tern stats] rank %d udp peer %d rail %d: sent=%llu lost=%llu\n",

@@ -202,6 +202,8 @@ static void tn_conn_sync_stats(tn_udp_conn_t *c)
     c->stats.min_rtt_ns = c->loss.min_rtt_ns == UINT64_MAX ? 0 : c->loss.min_rtt_ns;
     c->stats.rto_ns = tn_udp_loss_rto(&c->loss);
     c->stats.cwnd = c->cc.cwnd;
+    c->stats.cc_episodes = c->cc.episodes;
+    c->stats.cc_undone = c->cc.undone;
 }
 
 /* ---- sending -------------------------------------------------------------- */

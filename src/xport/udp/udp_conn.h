@@ -68,6 +68,8 @@ typedef struct {
     uint64_t data_recv, data_bytes_recv, duplicates, out_of_order, stale;
     uint64_t acks_sent, acks_recv, credit_stalls, cwnd_stalls;
     uint64_t srtt_ns, rttvar_ns, rto_ns, cwnd, min_rtt_ns;
+    uint64_t cc_episodes;     /* congestion episodes (a loss or a timeout) */
+    uint64_t cc_undone;       /* timeouts found premature and undone */
     uint64_t rail_sent[TN_UDP_MAX_RAILS];
     uint64_t rail_lost[TN_UDP_MAX_RAILS];
     uint64_t rails_down;      /* rails taken out of use (reported or found dead) */
