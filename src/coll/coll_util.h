@@ -257,6 +257,20 @@ static inline int tn_coll_node_is_run(const tn_comm_nodes_t *m, int k)
     return o[m->nlocal[k] - 1] - o[0] == m->nlocal[k] - 1;
 }
 
+/* Bytes of the blocks (blk bytes per rank) of the nodes before node upto
+ * whose ranks are not one run: where node upto's blocks start in a
+ * temporary that holds only those nodes' blocks, packed (upto = nnodes:
+ * its size). */
+static inline size_t tn_coll_nodes_packed(const tn_comm_nodes_t *m, size_t blk, int upto)
+{
+    size_t bytes = 0;
+
+    for (int k = 0; k < upto; k++) {
+        bytes += tn_coll_node_is_run(m, k) ? 0 : (size_t)m->nlocal[k] * blk;
+    }
+    return bytes;
+}
+
 /* Rank of comm rank r in its node's communicator (the node's ranks in comm
  * order).  O(ranks on the node). */
 static inline int tn_coll_node_rank(const tn_comm_nodes_t *m, int r)

@@ -22,16 +22,11 @@ static tn_status_t gather_root(const void *sbuf, size_t scount, const tn_dt_t *s
     int me = m->my_node, k, j, nreq = 0;
     tn_req_t **reqs = NULL;
     tn_coll_tmp_t t = { .p = NULL };
-    size_t packed = 0;
+    size_t packed = tn_coll_nodes_packed(m, blk, m->nnodes);
     char *tmp;
     tn_status_t st = TN_OK;
 
     /* one temporary for every node whose blocks are not one run */
-    for (k = 0; k < m->nnodes; k++) {
-        if (!tn_coll_node_is_run(m, k)) {
-            packed += (size_t)m->nlocal[k] * blk;
-        }
-    }
     reqs = malloc(sizeof(*reqs) * (size_t)m->nnodes);
     tmp = tn_coll_tmp_get(&t, packed);
     if (reqs == NULL || tmp == NULL) {
@@ -57,11 +52,8 @@ static tn_status_t gather_root(const void *sbuf, size_t scount, const tn_dt_t *s
         st = tn_coll_gather(sbuf, scount, sdt, tn_coll_blk_ptr(rb, rbuf, m->leaders[me]),
                             rb->count, rb->dt, node->rank, node);
     } else if (st == TN_OK) {
-        char *mine = tmp;
+        char *mine = tmp + tn_coll_nodes_packed(m, blk, me);
 
-        for (k = 0; k < me; k++) {
-            mine += tn_coll_node_is_run(m, k) ? 0 : (size_t)m->nlocal[k] * blk;
-        }
         if (sbuf == TN_IN_PLACE) {
             sbuf = tn_coll_blk_ptr(rb, rbuf, comm->rank);
             scount = rb->count;

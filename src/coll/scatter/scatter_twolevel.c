@@ -36,15 +36,10 @@ static tn_status_t scatter_root(const void *sbuf, const tn_coll_blocks_t *sb, vo
     int me = m->my_node, k, nreq = 0;
     tn_req_t **reqs = NULL;
     tn_coll_tmp_t t = { .p = NULL };
-    size_t packed = 0;
+    size_t packed = tn_coll_nodes_packed(m, blk, m->nnodes);
     char *tmp;
     tn_status_t st = TN_OK;
 
-    for (k = 0; k < m->nnodes; k++) {
-        if (!tn_coll_node_is_run(m, k)) {
-            packed += (size_t)m->nlocal[k] * blk;
-        }
-    }
     reqs = malloc(sizeof(*reqs) * (size_t)m->nnodes);
     tmp = tn_coll_tmp_get(&t, packed);
     if (reqs == NULL || tmp == NULL) {
@@ -75,11 +70,8 @@ static tn_status_t scatter_root(const void *sbuf, const tn_coll_blocks_t *sb, vo
         st = tn_coll_scatter(tn_coll_blk_ptr(sb, sbuf, m->leaders[me]), sb->count, sb->dt, rbuf,
                              rcount, rdt, node->rank, node);
     } else if (st == TN_OK) {
-        char *mine = tmp;
+        char *mine = tmp + tn_coll_nodes_packed(m, blk, me);
 
-        for (k = 0; k < me; k++) {
-            mine += tn_coll_node_is_run(m, k) ? 0 : (size_t)m->nlocal[k] * blk;
-        }
         st = tn_coll_scatter(mine, blk, byte, rbuf, rcount, rdt, node->rank, node);
     }
     tn_coll_waitall(nreq, reqs, &st);
