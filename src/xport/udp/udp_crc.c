@@ -7,19 +7,35 @@
  * joining shifts a CRC state over the zero bytes of the blocks after it,
  * a linear map done with four 256-entry tables per block length.
  *
+ * Where the CPU has VPCLMULQDQ and AVX-512, buffers of 256 bytes and more
+ * are folded instead: sixteen 128-bit lanes (four zmm registers) each carry
+ * a polynomial congruent to the data they have absorbed; one fold
+ * multiplies a lane by x^d modulo the polynomial (two carry-less 64x33-bit
+ * products, constants computed at start-up) and adds the block d bits
+ * further on.  The lanes are then folded into one 128-bit value, which has
+ * the same CRC as the data so far, and the crc32 instruction finishes from
+ * there.  This moves 64 bytes per two multiplies instead of 8 per crc32.
+ *
  * tn_udp_crc32c(crc, ...) follows zlib's convention: start with 0, feed the
  * previous result to continue (crc(crc(0, a), b) == crc(0, a || b)). */
 #include "xport/udp/udp_conn.h"
 
 #include <stdint.h>
 #include <string.h>
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 
 #define TN_CRC32C_POLY 0x82F63B78u
 
 /* Exported (not in a header) so that the unit test can compare both paths. */
 uint32_t tn_udp_crc32c_sw(uint32_t crc, const void *data, size_t len);
 uint32_t tn_udp_crc32c_hw(uint32_t crc, const void *data, size_t len);
+uint32_t tn_udp_crc32c_vec(uint32_t crc, const void *data, size_t len);
+uint32_t tn_udp_crc32c_vec_copy(uint32_t crc, void *dst, const void *src, size_t len);
+uint32_t tn_udp_crc32c_hw_copy(uint32_t crc, void *dst, const void *src, size_t len);
 int tn_udp_crc32c_hw_available(void);
+int tn_udp_crc32c_vec_available(void);
 
 static uint32_t tn_crc_table[8][256];
 
@@ -30,6 +46,15 @@ static const size_t tn_crc_blk[TN_CRC_NBLK] = { 2048, 256, 64 };
 static uint32_t tn_crc_shift[TN_CRC_NBLK][4][256];
 
 static int tn_crc_hw;
+
+/* Folding (see the top): the smallest buffer worth it, and the constants
+ * for each fold distance, in bits. */
+#define TN_CRC_VEC_MIN 256
+enum { TN_CRC_D2048, TN_CRC_D1536, TN_CRC_D1024, TN_CRC_D512, TN_CRC_D384, TN_CRC_D256,
+       TN_CRC_D128, TN_CRC_ND };
+static const unsigned tn_crc_fold_bits[TN_CRC_ND] = { 2048, 1536, 1024, 512, 384, 256, 128 };
+static uint64_t tn_crc_fold[TN_CRC_ND][2];
+static int tn_crc_vec;
 
 /* a * b modulo the polynomial, in the reflected bit order. */
 static uint32_t tn_crc_mulmod(uint32_t a, uint32_t b)
@@ -60,6 +85,36 @@ static uint32_t tn_crc_x8n(size_t n)
     return result;
 }
 
+/* x^n modulo the polynomial (n in bits). */
+static uint32_t tn_crc_xn(size_t n)
+{
+    uint32_t result = 0x80000000u;        /* x^0 */
+    uint32_t sq = 0x40000000u;            /* x^1 */
+    while (n != 0) {
+        if (n & 1u) {
+            result = tn_crc_mulmod(result, sq);
+        }
+        sq = tn_crc_mulmod(sq, sq);
+        n >>= 1;
+    }
+    return result;
+}
+
+/* A fold multiplies the lane's high-degree half H (its low 64 bits, x^127
+ * .. x^64) by x^(d+64) and its low-degree half L by x^d.  pclmulqdq on
+ * reflected operands drops one degree, so each constant is x times a
+ * residue (x^(d+63) resp. x^(d-1) modulo P), of degree <= 32, held with
+ * bit k standing for x^(64-k): the reflected 32-bit residue shifted up by
+ * 32. */
+static void tn_crc_fold_init(void)
+{
+    for (int i = 0; i < TN_CRC_ND; i++) {
+        size_t d = tn_crc_fold_bits[i];
+        tn_crc_fold[i][0] = (uint64_t)tn_crc_xn(d + 63) << 32;
+        tn_crc_fold[i][1] = (uint64_t)tn_crc_xn(d - 1) << 32;
+    }
+}
+
 __attribute__((constructor)) static void tn_crc_init(void)
 {
     for (uint32_t i = 0; i < 256; i++) {
@@ -86,7 +141,10 @@ __attribute__((constructor)) static void tn_crc_init(void)
 #if defined(__x86_64__)
     __builtin_cpu_init();
     tn_crc_hw = __builtin_cpu_supports("sse4.2");
+    tn_crc_vec = tn_crc_hw && __builtin_cpu_supports("pclmul") &&
+                 __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("vpclmulqdq");
 #endif
+    tn_crc_fold_init();
 }
 
 static inline uint64_t tn_crc_load64(const unsigned char *p)
@@ -127,6 +185,11 @@ uint32_t tn_udp_crc32c_sw(uint32_t crc, const void *data, size_t len)
 int tn_udp_crc32c_hw_available(void)
 {
     return tn_crc_hw;
+}
+
+int tn_udp_crc32c_vec_available(void)
+{
+    return tn_crc_vec;
 }
 
 #if defined(__x86_64__)
@@ -233,6 +296,151 @@ static uint32_t tn_crc_hw_copy_raw(uint32_t c, unsigned char *d, const unsigned 
     return c;
 }
 
+uint32_t tn_udp_crc32c_hw_copy(uint32_t crc, void *dst, const void *src, size_t len)
+{
+    if (!tn_crc_hw) {
+        if (len != 0) {
+            memcpy(dst, src, len);
+        }
+        return tn_udp_crc32c_sw(crc, dst, len);
+    }
+    return ~tn_crc_hw_copy_raw(~crc, dst, src, len);
+}
+
+#define TN_CRC_VEC_TARGET "avx512f,vpclmulqdq,pclmul,sse4.2"
+
+__attribute__((target(TN_CRC_VEC_TARGET), always_inline))
+static inline __m512i tn_crc_fold512(__m512i x, __m512i k, __m512i next)
+{
+    return _mm512_ternarylogic_epi64(_mm512_clmulepi64_epi128(x, k, 0x00),
+                                     _mm512_clmulepi64_epi128(x, k, 0x11), next, 0x96);
+}
+
+__attribute__((target(TN_CRC_VEC_TARGET), always_inline))
+static inline __m128i tn_crc_fold128(__m128i x, __m128i k, __m128i next)
+{
+    return _mm_xor_si128(_mm_xor_si128(_mm_clmulepi64_si128(x, k, 0x00),
+                                       _mm_clmulepi64_si128(x, k, 0x11)), next);
+}
+
+__attribute__((target(TN_CRC_VEC_TARGET), always_inline))
+static inline __m128i tn_crc_k128(int i)
+{
+    return _mm_set_epi64x((long long)tn_crc_fold[i][1], (long long)tn_crc_fold[i][0]);
+}
+
+/* Folding path, len >= TN_CRC_VEC_MIN; copies to d as it reads when d is
+ * not NULL (the always_inline callers below give both a branch-free body). */
+__attribute__((target(TN_CRC_VEC_TARGET), always_inline))
+static inline uint32_t tn_crc_vec_body(uint32_t c, unsigned char *d, const unsigned char *p,
+                                       size_t len)
+{
+    __m512i x0 = _mm512_loadu_si512(p), x1 = _mm512_loadu_si512(p + 64);
+    __m512i x2 = _mm512_loadu_si512(p + 128), x3 = _mm512_loadu_si512(p + 192);
+    if (d != NULL) {
+        _mm512_storeu_si512(d, x0);
+        _mm512_storeu_si512(d + 64, x1);
+        _mm512_storeu_si512(d + 128, x2);
+        _mm512_storeu_si512(d + 192, x3);
+        d += 256;
+    }
+    /* the register's starting value enters as the first 32 data bits */
+    x0 = _mm512_xor_si512(x0, _mm512_inserti32x4(_mm512_setzero_si512(),
+                                                  _mm_cvtsi32_si128((int)c), 0));
+    p += 256;
+    len -= 256;
+    const __m512i k2048 = _mm512_broadcast_i32x4(tn_crc_k128(TN_CRC_D2048));
+    while (len >= 256) {
+        __m512i y0 = _mm512_loadu_si512(p), y1 = _mm512_loadu_si512(p + 64);
+        __m512i y2 = _mm512_loadu_si512(p + 128), y3 = _mm512_loadu_si512(p + 192);
+        if (d != NULL) {
+            _mm512_storeu_si512(d, y0);
+            _mm512_storeu_si512(d + 64, y1);
+            _mm512_storeu_si512(d + 128, y2);
+            _mm512_storeu_si512(d + 192, y3);
+            d += 256;
+        }
+        x0 = tn_crc_fold512(x0, k2048, y0);
+        x1 = tn_crc_fold512(x1, k2048, y1);
+        x2 = tn_crc_fold512(x2, k2048, y2);
+        x3 = tn_crc_fold512(x3, k2048, y3);
+        p += 256;
+        len -= 256;
+    }
+    /* four registers into one: x0 lies 1536 bits before x3, and so on */
+    __m512i x = tn_crc_fold512(x0, _mm512_broadcast_i32x4(tn_crc_k128(TN_CRC_D1536)), x3);
+    x = tn_crc_fold512(x1, _mm512_broadcast_i32x4(tn_crc_k128(TN_CRC_D1024)), x);
+    const __m512i k512 = _mm512_broadcast_i32x4(tn_crc_k128(TN_CRC_D512));
+    x = tn_crc_fold512(x2, k512, x);
+    while (len >= 64) {
+        __m512i y = _mm512_loadu_si512(p);
+        if (d != NULL) {
+            _mm512_storeu_si512(d, y);
+            d += 64;
+        }
+        x = tn_crc_fold512(x, k512, y);
+        p += 64;
+        len -= 64;
+    }
+    /* four lanes into one */
+    __m128i r = _mm512_extracti32x4_epi32(x, 3);
+    r = tn_crc_fold128(_mm512_extracti32x4_epi32(x, 0), tn_crc_k128(TN_CRC_D384), r);
+    r = tn_crc_fold128(_mm512_extracti32x4_epi32(x, 1), tn_crc_k128(TN_CRC_D256), r);
+    const __m128i k128 = tn_crc_k128(TN_CRC_D128);
+    r = tn_crc_fold128(_mm512_extracti32x4_epi32(x, 2), k128, r);
+    while (len >= 16) {
+        __m128i y = _mm_loadu_si128((const __m128i *)p);
+        if (d != NULL) {
+            _mm_storeu_si128((__m128i *)d, y);
+            d += 16;
+        }
+        r = tn_crc_fold128(r, k128, y);
+        p += 16;
+        len -= 16;
+    }
+    /* r has the CRC of everything so far, as 16 bytes fed to a zero register */
+    uint64_t c64 = __builtin_ia32_crc32di(0, (uint64_t)_mm_cvtsi128_si64(r));
+    c64 = __builtin_ia32_crc32di(c64, (uint64_t)_mm_extract_epi64(r, 1));
+    c = (uint32_t)c64;
+    while (len != 0) {
+        if (d != NULL) {
+            *d++ = *p;
+        }
+        c = __builtin_ia32_crc32qi(c, *p++);
+        len--;
+    }
+    return c;
+}
+
+__attribute__((target(TN_CRC_VEC_TARGET)))
+static uint32_t tn_crc_vec_raw(uint32_t c, const unsigned char *p, size_t len)
+{
+    return tn_crc_vec_body(c, NULL, p, len);
+}
+
+__attribute__((target(TN_CRC_VEC_TARGET)))
+static uint32_t tn_crc_vec_copy_raw(uint32_t c, unsigned char *d, const unsigned char *p,
+                                    size_t len)
+{
+    return tn_crc_vec_body(c, d, p, len);
+}
+
+uint32_t tn_udp_crc32c_vec(uint32_t crc, const void *data, size_t len)
+{
+    if (!tn_crc_vec || len < TN_CRC_VEC_MIN) {
+        return tn_udp_crc32c_hw(crc, data, len);
+    }
+    return ~tn_crc_vec_raw(~crc, data, len);
+}
+
+uint32_t tn_udp_crc32c_vec_copy(uint32_t crc, void *dst, const void *src, size_t len)
+{
+    if (!tn_crc_vec || len < TN_CRC_VEC_MIN) {
+        return tn_udp_crc32c_copy(crc, dst, src, len);
+    }
+    return ~tn_crc_vec_copy_raw(~crc, dst, src, len);
+}
+
 #else
 
 uint32_t tn_udp_crc32c_hw(uint32_t crc, const void *data, size_t len)
@@ -240,11 +448,29 @@ uint32_t tn_udp_crc32c_hw(uint32_t crc, const void *data, size_t len)
     return tn_udp_crc32c_sw(crc, data, len);
 }
 
+uint32_t tn_udp_crc32c_hw_copy(uint32_t crc, void *dst, const void *src, size_t len)
+{
+    return tn_udp_crc32c_copy(crc, dst, src, len);
+}
+
+uint32_t tn_udp_crc32c_vec(uint32_t crc, const void *data, size_t len)
+{
+    return tn_udp_crc32c(crc, data, len);
+}
+
+uint32_t tn_udp_crc32c_vec_copy(uint32_t crc, void *dst, const void *src, size_t len)
+{
+    return tn_udp_crc32c_copy(crc, dst, src, len);
+}
+
 #endif
 
 uint32_t tn_udp_crc32c(uint32_t crc, const void *data, size_t len)
 {
 #if defined(__x86_64__)
+    if (tn_crc_vec && len >= TN_CRC_VEC_MIN) {
+        return ~tn_crc_vec_raw(~crc, data, len);
+    }
     if (__builtin_expect(tn_crc_hw, 1)) {
         return ~tn_crc_hw_raw(~crc, data, len);
     }
@@ -255,6 +481,9 @@ uint32_t tn_udp_crc32c(uint32_t crc, const void *data, size_t len)
 uint32_t tn_udp_crc32c_copy(uint32_t crc, void *dst, const void *src, size_t len)
 {
 #if defined(__x86_64__)
+    if (tn_crc_vec && len >= TN_CRC_VEC_MIN) {
+        return ~tn_crc_vec_copy_raw(~crc, dst, src, len);
+    }
     if (__builtin_expect(tn_crc_hw, 1)) {
         return ~tn_crc_hw_copy_raw(~crc, dst, src, len);
     }
