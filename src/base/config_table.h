@@ -63,6 +63,8 @@
       "udp: smallest retransmission timeout, microseconds")                    \
     X(udp_rto_max, UDP_RTO_MAX, INT, "200000",                                 \
       "udp: largest retransmission timeout, microseconds")                     \
+    X(udp_probes, UDP_PROBES, INT, "2",                                        \
+      "udp: tail-loss probes (the oldest packets resent, the window kept) before a retransmission timeout; 0: none") \
     X(udp_rto_init, UDP_RTO_INIT, INT, "2000",                                 \
       "udp: retransmission timeout before the first RTT sample, microseconds") \
     X(udp_ack_delay, UDP_ACK_DELAY, INT, "50",                                 \

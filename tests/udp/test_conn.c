@@ -700,6 +700,41 @@ static void test_descheduled(void)
     sim_fini(&s);
 }
 
+/* Tail-loss probes: a receiver descheduled for a little longer than an RTO
+ * draws probes (the two oldest resent), not a timeout, and the window
+ * stays; descheduled for longer than the probes' backoff, the timeout
+ * follows them as without probes. */
+static void test_descheduled_probes(void)
+{
+    sim_t s;
+    tn_udp_conn_cfg_t cfg = default_cfg();
+    cfg.probes = 2;
+    sim_init(&s, &cfg, 50 * US, 15, 20000, 0);
+    sim_run(&s, 3 * MS, 0);
+    const tn_udp_conn_stats_t *a = tn_udp_conn_stats(s.a.conn);
+    CHECK(a->cwnd == cfg.cwnd_max && a->probes == 0);
+    uint64_t rto = a->rto_ns;
+    CHECK(rto >= cfg.rto_min_ns && rto < 400 * US);
+    s.b.paused_until = 3 * MS + rto + rto / 2;
+    sim_run(&s, 3 * MS + 4 * rto, 0);
+    CHECK(a->probes >= 1 && a->probes <= 2);
+    CHECK(a->timeouts == 0 && a->cwnd == cfg.cwnd_max && a->cc_episodes == 0);
+    sim_run(&s, 60000 * MS, 1);
+    check_delivery(&s, "descheduled, probes");
+    print_stats("descheduled 1.5 rto, probes", &s);
+    sim_fini(&s);
+
+    sim_init(&s, &cfg, 50 * US, 15, 20000, 0);
+    sim_run(&s, 3 * MS, 0);
+    a = tn_udp_conn_stats(s.a.conn);
+    s.b.paused_until = 6 * MS;
+    sim_run(&s, 6 * MS, 0);
+    CHECK(a->probes == 2 && a->timeouts >= 1 && a->cwnd == cfg.cwnd_min);
+    sim_run(&s, 60000 * MS, 1);
+    check_delivery(&s, "descheduled long, probes");
+    sim_fini(&s);
+}
+
 /* Dead peer: the channel swallows everything.  Reported exactly
  * peer_timeout after the later of the last datagram heard and the moment
  * data became outstanding, not before; an idle connection is never dead. */
@@ -853,7 +888,7 @@ static void test_defaults(void)
         .packet_size = PKT, .window = 1024, .sendq_max = 1024, .ack_every = 16,
         .ack_delay_ns = 50 * US, .rto_init_ns = 2 * MS, .rto_min_ns = 200 * US,
         .rto_max_ns = 200 * MS, .dupthresh = 3, .cwnd_init = 64, .cwnd_min = 4,
-        .cwnd_max = 1024, .peer_timeout_ns = 30000 * MS, .nrails = 1,
+        .cwnd_max = 1024, .peer_timeout_ns = 30000 * MS, .nrails = 1, .probes = 2,
     };
     sim_init(&s, &cfg, 10 * US, 14, 20000, 5000);
     s.ab.drop = s.ba.drop = 0.01;
@@ -1039,6 +1074,7 @@ int main(void)
     TIMED(test_bottleneck());
     TIMED(test_deep_queue());
     TIMED(test_descheduled());
+    TIMED(test_descheduled_probes());
     TIMED(test_dead());
     TIMED(test_outage());
     TIMED(test_rails());

@@ -1,7 +1,7 @@
 /* udp_loss: the RTT estimator (RFC 6298 arithmetic), RTO clamps and
  * backoff (kept until a valid sample: Karn), packet-threshold and
- * time-threshold loss detection with its timer, and RTO expiry marking only
- * what has been out for an RTO. */
+ * time-threshold loss detection with its timer, RTO expiry marking only
+ * what has been out for an RTO, and tail-loss probes before the timeout. */
 #include "xport/udp/udp_loss.h"
 
 #include <stdio.h>
@@ -214,6 +214,69 @@ static void test_reorder(void)
     tn_udp_sentmap_fini(&sm);
 }
 
+/* Tail-loss probes: the first max_probes expiries resend only the two
+ * oldest, back off, and leave the rest in flight; the next one is a full
+ * timeout; an ack of anything new re-arms the probes; a probed packet acked
+ * before its probe left is no sign of reordering. */
+static void test_probes(void)
+{
+    tn_udp_loss_t l;
+    tn_udp_sentmap_t sm;
+    tn_udp_loss_init(&l, 1 * MS, 200 * US, 100 * MS, 3);
+    l.max_probes = 2;
+    CHECK(tn_udp_sentmap_init(&sm, 32, 8, 1) == TN_OK);
+    send_n(&sm, 6);                          /* psn 1..6 sent at 0..50 us */
+    tn_udp_loss_result_t res = { 0 };
+    CHECK(tn_udp_loss_on_timer(&l, &sm, 1 * MS - 1, &res) == TN_UDP_LOSS_TIMER_NONE);
+    CHECK(tn_udp_loss_on_timer(&l, &sm, 1 * MS, &res) == TN_UDP_LOSS_TIMER_PROBE);
+    CHECK(res.lost == 2 && l.backoff == 1 && l.probes == 1);
+    CHECK(tn_udp_sentmap_inflight(&sm) == 4 && tn_udp_sentmap_nlost(&sm) == 2);
+    CHECK(tn_udp_sentmap_next_lost(&sm)->psn == 1);
+    CHECK(tn_udp_sentmap_get(&sm, 2)->flags == TN_UDP_SM_F_PROBE);
+    CHECK(tn_udp_sentmap_get(&sm, 3)->state == TN_UDP_SM_INFLIGHT);
+    /* the probes leave; the next expiry counts from psn 3 (20 us), backed off */
+    tn_udp_sentmap_on_send(&sm, 1, 0, 1100 * US);
+    tn_udp_sentmap_on_send(&sm, 2, 0, 1100 * US);
+    CHECK(tn_udp_sentmap_get(&sm, 2)->flags == 0);
+    CHECK(tn_udp_loss_deadline(&l, &sm) == 20 * US + 2 * MS);
+    memset(&res, 0, sizeof(res));
+    CHECK(tn_udp_loss_on_timer(&l, &sm, 20 * US + 2 * MS, &res) == TN_UDP_LOSS_TIMER_PROBE);
+    CHECK(res.lost == 2 && l.backoff == 2 && l.probes == 2);
+    CHECK(tn_udp_sentmap_inflight(&sm) == 4 && tn_udp_sentmap_nlost(&sm) == 2);
+    /* still nothing: the third expiry (psn 5, sent at 40 us, RTO now 4 ms)
+     * is a timeout, and everything in flight is lost */
+    memset(&res, 0, sizeof(res));
+    CHECK(tn_udp_loss_deadline(&l, &sm) == 40 * US + 4 * MS);
+    CHECK(tn_udp_loss_on_timer(&l, &sm, 40 * US + 4 * MS, &res) == TN_UDP_LOSS_TIMER_RTO);
+    CHECK(res.lost == 4 && l.backoff == 3);
+    CHECK(tn_udp_sentmap_inflight(&sm) == 0 && tn_udp_sentmap_nlost(&sm) == 6);
+    CHECK(tn_udp_sentmap_get(&sm, 5)->flags & TN_UDP_SM_F_RTO);
+    tn_udp_sentmap_fini(&sm);
+
+    /* an ack of anything new re-arms the probes */
+    tn_udp_loss_init(&l, 1 * MS, 200 * US, 100 * MS, 3);
+    l.max_probes = 1;
+    CHECK(tn_udp_sentmap_init(&sm, 32, 8, 1) == TN_OK);
+    send_n(&sm, 8);
+    memset(&res, 0, sizeof(res));
+    CHECK(tn_udp_loss_on_timer(&l, &sm, 1 * MS, &res) == TN_UDP_LOSS_TIMER_PROBE);
+    CHECK(l.probes == 1);
+    /* psn 1 and 2 are acked before their probes left: late, not reordered */
+    tn_udp_acked_t acc = { 0 };
+    tn_udp_sentmap_ack(&sm, 3, &acc);
+    CHECK(acc.newly == 2 && acc.spurious == 0 && acc.spurious_rto == 0);
+    tn_udp_loss_on_ack(&l, &acc, 1100 * US);
+    CHECK(l.probes == 0 && l.reorder == 3 && l.time_shift == 3 && l.spurious == 0);
+    CHECK(tn_udp_sentmap_nlost(&sm) == 0 && tn_udp_sentmap_inflight(&sm) == 6);
+    /* the timer restarted at that ack, and probes again */
+    memset(&res, 0, sizeof(res));
+    uint64_t d = tn_udp_loss_deadline(&l, &sm);
+    CHECK(d == 1100 * US + tn_udp_loss_rto(&l));
+    CHECK(tn_udp_loss_on_timer(&l, &sm, d, &res) == TN_UDP_LOSS_TIMER_PROBE);
+    CHECK(res.lost == 2 && tn_udp_sentmap_next_lost(&sm)->psn == 3);
+    tn_udp_sentmap_fini(&sm);
+}
+
 int main(void)
 {
     test_rtt();
@@ -221,6 +284,7 @@ int main(void)
     test_rto();
     test_rto_restart();
     test_reorder();
+    test_probes();
     if (failures) {
         fprintf(stderr, "test_loss: %d failures\n", failures);
         return 1;

@@ -177,6 +177,7 @@ tn_status_t tn_xport_udp_init(const tn_xport_job_t *job)
         .rto_min_ns = (uint64_t)tn_cfg.udp_rto_min * 1000ull,
         .rto_max_ns = (uint64_t)tn_cfg.udp_rto_max * 1000ull,
         .dupthresh = 3,
+        .probes = tn_cfg.udp_probes > 0 ? (uint32_t)tn_cfg.udp_probes : 0,
         .cwnd_init = 64,
         .cwnd_min = 4,
         .cwnd_max = tn_cfg.udp_window > 16 ? (uint32_t)tn_cfg.udp_window : 16,
@@ -643,7 +644,7 @@ void tn_xport_udp_print_stats(void)
         fprintf(stderr, "[tern stats] rank %d udp peer %d: data sent=%llu (%llu B) recv=%llu "
                 "(%llu B) retransmits=%llu timeouts=%llu fast_retx=%llu dups=%llu ooo=%llu "
                 "stale=%llu credit_stalls=%llu cwnd_stalls=%llu srtt=%.1fus rto=%.1fus cwnd=%llu "
-                "cc_episodes=%llu timeouts_undone=%llu rails_down=%llu\n",
+                "cc_episodes=%llu timeouts_undone=%llu tail_probes=%llu rails_down=%llu\n",
                 tn_udp.me, peer, (unsigned long long)s->data_sent,
                 (unsigned long long)s->data_bytes_sent, (unsigned long long)s->data_recv,
                 (unsigned long long)s->data_bytes_recv, (unsigned long long)s->retransmits,
@@ -653,7 +654,7 @@ void tn_xport_udp_print_stats(void)
                 (unsigned long long)s->cwnd_stalls, (double)s->srtt_ns / 1e3,
                 (double)s->rto_ns / 1e3, (unsigned long long)s->cwnd,
                 (unsigned long long)s->cc_episodes, (unsigned long long)s->cc_undone,
-                (unsigned long long)s->rails_down);
+                (unsigned long long)s->probes, (unsigned long long)s->rails_down);
         for (int r = 0; r < tn_udp.peers[peer].nrails; r++) {
             fprintf(stderr, "[tern stats] rank %d udp peer %d rail %d: sent=%llu lost=%llu\n",
                     tn_udp.me, peer, r, (unsigned long long)s->rail_sent[r],

@@ -35,7 +35,9 @@
  *    reduction undone (udp_cc).
  *  - Stats: data_sent counts data packets transmitted, retransmissions
  *    included; fast_retransmits counts packets declared lost by later acks
- *    (packet or time threshold) and timeouts RTO expiries; duplicates counts
+ *    (packet or time threshold), timeouts RTO expiries that declared
+ *    everything in flight lost and probes those that were tail-loss probes
+ *    (udp_loss.h: the oldest resent, the window untouched); duplicates counts
  *    copies of packets already received (below ack or buffered); stale
  *    counts data dropped outside the receive window (below ack, or beyond
  *    the credits granted); acks_sent/acks_recv count pure ACK and PING
@@ -149,6 +151,7 @@ tn_status_t tn_udp_conn_new(const tn_udp_conn_cfg_t *cfg, uint32_t job, uint32_t
     tn_udp_loss_init(&c->loss, cfg->rto_init_ns, cfg->rto_min_ns, cfg->rto_max_ns,
                      cfg->dupthresh);
     c->loss.peer_ack_delay_ns = cfg->ack_delay_ns;   /* the peer runs our configuration */
+    c->loss.max_probes = cfg->probes;
     tn_udp_cc_init(&c->cc, cfg->cwnd_init, cfg->cwnd_min, cfg->cwnd_max);
     tn_udp_pace_init(&c->pace, TN_UDP_PACE_BURST);
     c->snd_limit = TN_UDP_FIRST_PSN + cfg->window;
@@ -363,6 +366,12 @@ static void tn_conn_check_timer(tn_udp_conn_t *c, uint64_t now)
     case TN_UDP_LOSS_TIMER_EARLY:
         c->stats.fast_retransmits += res.lost;
         tn_conn_on_lost(c, &res, now);
+        break;
+    case TN_UDP_LOSS_TIMER_PROBE:
+        /* no evidence of loss: no window change, no rail strikes */
+        c->stats.probes++;
+        tn_log_data("udp", "peer %u: tail-loss probe, %u packets resent, rto now %llu ns",
+                    c->peer, res.lost, (unsigned long long)tn_udp_loss_rto(&c->loss));
         break;
     case TN_UDP_LOSS_TIMER_RTO:
         c->stats.timeouts++;

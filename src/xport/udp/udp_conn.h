@@ -19,7 +19,9 @@
  * (Karn); RTO = srtt + 4 rttvar clamped to [rto_min, rto_max] (microseconds
  * to milliseconds, not TCP's 200 ms floor) and doubled per consecutive
  * timeout.  A packet is declared lost when dupthresh packets sent after it
- * were acked (fast retransmit) or when the RTO expires (udp_loss).  Lost
+ * were acked (fast retransmit) or when the RTO expires (udp_loss); the
+ * first `probes` expiries in a row only resend the oldest packets
+ * (tail-loss probes), without touching the window.  Lost
  * packets are resent first, on another rail when there is one.
  *
  * Congestion.  AIMD in packets with slow start (udp_cc): +1 per RTT (or per
@@ -52,6 +54,7 @@ typedef struct {
     uint64_t rto_min_ns;
     uint64_t rto_max_ns;
     uint32_t dupthresh;        /* fast retransmit after this many later acks */
+    uint32_t probes;           /* tail-loss probes before a timeout (udp_loss.h) */
     uint32_t cwnd_init;        /* packets */
     uint32_t cwnd_min;
     uint32_t cwnd_max;
@@ -70,6 +73,7 @@ typedef struct {
     uint64_t srtt_ns, rttvar_ns, rto_ns, cwnd, min_rtt_ns;
     uint64_t cc_episodes;     /* congestion episodes (a loss or a timeout) */
     uint64_t cc_undone;       /* timeouts found premature and undone */
+    uint64_t probes;          /* tail-loss probes (RTO expiries that were not timeouts) */
     uint64_t rail_sent[TN_UDP_MAX_RAILS];
     uint64_t rail_lost[TN_UDP_MAX_RAILS];
     uint64_t rails_down;      /* rails taken out of use (reported or found dead) */

@@ -51,6 +51,7 @@ void tn_udp_loss_on_ack(tn_udp_loss_t *l, const tn_udp_acked_t *acc, uint64_t no
         return;
     }
     l->progress_ns = now;
+    l->probes = 0;
     /* Karn: the backed-off RTO stays until a sample says what the RTT is
      * (when every ack is for a retransmission, resetting the backoff would
      * retransmit everything forever on an RTT above rto_init) */
@@ -163,6 +164,23 @@ int tn_udp_loss_on_timer(tn_udp_loss_t *l, tn_udp_sentmap_t *sm, uint64_t now,
     uint64_t from = e->sent_ns > l->progress_ns ? e->sent_ns : l->progress_ns;
     if (from + rto > now) {
         return TN_UDP_LOSS_TIMER_NONE;
+    }
+    if (l->probes < l->max_probes) {
+        /* a probe: resend the oldest, keep the rest in flight, and let the
+         * ack it draws tell what was lost */
+        for (uint32_t k = 0; k < TN_UDP_LOSS_PROBE_PKTS; k++) {
+            e = tn_udp_sentmap_oldest(sm);
+            if (e == NULL) {
+                break;
+            }
+            e->flags |= TN_UDP_SM_F_PROBE;
+            tn_udp_loss_mark(sm, e, res);
+        }
+        l->probes++;
+        if (l->backoff < TN_UDP_LOSS_MAX_BACKOFF) {
+            l->backoff++;
+        }
+        return TN_UDP_LOSS_TIMER_PROBE;
     }
     /* the ack clock is gone: everything in flight is presumed lost (and
      * the window drops to its minimum, so only the oldest go out first) */

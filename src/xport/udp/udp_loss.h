@@ -27,7 +27,17 @@
  * new for an RTO either (the timer restarts on progress, as TCP's does,
  * RFC 6298 5.3: a receiver still working through a long queue is not
  * silent, however old the oldest packet is), everything in flight is declared
- * lost (the window collapses too, so the oldest go out first).  Detection walks the sent
+ * lost (the window collapses too, so the oldest go out first).
+ *
+ * Tail-loss probes (max_probes > 0): the first max_probes expiries in a row
+ * (no ack acknowledging anything new in between) are probes instead: only
+ * the TN_UDP_LOSS_PROBE_PKTS oldest transmissions are resent (flagged
+ * TN_UDP_SM_F_PROBE), the rest stay in flight, and the window is not
+ * touched; the backoff doubles as for a timeout.  The probe's ack then lets
+ * the packet and time thresholds find any other losses, so a lost tail, or
+ * a receiver that was late to ack, costs one round trip instead of a
+ * collapsed window.  Only when the probes go unanswered too does the full
+ * timeout above follow.  Detection walks the sent
  * map's inflight list from its oldest end and stops at the first survivor,
  * so its cost is the number of packets declared lost. */
 #ifndef TN_XPORT_UDP_UDP_LOSS_H
@@ -39,6 +49,7 @@
 #define TN_UDP_LOSS_RAILS 8          /* rails counted in a loss result */
 #define TN_UDP_LOSS_MAX_BACKOFF 16
 #define TN_UDP_LOSS_MAX_REORDER 256  /* largest adaptive packet threshold */
+#define TN_UDP_LOSS_PROBE_PKTS 2     /* transmissions one tail-loss probe resends */
 
 typedef struct {
     uint64_t srtt_ns, rttvar_ns;     /* 0 until the first sample */
@@ -50,7 +61,9 @@ typedef struct {
     uint32_t reorder;                /* packet threshold in use (>= dupthresh) */
     uint32_t time_shift;             /* time threshold: rtt + rtt >> time_shift */
     uint64_t spurious;               /* losses declared that were reordering */
-    uint32_t backoff;                /* consecutive timeouts */
+    uint32_t backoff;                /* consecutive timeouts and probes */
+    uint32_t max_probes;             /* tail-loss probes before a timeout (0: none) */
+    uint32_t probes;                 /* probes since the last ack of anything new */
     uint64_t largest_acked_txseq;    /* of first transmissions; 0: none */
     uint64_t loss_time;              /* time-threshold timer; UINT64_MAX: none */
     uint64_t progress_ns;            /* last ack that acknowledged anything new */
@@ -69,6 +82,7 @@ enum {
     TN_UDP_LOSS_TIMER_NONE = 0,      /* nothing was due */
     TN_UDP_LOSS_TIMER_EARLY,         /* time-threshold losses (not a timeout) */
     TN_UDP_LOSS_TIMER_RTO,           /* the retransmission timeout expired */
+    TN_UDP_LOSS_TIMER_PROBE,         /* a tail-loss probe is due (not a timeout) */
 };
 
 void tn_udp_loss_init(tn_udp_loss_t *l, uint64_t rto_init_ns, uint64_t rto_min_ns,
@@ -96,8 +110,11 @@ uint64_t tn_udp_loss_deadline(const tn_udp_loss_t *l, const tn_udp_sentmap_t *sm
 
 /* Run the timers at now.  EARLY: the time threshold declared losses.  RTO:
  * the oldest transmission has been out for an RTO; everything in flight was
- * declared lost (flagged TN_UDP_SM_F_RTO) and the backoff doubled.  Adds to
- * *res. */
+ * declared lost (flagged TN_UDP_SM_F_RTO) and the backoff doubled.  PROBE:
+ * the same expiry while probes remain: the oldest TN_UDP_LOSS_PROBE_PKTS
+ * transmissions were queued for resending (flagged TN_UDP_SM_F_PROBE; they
+ * are in *res->lost but are no evidence of loss) and the backoff doubled.
+ * Adds to *res. */
 int tn_udp_loss_on_timer(tn_udp_loss_t *l, tn_udp_sentmap_t *sm, uint64_t now,
                          tn_udp_loss_result_t *res);
 

@@ -202,7 +202,10 @@ static void tn_sm_acked(tn_udp_sentmap_t *sm, tn_udp_sent_t *e, tn_udp_acked_t *
         acc->newly_inflight++;
     } else if (e->state == TN_UDP_SM_LOST) {
         tn_sm_list_unlink(sm, &sm->lost, e);
-        if (e->tx_count == 1 && (e->flags & TN_UDP_SM_F_RTO)) {
+        if (e->flags & TN_UDP_SM_F_PROBE) {
+            /* acked before the probe left: it was late, which says nothing
+             * about reordering */
+        } else if (e->tx_count == 1 && (e->flags & TN_UDP_SM_F_RTO)) {
             acc->spurious_rto++;
         } else if (e->tx_count == 1) {
             /* the only copy arrived: it was reordered, not lost */

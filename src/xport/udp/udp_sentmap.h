@@ -83,6 +83,7 @@ typedef struct {
 } tn_udp_sent_t;
 
 #define TN_UDP_SM_F_RTO 1u  /* declared lost by a timeout, not by later acks */
+#define TN_UDP_SM_F_PROBE 2u /* queued again by a tail-loss probe, not declared lost */
 
 typedef struct {
     uint32_t head, tail, n;

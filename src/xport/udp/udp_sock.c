@@ -359,9 +359,13 @@ static void tn_udp_flush_run(tn_udp_sock_t *s, tn_udp_batch_t *b, int *failed_ra
             if (errno == EINTR) {
                 continue;
             }
-            if (errno == EAGAIN || errno == ENOBUFS || errno == ECONNREFUSED) {
-                /* no room (or a stale ICMP error): the datagrams are lost;
-                 * the reliability layer will send them again */
+            if (errno == EAGAIN || errno == ENOBUFS || errno == ECONNREFUSED ||
+                errno == EPERM) {
+                /* no room, a stale ICMP error, or a local firewall rule
+                 * that dropped the packet (EPERM: an nftables/iptables drop
+                 * in the output path, e.g. random loss injected with
+                 * numgen): the datagrams are lost; the reliability layer
+                 * will send them again.  The rest of the batch still goes. */
                 s->stats.send_errors++;
                 done++;
                 continue;
