@@ -49,10 +49,10 @@ int main(void)
     CHECK(tn_udp_cc_on_loss(&cc, marker + 1, txseq + 1) == 1);
     CHECK(cc.cwnd == 11 && cc.episodes == 2);
     /* timeout: cwnd to the minimum, ssthresh halved */
-    tn_udp_cc_on_timeout(&cc, txseq + 10);
+    tn_udp_cc_on_timeout(&cc, txseq + 10, 1);
     CHECK(cc.cwnd == 2 && cc.ssthresh == 5 && cc.timeouts == 1);
     /* a second timeout of the same episode keeps ssthresh */
-    tn_udp_cc_on_timeout(&cc, txseq + 12);
+    tn_udp_cc_on_timeout(&cc, txseq + 12, 1);
     CHECK(cc.cwnd == 2 && cc.ssthresh == 5);
     /* recovery ends with an ack from after the marker: slow start to ssthresh,
      * then the surplus counts towards avoidance */
@@ -78,6 +78,15 @@ int main(void)
     CHECK(z.cwnd == 1 && z.cwnd_min == 1 && z.cwnd_max == 1);
     tn_udp_cc_init(&z, 500, 4, 64);
     CHECK(z.cwnd == 64);
+    /* a timeout before any RTT sample: the window falls, ssthresh stays,
+     * and slow start climbs straight back */
+    tn_udp_cc_init(&z, 16, 2, 64);
+    tn_udp_cc_on_timeout(&z, 20, 0);
+    CHECK(z.cwnd == 2 && z.ssthresh == 64 && z.timeouts == 1);
+    tn_udp_cc_on_ack(&z, 2, 21);
+    tn_udp_cc_on_ack(&z, 4, 25);
+    tn_udp_cc_on_ack(&z, 8, 33);
+    CHECK(z.cwnd == 16 && tn_udp_cc_in_slow_start(&z));
     if (failures) {
         fprintf(stderr, "test_cc: %d failures\n", failures);
         return 1;

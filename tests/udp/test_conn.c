@@ -221,6 +221,7 @@ typedef struct {
     uint64_t       last_input;      /* time of the last datagram fed in */
     uint64_t       cwnd_min_seen, cwnd_max_seen;
     uint64_t       paused_until;    /* descheduled: neither reads nor writes */
+    int            late_wake;       /* on waking, note the late acks (as udp.c does) */
     int            by_ref;          /* send with tn_udp_conn_send_ref */
 } ep_t;
 
@@ -446,6 +447,13 @@ static void sim_run(sim_t *s, uint64_t until, int stop_when_done)
 {
     int idle_iters = 0;
     while (s->now < until) {
+        ep_t *eps[2] = { &s->a, &s->b };
+        for (int i = 0; i < 2; i++) {
+            if (eps[i]->late_wake && s->now >= eps[i]->paused_until) {
+                tn_udp_conn_note_late(eps[i]->conn);
+                eps[i]->late_wake = 0;
+            }
+        }
         app_send(s, &s->a);
         app_send(s, &s->b);
         int moved = sim_output(s, &s->a, &s->ab, &s->b);
@@ -733,6 +741,39 @@ static void test_descheduled_probes(void)
     sim_run(&s, 60000 * MS, 1);
     check_delivery(&s, "descheduled long, probes");
     sim_fini(&s);
+}
+
+/* A short tail (4 messages) sent while the receiver is away for 3 ms: every
+ * packet times out and is resent before the receiver comes back, so the
+ * first ack covers only resent packets and cannot show the timeout was
+ * premature.  A receiver that says its acks are late (TN_UDP_F_LATE) gets
+ * the window reduction undone; one that does not leaves it reduced. */
+static void test_late_tail(void)
+{
+    for (int say_late = 0; say_late < 2; say_late++) {
+        sim_t s;
+        tn_udp_conn_cfg_t cfg = default_cfg();
+        sim_init(&s, &cfg, 50 * US, 16, 400, 0);
+        sim_run(&s, 60000 * MS, 1);
+        const tn_udp_conn_stats_t *a = tn_udp_conn_stats(s.a.conn);
+        const tn_udp_conn_stats_t *b = tn_udp_conn_stats(s.b.conn);
+        uint64_t cwnd_before = a->cwnd;
+        CHECK(cwnd_before > cfg.cwnd_min && a->timeouts == 0);
+        s.b.paused_until = s.now + 3 * MS;
+        s.b.late_wake = say_late;
+        s.a.to_send += 4;
+        sim_run(&s, s.b.paused_until - 1, 0);
+        CHECK(a->timeouts >= 2 && a->cwnd == cfg.cwnd_min);
+        sim_run(&s, 60000 * MS, 1);
+        check_delivery(&s, say_late ? "late tail, said" : "late tail, unsaid");
+        CHECK(b->late_acks == 0);
+        if (say_late) {
+            CHECK(a->late_acks >= 1 && a->cc_undone == 1 && a->cwnd == cwnd_before);
+        } else {
+            CHECK(a->late_acks == 0 && a->cc_undone == 0 && a->cwnd < cwnd_before);
+        }
+        sim_fini(&s);
+    }
 }
 
 /* Dead peer: the channel swallows everything.  Reported exactly
@@ -1075,6 +1116,7 @@ int main(void)
     TIMED(test_deep_queue());
     TIMED(test_descheduled());
     TIMED(test_descheduled_probes());
+    TIMED(test_late_tail());
     TIMED(test_dead());
     TIMED(test_outage());
     TIMED(test_rails());

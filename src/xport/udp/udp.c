@@ -44,6 +44,7 @@ static struct {
     uint64_t             bad_packets;
     uint64_t             foreign_packets;
     uint64_t             late_messages;  /* delivered while closing, dropped */
+    uint64_t             last_read_ns;   /* end of the last pass over the sockets */
     int                  batch;
     int                  closing;        /* finalize: peers are done sending */
     /* no connection has anything to send or a timer due before this: a
@@ -205,6 +206,15 @@ err_close:
 static int tn_udp_progress(void);
 static int tn_udp_flush(int peer, uint64_t now, int timers);
 
+/* Have the sockets gone unread for longer than a peer's minimum RTO (the
+ * application busy outside MPI, or this rank descheduled)?  Then the acks
+ * we owe are late through no fault of the network. */
+static int tn_udp_away(uint64_t now)
+{
+    return tn_udp.last_read_ns != 0 && now > tn_udp.last_read_ns &&
+           now - tn_udp.last_read_ns > tn_udp.cfg.rto_min_ns;
+}
+
 /* Sleep until a datagram arrives (or extra_fd is readable), a connection's
  * timer is due, or cap_ns have passed. */
 static void tn_udp_wait(uint64_t cap_ns, int extra_fd)
@@ -350,6 +360,11 @@ static int tn_udp_flush(int peer, uint64_t now, int timers)
     tn_udp_out_t out[TN_UDP_RECV_BATCH];
     size_t ps = tn_udp.cfg.packet_size;
     int total = 0;
+    /* back from away (see tn_udp_progress) and sending before reading:
+     * what goes out carries acks that are late too */
+    if (tn_udp_away(now) && p->conn != NULL) {
+        tn_udp_conn_note_late(p->conn);
+    }
     for (;;) {
         int n = 0;
         while (n < tn_udp.batch) {
@@ -486,8 +501,10 @@ static void tn_udp_dispatch(int peer, tn_udp_conn_t *conn)
     }
 }
 
-/* One received datagram: check it and feed it to its connection. */
-static void tn_udp_input(int rail, const void *pkt, size_t len, uint64_t now)
+/* One received datagram: check it and feed it to its connection.  late:
+ * this pass began after the sockets had gone unread for longer than the
+ * minimum RTO (tn_udp_conn_note_late). */
+static void tn_udp_input(int rail, const void *pkt, size_t len, uint64_t now, int late)
 {
     const char *why = NULL;
     if (tn_udp_packet_check(pkt, len, tn_udp.job, (uint32_t)tn_udp.me, &why) != TN_OK) {
@@ -502,6 +519,9 @@ static void tn_udp_input(int rail, const void *pkt, size_t len, uint64_t now)
         return;
     }
     tn_udp_conn_t *conn = tn_udp_conn_of((int)src);
+    if (late) {
+        tn_udp_conn_note_late(conn);
+    }
     /* in-order payloads are delivered straight from pkt: dispatch drains
      * the connection before the receive buffer is reused */
     tn_udp_conn_input_lent(conn, pkt, len, rail, now);
@@ -556,6 +576,8 @@ static int tn_udp_progress(void)
     size_t cap = tn_udp.rcap;
     uint64_t now = tn_udp_now();
     size_t lens[TN_UDP_RECV_BATCH], segs[TN_UDP_RECV_BATCH];
+    int late = tn_udp_away(now);
+    tn_udp.last_read_ns = now;
     for (int r = 0; r < tn_udp.sock.nrails; r++) {
         int n;
         while ((n = tn_udp_sock_recv(&tn_udp.sock, r, tn_udp.rbuf, cap, lens, segs,
@@ -566,7 +588,7 @@ static int tn_udp_progress(void)
                 size_t seg = segs[i] != 0 ? segs[i] : lens[i], off = 0;
                 do {
                     size_t len = lens[i] - off < seg ? lens[i] - off : seg;
-                    tn_udp_input(r, buf + off, len, now);
+                    tn_udp_input(r, buf + off, len, now, late);
                     off += len;
                     events++;
                 } while (off < lens[i]);
@@ -584,8 +606,11 @@ static int tn_udp_progress(void)
                 break;
             }
             now = tn_udp_now();
+            tn_udp.last_read_ns = now;
         }
     }
+    /* the sockets were last read when the processing of what came in ended */
+    tn_udp.last_read_ns = events != 0 ? tn_udp_now() : now;
     return events + tn_udp_service(now, 1);
 }
 
@@ -595,6 +620,8 @@ int tn_xport_udp_sleep(int (*recheck)(void), uint64_t timeout_ns)
     int wake_fd = tn_xport_shm_poll_begin();
     if (recheck() == 0) {
         tn_udp_wait(timeout_ns, wake_fd);
+        /* asleep on the sockets is not away from them: a datagram wakes us */
+        tn_udp.last_read_ns = tn_udp_now();
     }
     tn_xport_shm_poll_end();
     return wake_fd >= 0;
@@ -644,7 +671,8 @@ void tn_xport_udp_print_stats(void)
         fprintf(stderr, "[tern stats] rank %d udp peer %d: data sent=%llu (%llu B) recv=%llu "
                 "(%llu B) retransmits=%llu timeouts=%llu fast_retx=%llu dups=%llu ooo=%llu "
                 "stale=%llu credit_stalls=%llu cwnd_stalls=%llu srtt=%.1fus rto=%.1fus cwnd=%llu "
-                "cc_episodes=%llu timeouts_undone=%llu tail_probes=%llu rails_down=%llu\n",
+                "cc_episodes=%llu timeouts_undone=%llu tail_probes=%llu late_acks=%llu "
+                "rails_down=%llu\n",
                 tn_udp.me, peer, (unsigned long long)s->data_sent,
                 (unsigned long long)s->data_bytes_sent, (unsigned long long)s->data_recv,
                 (unsigned long long)s->data_bytes_recv, (unsigned long long)s->retransmits,
@@ -654,7 +682,8 @@ void tn_xport_udp_print_stats(void)
                 (unsigned long long)s->cwnd_stalls, (double)s->srtt_ns / 1e3,
                 (double)s->rto_ns / 1e3, (unsigned long long)s->cwnd,
                 (unsigned long long)s->cc_episodes, (unsigned long long)s->cc_undone,
-                (unsigned long long)s->probes, (unsigned long long)s->rails_down);
+                (unsigned long long)s->probes, (unsigned long long)s->late_acks,
+                (unsigned long long)s->rails_down);
         for (int r = 0; r < tn_udp.peers[peer].nrails; r++) {
             fprintf(stderr, "[tern stats] rank %d udp peer %d rail %d: sent=%llu lost=%llu\n",
                     tn_udp.me, peer, r, (unsigned long long)s->rail_sent[r],

@@ -63,12 +63,14 @@ int tn_udp_cc_on_loss(tn_udp_cc_t *cc, uint64_t lost_txseq, uint64_t next_txseq)
     return 1;
 }
 
-void tn_udp_cc_on_timeout(tn_udp_cc_t *cc, uint64_t next_txseq)
+void tn_udp_cc_on_timeout(tn_udp_cc_t *cc, uint64_t next_txseq, int path_known)
 {
     if (!(cc->in_recovery && cc->after_timeout)) {
         cc->prior_cwnd = cc->cwnd;
         cc->prior_ssthresh = cc->ssthresh;
-        cc->ssthresh = tn_udp_cc_clamp(cc, cc->cwnd / 2);
+        if (path_known) {
+            cc->ssthresh = tn_udp_cc_clamp(cc, cc->cwnd / 2);
+        }
     }
     cc->verdict_pending = 1;
     cc->cwnd = cc->cwnd_min;

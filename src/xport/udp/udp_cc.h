@@ -6,7 +6,8 @@
  * and covers every transmission sent before it (txseq < the marker taken
  * then); cwnd does not grow until a transmission sent after the marker is
  * acked.  A timeout sets ssthresh = cwnd / 2 (not again for repeated timeouts
- * of one episode) and cwnd = cwnd_min.  cwnd stays in [cwnd_min, cwnd_max].
+ * of one episode, nor before any RTT sample) and cwnd = cwnd_min.  cwnd stays
+ * in [cwnd_min, cwnd_max].
  *
  * A premature timeout (a descheduled peer, a delay spike) is undone: the
  * first ack after a timeout tells whether packets the timeout declared lost
@@ -41,8 +42,11 @@ void tn_udp_cc_on_ack(tn_udp_cc_t *cc, uint32_t n, uint64_t largest_acked_txseq)
  * txseq the next transmission will get.  Returns 1 if this began an episode. */
 int tn_udp_cc_on_loss(tn_udp_cc_t *cc, uint64_t lost_txseq, uint64_t next_txseq);
 
-/* The retransmission timer expired. */
-void tn_udp_cc_on_timeout(tn_udp_cc_t *cc, uint64_t next_txseq);
+/* The retransmission timer expired.  path_known: an RTT has been measured;
+ * before that (the peer may not even be up yet) the window still falls to
+ * cwnd_min, to bound what is resent, but ssthresh stays, so slow start
+ * climbs straight back. */
+void tn_udp_cc_on_timeout(tn_udp_cc_t *cc, uint64_t next_txseq, int path_known);
 
 /* An ack acknowledged something new; spurious: it acknowledged packets a
  * timeout declared lost and that were never resent.  The first such call

@@ -97,6 +97,7 @@ struct tn_udp_conn {
     tn_udp_credit_t   rx;
     int               ack_pending;   /* data arrived since our last ack */
     int               ack_now;       /* ... and the ack must not wait */
+    int               late;          /* flag the next packet TN_UDP_F_LATE */
     uint32_t          unacked;       /* data packets since our last ack */
     uint64_t          ack_deadline;
     uint64_t          adv_limit;     /* ack + credits as last advertised */
@@ -300,7 +301,7 @@ static size_t tn_conn_build(tn_udp_conn_t *c, void *buf, size_t cap, uint8_t typ
     tn_udp_hdr_t h = {
         .version = TN_UDP_VERSION,
         .type = type,
-        .flags = flags,
+        .flags = (uint16_t)(flags | (c->late ? TN_UDP_F_LATE : 0)),
         .job = c->job,
         .src = c->me,
         .dst = c->peer,
@@ -328,6 +329,7 @@ static size_t tn_conn_build(tn_udp_conn_t *c, void *buf, size_t cap, uint8_t typ
     }
     memcpy((char *)buf + offsetof(tn_udp_hdr_t, crc), &crc, sizeof(crc));
     /* every packet carries the ack: nothing is owed any more */
+    c->late = 0;
     c->ack_pending = 0;
     c->ack_now = 0;
     c->unacked = 0;
@@ -378,7 +380,9 @@ static void tn_conn_check_timer(tn_udp_conn_t *c, uint64_t now)
         for (int r = 0; r < c->nrails; r++) {
             c->stats.rail_lost[r] += res.rail_lost[r];
         }
-        tn_udp_cc_on_timeout(&c->cc, c->sm.txseq + 1);
+        /* before any RTT sample (the peer may not be up yet) a timeout says
+         * nothing about the path: ssthresh stays */
+        tn_udp_cc_on_timeout(&c->cc, c->sm.txseq + 1, c->loss.srtt_ns != 0);
         tn_log_data("udp", "peer %u: timeout, %u packets lost, rto now %llu ns", c->peer,
                     res.lost, (unsigned long long)tn_udp_loss_rto(&c->loss));
         break;
@@ -647,7 +651,10 @@ static void tn_conn_on_ack_info(tn_udp_conn_t *c, const tn_udp_hdr_t *h, const c
         }
     }
     tn_udp_loss_on_ack(&c->loss, &acc, now);
-    if (tn_udp_cc_timeout_verdict(&c->cc, acc.spurious_rto != 0)) {
+    /* premature: packets the timeout declared lost arrived after all, or
+     * the peer says it acks late because it was away */
+    if (tn_udp_cc_timeout_verdict(&c->cc, acc.spurious_rto != 0 ||
+                                              (h->flags & TN_UDP_F_LATE) != 0)) {
         tn_log_data("udp", "peer %u: premature timeout, window restored to %u", c->peer,
                     c->cc.cwnd);
     }
@@ -735,6 +742,9 @@ static void tn_conn_input(tn_udp_conn_t *c, const void *pkt, size_t len, int rai
     if (rail >= 0 && rail < c->nrails) {
         c->rx_rail = rail;
     }
+    if (h.flags & TN_UDP_F_LATE) {
+        c->stats.late_acks++;
+    }
     tn_conn_on_ack_info(c, &h, sacks, now);
     switch (h.type) {
     case TN_UDP_PKT_DATA:
@@ -750,6 +760,11 @@ static void tn_conn_input(tn_udp_conn_t *c, const void *pkt, size_t len, int rai
     default:
         break;
     }
+}
+
+void tn_udp_conn_note_late(tn_udp_conn_t *conn)
+{
+    conn->late = 1;
 }
 
 void tn_udp_conn_input(tn_udp_conn_t *conn, const void *pkt, size_t len, int rail,

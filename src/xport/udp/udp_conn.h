@@ -74,6 +74,7 @@ typedef struct {
     uint64_t cc_episodes;     /* congestion episodes (a loss or a timeout) */
     uint64_t cc_undone;       /* timeouts found premature and undone */
     uint64_t probes;          /* tail-loss probes (RTO expiries that were not timeouts) */
+    uint64_t late_acks;       /* packets from the peer flagged TN_UDP_F_LATE */
     uint64_t rail_sent[TN_UDP_MAX_RAILS];
     uint64_t rail_lost[TN_UDP_MAX_RAILS];
     uint64_t rails_down;      /* rails taken out of use (reported or found dead) */
@@ -169,6 +170,13 @@ const tn_udp_conn_stats_t *tn_udp_conn_stats(const tn_udp_conn_t *conn);
  * consistency, CRC.  Returns TN_OK or TN_ERR_PROTO (and why in *why_p). */
 tn_status_t tn_udp_packet_check(const void *pkt, size_t len, uint32_t job, uint32_t me,
                                 const char **why_p);
+
+/* The caller had not read its sockets for longer than the minimum RTO
+ * before the packet it is about to feed in: the next packet out (which
+ * carries the ack) is flagged TN_UDP_F_LATE.  A sender that timed out
+ * waiting for that ack undoes the timeout's window reduction when it sees
+ * the flag (udp_cc's verdict): the silence was ours, not the network's. */
+void tn_udp_conn_note_late(tn_udp_conn_t *conn);
 
 /* CRC32C (Castagnoli), hardware instruction when available. */
 uint32_t tn_udp_crc32c(uint32_t crc, const void *data, size_t len);

@@ -38,6 +38,11 @@ enum {
 enum {
     TN_UDP_F_RETX   = 1u << 0,      /* wire: this data packet is a retransmission */
     TN_UDP_F_ACKNOW = 1u << 1,      /* wire: please acknowledge at once (no delay) */
+    TN_UDP_F_LATE   = 1u << 2,      /* wire: the ack is late: its sender had not read
+                                     * its sockets for longer than the minimum RTO
+                                     * (busy outside MPI, descheduled); a timeout
+                                     * the ack answers was not congestion.  Ignored
+                                     * by a receiver that does not know it. */
 };
 
 typedef struct __attribute__((packed)) {
