@@ -49,6 +49,9 @@
     X(rndv_scatter_min, RNDV_SCATTER_MIN, SIZE, "0",                           \
       "Rendezvous into a non-contiguous receive: smallest mean piece read in place by CMA " \
       "(iovecs); smaller pieces are streamed through cells (0 = 64k, 256 if ranks > cores)") \
+    X(rndv_cma_min, RNDV_CMA_MIN, SIZE, "0",                                   \
+      "Smallest rendezvous read in place by CMA; smaller ones are streamed through cells, " \
+      "so the sender need not wait for the receiver to be scheduled (0 = none, 1m if ranks > cores)") \
     X(self_eager_threshold, SELF_EAGER_THRESHOLD, SIZE, "64k",                 \
       "Largest send-to-self buffered eagerly; larger ones wait for the receive") \
     X(udp_packet_size, UDP_PACKET_SIZE, SIZE, "8k",                            \

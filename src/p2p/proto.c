@@ -45,6 +45,7 @@ static struct iovec tn_iov[TN_XPORT_GET_IOV];
  * which wins when ranks outnumber cores or the cores are busy (2-3x
  * faster for pieces >= 256 B with other jobs on the machine). */
 static size_t tn_scatter_min;
+static size_t tn_cma_min;
 
 tn_peer_t *tn_peers;
 int tn_peers_pending;
@@ -61,6 +62,16 @@ tn_status_t tn_proto_init(int world_size, int world_rank)
     tn_scatter_min = tn_cfg.rndv_scatter_min;
     if (tn_scatter_min == 0) {
         tn_scatter_min = tn_rt.oversubscribed ? 256 : 64 * 1024;
+    }
+    /* With more ranks than cores, a read in place holds the sender until
+     * the receiver is scheduled, reads and answers; streamed through the
+     * cells (two copies) the sender is done once the data is in the ring.
+     * Measured on 4 and 8 ranks on 2 cores (docs/performance.md), the
+     * stream wins up to 512 KiB for most collectives (bcast on 4 ranks
+     * 0.2-0.5x the time) and the single copy above. */
+    tn_cma_min = tn_cfg.rndv_cma_min;
+    if (tn_cma_min == 0) {
+        tn_cma_min = tn_rt.oversubscribed ? 1024 * 1024 : 0;
     }
     for (int p = 0; p < world_size; p++) {
         tn_peer_t *peer = &tn_peers[p];
@@ -449,7 +460,7 @@ static void tn_rndv_recv(struct tn_req *req, int world, uint64_t sreq, uint64_t 
         tn_req_complete(req);
         return;
     }
-    if ((peer->caps & TN_XPORT_CAP_GET) && !(flags & TN_AM_F_PACK) &&
+    if ((peer->caps & TN_XPORT_CAP_GET) && !(flags & TN_AM_F_PACK) && req->expect >= tn_cma_min &&
         (!req->pack || req->dt->size / tn_dt_pieces(req->dt) >= tn_scatter_min)) {
         tn_status_t st = tn_rndv_get(peer, world, req, addr);
         if (st == TN_OK) {
