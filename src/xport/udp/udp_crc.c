@@ -70,21 +70,6 @@ static uint32_t tn_crc_mulmod(uint32_t a, uint32_t b)
     return prod;
 }
 
-/* x^(8 n) modulo the polynomial: the operator "feed n zero bytes". */
-static uint32_t tn_crc_x8n(size_t n)
-{
-    uint32_t result = 0x80000000u;        /* x^0 */
-    uint32_t sq = 0x00800000u;            /* x^8 */
-    while (n != 0) {
-        if (n & 1u) {
-            result = tn_crc_mulmod(result, sq);
-        }
-        sq = tn_crc_mulmod(sq, sq);
-        n >>= 1;
-    }
-    return result;
-}
-
 /* x^n modulo the polynomial (n in bits). */
 static uint32_t tn_crc_xn(size_t n)
 {
@@ -98,6 +83,12 @@ static uint32_t tn_crc_xn(size_t n)
         n >>= 1;
     }
     return result;
+}
+
+/* x^(8 n) modulo the polynomial: the operator "feed n zero bytes". */
+static uint32_t tn_crc_x8n(size_t n)
+{
+    return tn_crc_xn(8 * n);
 }
 
 /* A fold multiplies the lane's high-degree half H (its low 64 bits, x^127
