@@ -52,6 +52,9 @@
     X(rndv_cma_min, RNDV_CMA_MIN, SIZE, "0",                                   \
       "Smallest rendezvous read in place by CMA; smaller ones are streamed through cells, " \
       "so the sender need not wait for the receiver to be scheduled (0 = none, 1m if ranks > cores)") \
+    X(rndv_coop_min, RNDV_COOP_MIN, SIZE, "128k",                              \
+      "Smallest rendezvous that receiver and sender copy together (the receiver reads chunks " \
+      "in place while the sender writes others) when ranks <= cores; 0 = never") \
     X(self_eager_threshold, SELF_EAGER_THRESHOLD, SIZE, "64k",                 \
       "Largest send-to-self buffered eagerly; larger ones wait for the receive") \
     X(udp_packet_size, UDP_PACKET_SIZE, SIZE, "8k",                            \

@@ -56,6 +56,7 @@ typedef struct {
     size_t                eager_limit;
     size_t                tiny_limit;
     unsigned              caps;
+    unsigned              rndv_out;    /* our RTSs to the peer not yet answered (FIN/CTS) */
 } tn_peer_t;
 
 extern tn_peer_t *tn_peers;

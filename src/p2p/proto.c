@@ -46,6 +46,7 @@ static struct iovec tn_iov[TN_XPORT_GET_IOV];
  * faster for pieces >= 256 B with other jobs on the machine). */
 static size_t tn_scatter_min;
 static size_t tn_cma_min;
+static size_t tn_coop_min;
 
 tn_peer_t *tn_peers;
 int tn_peers_pending;
@@ -69,6 +70,7 @@ tn_status_t tn_proto_init(int world_size, int world_rank)
      * Measured on 4 and 8 ranks on 2 cores (docs/performance.md), the
      * stream wins up to 512 KiB for most collectives (bcast on 4 ranks
      * 0.2-0.5x the time) and the single copy above. */
+    tn_coop_min = tn_cfg.rndv_coop_min;
     tn_cma_min = tn_cfg.rndv_cma_min;
     if (tn_cma_min == 0) {
         tn_cma_min = tn_rt.oversubscribed ? 1024 * 1024 : 0;
@@ -223,6 +225,7 @@ static tn_status_t tn_send_push(struct tn_req *req)
                 return st;
             }
             req->stage = TN_SEND_WAIT;
+            tn_peers[req->world].rndv_out++;
             return TN_OK;
         }
         hdr.type = TN_AM_EAGER;
@@ -450,6 +453,12 @@ static tn_status_t tn_rndv_get(tn_peer_t *peer, int world, struct tn_req *req, u
     return TN_OK;
 }
 
+/* A cooperative read asks the sender to write its share (TN_AM_HELP). */
+static void tn_rndv_ask_help(int world, uint64_t id, void *arg)
+{
+    tn_send_ctrl(world, TN_AM_HELP, *(const uint64_t *)arg, id, 0);
+}
+
 /* Matched an RTS (flags: its TN_AM_F_*): fetch the data. */
 static void tn_rndv_recv(struct tn_req *req, int world, uint64_t sreq, uint64_t addr,
                          unsigned flags)
@@ -459,6 +468,26 @@ static void tn_rndv_recv(struct tn_req *req, int world, uint64_t sreq, uint64_t 
         tn_send_ctrl(world, TN_AM_FIN, sreq, 0, 0);
         tn_req_complete(req);
         return;
+    }
+    /* long and contiguous at both ends: read one part while the sender
+     * writes the other (TERN_RNDV_COOP_MIN).  Not while we send to that
+     * peer by rendezvous too: it is then busy reading from us (an
+     * exchange), and two cores copying both ways gain nothing */
+    if ((peer->caps & TN_XPORT_CAP_COOP) && tn_coop_min != 0 && req->expect >= tn_coop_min &&
+        peer->rndv_out == 0 &&
+        req->expect >= tn_cma_min && !(flags & TN_AM_F_PACK) && !req->pack) {
+        tn_status_t st = peer->xp->coop_recv(world, addr, req->buf, req->expect,
+                                             tn_rndv_ask_help, &sreq);
+        if (st == TN_OK) {
+            tn_send_ctrl(world, TN_AM_FIN, sreq, 0, 0);
+            tn_req_complete(req);
+            return;
+        }
+        if (st != TN_ERR_AGAIN) {
+            /* a copy failed: no single copy from this peer any more, and
+             * the stream after CTS rewrites the whole buffer */
+            peer->caps &= ~(TN_XPORT_CAP_GET | TN_XPORT_CAP_COOP);
+        }
     }
     if ((peer->caps & TN_XPORT_CAP_GET) && !(flags & TN_AM_F_PACK) && req->expect >= tn_cma_min &&
         (!req->pack || req->dt->size / tn_dt_pieces(req->dt) >= tn_scatter_min)) {
@@ -639,6 +668,9 @@ void tn_p2p_am_recv(int world, const tn_am_hdr_t *hdr, const void *payload, size
         req->bytes = hdr->size;         /* what the receiver can take */
         req->offset = 0;
         req->stage = TN_SEND_PIECES;
+        if (tn_peers[world].rndv_out > 0) {
+            tn_peers[world].rndv_out--;
+        }
         tn_send_enqueue(req);
         return;
     }
@@ -661,11 +693,26 @@ void tn_p2p_am_recv(int world, const tn_am_hdr_t *hdr, const void *payload, size
     case TN_AM_PDATA:
         tn_part_am_data(world, hdr, payload, len);
         return;
+    case TN_AM_HELP: {
+        /* the receiver reads our buffer in place and asks us to write part
+         * of it: the send is still waiting for its FIN */
+        struct tn_req *req = (struct tn_req *)(uintptr_t)hdr->sreq;
+        if (req == NULL || req->magic != TN_REQ_MAGIC || req->stage != TN_SEND_WAIT ||
+            req->pack || tn_peers[world].xp->coop_send == NULL) {
+            tn_log_error("p2p", "HELP for an unknown send from world rank %d", world);
+            return;
+        }
+        tn_peers[world].xp->coop_send(world, hdr->rreq, req->buf);
+        return;
+    }
     case TN_AM_FIN: {
         struct tn_req *req = (struct tn_req *)(uintptr_t)hdr->sreq;
         if (req == NULL || req->magic != TN_REQ_MAGIC || req->stage != TN_SEND_WAIT) {
             tn_log_error("p2p", "FIN for an unknown send from world rank %d", world);
             return;
+        }
+        if (req->proto == TN_PROTO_RNDV && tn_peers[world].rndv_out > 0) {
+            tn_peers[world].rndv_out--;
         }
         tn_send_finish(req);
         return;

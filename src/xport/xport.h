@@ -34,6 +34,9 @@ enum {
     TN_AM_FIN   = 6,   /* receiver done with sender's buffer / sync ack      */
     TN_AM_PCTS  = 7,   /* partitioned: receiver started an epoch (p2p/part.c) */
     TN_AM_PDATA = 8,   /* partitioned: data of ready send partitions         */
+    TN_AM_HELP  = 9,   /* receiver reads a rendezvous in place and asks the
+                          sender to write chunks of it too (rreq = the
+                          transport's transfer id; TN_XPORT_CAP_COOP)       */
 };
 
 enum {
@@ -64,6 +67,7 @@ enum {
     TN_XPORT_CAP_GET  = 1u << 0,   /* ops->get is usable for this peer */
     TN_XPORT_CAP_FILL = 1u << 1,   /* ops->am_send_fill is usable for this peer */
     TN_XPORT_CAP_REF  = 1u << 2,   /* ops->am_send_ref is usable for this peer */
+    TN_XPORT_CAP_COOP = 1u << 3,   /* ops->coop_recv / coop_send are usable */
 };
 
 #define TN_XPORT_GET_IOV 1024    /* most local pieces of one get (IOV_MAX) */
@@ -103,6 +107,21 @@ typedef struct tn_xport_ops {
      * and results as am_send. */
     tn_status_t (*am_send_ref)(int peer, const tn_am_hdr_t *hdr, const void *buf, size_t len,
                                void *cookie);
+    /* Optional (TN_XPORT_CAP_COOP): a single-copy transfer of len bytes
+     * from peer's remote_addr into buf that both sides copy at once.  The
+     * receiver calls coop_recv: it publishes the transfer, calls
+     * ask(peer, id, arg) (which sends the sender TN_AM_HELP with id), copies
+     * chunks until none is left unclaimed, waits for the chunks the sender
+     * claimed, and returns TN_OK when buf holds everything;
+     * TN_ERR_AGAIN when a transfer from peer is already running (nothing
+     * was done); another error when a copy failed (buf is partly written,
+     * the sender no longer writes: send it all again another way).  The
+     * sender calls coop_send(peer, id, its buffer) on HELP: it copies the
+     * chunks it can still claim and returns; a HELP that comes after the
+     * transfer is over finds nothing to claim. */
+    tn_status_t (*coop_recv)(int peer, uint64_t remote_addr, void *buf, size_t len,
+                             void (*ask)(int peer, uint64_t id, void *arg), void *arg);
+    void        (*coop_send)(int peer, uint64_t id, const void *buf);
 } tn_xport_ops_t;
 
 /* Handler the core registers for every arriving active message.  payload

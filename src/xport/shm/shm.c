@@ -14,6 +14,7 @@
 #include "base/log.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <fcntl.h>
 #include <linux/futex.h>
 #include <stdio.h>
@@ -60,6 +61,8 @@ typedef struct {
 typedef struct {
     uint64_t am_sent, am_recv, bytes_sent, ring_full, wakes, sleeps;
     uint64_t cma_gets, cma_bytes;
+    uint64_t coop_recvs;            /* transfers received by a cooperative copy */
+    uint64_t coop_chunks_written;   /* chunks this rank wrote for its receivers */
 } tn_shm_stats_t;
 
 static struct {
@@ -79,6 +82,7 @@ static struct {
     size_t              max_payload;
     int                 cma;
     int                 use_doorbell;
+    int                 coop;          /* cooperative copies (ranks <= cores) */
     uint32_t            job_hash;    /* names the wake sockets */
     int                 world_rank;
     char               *coll;        /* the collective slots, or NULL */
@@ -330,6 +334,8 @@ tn_status_t tn_xport_shm_init(const tn_xport_job_t *job)
     const tn_shm_seg_hdr_t *sh = tn_shm.base;
     tn_shm.max_payload = sh->cell_size - TN_SHM_CACHELINE;
     tn_shm.cma = tn_cfg.shm_cma;
+    /* both sides copying needs a core each */
+    tn_shm.coop = !job->oversubscribed;
     tn_shm.coll_slots = (int)sh->coll_slots;
     tn_shm.coll_bytes = (size_t)sh->coll_bytes;
     tn_shm.coll_slot_len = sizeof(tn_shm_slot_hdr_t) +
@@ -523,9 +529,145 @@ static tn_status_t tn_shm_get(int peer, struct iovec *local, int nlocal, uint64_
     return TN_OK;
 }
 
+/* ---- cooperative copies ---------------------------------------------------
+ * A long rendezvous read in place keeps one core copying while the sender
+ * waits for FIN on the other.  Instead the receiver publishes the transfer
+ * in the header of the sender's ring to it and asks the sender (TN_AM_HELP)
+ * to copy too: each side claims TN_SHM_COOP_CHUNK bytes at a time with a
+ * compare-and-swap on claim (whose top bits hold the transfer's id, so a
+ * HELP that arrives late, or for an earlier transfer, claims nothing), the
+ * receiver reading with process_vm_readv, the sender writing with
+ * process_vm_writev, and counts them in done.  The receiver returns once
+ * done reaches len: every byte is in its buffer and the sender is no longer
+ * writing.  A sender that never comes leaves all the chunks to the
+ * receiver. */
+#define TN_SHM_COOP_CHUNK (64u * 1024u)
+#define TN_SHM_COOP_SHIFT 40
+#define TN_SHM_COOP_MASK  ((1ull << TN_SHM_COOP_SHIFT) - 1)
+
+/* Claim the next chunk of transfer id: 1 with its offset and length, 0 when
+ * nothing is left to claim (or the transfer is not id any more). */
+static int tn_shm_coop_claim(tn_shm_ring_hdr_t *h, uint64_t id, uint64_t len, uint64_t *off_p,
+                             size_t *n_p)
+{
+    uint64_t w = atomic_load_explicit(&h->coop_claim, memory_order_acquire);
+    for (;;) {
+        uint64_t off = w & TN_SHM_COOP_MASK;
+        if ((w >> TN_SHM_COOP_SHIFT) != id || off >= len) {
+            return 0;
+        }
+        uint64_t chunk = len / 8 > TN_SHM_COOP_CHUNK ? len / 8 : TN_SHM_COOP_CHUNK;
+        uint64_t n = len - off < chunk ? len - off : chunk;
+        if (atomic_compare_exchange_weak_explicit(&h->coop_claim, &w, w + n,
+                                                  memory_order_acq_rel, memory_order_acquire)) {
+            *off_p = off;
+            *n_p = (size_t)n;
+            return 1;
+        }
+    }
+}
+
+/* Copy n bytes between local and pid's remote (write: local -> remote). */
+static int tn_shm_coop_copy(pid_t pid, char *local, uint64_t remote, size_t n, int write)
+{
+    while (n > 0) {
+        struct iovec l = { local, n }, r = { (void *)(uintptr_t)remote, n };
+        ssize_t got = write ? process_vm_writev(pid, &l, 1, &r, 1, 0)
+                            : process_vm_readv(pid, &l, 1, &r, 1, 0);
+        if (got <= 0) {
+            if (got < 0 && errno == EINTR) {
+                continue;
+            }
+            return -1;
+        }
+        local += got;
+        remote += (uint64_t)got;
+        n -= (size_t)got;
+    }
+    return 0;
+}
+
+/* Claim and copy chunks of transfer id until none is left. */
+static void tn_shm_coop_work(tn_shm_ring_hdr_t *h, uint64_t id, pid_t pid, char *local,
+                             uint64_t remote, uint64_t len, int write)
+{
+    uint64_t off;
+    size_t n;
+    while (tn_shm_coop_claim(h, id, len, &off, &n)) {
+        if (write) {
+            tn_shm.stats.coop_chunks_written++;
+        }
+        if (tn_shm_coop_copy(pid, local + off, remote + off, n, write) != 0) {
+            tn_log_info("shm", "process_vm_%s with pid %d failed: %m", write ? "writev" : "readv",
+                        (int)pid);
+            atomic_store_explicit(&h->coop_failed, 1, memory_order_relaxed);
+        }
+        atomic_fetch_add_explicit(&h->coop_done, n, memory_order_release);
+    }
+}
+
+static tn_status_t tn_shm_coop_recv(int peer, uint64_t remote_addr, void *buf, size_t len,
+                                    void (*ask)(int peer, uint64_t id, void *arg), void *arg)
+{
+    static uint64_t last_id;
+    int l = tn_shm.local_of_world[peer];
+    tn_shm_ring_hdr_t *h = tn_shm.in[l].hdr;
+    if (len == 0 || len > TN_SHM_COOP_MASK ||
+        atomic_load_explicit(&h->coop_claim, memory_order_relaxed) != 0) {
+        return TN_ERR_AGAIN;
+    }
+    uint64_t id = ++last_id & ((1ull << (64 - TN_SHM_COOP_SHIFT)) - 1);
+    if (id == 0) {
+        id = ++last_id;
+    }
+    atomic_store_explicit(&h->coop_len, len, memory_order_relaxed);
+    atomic_store_explicit(&h->coop_saddr, remote_addr, memory_order_relaxed);
+    atomic_store_explicit(&h->coop_raddr, (uint64_t)(uintptr_t)buf, memory_order_relaxed);
+    atomic_store_explicit(&h->coop_done, 0, memory_order_relaxed);
+    atomic_store_explicit(&h->coop_failed, 0, memory_order_relaxed);
+    atomic_store_explicit(&h->coop_claim, id << TN_SHM_COOP_SHIFT, memory_order_release);
+    ask(peer, id, arg);
+    tn_shm_coop_work(h, id, tn_shm.procs[l].pid, buf, remote_addr, len, 0);
+    /* the sender may still be copying the chunks it claimed */
+    for (unsigned spins = 0; atomic_load_explicit(&h->coop_done, memory_order_acquire) < len;
+         spins++) {
+        if (spins > 1000) {
+            sched_yield();
+        }
+    }
+    int failed = (int)atomic_load_explicit(&h->coop_failed, memory_order_relaxed);
+    atomic_store_explicit(&h->coop_claim, 0, memory_order_release);
+    if (failed) {
+        tn_shm.cma = 0;
+        return TN_ERR_UNSUPPORTED;
+    }
+    tn_shm.stats.cma_gets++;
+    tn_shm.stats.cma_bytes += len;
+    tn_shm.stats.coop_recvs++;
+    return TN_OK;
+}
+
+static void tn_shm_coop_send(int peer, uint64_t id, const void *buf)
+{
+    int l = tn_shm.local_of_world[peer];
+    tn_shm_ring_hdr_t *h = tn_shm.out[l].hdr;
+    if ((atomic_load_explicit(&h->coop_claim, memory_order_acquire) >> TN_SHM_COOP_SHIFT) != id) {
+        return;                             /* over already */
+    }
+    /* read after the claim word showed id: the transfer's own values, as
+     * long as a claim for id still succeeds */
+    uint64_t len = atomic_load_explicit(&h->coop_len, memory_order_relaxed);
+    uint64_t raddr = atomic_load_explicit(&h->coop_raddr, memory_order_relaxed);
+    tn_shm_coop_work(h, id, tn_shm.procs[l].pid, (char *)(uintptr_t)buf, raddr, len, 1);
+}
+
 static unsigned tn_shm_caps(int peer)
 {
-    return (tn_shm.cma ? TN_XPORT_CAP_GET : 0) | TN_XPORT_CAP_FILL;
+    unsigned caps = (tn_shm.cma ? TN_XPORT_CAP_GET : 0) | TN_XPORT_CAP_FILL;
+    if (tn_shm.cma && tn_shm.coop) {
+        caps |= TN_XPORT_CAP_COOP;
+    }
+    return caps;
 }
 
 void tn_xport_shm_sleep(int (*recheck)(void), uint64_t timeout_ns)
@@ -645,11 +787,13 @@ void tn_xport_shm_print_stats(void)
 {
     const tn_shm_stats_t *s = &tn_shm.stats;
     fprintf(stderr, "[tern stats] shm: am_sent=%llu am_recv=%llu bytes_sent=%llu "
-            "ring_full=%llu wakes=%llu sleeps=%llu cma_gets=%llu cma_bytes=%llu\n",
+            "ring_full=%llu wakes=%llu sleeps=%llu cma_gets=%llu cma_bytes=%llu "
+            "coop_recvs=%llu coop_chunks_written=%llu\n",
             (unsigned long long)s->am_sent, (unsigned long long)s->am_recv,
             (unsigned long long)s->bytes_sent, (unsigned long long)s->ring_full,
             (unsigned long long)s->wakes, (unsigned long long)s->sleeps,
-            (unsigned long long)s->cma_gets, (unsigned long long)s->cma_bytes);
+            (unsigned long long)s->cma_gets, (unsigned long long)s->cma_bytes,
+            (unsigned long long)s->coop_recvs, (unsigned long long)s->coop_chunks_written);
 }
 
 const tn_xport_ops_t tn_xport_shm_ops = {
@@ -660,6 +804,8 @@ const tn_xport_ops_t tn_xport_shm_ops = {
     .progress    = tn_shm_progress,
     .get         = tn_shm_get,
     .caps        = tn_shm_caps,
+    .coop_recv   = tn_shm_coop_recv,
+    .coop_send   = tn_shm_coop_send,
     .eager_limit = tn_shm_eager_limit,
     .tiny_limit  = tn_shm_tiny_limit,
 };

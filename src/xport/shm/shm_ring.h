@@ -29,8 +29,21 @@ _Static_assert(sizeof(tn_shm_cell_t) == TN_SHM_CACHELINE, "cell header is one li
 
 typedef struct {
     _Atomic uint32_t producer_waiting;
-    char             pad[TN_SHM_CACHELINE - sizeof(uint32_t)];
+    uint32_t         rsv;
+    /* A cooperative rendezvous copy from the ring's producer (the sender)
+     * to its consumer (the receiver), shm.c: the receiver publishes it,
+     * both claim chunks.  claim = id << 40 | next offset to claim (0: no
+     * transfer); done = bytes copied (or given up) so far. */
+    _Atomic uint64_t coop_claim;
+    _Atomic uint64_t coop_done;
+    _Atomic uint64_t coop_len;
+    _Atomic uint64_t coop_saddr;     /* the sender's buffer, in its address space */
+    _Atomic uint64_t coop_raddr;     /* the receiver's buffer, in its address space */
+    _Atomic uint32_t coop_failed;    /* a copy failed: the receiver sends it all again */
+    char             pad[TN_SHM_CACHELINE - 52];
 } tn_shm_ring_hdr_t;
+
+_Static_assert(sizeof(tn_shm_ring_hdr_t) == TN_SHM_CACHELINE, "ring header is one line");
 
 typedef struct {
     tn_shm_ring_hdr_t *hdr;
