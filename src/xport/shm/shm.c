@@ -616,10 +616,12 @@ static tn_status_t tn_shm_coop_recv(int peer, uint64_t remote_addr, void *buf, s
         atomic_load_explicit(&h->coop_claim, memory_order_relaxed) != 0) {
         return TN_ERR_AGAIN;
     }
-    uint64_t id = ++last_id & ((1ull << (64 - TN_SHM_COOP_SHIFT)) - 1);
-    if (id == 0) {
-        id = ++last_id;
+    /* ids run 1 .. 2^24 - 1 (the claim word's top bits), then wrap */
+    last_id = (last_id + 1) & ((1ull << (64 - TN_SHM_COOP_SHIFT)) - 1);
+    if (last_id == 0) {
+        last_id = 1;
     }
+    uint64_t id = last_id;
     atomic_store_explicit(&h->coop_len, len, memory_order_relaxed);
     atomic_store_explicit(&h->coop_saddr, remote_addr, memory_order_relaxed);
     atomic_store_explicit(&h->coop_raddr, (uint64_t)(uintptr_t)buf, memory_order_relaxed);
