@@ -469,13 +469,14 @@ static void tn_rndv_recv(struct tn_req *req, int world, uint64_t sreq, uint64_t 
         tn_req_complete(req);
         return;
     }
+    /* the sender's data can be read in place (and is long enough to) */
+    int in_place = !(flags & TN_AM_F_PACK) && req->expect >= tn_cma_min;
     /* long and contiguous at both ends: read one part while the sender
      * writes the other (TERN_RNDV_COOP_MIN).  Not while we send to that
      * peer by rendezvous too: it is then busy reading from us (an
      * exchange), and two cores copying both ways gain nothing */
-    if ((peer->caps & TN_XPORT_CAP_COOP) && tn_coop_min != 0 && req->expect >= tn_coop_min &&
-        peer->rndv_out == 0 &&
-        req->expect >= tn_cma_min && !(flags & TN_AM_F_PACK) && !req->pack) {
+    if (in_place && !req->pack && (peer->caps & TN_XPORT_CAP_COOP) && tn_coop_min != 0 &&
+        req->expect >= tn_coop_min && peer->rndv_out == 0) {
         tn_status_t st = peer->xp->coop_recv(world, addr, req->buf, req->expect,
                                              tn_rndv_ask_help, &sreq);
         if (st == TN_OK) {
@@ -489,7 +490,7 @@ static void tn_rndv_recv(struct tn_req *req, int world, uint64_t sreq, uint64_t 
             peer->caps &= ~(TN_XPORT_CAP_GET | TN_XPORT_CAP_COOP);
         }
     }
-    if ((peer->caps & TN_XPORT_CAP_GET) && !(flags & TN_AM_F_PACK) && req->expect >= tn_cma_min &&
+    if (in_place && (peer->caps & TN_XPORT_CAP_GET) &&
         (!req->pack || req->dt->size / tn_dt_pieces(req->dt) >= tn_scatter_min)) {
         tn_status_t st = tn_rndv_get(peer, world, req, addr);
         if (st == TN_OK) {

@@ -623,7 +623,6 @@ static tn_status_t tn_shm_coop_recv(int peer, uint64_t remote_addr, void *buf, s
     }
     uint64_t id = last_id;
     atomic_store_explicit(&h->coop_len, len, memory_order_relaxed);
-    atomic_store_explicit(&h->coop_saddr, remote_addr, memory_order_relaxed);
     atomic_store_explicit(&h->coop_raddr, (uint64_t)(uintptr_t)buf, memory_order_relaxed);
     atomic_store_explicit(&h->coop_done, 0, memory_order_relaxed);
     atomic_store_explicit(&h->coop_failed, 0, memory_order_relaxed);

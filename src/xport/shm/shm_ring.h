@@ -37,10 +37,9 @@ typedef struct {
     _Atomic uint64_t coop_claim;
     _Atomic uint64_t coop_done;
     _Atomic uint64_t coop_len;
-    _Atomic uint64_t coop_saddr;     /* the sender's buffer, in its address space */
     _Atomic uint64_t coop_raddr;     /* the receiver's buffer, in its address space */
     _Atomic uint32_t coop_failed;    /* a copy failed: the receiver sends it all again */
-    char             pad[TN_SHM_CACHELINE - 52];
+    char             pad[TN_SHM_CACHELINE - 44];
 } tn_shm_ring_hdr_t;
 
 _Static_assert(sizeof(tn_shm_ring_hdr_t) == TN_SHM_CACHELINE, "ring header is one line");

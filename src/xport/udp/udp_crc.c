@@ -173,6 +173,15 @@ uint32_t tn_udp_crc32c_sw(uint32_t crc, const void *data, size_t len)
     return ~tn_crc_sw_raw(~crc, data, len);
 }
 
+/* Copy, then checksum the copy with the tables (no crc32 instruction). */
+static uint32_t tn_crc_sw_copy(uint32_t crc, void *dst, const void *src, size_t len)
+{
+    if (len != 0) {
+        memcpy(dst, src, len);
+    }
+    return tn_udp_crc32c_sw(crc, dst, len);
+}
+
 int tn_udp_crc32c_hw_available(void)
 {
     return tn_crc_hw;
@@ -290,10 +299,7 @@ static uint32_t tn_crc_hw_copy_raw(uint32_t c, unsigned char *d, const unsigned 
 uint32_t tn_udp_crc32c_hw_copy(uint32_t crc, void *dst, const void *src, size_t len)
 {
     if (!tn_crc_hw) {
-        if (len != 0) {
-            memcpy(dst, src, len);
-        }
-        return tn_udp_crc32c_sw(crc, dst, len);
+        return tn_crc_sw_copy(crc, dst, src, len);
     }
     return ~tn_crc_hw_copy_raw(~crc, dst, src, len);
 }
@@ -357,8 +363,8 @@ static inline uint32_t tn_crc_vec_body(uint32_t c, unsigned char *d, const unsig
         if (d != NULL) {
             d += 256;
         }
-    #pragma GCC unroll 4
-    for (int i = 0; i < 4; i++) {
+#pragma GCC unroll 4
+        for (int i = 0; i < 4; i++) {
             v[i] = tn_crc_fold512(v[i], k2048, w[i]);
         }
         p += 256;
@@ -447,7 +453,7 @@ uint32_t tn_udp_crc32c_hw(uint32_t crc, const void *data, size_t len)
 
 uint32_t tn_udp_crc32c_hw_copy(uint32_t crc, void *dst, const void *src, size_t len)
 {
-    return tn_udp_crc32c_copy(crc, dst, src, len);
+    return tn_crc_sw_copy(crc, dst, src, len);
 }
 
 uint32_t tn_udp_crc32c_vec(uint32_t crc, const void *data, size_t len)
@@ -481,12 +487,6 @@ uint32_t tn_udp_crc32c_copy(uint32_t crc, void *dst, const void *src, size_t len
     if (tn_crc_vec && len >= TN_CRC_VEC_MIN) {
         return ~tn_crc_vec_copy_raw(~crc, dst, src, len);
     }
-    if (__builtin_expect(tn_crc_hw, 1)) {
-        return ~tn_crc_hw_copy_raw(~crc, dst, src, len);
-    }
 #endif
-    if (len != 0) {
-        memcpy(dst, src, len);
-    }
-    return ~tn_crc_sw_raw(~crc, dst, len);
+    return tn_udp_crc32c_hw_copy(crc, dst, src, len);
 }
