@@ -289,6 +289,9 @@ static int forced_algo(tn_coll_kind_t kind)
     static int forced[TN_COLL_KIND_COUNT_];
     static unsigned char parsed[TN_COLL_KIND_COUNT_];
 
+    if ((unsigned)kind >= TN_COLL_KIND_COUNT_) {
+        return -1;
+    }
     if (!parsed[kind]) {
         const char *name = forced_name(kind);
 
@@ -304,6 +307,13 @@ static int forced_algo(tn_coll_kind_t kind)
         parsed[kind] = 1;
     }
     return forced[kind];
+}
+
+const char *tn_coll_forced(tn_coll_kind_t kind)
+{
+    int f = forced_algo(kind);
+
+    return f >= 0 ? tn_coll_algos[f].name : NULL;
 }
 
 /* The algorithm index of rule i, looked up by name once (this runs on

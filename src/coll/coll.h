@@ -165,6 +165,10 @@ extern const tn_coll_algo_t tn_coll_algos[];
 /* "BARRIER", "REDUCE_SCATTER": the kind's part of TERN_COLL_<KIND>. */
 const char *tn_coll_kind_name(tn_coll_kind_t kind);
 
+/* The name of the algorithm TERN_COLL_<KIND> forces ("ring"), or NULL for
+ * the automatic choice (also when the variable names no algorithm). */
+const char *tn_coll_forced(tn_coll_kind_t kind);
+
 /* ---- entry points ------------------------------------------------------ */
 tn_status_t tn_coll_barrier(tn_comm_t *comm);
 tn_status_t tn_coll_bcast(void *buf, size_t count, const tn_dt_t *dt, int root,

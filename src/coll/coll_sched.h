@@ -77,6 +77,63 @@ void tn_sched_free(tn_sched_t *s);
 /* Advance every started schedule; returns the number of events. */
 int tn_coll_sched_progress(void);
 
+/* ---- building blocks on groups of ranks (coll/nbc/nbc_group.c) ---------- *
+ * A group is a list of comm ranks (member i is comm rank ranks[i], or rank
+ * i when ranks is NULL); me is my index in it, -1 when I am not a member
+ * (the builders then add nothing).  The flat schedules run on the whole
+ * communicator, the two-level ones (nbc_twolevel.c) on a node's ranks and
+ * on the nodes' leaders.  Every builder preserves rank order (member order)
+ * for non-commutative ops unless it says otherwise. */
+typedef struct {
+    const int *ranks;
+    int        n;
+    int        me;
+} tn_nbc_grp_t;
+
+static inline int tn_nbc_grp_rank(const tn_nbc_grp_t *g, int i)
+{
+    return g->ranks != NULL ? g->ranks[i] : i;
+}
+
+/* The whole communicator. */
+static inline tn_nbc_grp_t tn_nbc_grp_all(const tn_comm_t *comm)
+{
+    tn_nbc_grp_t g = { NULL, comm->size, comm->rank };
+    return g;
+}
+
+/* Binomial tree from member root. */
+void tn_nbc_grp_bcast(tn_sched_t *s, void *buf, size_t count, const tn_dt_t *dt, int root,
+                      const tn_nbc_grp_t *g);
+/* Binomial tree to member root, every child's partial received in one
+ * round; result written at root only (it may be mine).  A non-commutative
+ * op reduces to member 0 and hands the result to root. */
+void tn_nbc_grp_reduce(tn_sched_t *s, const void *mine, void *result, size_t count,
+                       const tn_dt_t *dt, const tn_op_t *op, int root,
+                       const tn_nbc_grp_t *g);
+/* Allreduce into rbuf (mine may be rbuf): recursive doubling, or for long
+ * vectors and commutative ops the ring (reduce-scatter, then allgather, in
+ * blocks of count / n); TERN_COLL_ALLREDUCE=recdbl/ring/reduce_bcast forces
+ * one where it applies. */
+void tn_nbc_grp_allreduce(tn_sched_t *s, const void *mine, void *rbuf, size_t count,
+                          const tn_dt_t *dt, const tn_op_t *op, const tn_nbc_grp_t *g);
+/* Dissemination barrier. */
+void tn_nbc_grp_barrier(tn_sched_t *s, const tn_nbc_grp_t *g);
+
+/* Two-level schedules (coll/nbc/nbc_twolevel.c): inside every node over
+ * its ranks, across nodes between the leaders (a node's lowest rank).
+ * tn_nbc_twolevel_fits: comm spans several nodes with more than one rank on
+ * some node, TERN_COLL_<kind> is auto or twolevel, and, for a
+ * non-commutative op (ordered != 0), every node's ranks are consecutive. */
+int tn_nbc_twolevel_fits(tn_comm_t *comm, tn_coll_kind_t kind, int ordered);
+void tn_nbc_twolevel_barrier(tn_sched_t *s, tn_comm_t *comm);
+void tn_nbc_twolevel_bcast(tn_sched_t *s, void *buf, size_t count, const tn_dt_t *dt,
+                           int root, tn_comm_t *comm);
+void tn_nbc_twolevel_reduce(tn_sched_t *s, const void *mine, void *result, size_t count,
+                            const tn_dt_t *dt, const tn_op_t *op, int root, tn_comm_t *comm);
+void tn_nbc_twolevel_allreduce(tn_sched_t *s, const void *mine, void *rbuf, size_t count,
+                               const tn_dt_t *dt, const tn_op_t *op, tn_comm_t *comm);
+
 /* ---- builders (coll/nbc/nbc_<kind>.c) ----------------------------------- *
  * Same arguments as the blocking entry points (coll.h); they only add steps.
  * sbuf TN_IN_PLACE follows the blocking rules. */

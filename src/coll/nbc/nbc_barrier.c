@@ -1,15 +1,14 @@
-/* Nonblocking barrier: dissemination, ceil(log2 n) rounds of one empty
- * message each way. */
+/* Nonblocking barrier: dissemination, or two levels across nodes. */
 #include "coll/coll_sched.h"
 #include "coll/coll_util.h"
 
 void tn_nbc_barrier(tn_sched_t *s, tn_comm_t *comm)
 {
-    int n = comm->size, r = comm->rank;
+    tn_nbc_grp_t all = tn_nbc_grp_all(comm);
 
-    for (int k = 1; k < n; k <<= 1) {
-        tn_sched_recv(s, NULL, 0, tn_dt_byte(), (r - k + n) % n);
-        tn_sched_send(s, NULL, 0, tn_dt_byte(), (r + k) % n);
-        tn_sched_barrier(s);
+    if (tn_nbc_twolevel_fits(comm, TN_COLL_BARRIER, 0)) {
+        tn_nbc_twolevel_barrier(s, comm);
+        return;
     }
+    tn_nbc_grp_barrier(s, &all);
 }

@@ -1,51 +1,23 @@
-/* Nonblocking reduce and allreduce.  Reduce: every rank sends its
- * contribution to the root, which folds them in rank order (correct for
- * non-commutative ops: acc = x(n-1), then acc = x(i) op acc downwards).
- * Allreduce: reduce to rank 0, then the binomial broadcast. */
+/* Nonblocking reduce and allreduce.  Reduce: a binomial tree (in rank
+ * order for non-commutative ops, see tn_nbc_grp_reduce).  Allreduce:
+ * recursive doubling, or the ring for long vectors.  Both run in two levels
+ * on a communicator that spans nodes (nbc_twolevel.c). */
 #include "coll/coll_sched.h"
 #include "coll/coll_util.h"
 
 void tn_nbc_reduce_to(tn_sched_t *s, const void *mine, void *result, size_t count,
                       const tn_dt_t *dt, const tn_op_t *op, int root, tn_comm_t *comm)
 {
-    int n = comm->size, r = comm->rank;
+    tn_nbc_grp_t all = tn_nbc_grp_all(comm);
 
     if (count == 0) {
         return;
     }
-    if (r != root) {
-        tn_sched_send(s, mine, count, dt, root);
-        tn_sched_barrier(s);
+    if (tn_nbc_twolevel_fits(comm, TN_COLL_REDUCE, !op->commutative)) {
+        tn_nbc_twolevel_reduce(s, mine, result, count, dt, op, root, comm);
         return;
     }
-    const char **in = calloc((size_t)n, sizeof(*in));
-    char *acc = tn_sched_tmp(s, dt, count);
-    if (in == NULL || acc == NULL) {
-        free(in);
-        tn_sched_fail(s, TN_ERR_NOMEM);
-        return;
-    }
-    for (int i = 0; i < n; i++) {
-        if (i == r) {
-            in[i] = mine;
-            continue;
-        }
-        char *t = tn_sched_tmp(s, dt, count);
-        if (t == NULL) {
-            free(in);
-            return;
-        }
-        tn_sched_recv(s, t, count, dt, i);
-        in[i] = t;
-    }
-    tn_sched_barrier(s);
-    tn_sched_copy(s, in[n - 1], count, dt, acc, count, dt);
-    for (int i = n - 2; i >= 0; i--) {
-        tn_sched_reduce(s, in[i], acc, count, dt, op);
-    }
-    tn_sched_copy(s, acc, count, dt, result, count, dt);
-    tn_sched_barrier(s);
-    free(in);
+    tn_nbc_grp_reduce(s, mine, result, count, dt, op, root, &all);
 }
 
 void tn_nbc_reduce(tn_sched_t *s, const void *sbuf, void *rbuf, size_t count,
@@ -57,6 +29,12 @@ void tn_nbc_reduce(tn_sched_t *s, const void *sbuf, void *rbuf, size_t count,
 void tn_nbc_allreduce(tn_sched_t *s, const void *sbuf, void *rbuf, size_t count,
                       const tn_dt_t *dt, const tn_op_t *op, tn_comm_t *comm)
 {
-    tn_nbc_reduce_to(s, sbuf == TN_IN_PLACE ? rbuf : sbuf, rbuf, count, dt, op, 0, comm);
-    tn_nbc_bcast(s, rbuf, count, dt, 0, comm);
+    const void *mine = sbuf == TN_IN_PLACE ? rbuf : sbuf;
+    tn_nbc_grp_t all = tn_nbc_grp_all(comm);
+
+    if (tn_nbc_twolevel_fits(comm, TN_COLL_ALLREDUCE, !op->commutative)) {
+        tn_nbc_twolevel_allreduce(s, mine, rbuf, count, dt, op, comm);
+        return;
+    }
+    tn_nbc_grp_allreduce(s, mine, rbuf, count, dt, op, &all);
 }

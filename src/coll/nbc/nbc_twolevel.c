@@ -1,0 +1,150 @@
+/* Two-level schedules for the nonblocking and persistent collectives, for
+ * communicators that span several nodes with several ranks on some: the
+ * part inside a node runs between that node's ranks (over shared memory),
+ * the part across nodes only between the leaders (each node's lowest
+ * rank), so the network carries one message per node where a flat tree
+ * would send one per rank.  Like the blocking two-level algorithms, but on
+ * the node map alone: no sub-communicator (making one is collective, which
+ * a nonblocking call cannot wait for); the groups name comm ranks.
+ *
+ * Rank order: a node's ranks combine in comm order and the leaders in node
+ * order (nodes are numbered by lowest rank), so a non-commutative op gets
+ * rank order when every node's ranks are consecutive; tn_nbc_twolevel_fits
+ * asks for that. */
+#include "coll/coll_sched.h"
+#include "coll/coll_util.h"
+#include "base/log.h"
+
+#include <string.h>
+
+int tn_nbc_twolevel_fits(tn_comm_t *comm, tn_coll_kind_t kind, int ordered)
+{
+    const char *f = tn_coll_forced(kind);
+    const tn_comm_nodes_t *m;
+
+    if (f != NULL && strcmp(f, "twolevel") != 0) {
+        return 0;
+    }
+    m = tn_comm_nodes(comm);
+    if (m == NULL || m->nnodes < 2 || m->max_local < 2 || (ordered && !m->blocked)) {
+        return 0;
+    }
+    tn_log_trace("coll", "nonblocking %s on %d ranks, %d nodes: two-level schedule",
+                 tn_coll_kind_name(kind), comm->size, m->nnodes);
+    return 1;
+}
+
+/* My node's ranks, and the leaders (me = -1 unless I lead). */
+static void node_groups(tn_comm_t *comm, const tn_comm_nodes_t *m, tn_nbc_grp_t *node,
+                        tn_nbc_grp_t *leaders)
+{
+    int k = m->my_node;
+
+    node->ranks = m->order + m->start[k];
+    node->n = m->nlocal[k];
+    node->me = tn_coll_node_rank(m, comm->rank);
+    leaders->ranks = m->leaders;
+    leaders->n = m->nnodes;
+    leaders->me = m->leaders[k] == comm->rank ? k : -1;
+}
+
+/* Fan-in to the leader, a dissemination barrier between the leaders,
+ * fan-out from the leader. */
+void tn_nbc_twolevel_barrier(tn_sched_t *s, tn_comm_t *comm)
+{
+    const tn_comm_nodes_t *m = tn_comm_nodes(comm);
+    tn_nbc_grp_t node, leaders;
+    int leader;
+
+    node_groups(comm, m, &node, &leaders);
+    leader = node.ranks[0];
+    if (node.me != 0) {
+        tn_sched_send(s, NULL, 0, tn_dt_byte(), leader);
+        tn_sched_barrier(s);
+        tn_sched_recv(s, NULL, 0, tn_dt_byte(), leader);
+        tn_sched_barrier(s);
+        return;
+    }
+    for (int i = 1; i < node.n; i++) {
+        tn_sched_recv(s, NULL, 0, tn_dt_byte(), node.ranks[i]);
+    }
+    tn_sched_barrier(s);
+    tn_nbc_grp_barrier(s, &leaders);
+    for (int i = 1; i < node.n; i++) {
+        tn_sched_send(s, NULL, 0, tn_dt_byte(), node.ranks[i]);
+    }
+    tn_sched_barrier(s);
+}
+
+/* The root's node broadcasts from the root (its leader is served there),
+ * then the leaders from the root's node, then every other node from its
+ * leader: no hop from root to leader, and the root's buffer is only read. */
+void tn_nbc_twolevel_bcast(tn_sched_t *s, void *buf, size_t count, const tn_dt_t *dt,
+                           int root, tn_comm_t *comm)
+{
+    const tn_comm_nodes_t *m = tn_comm_nodes(comm);
+    tn_nbc_grp_t node, leaders;
+    int rnode = m->node_of[root];
+
+    node_groups(comm, m, &node, &leaders);
+    if (m->my_node == rnode) {
+        tn_nbc_grp_bcast(s, buf, count, dt, tn_coll_node_rank(m, root), &node);
+        tn_nbc_grp_bcast(s, buf, count, dt, rnode, &leaders);
+    } else {
+        tn_nbc_grp_bcast(s, buf, count, dt, rnode, &leaders);
+        tn_nbc_grp_bcast(s, buf, count, dt, 0, &node);
+    }
+}
+
+/* Every node reduces to its leader, the leaders to the root's leader, which
+ * hands the result to the root when it is not the root itself.  A leader
+ * accumulates in result when it is the root, else in a temporary. */
+void tn_nbc_twolevel_reduce(tn_sched_t *s, const void *mine, void *result, size_t count,
+                            const tn_dt_t *dt, const tn_op_t *op, int root, tn_comm_t *comm)
+{
+    const tn_comm_nodes_t *m = tn_comm_nodes(comm);
+    tn_nbc_grp_t node, leaders;
+    int rnode = m->node_of[root], rleader = m->leaders[rnode];
+    char *acc;
+
+    if (count == 0) {
+        return;
+    }
+    node_groups(comm, m, &node, &leaders);
+    if (node.me != 0) {
+        tn_nbc_grp_reduce(s, mine, NULL, count, dt, op, 0, &node);
+        if (comm->rank == root) {
+            tn_sched_recv(s, result, count, dt, rleader);
+            tn_sched_barrier(s);
+        }
+        return;
+    }
+    acc = comm->rank == root ? result : tn_sched_tmp(s, dt, count);
+    if (acc == NULL) {
+        return;
+    }
+    tn_nbc_grp_reduce(s, mine, acc, count, dt, op, 0, &node);
+    tn_nbc_grp_reduce(s, acc, acc, count, dt, op, rnode, &leaders);
+    if (comm->rank == rleader && root != rleader) {
+        tn_sched_send(s, acc, count, dt, root);
+        tn_sched_barrier(s);
+    }
+}
+
+/* Every node reduces to its leader into rbuf, the leaders allreduce in
+ * place, and every leader broadcasts the result in its node: every rank
+ * gets the bits the leaders computed. */
+void tn_nbc_twolevel_allreduce(tn_sched_t *s, const void *mine, void *rbuf, size_t count,
+                               const tn_dt_t *dt, const tn_op_t *op, tn_comm_t *comm)
+{
+    const tn_comm_nodes_t *m = tn_comm_nodes(comm);
+    tn_nbc_grp_t node, leaders;
+
+    if (count == 0) {
+        return;
+    }
+    node_groups(comm, m, &node, &leaders);
+    tn_nbc_grp_reduce(s, mine, rbuf, count, dt, op, 0, &node);
+    tn_nbc_grp_allreduce(s, rbuf, rbuf, count, dt, op, &leaders);
+    tn_nbc_grp_bcast(s, rbuf, count, dt, 0, &node);
+}
