@@ -133,6 +133,10 @@ void tn_nbc_twolevel_reduce(tn_sched_t *s, const void *mine, void *result, size_
                             const tn_dt_t *dt, const tn_op_t *op, int root, tn_comm_t *comm);
 void tn_nbc_twolevel_allreduce(tn_sched_t *s, const void *mine, void *rbuf, size_t count,
                                const tn_dt_t *dt, const tn_op_t *op, tn_comm_t *comm);
+/* equal blocks (rb->counts == NULL) and every node's ranks consecutive */
+void tn_nbc_twolevel_allgather(tn_sched_t *s, const void *sbuf, size_t scount,
+                               const tn_dt_t *sdt, void *rbuf, const tn_coll_blocks_t *rb,
+                               tn_comm_t *comm);
 
 /* ---- builders (coll/nbc/nbc_<kind>.c) ----------------------------------- *
  * Same arguments as the blocking entry points (coll.h); they only add steps.

@@ -1,5 +1,6 @@
 /* Nonblocking gather(v), scatter(v) and allgather(v): linear, every
- * message in one round (the root posts one receive or send per rank). */
+ * message in one round (the root posts one receive or send per rank);
+ * allgather in two levels across nodes where it can (nbc_twolevel.c). */
 #include "coll/coll_sched.h"
 #include "coll/coll_util.h"
 
@@ -49,6 +50,11 @@ void tn_nbc_allgather(tn_sched_t *s, const void *sbuf, size_t scount, const tn_d
                       void *rbuf, const tn_coll_blocks_t *rb, tn_comm_t *comm)
 {
     int n = comm->size, r = comm->rank;
+
+    if (rb->counts == NULL && tn_nbc_twolevel_fits(comm, TN_COLL_ALLGATHER, 1)) {
+        tn_nbc_twolevel_allgather(s, sbuf, scount, sdt, rbuf, rb, comm);
+        return;
+    }
 
     if (sbuf == TN_IN_PLACE) {
         sbuf = tn_coll_blk_ptr(rb, rbuf, r);

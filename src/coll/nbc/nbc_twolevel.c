@@ -148,3 +148,49 @@ void tn_nbc_twolevel_allreduce(tn_sched_t *s, const void *mine, void *rbuf, size
     tn_nbc_grp_allreduce(s, rbuf, rbuf, count, dt, op, &leaders);
     tn_nbc_grp_bcast(s, rbuf, count, dt, 0, &node);
 }
+
+/* Allgather of equal blocks when every node's ranks are consecutive, so a
+ * node's blocks form one run of rbuf: the members hand their blocks to the
+ * leader, the leaders exchange their nodes' runs, and every leader
+ * broadcasts the whole buffer in its node. */
+void tn_nbc_twolevel_allgather(tn_sched_t *s, const void *sbuf, size_t scount,
+                               const tn_dt_t *sdt, void *rbuf, const tn_coll_blocks_t *rb,
+                               tn_comm_t *comm)
+{
+    const tn_comm_nodes_t *m = tn_comm_nodes(comm);
+    tn_nbc_grp_t node, leaders;
+    int r = comm->rank;
+    size_t count = rb->count;
+    const tn_dt_t *dt = rb->dt;
+
+    node_groups(comm, m, &node, &leaders);
+    if (sbuf == TN_IN_PLACE) {
+        sbuf = tn_coll_blk_ptr(rb, rbuf, r);
+        scount = count;
+        sdt = dt;
+    }
+    if (node.me != 0) {
+        tn_sched_send(s, sbuf, scount, sdt, node.ranks[0]);
+        tn_sched_barrier(s);
+    } else {
+        if (sbuf != tn_coll_blk_ptr(rb, rbuf, r)) {
+            tn_sched_copy(s, sbuf, scount, sdt, tn_coll_blk_ptr(rb, rbuf, r), count, dt);
+        }
+        for (int i = 1; i < node.n; i++) {
+            tn_sched_recv(s, tn_coll_blk_ptr(rb, rbuf, node.ranks[i]), count, dt,
+                          node.ranks[i]);
+        }
+        tn_sched_barrier(s);
+        for (int k = 0; k < m->nnodes; k++) {
+            if (k == m->my_node) {
+                continue;
+            }
+            tn_sched_send(s, tn_coll_blk_ptr(rb, rbuf, r), (size_t)node.n * count, dt,
+                          m->leaders[k]);
+            tn_sched_recv(s, tn_coll_blk_ptr(rb, rbuf, m->leaders[k]),
+                          (size_t)m->nlocal[k] * count, dt, m->leaders[k]);
+        }
+        tn_sched_barrier(s);
+    }
+    tn_nbc_grp_bcast(s, rbuf, (size_t)comm->size * count, dt, 0, &node);
+}
