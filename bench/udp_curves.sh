@@ -35,7 +35,7 @@ for ps in 1k 2k 4k 8k 16k 32k; do
   echo "$row |"
 done
 echo
-echo "Bandwidth (MB/s) against TERN_UDP_EAGER_THRESHOLD (8 KiB packets); rows: threshold, columns: message size:"
+echo "Bandwidth (MB/s) against TERN_UDP_EAGER_THRESHOLD (default packet size); rows: threshold, columns: message size:"
 echo
 echo "| eager threshold | 4 KiB | 16 KiB | 64 KiB | 256 KiB | 1 MiB |"
 echo "|---:|---:|---:|---:|---:|---:|"

@@ -108,6 +108,21 @@ static size_t tn_udp_packet_size(void)
     return ps;
 }
 
+/* Packets a peer may have unacknowledged: TERN_UDP_WINDOW, but no more than
+ * the receiving socket's buffer holds (the kernel grants twice the size
+ * set), so that a full window is not dropped by the receiving kernel while
+ * the receiver is busy (32 KiB packets, 4 MiB buffers: 256). */
+static uint32_t tn_udp_window(size_t ps)
+{
+    uint64_t w = tn_cfg.udp_window > 16 ? (uint64_t)tn_cfg.udp_window : 16;
+    uint64_t fit = 2 * (uint64_t)tn_cfg.udp_sockbuf / ps;
+
+    if (fit < 64) {
+        fit = 64;
+    }
+    return (uint32_t)(w < fit ? w : fit);
+}
+
 tn_status_t tn_xport_udp_init(const tn_xport_job_t *job)
 {
     tn_status_t st;
@@ -168,9 +183,10 @@ tn_status_t tn_xport_udp_init(const tn_xport_job_t *job)
         tn_udp.list[tn_udp.nlist++] = r;
     }
     size_t ps = tn_udp_packet_size();
+    uint32_t window = tn_udp_window(ps);
     tn_udp.cfg = (tn_udp_conn_cfg_t){
         .packet_size = (uint32_t)ps,
-        .window = tn_cfg.udp_window > 16 ? (uint32_t)tn_cfg.udp_window : 16,
+        .window = window,
         .sendq_max = 1024,
         .ack_every = 16,
         .ack_delay_ns = (uint64_t)tn_cfg.udp_ack_delay * 1000ull,
@@ -181,7 +197,7 @@ tn_status_t tn_xport_udp_init(const tn_xport_job_t *job)
         .probes = tn_cfg.udp_probes > 0 ? (uint32_t)tn_cfg.udp_probes : 0,
         .cwnd_init = 64,
         .cwnd_min = 4,
-        .cwnd_max = tn_cfg.udp_window > 16 ? (uint32_t)tn_cfg.udp_window : 16,
+        .cwnd_max = window,
         .peer_timeout_ns = (uint64_t)(tn_cfg.udp_peer_timeout * 1e9),
         .nrails = tn_udp.sock.nrails,
         .release = tn_udp_release,
