@@ -153,7 +153,7 @@ static void run(MPI_Comm comm, const char *cname, MPI_Op aff)
  * for the ring: only the data ints change. */
 static void run_strided(MPI_Comm comm)
 {
-    int n, r, count = LONG_COUNT / 2;
+    int n, r, count = LONG_COUNT;
     MPI_Datatype gap;
     MPI_Comm_size(comm, &n);
     MPI_Comm_rank(comm, &r);

@@ -8,8 +8,11 @@
 #include <string.h>
 
 /* Allreduce of this many bytes or more on the ring (commutative ops): it
- * moves 2 (n - 1) / n vectors per rank, recursive doubling log2 n. */
-#define TN_NBC_RING_MIN ((size_t)64 * 1024)
+ * moves 2 (n - 1) / n vectors per rank, recursive doubling log2 n, but it
+ * takes 2 (n - 1) rounds (measured, iallreduce on 2 cores: 64 KiB on 4 and
+ * 8 ranks 45 and 140 us by recursive doubling, 93 and 323 on the ring;
+ * 128 KiB 129 and 626 against 99 and 475; 2 ranks equal from 64 KiB). */
+#define TN_NBC_RING_MIN ((size_t)128 * 1024)
 
 void tn_nbc_grp_bcast(tn_sched_t *s, void *buf, size_t count, const tn_dt_t *dt, int root,
                       const tn_nbc_grp_t *g)
