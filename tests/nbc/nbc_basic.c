@@ -237,15 +237,10 @@ int main(int argc, char **argv)
     MPI_Comm rev;
     MPI_Op aff;
 
-    mt_init(&argc, &argv);
-    MT_CALL(MPI_Op_create((MPI_User_function *)nbct_aff_fn, 0, &aff));
-    MT_CALL(MPI_Comm_split(MPI_COMM_WORLD, 0, mt_size - mt_rank, &rev));
-    MPI_Comm_set_errhandler(rev, MPI_ERRORS_RETURN);
+    nbct_begin(&argc, &argv, &rev, &aff);
     for (int t = 0; t < 2; t++) {
         run(MPI_COMM_WORLD, "world", t, aff);
         run(rev, "reversed", t, aff);
     }
-    MPI_Comm_free(&rev);
-    MPI_Op_free(&aff);
-    return mt_finalize();
+    return nbct_end(&rev, &aff);
 }

@@ -30,6 +30,24 @@ MT_UNUSED static void nbct_aff_fn(void *in, void *inout, int *len, MPI_Datatype 
     }
 }
 
+/* Start a test program: MPI, the non-commutative op NBCT_AFF (*aff) and
+ * COMM_WORLD with its rank order reversed (*rev, errors returned). */
+MT_UNUSED static void nbct_begin(int *argc, char ***argv, MPI_Comm *rev, MPI_Op *aff)
+{
+    mt_init(argc, argv);
+    MT_CALL(MPI_Op_create((MPI_User_function *)nbct_aff_fn, 0, aff));
+    MT_CALL(MPI_Comm_split(MPI_COMM_WORLD, 0, mt_size - mt_rank, rev));
+    MPI_Comm_set_errhandler(*rev, MPI_ERRORS_RETURN);
+}
+
+/* Free what nbct_begin made and finish (the exit status). */
+MT_UNUSED static int nbct_end(MPI_Comm *rev, MPI_Op *aff)
+{
+    MPI_Comm_free(rev);
+    MPI_Op_free(aff);
+    return mt_finalize();
+}
+
 /* Wait for req by MPI_Test calls only. */
 MT_UNUSED static void nbct_test_loop(MPI_Request *req)
 {
