@@ -111,7 +111,7 @@ tn_status_t tn_p2p_isend(const void *buf, size_t count, const tn_dt_t *dt, int d
     }
     tn_comm_retain(comm);
     req->comm = comm;
-    req->coll = (uint8_t)coll;
+    req->coll = (uint8_t)(coll & 1);
     req->peer = dest;
     req->tag = tag;
     req->dt = dt;
@@ -165,7 +165,8 @@ tn_status_t tn_p2p_irecv(void *buf, size_t count, const tn_dt_t *dt, int src, in
     }
     tn_comm_retain(comm);
     req->comm = comm;
-    req->coll = (uint8_t)coll;
+    req->coll = (uint8_t)(coll & 1);
+    req->pull = (coll & TN_P2P_PULL) != 0;
     req->peer = src;
     req->tag = tag;
     req->dt = dt;

@@ -69,6 +69,7 @@ struct tn_req {
     uint8_t          proto;         /* tn_proto_t (send side) */
     uint8_t          stage;         /* tn_send_stage_t (send side) */
     uint8_t          coll;
+    uint8_t          pull;          /* receive: TN_P2P_PULL was asked for */
     volatile int     complete;
     int              user_freed;    /* MPI_Request_free: release at completion */
     int              in_posted;     /* on a posted-receive queue */
@@ -123,6 +124,11 @@ tn_status_t tn_p2p_isend(const void *buf, size_t count, const tn_dt_t *dt, int d
                          int tag, tn_comm_t *comm, int coll, tn_send_mode_t mode,
                          tn_req_t **req_p);
 /* Post a receive (src may be TN_ANY_SOURCE, tag TN_ANY_TAG, src TN_PROC_NULL). */
+/* Or'ed into tn_p2p_irecv's coll: read a rendezvous sent to this receive
+ * in place (single copy) when the transport can, whatever
+ * TERN_RNDV_CMA_MIN says.  For collectives whose every rank waits on many
+ * peers at once, where streaming would need each pair scheduled together. */
+#define TN_P2P_PULL 2
 tn_status_t tn_p2p_irecv(void *buf, size_t count, const tn_dt_t *dt, int src, int tag,
                          tn_comm_t *comm, int coll, tn_req_t **req_p);
 

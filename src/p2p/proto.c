@@ -470,7 +470,7 @@ static void tn_rndv_recv(struct tn_req *req, int world, uint64_t sreq, uint64_t 
         return;
     }
     /* the sender's data can be read in place (and is long enough to) */
-    int in_place = !(flags & TN_AM_F_PACK) && req->expect >= tn_cma_min;
+    int in_place = !(flags & TN_AM_F_PACK) && (req->expect >= tn_cma_min || req->pull);
     /* long and contiguous at both ends: read one part while the sender
      * writes the other (TERN_RNDV_COOP_MIN).  Not while we send to that
      * peer by rendezvous too: it is then busy reading from us (an

@@ -121,6 +121,7 @@ static tn_status_t tn_rt_node_map(void)
         /* bound ranks see one core; what matters is the machine's */
         cores = cores > 0 ? cores : CPU_COUNT(&set);
     }
+    tn_rt.cores = cores > 0 ? (int)cores : 0;
     tn_rt.oversubscribed = cores > 0 && tn_rt.local_size > cores;
     st = TN_OK;
 out:

@@ -35,6 +35,7 @@ typedef struct {
     int        universe_size;
     int        singleton;          /* started without a launcher */
     int        oversubscribed;     /* more local ranks than cores */
+    int        cores;              /* the machine's online CPUs (0: unknown) */
     int        nnodes;
     const tn_xport_ops_t **xport_of;  /* world rank -> transport serving it */
     char       kvsname[256];
