@@ -170,10 +170,11 @@ static const tn_coll_rule_t tn_coll_rules[] = {
     { TN_COLL_BARRIER,   "dissemination",     0, 0, 0, 0 },
     /* short: log2 n latency; medium: scatter + allgather moves ~2 buffers
      * per rank; long: a segmented chain streams at link speed */
-    /* 8 ranks or more on 2 cores: the tree's log2 n messages beat the
-     * scatter + allgather's many (measured, 8 ranks: 16 KiB 9.3 against
-     * 19.7 us, 256 KiB 129 against 298) */
-    { TN_COLL_BCAST,     "binomial",          8, 0, 0, 512 * KiB, 0, -1 },
+    /* more ranks than cores: the tree's log2 n messages beat the scatter
+     * + allgather's many (measured on 2 cores, 8 ranks: 16 KiB 9.3 against
+     * 19.7 us, 256 KiB 129 against 298; 4 ranks: 16 KiB 3.7-6.0 against
+     * 5.9-8.6, 128 KiB 23-30 against 40-46) */
+    { TN_COLL_BCAST,     "binomial",          0, 0, 0, 512 * KiB, 0, -1 },
     { TN_COLL_BCAST,     "binomial",          0, 0, 0, 12 * KiB },
     { TN_COLL_BCAST,     "binomial",          0, 2, 0, 0 },
     { TN_COLL_BCAST,     "scatter_allgather", 0, 0, 0, 512 * KiB },
