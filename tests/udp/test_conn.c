@@ -870,6 +870,21 @@ static void test_rails(void)
     CHECK(s.ab.rail_data[1] < 100);          /* stopped early, not striped on */
     sim_fini(&s);
 
+    /* the wrong rail taken down (rail 0, which works) while rail 1 is
+     * dead: nothing is acked on the rail left, and after a few timeouts
+     * both rails are used again; rail 1 is then found dead from its losses
+     * and everything arrives */
+    sim_init(&s, &cfg, 50 * US, 14, 2000, 0);
+    sim_run(&s, 1 * MS, 0);
+    s.ab.rail_dead[1] = s.ba.rail_dead[1] = 1;
+    tn_udp_conn_rail_down(s.a.conn, 0);
+    sim_run(&s, 60000 * MS, 1);
+    print_stats("wrong rail down", &s);
+    check_delivery(&s, "wrong rail down");
+    CHECK(tn_udp_conn_stats(s.a.conn)->rails_down == 2);
+    CHECK(!tn_udp_conn_dead(s.a.conn, s.now));
+    sim_fini(&s);
+
     /* random loss on both rails (5 %) never takes a working rail down */
     sim_init(&s, &cfg, 50 * US, 13, 3000, 1500);
     s.ab.drop = s.ba.drop = 0.05;

@@ -71,8 +71,12 @@ _Static_assert(offsetof(tn_udp_hdr_t, crc) == 40, "crc field offset");
  * RTOs, has stopped working: random loss of a few percent practically never
  * does that, a dead link or a dead interface on the way does at once.
  * Timeouts do not count: they declare everything in flight lost, on every
- * rail. */
+ * rail.  The verdict can still be wrong (a receiver that acked one rail's
+ * backlog before reading the other's, then was descheduled), so a rail
+ * taken down comes back when the rails left get no ack at all
+ * (TN_UDP_RAIL_RETRY consecutive timeouts). */
 #define TN_UDP_RAIL_STRIKES  16
+#define TN_UDP_RAIL_RETRY    2
 
 struct tn_udp_conn {
     tn_udp_conn_cfg_t cfg;
@@ -361,6 +365,21 @@ static void tn_conn_on_lost(tn_udp_conn_t *c, const tn_udp_loss_result_t *res, u
     }
 }
 
+/* The rails still up got no ack through several timeouts: whatever took
+ * the others down may have been wrong, or may be over; use them all again
+ * (a rail that is really gone is found again from its losses, or fails at
+ * once in the socket layer). */
+static void tn_conn_rails_retry(tn_udp_conn_t *c)
+{
+    tn_log_warn("udp", "no acks from rank %u on the %d rail(s) left; trying all %d again",
+                c->peer, c->nup, c->nrails);
+    for (int r = 0; r < c->nrails; r++) {
+        c->up[r] = 1;
+        c->strikes[r] = 0;
+    }
+    c->nup = c->nrails;
+}
+
 static void tn_conn_check_timer(tn_udp_conn_t *c, uint64_t now)
 {
     tn_udp_loss_result_t res = { 0 };
@@ -385,6 +404,9 @@ static void tn_conn_check_timer(tn_udp_conn_t *c, uint64_t now)
         tn_udp_cc_on_timeout(&c->cc, c->sm.txseq + 1, c->loss.srtt_ns != 0);
         tn_log_data("udp", "peer %u: timeout, %u packets lost, rto now %llu ns", c->peer,
                     res.lost, (unsigned long long)tn_udp_loss_rto(&c->loss));
+        if (c->nup < c->nrails && c->loss.backoff >= c->cfg.probes + TN_UDP_RAIL_RETRY) {
+            tn_conn_rails_retry(c);
+        }
         break;
     default:
         return;
