@@ -123,12 +123,12 @@ struct tn_req {
 tn_status_t tn_p2p_isend(const void *buf, size_t count, const tn_dt_t *dt, int dest,
                          int tag, tn_comm_t *comm, int coll, tn_send_mode_t mode,
                          tn_req_t **req_p);
-/* Post a receive (src may be TN_ANY_SOURCE, tag TN_ANY_TAG, src TN_PROC_NULL). */
 /* Or'ed into tn_p2p_irecv's coll: read a rendezvous sent to this receive
  * in place (single copy) when the transport can, whatever
  * TERN_RNDV_CMA_MIN says.  For collectives whose every rank waits on many
  * peers at once, where streaming would need each pair scheduled together. */
 #define TN_P2P_PULL 2
+/* Post a receive (src may be TN_ANY_SOURCE, tag TN_ANY_TAG, src TN_PROC_NULL). */
 tn_status_t tn_p2p_irecv(void *buf, size_t count, const tn_dt_t *dt, int src, int tag,
                          tn_comm_t *comm, int coll, tn_req_t **req_p);
 

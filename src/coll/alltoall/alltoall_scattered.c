@@ -24,7 +24,7 @@ tn_status_t tn_coll_alltoall_scattered(const void *sbuf, const tn_coll_blocks_t 
      * read the blocks in place instead (measured, 8 ranks on 2 cores:
      * 128 KiB 412-505 us read against 697-908 streamed, 512 KiB 2.6-2.8
      * against 3.1-3.3 ms; on 4 ranks streaming wins) */
-    int coll = tn_rt.cores > 0 && tn_rt.local_size > 2 * tn_rt.cores ? 1 | TN_P2P_PULL : 1;
+    int rflags = tn_rt.cores > 0 && tn_rt.local_size > 2 * tn_rt.cores ? 1 | TN_P2P_PULL : 1;
 
     t.p = NULL;
     if (sbuf == TN_IN_PLACE) {
@@ -47,7 +47,7 @@ tn_status_t tn_coll_alltoall_scattered(const void *sbuf, const tn_coll_blocks_t 
             int src = (rank - i + n) % n;
 
             st = tn_p2p_irecv(tn_coll_blk_ptr(rb, rbuf, src), tn_coll_blk_count(rb, src),
-                              tn_coll_blk_dt(rb, src), src, TN_COLL_TAG_ALLTOALL, comm, coll,
+                              tn_coll_blk_dt(rb, src), src, TN_COLL_TAG_ALLTOALL, comm, rflags,
                               &reqs[nreq]);
             if (st == TN_OK) {
                 nreq++;
