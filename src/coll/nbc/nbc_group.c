@@ -199,7 +199,6 @@ void tn_nbc_grp_allreduce(tn_sched_t *s, const void *mine, void *rbuf, size_t co
                           const tn_dt_t *dt, const tn_op_t *op, const tn_nbc_grp_t *g)
 {
     const char *f = tn_coll_forced(TN_COLL_ALLREDUCE);
-    int ring;
 
     if (g->me < 0 || count == 0) {
         return;
@@ -215,13 +214,12 @@ void tn_nbc_grp_allreduce(tn_sched_t *s, const void *mine, void *rbuf, size_t co
     if (g->n == 1) {
         return;
     }
-    ring = op->commutative && count >= (size_t)g->n;
-    if (ring && f != NULL && (strcmp(f, "ring") == 0 || strcmp(f, "recdbl") == 0)) {
-        ring = strcmp(f, "ring") == 0;
-    } else if (ring) {
-        ring = count * dt->size >= TN_NBC_RING_MIN;
-    }
-    if (ring) {
+    /* the ring needs a commutative op and a block per member; forced, or
+     * long enough */
+    int forced_ring = f != NULL && strcmp(f, "ring") == 0;
+    int forced_recdbl = f != NULL && strcmp(f, "recdbl") == 0;
+    if (op->commutative && count >= (size_t)g->n &&
+        (forced_ring || (!forced_recdbl && count * dt->size >= TN_NBC_RING_MIN))) {
         grp_allreduce_ring(s, rbuf, count, dt, op, g);
     } else {
         grp_allreduce_recdbl(s, rbuf, count, dt, op, g);
