@@ -223,7 +223,13 @@ typedef struct {
     uint64_t       paused_until;    /* descheduled: neither reads nor writes */
     int            late_wake;       /* on waking, note the late acks (as udp.c does) */
     int            by_ref;          /* send with tn_udp_conn_send_ref */
+    int            split;           /* feed data in two parts (tn_udp_conn_input_split) */
+    uint64_t       kept_seen;       /* messages delivered with their tail kept */
 } ep_t;
+
+/* Tails fed with keep (test_split): they stay put until the end. */
+static void **kept;
+static size_t nkept, kept_cap;
 
 /* Messages sent by reference (test_by_ref): their ext bytes live here
  * until released, and are scribbled over then, so a retransmission from
@@ -318,6 +324,12 @@ static void sim_fini(sim_t *s)
     tn_udp_conn_free(s->b.conn);
     chan_fini(&s->ab);
     chan_fini(&s->ba);
+    for (size_t i = 0; i < nkept; i++) {
+        free(kept[i]);
+    }
+    free(kept);
+    kept = NULL;
+    nkept = kept_cap = 0;
 }
 
 static void app_send(sim_t *s, ep_t *e)
@@ -352,7 +364,21 @@ static void app_pull(ep_t *e, int from_dir)
     const void *m;
     size_t len;
     unsigned char want[PKT];
-    while (e->pull && (m = tn_udp_conn_deliver(e->conn, &len)) != NULL) {
+    unsigned char whole[PKT];
+    const void *tail = NULL;
+    size_t tail_len = 0;
+    while (e->pull && (m = tn_udp_conn_deliver_split(e->conn, &len, &tail, &tail_len)) != NULL) {
+        if (tail != NULL) {
+            CHECK(e->split && len + tail_len <= sizeof(whole));
+            if (len + tail_len > sizeof(whole)) {
+                break;
+            }
+            memcpy(whole, m, len);
+            memcpy(whole + len, tail, tail_len);
+            m = whole;
+            len += tail_len;
+            e->kept_seen++;
+        }
         size_t wl = msg_len(from_dir, e->received, PKT - TN_UDP_OVERHEAD);
         msg_fill(from_dir, e->received, want, wl);
         if (len != wl || memcmp(m, want, len) != 0) {
@@ -421,7 +447,31 @@ static int sim_arrivals(sim_t *s, chan_t *ch, ep_t *dst, int from_dir)
             CHECK(p->corrupted);
         } else {
             CHECK(!p->corrupted);
-            tn_udp_conn_input(dst->conn, p->buf, p->len, p->rail, s->now);
+            tn_udp_hdr_t h;
+            memcpy(&h, p->buf, sizeof(h));
+            size_t head = sizeof(h) + 8;            /* the header and 8 payload bytes */
+            if (dst->split && h.type == TN_UDP_PKT_DATA && h.nsack == 0 && p->len > head) {
+                /* a kept tail goes where it stays; a lent one is used from
+                 * the channel's buffer (valid until the next arrival) */
+                uint64_t seed = h.psn;
+                int keep = (int)(splitmix(&seed) & 1);
+                const void *tail = p->buf + head;
+                if (keep) {
+                    if (nkept == kept_cap) {
+                        kept_cap = kept_cap ? 2 * kept_cap : 256;
+                        kept = realloc(kept, kept_cap * sizeof(*kept));
+                    }
+                    kept[nkept] = malloc(p->len - head);
+                    memcpy(kept[nkept], tail, p->len - head);
+                    tail = kept[nkept++];
+                }
+                CHECK(tn_udp_packet_check_split(p->buf, head, tail, p->len - head, JOB,
+                                                dst->rank, &why) == TN_OK);
+                tn_udp_conn_input_split(dst->conn, p->buf, head, tail, p->len - head, keep,
+                                        p->rail, s->now);
+            } else {
+                tn_udp_conn_input(dst->conn, p->buf, p->len, p->rail, s->now);
+            }
             dst->last_input = s->now;
             app_pull(dst, from_dir);
         }
@@ -606,6 +656,31 @@ static void test_dup_reorder_corrupt(void)
     CHECK(s.ab.corrupted > 0 && s.ab.rejected > 0 && s.ba.rejected > 0);
     CHECK(tn_udp_conn_stats(s.b.conn)->duplicates > 0);
     CHECK(tn_udp_conn_stats(s.b.conn)->out_of_order > 0);
+    sim_fini(&s);
+}
+
+/* Datagrams received in two parts (the payload placed elsewhere, kept
+ * there or lent), under duplication, reordering and loss: every message
+ * delivered once, in order, whole; kept tails come out in place, also
+ * after waiting out of order. */
+static void test_split(void)
+{
+    sim_t s;
+    tn_udp_conn_cfg_t cfg = default_cfg();
+    sim_init(&s, &cfg, 50 * US, 9, 4000, 2000);
+    s.a.split = s.b.split = 1;
+    s.ab.dup = s.ba.dup = 0.05;
+    s.ab.jitter = s.ba.jitter = 40 * US;
+    s.ab.drop = s.ba.drop = 0.02;
+    sim_run(&s, 60000 * MS, 1);
+    print_stats("split", &s);
+    check_delivery(&s, "split");
+    CHECK(s.b.kept_seen > 0 && s.a.kept_seen > 0);
+    CHECK(tn_udp_conn_stats(s.b.conn)->out_of_order > 0);
+    /* a tail that does not start after the header is refused */
+    unsigned char pkt[64] = { 0 };
+    const char *why = NULL;
+    CHECK(tn_udp_packet_check_split(pkt, 20, pkt + 20, 44, JOB, 1, &why) == TN_ERR_PROTO);
     sim_fini(&s);
 }
 
@@ -1126,6 +1201,7 @@ int main(void)
     TIMED(test_loss(0.05, 22, 3000));
     TIMED(test_loss(0.20, 23, 2000));
     TIMED(test_dup_reorder_corrupt());
+    TIMED(test_split());
     TIMED(test_cwnd());
     TIMED(test_bottleneck());
     TIMED(test_deep_queue());

@@ -1,8 +1,9 @@
 /* udp_credit (the receive window): in-order delivery exactly once, the
  * reorder buffer, duplicates / stale / beyond-window verdicts, the credit
  * arithmetic (window - arrived-not-delivered), SACK ranges, the lent
- * message staying valid until the next deliver, and random arrival orders
- * within the window over many wraps of the ring. */
+ * message staying valid until the next deliver, split messages (a tail
+ * kept in place or lent with its head), and random arrival orders within
+ * the window over many wraps of the ring. */
 #include "xport/udp/udp_credit.h"
 
 #include <stdio.h>
@@ -183,10 +184,66 @@ static void test_lent(void)
     tn_udp_credit_fini(&w);
 }
 
+/* Split inserts: a kept tail is handed out where it is, in order or not
+ * (only the head is copied); a lent tail is copied after its head into one
+ * slot when its message has to wait. */
+static void test_split(void)
+{
+    tn_udp_credit_t w;
+    CHECK(tn_udp_credit_init(&w, 8, 64, 1) == TN_OK);
+    char head[4][8], place[4][16], landed[16];
+    size_t len, tlen;
+    const void *tail;
+    memcpy(head[0], "h1", 3);
+    memcpy(place[0], "payload-1", 10);
+    CHECK(tn_udp_credit_insert_split(&w, 1, head[0], 3, place[0], 10, 1) == TN_UDP_RX_INORDER);
+    const void *m = tn_udp_credit_deliver_split(&w, &len, &tail, &tlen);
+    CHECK(m == head[0] && len == 3 && tail == place[0] && tlen == 10);
+    CHECK(tn_udp_credit_deliver_split(&w, &len, &tail, &tlen) == NULL);
+
+    /* psn 3 (kept) and 4 (lent) before 2: heads copied, 3's tail stays,
+     * 4's is copied with its head; the caller then reuses its buffers */
+    memcpy(head[1], "h3", 3);
+    memcpy(place[1], "payload-3", 10);
+    CHECK(tn_udp_credit_insert_split(&w, 3, head[1], 3, place[1], 10, 1) == TN_UDP_RX_OOO);
+    memcpy(head[2], "h4", 3);
+    memcpy(landed, "payload-4", 10);
+    CHECK(tn_udp_credit_insert_split(&w, 4, head[2], 3, landed, 10, 0) == TN_UDP_RX_OOO);
+    memset(head, 'x', sizeof(head));
+    memset(landed, 'x', sizeof(landed));
+    memcpy(head[3], "h2", 3);
+    memcpy(place[3], "payload-2", 10);
+    CHECK(tn_udp_credit_insert_split(&w, 2, head[3], 3, place[3], 10, 0) == TN_UDP_RX_INORDER);
+    m = tn_udp_credit_deliver_split(&w, &len, &tail, &tlen);
+    CHECK(m == head[3] && len == 3 && tail == place[3] && tlen == 10);  /* lent, in order */
+    m = tn_udp_credit_deliver_split(&w, &len, &tail, &tlen);
+    CHECK(m != NULL && m != head[1] && len == 3 && strcmp(m, "h3") == 0);
+    CHECK(tail == place[1] && tlen == 10);                                /* kept */
+    m = tn_udp_credit_deliver_split(&w, &len, &tail, &tlen);
+    CHECK(m != NULL && len == 13 && tail == NULL && tlen == 0);           /* merged */
+    CHECK(m != NULL && memcmp(m, "h4\0payload-4", 13) == 0);
+    CHECK(tn_udp_credit_deliver_split(&w, &len, &tail, &tlen) == NULL);
+
+    /* a lent tail not delivered before the next input is copied then */
+    memcpy(head[0], "h5", 3);
+    memcpy(landed, "payload-5", 10);
+    CHECK(tn_udp_credit_insert_split(&w, 5, head[0], 3, landed, 10, 0) == TN_UDP_RX_INORDER);
+    CHECK(put(&w, 6) == TN_UDP_RX_INORDER);
+    memset(landed, 'y', sizeof(landed));
+    m = tn_udp_credit_deliver_split(&w, &len, &tail, &tlen);
+    CHECK(m != NULL && len == 13 && tail == NULL && memcmp(m, "h5\0payload-5", 13) == 0);
+    /* a message that would not fit a slot once merged is refused */
+    char big[64] = { 0 };
+    CHECK(tn_udp_credit_insert_split(&w, 8, head[0], 3, big, 62, 0) == TN_UDP_RX_NOMEM);
+    CHECK(tn_udp_credit_insert_split(&w, 8, head[0], 3, big, 62, 1) == TN_UDP_RX_OOO);
+    tn_udp_credit_fini(&w);
+}
+
 int main(void)
 {
     test_basic();
     test_lent();
+    test_split();
     test_full();
     test_random();
     if (failures) {

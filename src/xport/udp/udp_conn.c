@@ -695,12 +695,17 @@ static void tn_conn_on_ack_info(tn_udp_conn_t *c, const tn_udp_hdr_t *h, const c
     tn_conn_sync_stats(c);
 }
 
+/* tail != NULL: the payload is plen bytes at payload, then the rest (of
+ * h->len) at tail, kept there when keep (tn_udp_credit_insert_split). */
 static void tn_conn_on_data(tn_udp_conn_t *c, const tn_udp_hdr_t *h, const char *payload,
-                            int lend, uint64_t now)
+                            int lend, const void *tail, size_t plen, int keep, uint64_t now)
 {
     uint64_t ack_before = c->rx.ack;
-    tn_udp_rx_t rx = lend ? tn_udp_credit_insert_lent(&c->rx, h->psn, payload, h->len)
-                          : tn_udp_credit_insert(&c->rx, h->psn, payload, h->len);
+    tn_udp_rx_t rx = tail != NULL
+        ? tn_udp_credit_insert_split(&c->rx, h->psn, payload, (uint32_t)plen, tail,
+                                     (uint32_t)(h->len - plen), keep)
+        : lend ? tn_udp_credit_insert_lent(&c->rx, h->psn, payload, h->len)
+               : tn_udp_credit_insert(&c->rx, h->psn, payload, h->len);
     switch (rx) {
     case TN_UDP_RX_INORDER:
         c->stats.data_recv++;
@@ -745,8 +750,10 @@ static void tn_conn_on_data(tn_udp_conn_t *c, const tn_udp_hdr_t *h, const char 
     }
 }
 
+/* The datagram is pkt[0, len) followed by tail[0, tail_len) (tail NULL:
+ * none; see tn_udp_conn_input_split). */
 static void tn_conn_input(tn_udp_conn_t *c, const void *pkt, size_t len, int rail, int lend,
-                          uint64_t now)
+                          const void *tail, size_t tail_len, int keep, uint64_t now)
 {
     tn_udp_hdr_t h;
     tn_udp_credit_release(&c->rx);          /* the last delivered message is done */
@@ -756,8 +763,12 @@ static void tn_conn_input(tn_udp_conn_t *c, const void *pkt, size_t len, int rai
     memcpy(&h, pkt, sizeof(h));
     const char *sacks = (const char *)pkt + sizeof(h);
     const char *payload = sacks + (size_t)h.nsack * sizeof(tn_udp_sack_t);
-    if (h.src != c->peer || h.nsack > TN_UDP_MAX_SACK ||
-        sizeof(h) + (size_t)h.nsack * sizeof(tn_udp_sack_t) + h.len > len) {
+    size_t head = sizeof(h) + (size_t)h.nsack * sizeof(tn_udp_sack_t);
+    if (tail == NULL) {
+        tail_len = 0;
+    }
+    if (h.src != c->peer || h.nsack > TN_UDP_MAX_SACK || head + h.len > len + tail_len ||
+        (tail_len != 0 && (head > len || h.type != TN_UDP_PKT_DATA))) {
         return;
     }
     c->last_heard = now;
@@ -770,7 +781,8 @@ static void tn_conn_input(tn_udp_conn_t *c, const void *pkt, size_t len, int rai
     tn_conn_on_ack_info(c, &h, sacks, now);
     switch (h.type) {
     case TN_UDP_PKT_DATA:
-        tn_conn_on_data(c, &h, payload, lend, now);
+        tn_conn_on_data(c, &h, payload, lend, tail_len != 0 ? tail : NULL, len - head, keep,
+                        now);
         break;
     case TN_UDP_PKT_PING:
         c->ack_now = 1;
@@ -792,19 +804,32 @@ void tn_udp_conn_note_late(tn_udp_conn_t *conn)
 void tn_udp_conn_input(tn_udp_conn_t *conn, const void *pkt, size_t len, int rail,
                        uint64_t now)
 {
-    tn_conn_input(conn, pkt, len, rail, 0, now);
+    tn_conn_input(conn, pkt, len, rail, 0, NULL, 0, 0, now);
 }
 
 void tn_udp_conn_input_lent(tn_udp_conn_t *conn, const void *pkt, size_t len, int rail,
                             uint64_t now)
 {
-    tn_conn_input(conn, pkt, len, rail, 1, now);
+    tn_conn_input(conn, pkt, len, rail, 1, NULL, 0, 0, now);
+}
+
+void tn_udp_conn_input_split(tn_udp_conn_t *conn, const void *pkt, size_t len,
+                             const void *tail, size_t tail_len, int keep, int rail,
+                             uint64_t now)
+{
+    tn_conn_input(conn, pkt, len, rail, 1, tail, tail_len, keep, now);
 }
 
 const void *tn_udp_conn_deliver(tn_udp_conn_t *conn, size_t *len_p)
 {
+    return tn_udp_conn_deliver_split(conn, len_p, NULL, NULL);
+}
+
+const void *tn_udp_conn_deliver_split(tn_udp_conn_t *conn, size_t *len_p, const void **tail_p,
+                                      size_t *tail_len_p)
+{
     tn_udp_conn_t *c = conn;
-    const void *msg = tn_udp_credit_deliver(&c->rx, len_p);
+    const void *msg = tn_udp_credit_deliver_split(&c->rx, len_p, tail_p, tail_len_p);
     /* window update: the window opened by a quarter since we last said */
     uint64_t step = c->rx.window / 4 ? c->rx.window / 4 : 1;
     if (tn_udp_credit_limit(&c->rx) >= c->adv_limit + step) {
@@ -857,6 +882,12 @@ void tn_udp_conn_rail_down(tn_udp_conn_t *conn, int rail)
 
 uint32_t tn_udp_packet_crc(const void *pkt, size_t len)
 {
+    return tn_udp_packet_crc_split(pkt, len, NULL, 0);
+}
+
+uint32_t tn_udp_packet_crc_split(const void *pkt, size_t len, const void *tail,
+                                 size_t tail_len)
+{
     static const uint32_t zero = 0;
     const char *p = pkt;
     tn_udp_hdr_t h;
@@ -867,6 +898,9 @@ uint32_t tn_udp_packet_crc(const void *pkt, size_t len)
         head = len;
     }
     uint32_t crc = tn_udp_crc32c(0, p + head, len - head);
+    if (tail_len != 0) {
+        crc = tn_udp_crc32c(crc, tail, tail_len);
+    }
     crc = tn_udp_crc32c(crc, p, offsetof(tn_udp_hdr_t, crc));
     crc = tn_udp_crc32c(crc, &zero, sizeof(zero));
     return tn_udp_crc32c(crc, p + offsetof(tn_udp_hdr_t, rsv), head - offsetof(tn_udp_hdr_t, rsv));
@@ -875,6 +909,13 @@ uint32_t tn_udp_packet_crc(const void *pkt, size_t len)
 tn_status_t tn_udp_packet_check(const void *pkt, size_t len, uint32_t job, uint32_t me,
                                 const char **why_p)
 {
+    return tn_udp_packet_check_split(pkt, len, NULL, 0, job, me, why_p);
+}
+
+tn_status_t tn_udp_packet_check_split(const void *pkt, size_t len, const void *tail,
+                                      size_t tail_len, uint32_t job, uint32_t me,
+                                      const char **why_p)
+{
     const char *why = NULL;
     tn_udp_hdr_t h;
     if (len < sizeof(h)) {
@@ -882,9 +923,12 @@ tn_status_t tn_udp_packet_check(const void *pkt, size_t len, uint32_t job, uint3
         goto bad;
     }
     memcpy(&h, pkt, sizeof(h));
+    if (tail == NULL) {
+        tail_len = 0;
+    }
     /* first the CRC: a flipped bit anywhere reads as corruption, not as a
      * strange field */
-    if (tn_udp_packet_crc(pkt, len) != h.crc) {
+    if (tn_udp_packet_crc_split(pkt, len, tail, tail_len) != h.crc) {
         why = "bad crc";
     } else if (h.version != TN_UDP_VERSION) {
         why = "unknown version";
@@ -897,8 +941,10 @@ tn_status_t tn_udp_packet_check(const void *pkt, size_t len, uint32_t job, uint3
         why = "unknown type";
     } else if (h.nsack > TN_UDP_MAX_SACK) {
         why = "too many sack ranges";
-    } else if (sizeof(h) + (size_t)h.nsack * sizeof(tn_udp_sack_t) + h.len != len) {
+    } else if (sizeof(h) + (size_t)h.nsack * sizeof(tn_udp_sack_t) + h.len != len + tail_len) {
         why = "length mismatch";
+    } else if (tail_len != 0 && sizeof(h) + (size_t)h.nsack * sizeof(tn_udp_sack_t) > len) {
+        why = "header split";
     } else if (h.type == TN_UDP_PKT_DATA ? h.psn == 0 : (h.psn != 0 || h.len != 0)) {
         why = "bad psn or length for the type";
     } else {

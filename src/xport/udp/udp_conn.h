@@ -121,6 +121,17 @@ void tn_udp_conn_input(tn_udp_conn_t *conn, const void *pkt, size_t len, int rai
 void tn_udp_conn_input_lent(tn_udp_conn_t *conn, const void *pkt, size_t len, int rail,
                             uint64_t now);
 
+/* The same for a datagram received in two parts: pkt[0, len) (header, SACK
+ * ranges and the start of the payload) followed by tail[0, tail_len) (the
+ * rest of the payload, elsewhere), checked by tn_udp_packet_check_split.
+ * The head is lent as by tn_udp_conn_input_lent.  keep != 0: the tail is
+ * already where its consumer wants it and stays unchanged until delivered
+ * (tn_udp_conn_deliver_split hands it out in place; only the head is ever
+ * copied); keep == 0: it is lent like the head. */
+void tn_udp_conn_input_split(tn_udp_conn_t *conn, const void *pkt, size_t len,
+                             const void *tail, size_t tail_len, int keep, int rail,
+                             uint64_t now);
+
 /* The next datagram to transmit, written to buf (cap >= packet_size), CRC
  * included: a retransmission, new data within the window, or an ack that
  * is due.  Returns its length (0 when nothing is due) and the rail to send
@@ -146,6 +157,10 @@ size_t tn_udp_conn_output_gather(tn_udp_conn_t *conn, void *buf, size_t cap,
 /* The next in-order message, or NULL.  The pointer stays valid until the
  * next call to tn_udp_conn_deliver or tn_udp_conn_input. */
 const void *tn_udp_conn_deliver(tn_udp_conn_t *conn, size_t *len_p);
+/* The same where split messages were input: a message that kept its tail
+ * comes as its first part, the tail in *tail_p / *tail_len_p (else NULL). */
+const void *tn_udp_conn_deliver_split(tn_udp_conn_t *conn, size_t *len_p, const void **tail_p,
+                                      size_t *tail_len_p);
 
 /* Earliest time tn_udp_conn_output must be called again even without
  * input (RTO, delayed ack, pacing); UINT64_MAX if none. */
@@ -170,6 +185,11 @@ const tn_udp_conn_stats_t *tn_udp_conn_stats(const tn_udp_conn_t *conn);
  * consistency, CRC.  Returns TN_OK or TN_ERR_PROTO (and why in *why_p). */
 tn_status_t tn_udp_packet_check(const void *pkt, size_t len, uint32_t job, uint32_t me,
                                 const char **why_p);
+/* The same for a datagram in two parts, pkt[0, len) then tail[0, tail_len);
+ * the header and SACK ranges must lie in the first. */
+tn_status_t tn_udp_packet_check_split(const void *pkt, size_t len, const void *tail,
+                                      size_t tail_len, uint32_t job, uint32_t me,
+                                      const char **why_p);
 
 /* The caller had not read its sockets for longer than the minimum RTO
  * before the packet it is about to feed in: the next packet out (which
@@ -189,5 +209,7 @@ uint32_t tn_udp_crc32c_copy(uint32_t crc, void *dst, const void *src, size_t len
  * min(nsack, TN_UDP_MAX_SACK) ranges (clipped to len), so that a corrupted
  * nsack reads as a bad CRC. */
 uint32_t tn_udp_packet_crc(const void *pkt, size_t len);
+uint32_t tn_udp_packet_crc_split(const void *pkt, size_t len, const void *tail,
+                                 size_t tail_len);
 
 #endif

@@ -38,6 +38,24 @@ void tn_udp_credit_fini(tn_udp_credit_t *w)
     memset(w, 0, sizeof(*w));
 }
 
+/* A pool slot with s's message in it, the lent tail (if any) after the
+ * head; NULL when out of memory. */
+static void *tn_credit_copy(tn_udp_credit_t *w, tn_udp_rslot_t *s, const void *data)
+{
+    void *slot = tn_udp_slots_get(&w->slots);
+    if (slot == NULL) {
+        return NULL;
+    }
+    memcpy(slot, data, s->len);
+    if (s->tail != NULL && !s->tail_kept) {
+        memcpy((char *)slot + s->len, s->tail, s->tail_len);
+        s->len += s->tail_len;
+        s->tail = NULL;
+        s->tail_len = 0;
+    }
+    return slot;
+}
+
 /* Copy the messages that still live in a caller's buffer into pool slots. */
 static tn_udp_rx_t tn_credit_unlend(tn_udp_credit_t *w)
 {
@@ -46,11 +64,10 @@ static tn_udp_rx_t tn_credit_unlend(tn_udp_credit_t *w)
         if (!s->lent) {
             continue;
         }
-        void *slot = tn_udp_slots_get(&w->slots);
+        void *slot = tn_credit_copy(w, s, s->data);
         if (slot == NULL) {
             return TN_UDP_RX_NOMEM;
         }
-        memcpy(slot, s->data, s->len);
         s->data = slot;
         s->lent = 0;
         w->nlent--;
@@ -59,7 +76,8 @@ static tn_udp_rx_t tn_credit_unlend(tn_udp_credit_t *w)
 }
 
 static tn_udp_rx_t tn_credit_insert(tn_udp_credit_t *w, uint64_t psn, const void *data,
-                                    uint32_t len, int lend)
+                                    uint32_t len, int lend, const void *tail,
+                                    uint32_t tail_len, int keep)
 {
     if (w->nlent != 0 && tn_credit_unlend(w) == TN_UDP_RX_NOMEM) {
         return TN_UDP_RX_NOMEM;
@@ -74,20 +92,22 @@ static tn_udp_rx_t tn_credit_insert(tn_udp_credit_t *w, uint64_t psn, const void
     if (s->data != NULL) {
         return TN_UDP_RX_DUP;
     }
-    if (len > w->slots.slot) {
+    if ((size_t)len + (keep ? 0 : tail_len) > w->slots.slot) {
         return TN_UDP_RX_NOMEM;
     }
+    s->len = len;
+    s->tail = tail_len != 0 ? tail : NULL;
+    s->tail_len = tail_len != 0 ? tail_len : 0;
+    s->tail_kept = (uint8_t)(keep != 0);
     if (lend && psn == w->ack) {
         s->data = (void *)data;
         s->lent = 1;
         w->nlent++;
-    } else {
-        if ((s->data = tn_udp_slots_get(&w->slots)) == NULL) {
-            return TN_UDP_RX_NOMEM;
-        }
-        memcpy(s->data, data, len);
+    } else if ((s->data = tn_credit_copy(w, s, data)) == NULL) {
+        s->tail = NULL;
+        s->tail_len = 0;
+        return TN_UDP_RX_NOMEM;
     }
-    s->len = len;
     if (psn != w->ack) {
         w->ooo++;
         tn_udp_ranges_add(&w->sacks, psn, psn + 1);
@@ -107,13 +127,20 @@ static tn_udp_rx_t tn_credit_insert(tn_udp_credit_t *w, uint64_t psn, const void
 tn_udp_rx_t tn_udp_credit_insert(tn_udp_credit_t *w, uint64_t psn, const void *data,
                                  uint32_t len)
 {
-    return tn_credit_insert(w, psn, data, len, 0);
+    return tn_credit_insert(w, psn, data, len, 0, NULL, 0, 0);
 }
 
 tn_udp_rx_t tn_udp_credit_insert_lent(tn_udp_credit_t *w, uint64_t psn, const void *data,
                                       uint32_t len)
 {
-    return tn_credit_insert(w, psn, data, len, 1);
+    return tn_credit_insert(w, psn, data, len, 1, NULL, 0, 0);
+}
+
+tn_udp_rx_t tn_udp_credit_insert_split(tn_udp_credit_t *w, uint64_t psn, const void *head,
+                                       uint32_t head_len, const void *tail, uint32_t tail_len,
+                                       int keep)
+{
+    return tn_credit_insert(w, psn, head, head_len, 1, tail, tail_len, keep);
 }
 
 void tn_udp_credit_release(tn_udp_credit_t *w)
@@ -129,11 +156,14 @@ void tn_udp_credit_release(tn_udp_credit_t *w)
         tn_udp_slots_put(&w->slots, s->data);
     }
     s->data = NULL;
+    s->tail = NULL;
+    s->tail_len = 0;
     w->del++;
     w->held = 0;
 }
 
-const void *tn_udp_credit_deliver(tn_udp_credit_t *w, size_t *len_p)
+const void *tn_udp_credit_deliver_split(tn_udp_credit_t *w, size_t *len_p,
+                                        const void **tail_p, size_t *tail_len_p)
 {
     tn_udp_credit_release(w);
     if (w->del == w->ack) {
@@ -142,5 +172,14 @@ const void *tn_udp_credit_deliver(tn_udp_credit_t *w, size_t *len_p)
     tn_udp_rslot_t *s = &w->ring[w->del & w->mask];
     w->held = 1;
     *len_p = s->len;
+    if (tail_p != NULL) {
+        *tail_p = s->tail;
+        *tail_len_p = s->tail_len;
+    }
     return s->data;
+}
+
+const void *tn_udp_credit_deliver(tn_udp_credit_t *w, size_t *len_p)
+{
+    return tn_udp_credit_deliver_split(w, len_p, NULL, NULL);
 }

@@ -21,9 +21,12 @@
 #include "xport/udp/udp_sentmap.h"
 
 typedef struct {
-    void    *data;          /* NULL: not arrived */
-    uint32_t len;
-    uint32_t lent;          /* data is the caller's buffer, not a pool slot */
+    void       *data;       /* NULL: not arrived */
+    const void *tail;       /* a split message's second part (NULL: none) */
+    uint32_t    len;        /* bytes at data */
+    uint32_t    tail_len;
+    uint8_t     lent;       /* data is the caller's buffer, not a pool slot */
+    uint8_t     tail_kept;  /* tail stays where it is (else it is lent with data) */
 } tn_udp_rslot_t;
 
 typedef struct {
@@ -65,11 +68,25 @@ tn_udp_rx_t tn_udp_credit_insert(tn_udp_credit_t *w, uint64_t psn, const void *d
 tn_udp_rx_t tn_udp_credit_insert_lent(tn_udp_credit_t *w, uint64_t psn, const void *data,
                                       uint32_t len);
 
+/* A message in two parts: head (head_len bytes, lent as by
+ * tn_udp_credit_insert_lent) followed by tail (tail_len bytes).  keep != 0:
+ * the tail is already where the message's consumer wants it and stays
+ * there, unchanged, until delivered: only the head is ever copied.  keep ==
+ * 0: the tail is lent like the head (copied with it, after it, into one pool
+ * slot when the message has to wait). */
+tn_udp_rx_t tn_udp_credit_insert_split(tn_udp_credit_t *w, uint64_t psn, const void *head,
+                                       uint32_t head_len, const void *tail, uint32_t tail_len,
+                                       int keep);
+
 /* Release the message lent by the last deliver (if any). */
 void tn_udp_credit_release(tn_udp_credit_t *w);
 
 /* The next in-order message (releasing the previous one), or NULL.  Valid
- * until the next deliver or release. */
+ * until the next deliver or release.  A split message that kept its tail
+ * comes as its head, the tail in *tail_p / *tail_len_p (else NULL / 0);
+ * tail_p may be NULL only for a window that never took such a message. */
+const void *tn_udp_credit_deliver_split(tn_udp_credit_t *w, size_t *len_p,
+                                        const void **tail_p, size_t *tail_len_p);
 const void *tn_udp_credit_deliver(tn_udp_credit_t *w, size_t *len_p);
 
 /* Packets the sender may have beyond ack. */
