@@ -85,6 +85,8 @@
       "udp: peers per rail that get a connected send socket (saves a route lookup per send; 0: none)") \
     X(udp_send_ref, UDP_SEND_REF, BOOL, "1",                                   \
       "udp: rendezvous data leaves from the user's buffer (checksummed in place, held until acked) instead of a copy") \
+    X(udp_direct, UDP_DIRECT, BOOL, "1",                                       \
+      "udp: rendezvous data is received straight into the user's buffer (contiguous receives) instead of through a receive buffer") \
     X(udp_gso, UDP_GSO, BOOL, "1",                                             \
       "udp: send runs of equal-sized datagrams as one UDP GSO send and take coalesced ones with UDP GRO") \
     X(udp_fault_drop, UDP_FAULT_DROP, DOUBLE, "0",                             \

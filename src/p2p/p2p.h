@@ -70,6 +70,8 @@ struct tn_req {
     uint8_t          stage;         /* tn_send_stage_t (send side) */
     uint8_t          coll;
     uint8_t          pull;          /* receive: TN_P2P_PULL was asked for */
+    uint8_t          direct;        /* receive: the transport places DATA in buf
+                                       (recv_direct), until recv_direct_end */
     volatile int     complete;
     int              user_freed;    /* MPI_Request_free: release at completion */
     int              in_posted;     /* on a posted-receive queue */

@@ -425,8 +425,8 @@ static void tn_recv_copy(struct tn_req *req, size_t off, const void *data, size_
         size_t n = req->expect - off < len ? req->expect - off : len;
         if (req->pack) {
             tn_dt_unpack_partial(req->dt, data, req->count, off, n, req->user_buf);
-        } else {
-            memcpy((char *)req->buf + off, data, n);
+        } else if ((const char *)req->buf + off != (const char *)data) {
+            memmove((char *)req->buf + off, data, n);   /* else placed there (recv_direct) */
         }
     }
 }
@@ -501,7 +501,11 @@ static void tn_rndv_recv(struct tn_req *req, int world, uint64_t sreq, uint64_t 
         peer->caps &= ~TN_XPORT_CAP_GET;
     }
     /* No single-copy path (or nothing to read in place): ask the sender to
-     * stream expect bytes. */
+     * stream expect bytes, which the transport may receive in place. */
+    if (!req->pack && peer->xp->recv_direct != NULL) {
+        peer->xp->recv_direct(world, (uint64_t)(uintptr_t)req, req->buf, req->expect);
+        req->direct = 1;
+    }
     tn_send_ctrl(world, TN_AM_CTS, sreq, (uint64_t)(uintptr_t)req, req->expect);
 }
 
@@ -684,6 +688,10 @@ void tn_p2p_am_recv(int world, const tn_am_hdr_t *hdr, const void *payload, size
         tn_recv_copy(req, hdr->addr, payload, len);
         req->offset += len;
         if (req->offset >= req->expect) {
+            if (req->direct) {
+                tn_peers[world].xp->recv_direct_end(world, hdr->rreq);
+                req->direct = 0;
+            }
             tn_req_complete(req);
         }
         return;

@@ -122,6 +122,14 @@ typedef struct tn_xport_ops {
     tn_status_t (*coop_recv)(int peer, uint64_t remote_addr, void *buf, size_t len,
                              void (*ask)(int peer, uint64_t id, void *arg), void *arg);
     void        (*coop_send)(int peer, uint64_t id, const void *buf);
+    /* Optional: peer is about to send the len bytes of the contiguous
+     * buffer buf as TN_AM_DATA pieces for rreq.  The transport may receive
+     * them straight into buf: the handler then gets a payload that already
+     * is at buf + the piece's offset.  recv_direct_end(peer, rreq) is
+     * called once the receive is complete, before buf is the user's again;
+     * the transport writes nothing into buf after that. */
+    void        (*recv_direct)(int peer, uint64_t rreq, void *buf, size_t len);
+    void        (*recv_direct_end)(int peer, uint64_t rreq);
 } tn_xport_ops_t;
 
 /* Handler the core registers for every arriving active message.  payload

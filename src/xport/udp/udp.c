@@ -3,6 +3,7 @@
  * space at start-up; a connection per udp peer is created on first use. */
 #include "xport/xport.h"
 #include "xport/udp/udp_conn.h"
+#include "xport/udp/udp_direct.h"
 #include "xport/udp/udp_sock.h"
 #include "base/config.h"
 #include "base/log.h"
@@ -23,6 +24,7 @@ typedef struct {
     struct sockaddr_in  addr[TN_UDP_MAX_RAILS];
     int                 route[TN_UDP_MAX_RAILS];    /* connected socket, or -1 */
     uint64_t            due;           /* the connection's deadline, kept current */
+    tn_udp_dpeer_t      direct;        /* rendezvous streams to receive in place */
 } tn_udp_peer_t;
 
 static struct {
@@ -41,6 +43,18 @@ static struct {
     char                *rbuf;         /* TN_UDP_RECV_BATCH receive buffers */
     size_t               rcap;         /* bytes each (64 KiB with GRO) */
     char                *obuf;         /* TN_UDP_RECV_BATCH output buffers */
+    /* direct receive (udp_direct.h): peers with streams, the last peer whose
+     * data came on each rail, the plan's heads; rbuf's first two buffers
+     * are its spill area and scratch */
+    int                 *dlist;
+    int                  ndlist;
+    int                  ndirect;        /* streams registered, all peers */
+    int                  dlast[TN_UDP_MAX_RAILS];
+    char               (*dheads)[TN_UDP_DIRECT_HEAD];
+    tn_udp_dplan_t       dplan;
+    uint64_t             direct_hits;    /* datagrams received in place */
+    uint64_t             direct_bytes;
+    uint64_t             direct_misses;  /* predicted, something else came */
     uint64_t             bad_packets;
     uint64_t             foreign_packets;
     uint64_t             late_messages;  /* delivered while closing, dropped */
@@ -160,7 +174,13 @@ tn_status_t tn_xport_udp_init(const tn_xport_job_t *job)
     }
     tn_udp.peers = calloc((size_t)job->world_size, sizeof(tn_udp_peer_t));
     tn_udp.list = calloc((size_t)job->world_size, sizeof(int));
-    if (tn_udp.peers == NULL || tn_udp.list == NULL) {
+    tn_udp.dlist = calloc((size_t)job->world_size, sizeof(int));
+    tn_udp.dheads = calloc(TN_UDP_DIRECT_MAX, TN_UDP_DIRECT_HEAD);
+    for (int r = 0; r < TN_UDP_MAX_RAILS; r++) {
+        tn_udp.dlast[r] = -1;
+    }
+    if (tn_udp.peers == NULL || tn_udp.list == NULL || tn_udp.dlist == NULL ||
+        tn_udp.dheads == NULL) {
         st = TN_ERR_NOMEM;
         goto err_close;
     }
@@ -330,8 +350,11 @@ void tn_xport_udp_finalize(void)
             if (tn_udp.peers[r].conn != NULL) {
                 tn_udp_conn_free(tn_udp.peers[r].conn);
             }
+            tn_udp_direct_clear(&tn_udp.peers[r].direct);
         }
     }
+    free(tn_udp.dlist);
+    free(tn_udp.dheads);
     tn_udp_sock_close(&tn_udp.sock);
     free(tn_udp.peers);
     free(tn_udp.list);
@@ -496,9 +519,22 @@ static tn_status_t tn_udp_am_send_ref(int peer, const tn_am_hdr_t *hdr, const vo
 
 static void tn_udp_dispatch(int peer, tn_udp_conn_t *conn)
 {
-    const void *msg;
-    size_t len;
-    while ((msg = tn_udp_conn_deliver(conn, &len)) != NULL) {
+    const void *msg, *tail;
+    size_t len, tail_len;
+    while ((msg = tn_udp_conn_deliver_split(conn, &len, &tail, &tail_len)) != NULL) {
+        if (tail != NULL) {
+            /* received in place: the active-message header here, its
+             * payload already where the receive wants it */
+            if (len != sizeof(tn_am_hdr_t) || tn_udp.closing) {
+                tn_udp.bad_packets += !tn_udp.closing;
+                tn_udp.late_messages += tn_udp.closing;
+                continue;
+            }
+            tn_am_hdr_t hdr;
+            memcpy(&hdr, msg, sizeof(hdr));
+            tn_udp.handler(peer, &hdr, tail, tail_len);
+            continue;
+        }
         if (len == sizeof(tn_udp_fin_msg) && memcmp(msg, tn_udp_fin_msg, len) == 0) {
             tn_udp.peers[peer].fin = 1;
             continue;
@@ -520,12 +556,37 @@ static void tn_udp_dispatch(int peer, tn_udp_conn_t *conn)
 /* One received datagram: check it and feed it to its connection.  late:
  * this pass began after the sockets had gone unread for longer than the
  * minimum RTO (tn_udp_conn_note_late). */
-static void tn_udp_input(int rail, const void *pkt, size_t len, uint64_t now, int late)
+/* A data packet from src carried am and plen more bytes: a stream
+ * received in place moves on. */
+static void tn_udp_direct_note(int rail, uint32_t src, const void *pkt, size_t len)
+{
+    tn_udp_hdr_t h;
+    tn_am_hdr_t am;
+    memcpy(&h, pkt, sizeof(h));
+    size_t head = sizeof(h) + (size_t)h.nsack * sizeof(tn_udp_sack_t);
+    if (h.type != TN_UDP_PKT_DATA || head + sizeof(am) > len || h.len < sizeof(am)) {
+        return;
+    }
+    memcpy(&am, (const char *)pkt + head, sizeof(am));
+    if (am.type == TN_AM_DATA && tn_udp.peers[src].direct.n != 0) {
+        tn_udp_direct_seen(&tn_udp.peers[src].direct, &am, h.len - sizeof(am));
+        tn_udp.dlast[rail] = (int)src;
+    }
+}
+
+/* One received datagram, pkt[0, len) then tail[0, tail_len) when tail is
+ * not NULL (received in place when keep): check it and feed it to its
+ * connection.  late: this pass began after the sockets had gone unread for
+ * longer than the minimum RTO (tn_udp_conn_note_late). */
+static void tn_udp_input(int rail, const void *pkt, size_t len, const void *tail,
+                         size_t tail_len, int keep, uint64_t now, int late)
 {
     const char *why = NULL;
-    if (tn_udp_packet_check(pkt, len, tn_udp.job, (uint32_t)tn_udp.me, &why) != TN_OK) {
+    if (tn_udp_packet_check_split(pkt, len, tail, tail_len, tn_udp.job, (uint32_t)tn_udp.me,
+                                  &why) != TN_OK) {
         tn_udp.bad_packets++;
-        tn_log_data("udp", "dropped a datagram of %zu bytes: %s", len, why ? why : "?");
+        tn_log_data("udp", "dropped a datagram of %zu bytes: %s", len + tail_len,
+                    why ? why : "?");
         return;
     }
     const tn_udp_hdr_t *h = pkt;
@@ -538,9 +599,16 @@ static void tn_udp_input(int rail, const void *pkt, size_t len, uint64_t now, in
     if (late) {
         tn_udp_conn_note_late(conn);
     }
+    if (tn_udp.ndirect != 0) {
+        tn_udp_direct_note(rail, src, pkt, len);
+    }
     /* in-order payloads are delivered straight from pkt: dispatch drains
      * the connection before the receive buffer is reused */
-    tn_udp_conn_input_lent(conn, pkt, len, rail, now);
+    if (tail != NULL) {
+        tn_udp_conn_input_split(conn, pkt, len, tail, tail_len, keep, rail, now);
+    } else {
+        tn_udp_conn_input_lent(conn, pkt, len, rail, now);
+    }
     tn_udp_dispatch((int)src, conn);
     tn_udp_due((int)src);
 }
@@ -583,6 +651,68 @@ static int tn_udp_service(uint64_t now, int timers)
     return events;
 }
 
+/* The peer whose data rail r most likely brings next: the last one whose
+ * data came on it, else any with a stream to receive in place; -1: none. */
+static int tn_udp_direct_pick(int r)
+{
+    int p = tn_udp.dlast[r];
+    if (p >= 0 && tn_udp_direct_next_stream(&tn_udp.peers[p].direct) != NULL) {
+        return p;
+    }
+    for (int i = 0; i < tn_udp.ndlist; i++) {
+        if (tn_udp_direct_next_stream(&tn_udp.peers[tn_udp.dlist[i]].direct) != NULL) {
+            return tn_udp.dlist[i];
+        }
+    }
+    return -1;
+}
+
+/* Read rail r while streams are received in place: one receive at a time,
+ * each laid out for what should come next (udp_direct.h). */
+static int tn_udp_recv_direct(int r, uint64_t *now_p, int late)
+{
+    int events = 0;
+    uint64_t now = *now_p;
+    tn_udp_dplan_t *pl = &tn_udp.dplan;
+    char *spill = tn_udp.rbuf, *scratch = tn_udp.rbuf + tn_udp.rcap;
+    while (tn_udp.ndirect != 0) {
+        int peer = tn_udp_direct_pick(r);
+        tn_udp_direct_plan(pl, peer >= 0 ? &tn_udp.peers[peer].direct : NULL,
+                           (uint32_t)peer, tn_udp_max_payload(), tn_udp.rcap, tn_udp.dheads,
+                           spill);
+        ssize_t n = tn_udp_sock_recv_iov(&tn_udp.sock, r, pl->iov, pl->niov);
+        if (n == 0) {
+            break;
+        }
+        if (n < 0) {
+            tn_udp.bad_packets++;
+            continue;
+        }
+        tn_udp_direct_begin(pl, (size_t)n, scratch);
+        tn_udp_dgram_t d;
+        size_t ndg = 0;
+        while (tn_udp_direct_next(pl, (size_t)n, scratch, &d)) {
+            if (d.hit) {
+                tn_udp.direct_hits++;
+                tn_udp.direct_bytes += d.tail_len;
+            } else if (pl->n != 0) {
+                tn_udp.direct_misses++;
+            }
+            tn_udp_input(r, d.pkt, d.len, d.tail, d.tail_len, d.hit, now, late);
+            ndg++;
+            events++;
+        }
+        tn_udp_sock_note_recv(&tn_udp.sock, ndg);
+        if (tn_udp.next_due <= now) {
+            events += tn_udp_service(now, 0);
+        }
+        now = tn_udp_now();
+        tn_udp.last_read_ns = now;
+    }
+    *now_p = now;
+    return events;
+}
+
 static int tn_udp_progress(void)
 {
     if (!tn_udp.active) {
@@ -595,6 +725,12 @@ static int tn_udp_progress(void)
     int late = tn_udp_away(now);
     tn_udp.last_read_ns = now;
     for (int r = 0; r < tn_udp.sock.nrails; r++) {
+        if (tn_udp.ndirect != 0) {
+            events += tn_udp_recv_direct(r, &now, late);
+            if (tn_udp.ndirect != 0) {
+                continue;
+            }
+        }
         int n;
         while ((n = tn_udp_sock_recv(&tn_udp.sock, r, tn_udp.rbuf, cap, lens, segs,
                                      tn_udp.batch)) > 0) {
@@ -604,7 +740,7 @@ static int tn_udp_progress(void)
                 size_t seg = segs[i] != 0 ? segs[i] : lens[i], off = 0;
                 do {
                     size_t len = lens[i] - off < seg ? lens[i] - off : seg;
-                    tn_udp_input(r, buf + off, len, now, late);
+                    tn_udp_input(r, buf + off, len, NULL, 0, 0, now, late);
                     off += len;
                     events++;
                 } while (off < lens[i]);
@@ -656,6 +792,44 @@ static tn_status_t tn_udp_am_send_fill(int peer, const tn_am_hdr_t *hdr, size_t 
     return TN_ERR_UNSUPPORTED;
 }
 
+static void tn_udp_recv_direct_add(int peer, uint64_t rreq, void *buf, size_t len)
+{
+    if (!tn_cfg.udp_direct || peer < 0 || peer >= tn_udp.world_size ||
+        tn_udp.peers[peer].nrails == 0) {
+        return;
+    }
+    tn_udp_dpeer_t *p = &tn_udp.peers[peer].direct;
+    if (tn_udp_direct_add(p, rreq, buf, len) != TN_OK) {
+        return;             /* received through the receive buffer instead */
+    }
+    tn_udp.ndirect++;
+    if (p->n == 1) {
+        tn_udp.dlist[tn_udp.ndlist++] = peer;
+    }
+}
+
+static void tn_udp_recv_direct_end(int peer, uint64_t rreq)
+{
+    if (peer < 0 || peer >= tn_udp.world_size) {
+        return;
+    }
+    tn_udp_dpeer_t *p = &tn_udp.peers[peer].direct;
+    int before = p->n;
+    tn_udp_direct_end(p, rreq);
+    if (p->n == before) {
+        return;
+    }
+    tn_udp.ndirect--;
+    if (p->n == 0) {
+        for (int i = 0; i < tn_udp.ndlist; i++) {
+            if (tn_udp.dlist[i] == peer) {
+                tn_udp.dlist[i] = tn_udp.dlist[--tn_udp.ndlist];
+                break;
+            }
+        }
+    }
+}
+
 static unsigned tn_udp_caps(int peer)
 {
     return tn_cfg.udp_send_ref ? TN_XPORT_CAP_REF : 0;
@@ -668,12 +842,14 @@ void tn_xport_udp_print_stats(void)
     }
     const tn_udp_sock_stats_t *ss = &tn_udp.sock.stats;
     fprintf(stderr, "[tern stats] rank %d udp: datagrams sent=%llu recv=%llu send_errors=%llu "
-            "gso=%llu/%llu gro=%llu/%llu "
+            "gso=%llu/%llu gro=%llu/%llu direct=%llu (%llu B, %llu missed) "
             "bad=%llu foreign=%llu fault(drop=%llu dup=%llu reorder=%llu corrupt=%llu)\n",
             tn_udp.me, (unsigned long long)ss->sent, (unsigned long long)ss->recv,
             (unsigned long long)ss->send_errors, (unsigned long long)ss->gso_sends,
             (unsigned long long)ss->gso_datagrams, (unsigned long long)ss->gro_recvs,
-            (unsigned long long)ss->gro_datagrams, (unsigned long long)tn_udp.bad_packets,
+            (unsigned long long)ss->gro_datagrams, (unsigned long long)tn_udp.direct_hits,
+            (unsigned long long)tn_udp.direct_bytes, (unsigned long long)tn_udp.direct_misses,
+            (unsigned long long)tn_udp.bad_packets,
             (unsigned long long)tn_udp.foreign_packets,
             (unsigned long long)ss->fault_dropped, (unsigned long long)ss->fault_duplicated,
             (unsigned long long)ss->fault_reordered, (unsigned long long)ss->fault_corrupted);
@@ -719,4 +895,6 @@ const tn_xport_ops_t tn_xport_udp_ops = {
     .eager_limit = tn_udp_eager_limit,
     .tiny_limit  = tn_udp_tiny_limit,
     .am_send_ref = tn_udp_am_send_ref,
+    .recv_direct = tn_udp_recv_direct_add,
+    .recv_direct_end = tn_udp_recv_direct_end,
 };

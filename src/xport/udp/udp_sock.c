@@ -640,6 +640,37 @@ int tn_udp_sock_recv(tn_udp_sock_t *s, int rail, char *base, size_t cap, size_t 
     return k;
 }
 
+ssize_t tn_udp_sock_recv_iov(tn_udp_sock_t *s, int rail, struct iovec *iov, int niov)
+{
+    struct msghdr h;
+    memset(&h, 0, sizeof(h));
+    h.msg_iov = iov;
+    h.msg_iovlen = (size_t)niov;
+    ssize_t r;
+    do {
+        r = recvmsg(s->fd[rail], &h, MSG_DONTWAIT);
+    } while (r < 0 && errno == EINTR);
+    if (r < 0) {
+        if (errno != EAGAIN && errno != EWOULDBLOCK && errno != ECONNREFUSED) {
+            s->stats.recv_errors++;
+        }
+        return 0;
+    }
+    if (h.msg_flags & MSG_TRUNC) {
+        return -1;                      /* larger than any of ours: foreign */
+    }
+    return r;
+}
+
+void tn_udp_sock_note_recv(tn_udp_sock_t *s, size_t ndg)
+{
+    if (ndg > 1) {
+        s->stats.gro_recvs++;
+        s->stats.gro_datagrams += ndg;
+    }
+    s->stats.recv += ndg;
+}
+
 void tn_udp_sock_wait(tn_udp_sock_t *s, uint64_t timeout_ns, int extra_fd)
 {
     struct pollfd pfd[TN_UDP_MAX_RAILS + 1];

@@ -30,6 +30,8 @@
 #define TN_XPORT_UDP_UDP_SOCK_H
 
 #include <netinet/in.h>
+#include <sys/types.h>
+#include <sys/uio.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "base/status.h"
@@ -121,6 +123,14 @@ int tn_udp_sock_send(tn_udp_sock_t *s, const tn_udp_out_t *out, int n, int *fail
  * of buffers filled (0 if none). */
 int tn_udp_sock_recv(tn_udp_sock_t *s, int rail, char *base, size_t cap, size_t *lens,
                      size_t *segs, int max);
+
+/* Receive one buffer (a datagram, or several coalesced by GRO) from rail
+ * into the niov pieces of iov, non-blocking.  Returns its length, 0 when
+ * none waits, or -1 when it was longer than the pieces (dropped).  The
+ * caller counts what it holds with tn_udp_sock_note_recv. */
+ssize_t tn_udp_sock_recv_iov(tn_udp_sock_t *s, int rail, struct iovec *iov, int niov);
+/* ndg datagrams arrived in one buffer (statistics). */
+void tn_udp_sock_note_recv(tn_udp_sock_t *s, size_t ndg);
 
 /* Block until a socket (or extra_fd, when >= 0) is readable or timeout_ns
  * passes. */
