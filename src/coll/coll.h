@@ -105,6 +105,7 @@ typedef struct {
     size_t         count;
     const tn_dt_t *dt;
     const tn_dt_t *const *dts;
+    int            vector;  /* a v/w call's blocks: counts may be known at the root only */
 } tn_coll_blocks_t;
 
 /* Algorithm signatures, one per kind. */

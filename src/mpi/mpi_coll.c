@@ -572,6 +572,7 @@ static void blocks_set(tn_coll_blocks_t *b, const void *counts, const void *disp
     b->count = 0;
     b->dt = dt;
     b->dts = NULL;
+    b->vector = 1;
 }
 
 /* ---- scatter / scatterv --------------------------------------------------- */

@@ -3,10 +3,12 @@
  * every root, short and long vectors (the long one takes the ring), SUM,
  * MAX and a non-commutative op, MPI_IN_PLACE, a strided derived type, on
  * COMM_WORLD and on a communicator with the rank order reversed, with
- * several of them outstanding at once.  The test list runs it with each
- * allreduce schedule forced (TERN_COLL_ALLREDUCE=recdbl, ring,
- * reduce_bcast), and tests/net across nodes, where the two-level schedules
- * run. */
+ * several of them outstanding at once; and MPI_Igather / MPI_Iscatter on
+ * every root, in place, with a strided type on the non-root side (blocks
+ * travel packed in two levels), small blocks and one above the two-level
+ * limit.  The test list runs it with each allreduce schedule forced
+ * (TERN_COLL_ALLREDUCE=recdbl, ring, reduce_bcast), and tests/net across
+ * nodes, where the two-level schedules run. */
 #include "nbct.h"
 
 #define LONG_COUNT 40002   /* ints: 160 KB, over the ring's threshold */
@@ -188,6 +190,94 @@ static void run_strided(MPI_Comm comm)
     free(pb);
 }
 
+/* Igather and Iscatter: block q holds val(q, i, salt).  A strided type
+ * (one int, a hole of one) on the non-root side for odd roots. */
+static void run_gs(MPI_Comm comm, const char *cname)
+{
+    int n, r;
+    MPI_Datatype gap;
+    MPI_Comm_size(comm, &n);
+    MPI_Comm_rank(comm, &r);
+    int counts[] = { 1, 3, 1000, 70001 };  /* the last: 280 KB blocks, flat */
+    int maxc = 70001;
+    int *all = malloc((size_t)n * (size_t)maxc * sizeof(int));
+    int *mine = malloc((size_t)maxc * 2 * sizeof(int));
+    MPI_Request rq;
+
+    MT_CALL(MPI_Type_create_resized(MPI_INT, 0, 2 * sizeof(int), &gap));
+    MT_CALL(MPI_Type_commit(&gap));
+    for (size_t ci = 0; ci < sizeof counts / sizeof counts[0]; ci++) {
+        int count = counts[ci];
+        for (int root = 0; root < n; root++) {
+            int salt = 70 + root + 13 * (int)ci;
+            int strided = root % 2 && r != root && count < 70001;
+            int inplace = (root + (int)ci) % 3 == 0 && r == root;
+            size_t total = (size_t)n * (size_t)count;
+
+            /* gather */
+            for (int i = 0; i < count; i++) {
+                if (strided) {
+                    mine[2 * i] = val(r, i, salt);
+                    mine[2 * i + 1] = -7;
+                } else {
+                    mine[i] = val(r, i, salt);
+                }
+            }
+            if (r == root) {
+                for (size_t i = 0; i < total; i++) {
+                    all[i] = -1;
+                }
+                if (inplace) {
+                    memcpy(all + (size_t)r * count, mine, (size_t)count * sizeof(int));
+                }
+            }
+            MT_CALL(MPI_Igather(inplace ? MPI_IN_PLACE : mine, count, strided ? gap : MPI_INT,
+                                all, count, MPI_INT, root, comm, &rq));
+            MT_CALL(MPI_Wait(&rq, MPI_STATUS_IGNORE));
+            if (r == root) {
+                for (int q = 0, bad = 0; q < n && !bad; q++) {
+                    for (int i = 0; i < count; i++) {
+                        if (all[(size_t)q * count + i] != val(q, i, salt)) {
+                            MT_CHECK(0, "%s igather root %d count %d: block %d [%d] %d", cname,
+                                     root, count, q, i, all[(size_t)q * count + i]);
+                            bad = 1;
+                            break;
+                        }
+                    }
+                }
+            }
+
+            /* scatter */
+            salt += 5;
+            if (r == root) {
+                for (int q = 0; q < n; q++) {
+                    for (int i = 0; i < count; i++) {
+                        all[(size_t)q * count + i] = val(q, i, salt);
+                    }
+                }
+            }
+            for (int i = 0; i < 2 * count; i++) {
+                mine[i] = -3;
+            }
+            MT_CALL(MPI_Iscatter(all, count, MPI_INT, inplace ? MPI_IN_PLACE : mine, count,
+                                 strided ? gap : MPI_INT, root, comm, &rq));
+            MT_CALL(MPI_Wait(&rq, MPI_STATUS_IGNORE));
+            const int *got = inplace ? all + (size_t)r * count : mine;
+            for (int i = 0; i < count; i++) {
+                int v = strided ? got[2 * i] : got[i];
+                if (v != val(r, i, salt) || (strided && got[2 * i + 1] != -3)) {
+                    MT_CHECK(0, "%s iscatter root %d count %d: [%d] %d", cname, root, count, i,
+                             v);
+                    break;
+                }
+            }
+        }
+    }
+    MPI_Type_free(&gap);
+    free(all);
+    free(mine);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Comm rev;
@@ -197,5 +287,7 @@ int main(int argc, char **argv)
     run(MPI_COMM_WORLD, "world", aff);
     run(rev, "reversed", aff);
     run_strided(MPI_COMM_WORLD);
+    run_gs(MPI_COMM_WORLD, "world");
+    run_gs(rev, "reversed");
     return nbct_end(&rev, &aff);
 }

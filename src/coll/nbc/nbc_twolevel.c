@@ -194,3 +194,164 @@ void tn_nbc_twolevel_allgather(tn_sched_t *s, const void *sbuf, size_t scount,
     }
     tn_nbc_grp_bcast(s, rbuf, (size_t)comm->size * count, dt, 0, &node);
 }
+
+/* Gather of equal blocks: the root's node sends straight to the root; every
+ * other node's members hand their blocks to the leader, which sends the
+ * node's blocks to the root in one message.  Blocks travel packed (bytes,
+ * in comm order): a non-root rank knows only its send type, and all blocks
+ * have the same signature.  A node whose ranks are consecutive lands
+ * straight in its run of the root's buffer, another one in a temporary
+ * that the root then copies block by block. */
+void tn_nbc_twolevel_gather(tn_sched_t *s, const void *sbuf, size_t scount,
+                            const tn_dt_t *sdt, void *rbuf, const tn_coll_blocks_t *rb,
+                            size_t blk, int root, tn_comm_t *comm)
+{
+    const tn_comm_nodes_t *m = tn_comm_nodes(comm);
+    const tn_dt_t *byte = tn_dt_byte();
+    tn_nbc_grp_t node, leaders;
+    int r = comm->rank, rnode = m->node_of[root];
+    char *tmp;
+
+    node_groups(comm, m, &node, &leaders);
+    if (r == root) {
+        size_t off = 0;
+
+        if (sbuf != TN_IN_PLACE) {
+            tn_sched_copy(s, sbuf, scount, sdt, tn_coll_blk_ptr(rb, rbuf, r), rb->count,
+                          rb->dt);
+        }
+        tmp = tn_sched_tmp(s, byte, tn_coll_nodes_packed(m, blk, m->nnodes) + 1);
+        if (tmp == NULL) {
+            return;
+        }
+        for (int i = 0; i < node.n; i++) {
+            if (node.ranks[i] != r) {
+                tn_sched_recv(s, tn_coll_blk_ptr(rb, rbuf, node.ranks[i]), rb->count,
+                              rb->dt, node.ranks[i]);
+            }
+        }
+        for (int k = 0; k < m->nnodes; k++) {
+            if (k == rnode) {
+                off += tn_coll_node_is_run(m, k) ? 0 : (size_t)m->nlocal[k] * blk;
+            } else if (tn_coll_node_is_run(m, k)) {
+                tn_sched_recv(s, tn_coll_blk_ptr(rb, rbuf, m->leaders[k]),
+                              rb->count * (size_t)m->nlocal[k], rb->dt, m->leaders[k]);
+            } else {
+                tn_sched_recv(s, tmp + off, (size_t)m->nlocal[k] * blk, byte, m->leaders[k]);
+                off += (size_t)m->nlocal[k] * blk;
+            }
+        }
+        tn_sched_barrier(s);
+        for (int k = 0; k < m->nnodes; k++) {
+            if (k == rnode || tn_coll_node_is_run(m, k)) {
+                continue;
+            }
+            off = tn_coll_nodes_packed(m, blk, k);
+            for (int j = 0; j < m->nlocal[k]; j++) {
+                tn_sched_copy(s, tmp + off + (size_t)j * blk, blk, byte,
+                              tn_coll_blk_ptr(rb, rbuf, m->order[m->start[k] + j]),
+                              rb->count, rb->dt);
+            }
+        }
+        return;
+    }
+    if (m->my_node == rnode) {
+        tn_sched_send(s, sbuf, scount, sdt, root);
+        return;
+    }
+    if (node.me != 0) {
+        tn_sched_send(s, sbuf, scount, sdt, node.ranks[0]);
+        return;
+    }
+    tmp = tn_sched_tmp(s, byte, (size_t)node.n * blk);
+    if (tmp == NULL) {
+        return;
+    }
+    tn_sched_copy(s, sbuf, scount, sdt, tmp, blk, byte);
+    for (int i = 1; i < node.n; i++) {
+        tn_sched_recv(s, tmp + (size_t)i * blk, blk, byte, node.ranks[i]);
+    }
+    tn_sched_barrier(s);
+    tn_sched_send(s, tmp, (size_t)node.n * blk, byte, root);
+}
+
+/* Scatter of equal blocks, the gather's mirror: the root sends its node's
+ * members their blocks and every other node's leader its node's blocks in
+ * one message (its run of the root's buffer, or packed into a temporary
+ * when the node's ranks are not consecutive); the leader keeps its block
+ * and sends the members theirs. */
+void tn_nbc_twolevel_scatter(tn_sched_t *s, const void *sbuf, const tn_coll_blocks_t *sb,
+                             void *rbuf, size_t rcount, const tn_dt_t *rdt, size_t blk,
+                             int root, tn_comm_t *comm)
+{
+    const tn_comm_nodes_t *m = tn_comm_nodes(comm);
+    const tn_dt_t *byte = tn_dt_byte();
+    tn_nbc_grp_t node, leaders;
+    int r = comm->rank, rnode = m->node_of[root];
+    char *tmp;
+
+    node_groups(comm, m, &node, &leaders);
+    if (r == root) {
+        int packed = 0;
+
+        tmp = tn_sched_tmp(s, byte, tn_coll_nodes_packed(m, blk, m->nnodes) + 1);
+        if (tmp == NULL) {
+            return;
+        }
+        if (rbuf != TN_IN_PLACE) {
+            tn_sched_copy(s, tn_coll_blk_ptr(sb, sbuf, r), sb->count, sb->dt, rbuf, rcount,
+                          rdt);
+        }
+        for (int k = 0; k < m->nnodes; k++) {
+            if (k == rnode || tn_coll_node_is_run(m, k)) {
+                continue;
+            }
+            size_t off = tn_coll_nodes_packed(m, blk, k);
+            for (int j = 0; j < m->nlocal[k]; j++) {
+                tn_sched_copy(s, tn_coll_blk_ptr(sb, sbuf, m->order[m->start[k] + j]),
+                              sb->count, sb->dt, tmp + off + (size_t)j * blk, blk, byte);
+            }
+            packed = 1;
+        }
+        if (packed) {
+            tn_sched_barrier(s);
+        }
+        for (int i = 0; i < node.n; i++) {
+            if (node.ranks[i] != r) {
+                tn_sched_send(s, tn_coll_blk_ptr(sb, sbuf, node.ranks[i]), sb->count, sb->dt,
+                              node.ranks[i]);
+            }
+        }
+        for (int k = 0; k < m->nnodes; k++) {
+            if (k == rnode) {
+                continue;
+            }
+            if (tn_coll_node_is_run(m, k)) {
+                tn_sched_send(s, tn_coll_blk_ptr(sb, sbuf, m->leaders[k]),
+                              sb->count * (size_t)m->nlocal[k], sb->dt, m->leaders[k]);
+            } else {
+                tn_sched_send(s, tmp + tn_coll_nodes_packed(m, blk, k),
+                              (size_t)m->nlocal[k] * blk, byte, m->leaders[k]);
+            }
+        }
+        return;
+    }
+    if (m->my_node == rnode) {
+        tn_sched_recv(s, rbuf, rcount, rdt, root);
+        return;
+    }
+    if (node.me != 0) {
+        tn_sched_recv(s, rbuf, rcount, rdt, node.ranks[0]);
+        return;
+    }
+    tmp = tn_sched_tmp(s, byte, (size_t)node.n * blk);
+    if (tmp == NULL) {
+        return;
+    }
+    tn_sched_recv(s, tmp, (size_t)node.n * blk, byte, root);
+    tn_sched_barrier(s);
+    tn_sched_copy(s, tmp, blk, byte, rbuf, rcount, rdt);
+    for (int i = 1; i < node.n; i++) {
+        tn_sched_send(s, tmp + (size_t)i * blk, blk, byte, node.ranks[i]);
+    }
+}
