@@ -146,6 +146,10 @@ void tn_nbc_twolevel_scatter(tn_sched_t *s, const void *sbuf, const tn_coll_bloc
                              void *rbuf, size_t rcount, const tn_dt_t *rdt, size_t blk,
                              int root, tn_comm_t *comm);
 
+void tn_nbc_twolevel_alltoall(tn_sched_t *s, const void *sbuf, const tn_coll_blocks_t *sb,
+                              void *rbuf, const tn_coll_blocks_t *rb, size_t blk,
+                              tn_comm_t *comm);
+
 /* ---- builders (coll/nbc/nbc_<kind>.c) ----------------------------------- *
  * Same arguments as the blocking entry points (coll.h); they only add steps.
  * sbuf TN_IN_PLACE follows the blocking rules. */

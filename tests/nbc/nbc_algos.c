@@ -6,7 +6,7 @@
  * several of them outstanding at once; and MPI_Igather / MPI_Iscatter on
  * every root, in place, with a strided type on the non-root side (blocks
  * travel packed in two levels), small blocks and one above the two-level
- * limit.  The test list runs it with each allreduce schedule forced
+ * limit; MPI_Ialltoall likewise (in place, strided).  The test list runs it with each allreduce schedule forced
  * (TERN_COLL_ALLREDUCE=recdbl, ring, reduce_bcast), and tests/net across
  * nodes, where the two-level schedules run. */
 #include "nbct.h"
@@ -278,6 +278,59 @@ static void run_gs(MPI_Comm comm, const char *cname)
     free(mine);
 }
 
+/* Ialltoall: rank r's block for q holds val(r * n + q, i, salt).  In place
+ * on odd rounds, a strided send type on every third. */
+static void run_a2a(MPI_Comm comm, const char *cname)
+{
+    int n, r;
+    MPI_Datatype gap;
+    MPI_Comm_size(comm, &n);
+    MPI_Comm_rank(comm, &r);
+    int counts[] = { 1, 5, 100, 300 };   /* 4 B to 1200 B blocks: the last flat */
+    int maxc = 300;
+    int *sbuf = malloc((size_t)n * (size_t)maxc * 2 * sizeof(int));
+    int *rbuf = malloc((size_t)n * (size_t)maxc * sizeof(int));
+    MPI_Request rq;
+
+    MT_CALL(MPI_Type_create_resized(MPI_INT, 0, 2 * sizeof(int), &gap));
+    MT_CALL(MPI_Type_commit(&gap));
+    for (int round = 0; round < 8; round++) {
+        int count = counts[round % 4], salt = 90 + round;
+        int inplace = round % 2, strided = !inplace && round % 3 == 0;
+        for (int q = 0; q < n; q++) {
+            for (int i = 0; i < count; i++) {
+                int v = val(r * n + q, i, salt);
+                if (inplace) {
+                    rbuf[(size_t)q * count + i] = v;
+                } else if (strided) {
+                    sbuf[2 * ((size_t)q * count + i)] = v;
+                    sbuf[2 * ((size_t)q * count + i) + 1] = -9;
+                } else {
+                    sbuf[(size_t)q * count + i] = v;
+                    rbuf[(size_t)q * count + i] = -1;
+                }
+            }
+        }
+        MT_CALL(MPI_Ialltoall(inplace ? MPI_IN_PLACE : sbuf, count, strided ? gap : MPI_INT,
+                              rbuf, count, MPI_INT, comm, &rq));
+        MT_CALL(MPI_Wait(&rq, MPI_STATUS_IGNORE));
+        for (int p = 0, bad = 0; p < n && !bad; p++) {
+            for (int i = 0; i < count; i++) {
+                if (rbuf[(size_t)p * count + i] != val(p * n + r, i, salt)) {
+                    MT_CHECK(0, "%s ialltoall count %d%s%s: from %d [%d] %d", cname, count,
+                             inplace ? " in place" : "", strided ? " strided" : "", p, i,
+                             rbuf[(size_t)p * count + i]);
+                    bad = 1;
+                    break;
+                }
+            }
+        }
+    }
+    MPI_Type_free(&gap);
+    free(sbuf);
+    free(rbuf);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Comm rev;
@@ -289,5 +342,7 @@ int main(int argc, char **argv)
     run_strided(MPI_COMM_WORLD);
     run_gs(MPI_COMM_WORLD, "world");
     run_gs(rev, "reversed");
+    run_a2a(MPI_COMM_WORLD, "world");
+    run_a2a(rev, "reversed");
     return nbct_end(&rev, &aff);
 }

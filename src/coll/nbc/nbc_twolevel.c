@@ -355,3 +355,129 @@ void tn_nbc_twolevel_scatter(tn_sched_t *s, const void *sbuf, const tn_coll_bloc
         tn_sched_send(s, tmp + (size_t)i * blk, blk, byte, node.ranks[i]);
     }
 }
+
+/* A committed hvector of count blocks of blk bytes, stride bytes apart, or
+ * NULL (the schedule has failed). */
+static tn_dt_t *strided(tn_sched_t *s, int count, size_t blk, size_t stride)
+{
+    tn_dt_t *t = NULL;
+
+    if (tn_dt_create_hvector((size_t)count, blk, (ptrdiff_t)stride, tn_dt_byte(), &t) !=
+        TN_OK) {
+        tn_sched_fail(s, TN_ERR_NOMEM);
+        return NULL;
+    }
+    tn_dt_commit(t);
+    return t;
+}
+
+/* Alltoall of equal blocks in two levels (the blocking two-level alltoall's
+ * plan as a schedule): the members hand their whole send buffers to the
+ * leader; the leader orders the blocks by destination node, exchanges one
+ * message with every other leader, orders what came by destination rank
+ * and source, and hands every member its receive buffer.  With L ranks on
+ * my node, row = comm size x blk bytes, j/i node ranks, q/p comm ranks:
+ *   A [j][q]  what my j-th rank sends q (gathered);
+ *   B         to node b at L x start[b] blocks: [i][j] for b's i-th rank
+ *             from my j-th; later (as D) [i][p] my i-th rank's receive
+ *             buffer, p in comm order;
+ *   C         from node a at L x start[a] blocks: [i][j] for my i-th rank
+ *             from a's j-th.
+ * The reordering copies strided runs (one copy per rank, not per block). */
+void tn_nbc_twolevel_alltoall(tn_sched_t *s, const void *sbuf, const tn_coll_blocks_t *sb,
+                              void *rbuf, const tn_coll_blocks_t *rb, size_t blk,
+                              tn_comm_t *comm)
+{
+    const tn_comm_nodes_t *m = tn_comm_nodes(comm);
+    const tn_dt_t *byte = tn_dt_byte();
+    tn_nbc_grp_t node, leaders;
+    int n = comm->size, me;
+    size_t row = (size_t)n * blk;
+    char *a, *b, *c;
+    tn_dt_t *vec;
+
+    node_groups(comm, m, &node, &leaders);
+    me = m->my_node;
+    if (sbuf == TN_IN_PLACE) {
+        sbuf = rbuf;        /* sent before anything is received into rbuf */
+        sb = rb;
+    }
+    if (node.me != 0) {
+        tn_sched_send(s, sbuf, sb->count * (size_t)n, sb->dt, node.ranks[0]);
+        tn_sched_barrier(s);
+        tn_sched_recv(s, rbuf, rb->count * (size_t)n, rb->dt, node.ranks[0]);
+        tn_sched_barrier(s);
+        return;
+    }
+    int L = node.n;
+    a = tn_sched_tmp(s, byte, (size_t)L * row);
+    b = tn_sched_tmp(s, byte, (size_t)L * row);
+    c = tn_sched_tmp(s, byte, (size_t)L * row);
+    vec = strided(s, L, blk, row);
+    if (a == NULL || b == NULL || c == NULL || vec == NULL) {
+        if (vec != NULL) {
+            tn_dt_release(vec);
+        }
+        return;
+    }
+    /* gather the node's send buffers */
+    tn_sched_copy(s, sbuf, sb->count * (size_t)n, sb->dt, a, row, byte);
+    for (int j = 1; j < L; j++) {
+        tn_sched_recv(s, a + (size_t)j * row, row, byte, node.ranks[j]);
+    }
+    tn_sched_barrier(s);
+    /* by destination node, its rank, my source rank */
+    for (int k = 0; k < m->nnodes; k++) {
+        if (k == me) {
+            continue;
+        }
+        for (int i = 0; i < m->nlocal[k]; i++) {
+            size_t q = (size_t)m->order[m->start[k] + i];
+            tn_sched_copy(s, a + q * blk, 1, vec,
+                          b + ((size_t)L * (size_t)m->start[k] + (size_t)i * L) * blk,
+                          (size_t)L * blk, byte);
+        }
+    }
+    tn_sched_barrier(s);
+    /* one message each way with every other leader */
+    for (int k = 0; k < m->nnodes; k++) {
+        if (k == me) {
+            continue;
+        }
+        size_t off = (size_t)L * (size_t)m->start[k] * blk;
+        size_t len = (size_t)L * (size_t)m->nlocal[k] * blk;
+        tn_sched_send(s, b + off, len, byte, m->leaders[k]);
+        tn_sched_recv(s, c + off, len, byte, m->leaders[k]);
+    }
+    tn_sched_barrier(s);
+    /* my node's receive buffers in b: from other nodes out of c, from my
+     * node out of a */
+    for (int k = 0; k < m->nnodes; k++) {
+        if (k == me) {
+            continue;
+        }
+        tn_dt_t *from = strided(s, L, blk, (size_t)m->nlocal[k] * blk);
+        if (from == NULL) {
+            break;
+        }
+        for (int j = 0; j < m->nlocal[k]; j++) {
+            size_t p = (size_t)m->order[m->start[k] + j];
+            tn_sched_copy(s, c + ((size_t)L * (size_t)m->start[k] + (size_t)j) * blk, 1, from,
+                          b + p * blk, 1, vec);
+        }
+        tn_dt_release(from);
+    }
+    for (int j = 0; j < L; j++) {
+        size_t p = (size_t)node.ranks[j];
+        for (int i = 0; i < L; i++) {
+            tn_sched_copy(s, a + (size_t)j * row + (size_t)node.ranks[i] * blk, blk, byte,
+                          b + (size_t)i * row + p * blk, blk, byte);
+        }
+    }
+    tn_dt_release(vec);
+    tn_sched_barrier(s);
+    tn_sched_copy(s, b, row, byte, rbuf, rb->count * (size_t)n, rb->dt);
+    for (int i = 1; i < L; i++) {
+        tn_sched_send(s, b + (size_t)i * row, row, byte, node.ranks[i]);
+    }
+}
