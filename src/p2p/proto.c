@@ -426,7 +426,10 @@ static void tn_recv_copy(struct tn_req *req, size_t off, const void *data, size_
         if (req->pack) {
             tn_dt_unpack_partial(req->dt, data, req->count, off, n, req->user_buf);
         } else if ((const char *)req->buf + off != (const char *)data) {
-            memmove((char *)req->buf + off, data, n);   /* else placed there (recv_direct) */
+            /* data may lie in this very buffer (recv_direct: a piece that
+             * landed where another belongs); equal to the target when the
+             * transport placed it there */
+            memmove((char *)req->buf + off, data, n);
         }
     }
 }

@@ -553,9 +553,6 @@ static void tn_udp_dispatch(int peer, tn_udp_conn_t *conn)
     }
 }
 
-/* One received datagram: check it and feed it to its connection.  late:
- * this pass began after the sockets had gone unread for longer than the
- * minimum RTO (tn_udp_conn_note_late). */
 /* A data packet from src carried am and plen more bytes: a stream
  * received in place moves on. */
 static void tn_udp_direct_note(int rail, uint32_t src, const void *pkt, size_t len)
