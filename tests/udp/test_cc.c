@@ -5,14 +5,7 @@
 
 #include <stdio.h>
 
-static int failures;
-#define CHECK(cond)                                                                \
-    do {                                                                           \
-        if (!(cond)) {                                                             \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-            failures++;                                                            \
-        }                                                                          \
-    } while (0)
+#include "udp_check.h"
 
 int main(void)
 {
@@ -87,10 +80,5 @@ int main(void)
     tn_udp_cc_on_ack(&z, 4, 25);
     tn_udp_cc_on_ack(&z, 8, 33);
     CHECK(z.cwnd == 16 && tn_udp_cc_in_slow_start(&z));
-    if (failures) {
-        fprintf(stderr, "test_cc: %d failures\n", failures);
-        return 1;
-    }
-    printf("test_cc: ok\n");
-    return 0;
+    return udp_check_report("test_cc");
 }

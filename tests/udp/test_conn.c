@@ -23,14 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int failures;
-#define CHECK(cond)                                                                \
-    do {                                                                           \
-        if (!(cond)) {                                                             \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-            failures++;                                                            \
-        }                                                                          \
-    } while (0)
+#include "udp_check.h"
 
 #define US 1000ull
 #define MS 1000000ull
@@ -1215,10 +1208,5 @@ int main(void)
     TIMED(test_defaults());
     TIMED(test_no_timers());
     TIMED(test_by_ref());
-    if (failures) {
-        fprintf(stderr, "test_conn: %d failures\n", failures);
-        return 1;
-    }
-    printf("test_conn: ok\n");
-    return 0;
+    return udp_check_report("test_conn");
 }

@@ -18,14 +18,7 @@ uint32_t tn_udp_crc32c_hw_copy(uint32_t crc, void *dst, const void *src, size_t 
 int tn_udp_crc32c_hw_available(void);
 int tn_udp_crc32c_vec_available(void);
 
-static int failures;
-#define CHECK(cond)                                                                \
-    do {                                                                           \
-        if (!(cond)) {                                                             \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-            failures++;                                                            \
-        }                                                                          \
-    } while (0)
+#include "udp_check.h"
 
 static uint64_t rng = 0x9E3779B97F4A7C15ull;
 static uint64_t next_rand(void)
@@ -133,10 +126,5 @@ int main(void)
         CHECK(tn_udp_crc32c_sw(tn_udp_crc32c_hw(0, buf, cut), buf + cut, len - cut) == whole);
         CHECK(tn_udp_crc32c_vec(tn_udp_crc32c_sw(0, buf, cut), buf + cut, len - cut) == whole);
     }
-    if (failures) {
-        fprintf(stderr, "test_crc: %d failures\n", failures);
-        return 1;
-    }
-    printf("test_crc: ok\n");
-    return 0;
+    return udp_check_report("test_crc");
 }

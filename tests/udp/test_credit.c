@@ -9,14 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-static int failures;
-#define CHECK(cond)                                                                \
-    do {                                                                           \
-        if (!(cond)) {                                                             \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-            failures++;                                                            \
-        }                                                                          \
-    } while (0)
+#include "udp_check.h"
 
 static uint64_t rng = 4242;
 static uint64_t next_rand(void)
@@ -246,10 +239,5 @@ int main(void)
     test_split();
     test_full();
     test_random();
-    if (failures) {
-        fprintf(stderr, "test_credit: %d failures\n", failures);
-        return 1;
-    }
-    printf("test_credit: ok\n");
-    return 0;
+    return udp_check_report("test_credit");
 }

@@ -16,14 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int failures;
-#define CHECK(cond)                                                                \
-    do {                                                                           \
-        if (!(cond)) {                                                             \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-            failures++;                                                            \
-        }                                                                          \
-    } while (0)
+#include "udp_check.h"
 
 static uint64_t rng = 777;
 static uint64_t next_rand(void)
@@ -423,10 +416,5 @@ int main(void)
     test_misses();
     test_streams();
     test_random();
-    if (failures) {
-        fprintf(stderr, "test_direct: %d failures\n", failures);
-        return 1;
-    }
-    printf("test_direct: ok\n");
-    return 0;
+    return udp_check_report("test_direct");
 }

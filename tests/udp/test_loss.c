@@ -7,14 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-static int failures;
-#define CHECK(cond)                                                                \
-    do {                                                                           \
-        if (!(cond)) {                                                             \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-            failures++;                                                            \
-        }                                                                          \
-    } while (0)
+#include "udp_check.h"
 
 #define US 1000ull
 #define MS 1000000ull
@@ -285,10 +278,5 @@ int main(void)
     test_rto_restart();
     test_reorder();
     test_probes();
-    if (failures) {
-        fprintf(stderr, "test_loss: %d failures\n", failures);
-        return 1;
-    }
-    printf("test_loss: ok\n");
-    return 0;
+    return udp_check_report("test_loss");
 }

@@ -5,14 +5,7 @@
 
 #include <stdio.h>
 
-static int failures;
-#define CHECK(cond)                                                                \
-    do {                                                                           \
-        if (!(cond)) {                                                             \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-            failures++;                                                            \
-        }                                                                          \
-    } while (0)
+#include "udp_check.h"
 
 /* Send greedily from start for span ns, calling at every ns the pacer
  * allows; returns the packets sent. */
@@ -63,10 +56,5 @@ int main(void)
     CHECK(n >= 6400 - 10 && n <= 6400 + 10);
     tn_udp_pace_set_rate(&p, 10, 0, 4);             /* no srtt: off */
     CHECK(tn_udp_pace_next(&p, 7) == 7);
-    if (failures) {
-        fprintf(stderr, "test_pace: %d failures\n", failures);
-        return 1;
-    }
-    printf("test_pace: ok\n");
-    return 0;
+    return udp_check_report("test_pace");
 }

@@ -6,14 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-static int failures;
-#define CHECK(cond)                                                                \
-    do {                                                                           \
-        if (!(cond)) {                                                             \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-            failures++;                                                            \
-        }                                                                          \
-    } while (0)
+#include "udp_check.h"
 
 static uint64_t rng = 12345;
 static uint64_t next_rand(void)
@@ -165,10 +158,5 @@ int main(void)
     test_basic();
     test_random();
     test_overflow();
-    if (failures) {
-        fprintf(stderr, "test_ranges: %d failures\n", failures);
-        return 1;
-    }
-    printf("test_ranges: ok\n");
-    return 0;
+    return udp_check_report("test_ranges");
 }
