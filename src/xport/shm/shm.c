@@ -60,6 +60,7 @@ typedef struct {
 
 typedef struct {
     uint64_t am_sent, am_recv, bytes_sent, ring_full, wakes, sleeps;
+    uint64_t naps;                  /* times our sleeping flag went up */
     uint64_t cma_gets, cma_bytes;
     uint64_t coop_recvs;            /* transfers received by a cooperative copy */
     uint64_t coop_chunks_written;   /* chunks this rank wrote for its receivers */
@@ -692,6 +693,7 @@ void tn_xport_shm_sleep(int (*recheck)(void), uint64_t timeout_ns)
     }
     atomic_store_explicit(sleeping, 1, memory_order_seq_cst);
     atomic_thread_fence(memory_order_seq_cst);
+    tn_shm.stats.naps++;
     uint32_t v = atomic_load_explicit(word, memory_order_seq_cst);
     if (recheck() == 0) {
         struct timespec ts = { (time_t)(timeout_ns / 1000000000ull),
@@ -728,6 +730,7 @@ int tn_xport_shm_poll_begin(void)
                                                : &tn_shm_private_sleeping;
     atomic_store_explicit(sleeping, 2, memory_order_seq_cst);
     atomic_thread_fence(memory_order_seq_cst);
+    tn_shm.stats.naps++;
     return fd;
 }
 
@@ -799,11 +802,12 @@ void tn_xport_shm_print_stats(void)
 {
     const tn_shm_stats_t *s = &tn_shm.stats;
     fprintf(stderr, "[tern stats] shm: am_sent=%llu am_recv=%llu bytes_sent=%llu "
-            "ring_full=%llu wakes=%llu sleeps=%llu cma_gets=%llu cma_bytes=%llu "
+            "ring_full=%llu wakes=%llu naps=%llu sleeps=%llu cma_gets=%llu cma_bytes=%llu "
             "coop_recvs=%llu coop_chunks_written=%llu\n",
             (unsigned long long)s->am_sent, (unsigned long long)s->am_recv,
             (unsigned long long)s->bytes_sent, (unsigned long long)s->ring_full,
-            (unsigned long long)s->wakes, (unsigned long long)s->sleeps,
+            (unsigned long long)s->wakes, (unsigned long long)s->naps,
+            (unsigned long long)s->sleeps,
             (unsigned long long)s->cma_gets, (unsigned long long)s->cma_bytes,
             (unsigned long long)s->coop_recvs, (unsigned long long)s->coop_chunks_written);
 }
