@@ -201,6 +201,53 @@ def build(libs, benches, opts):
                 log("%-8s build of %s FAILED: %s\n%s" % (lib.name, b, " ".join(cmd), tail(msg)))
 
 
+def build_probe(opts):
+    """Builds bench/core_rtt.c with the system compiler; returns its path or None."""
+    exe = os.path.join(opts.workdir, "core_rtt")
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if cc is None:
+        log("core_rtt: no C compiler; host phases are not recorded")
+        return None
+    cmd = [cc, "-O2", "-o", exe, os.path.join(HERE, "core_rtt.c")]
+    try:
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        log("core_rtt: build failed (%s); host phases are not recorded" % e)
+        return None
+    if r.returncode != 0:
+        log("core_rtt: build failed; host phases are not recorded\n" + tail(r.stderr, 5))
+        return None
+    return exe
+
+
+def probe_rtt(probe, prefix=()):
+    """The core-to-core cache-line round trip now (ns), or None."""
+    if probe is None:
+        return None
+    try:
+        r = subprocess.run(list(prefix) + [probe], capture_output=True, text=True, timeout=30)
+        f = r.stdout.split()
+        return float(f[1]) if r.returncode == 0 and len(f) == 2 and f[0] == "core_rtt_ns" \
+            and f[1] != "-" else None
+    except (OSError, subprocess.TimeoutExpired, ValueError):
+        return None
+
+
+def settle(opts, probe):
+    """Before a run: the round trip now; with --settle, first wait (up to
+    --settle-max seconds) until it is at most --settle ns."""
+    rtt = probe_rtt(probe)
+    if not opts.settle or rtt is None or rtt <= opts.settle:
+        return rtt
+    t0 = time.monotonic()
+    log("   core round trip %.0f ns > %g: waiting for a faster host phase" % (rtt, opts.settle))
+    while rtt is not None and rtt > opts.settle and time.monotonic() - t0 < opts.settle_max:
+        time.sleep(1.0)
+        rtt = probe_rtt(probe)
+    log("   ... %.0f ns after %.0f s" % (rtt if rtt is not None else -1, time.monotonic() - t0))
+    return rtt
+
+
 def tail(text, lines=15):
     return "\n".join(text.strip().splitlines()[-lines:])
 
@@ -320,6 +367,19 @@ def make_table(bench, nranks, libs, results):
     return header, rows, misses, compared
 
 
+def rtt_line(libs, results):
+    """The host phase each repetition ran in (bench/core_rtt.c), or ''."""
+    parts = []
+    for l in libs:
+        rtts = results[l].get("rtt", [])
+        if any(r is not None for r in rtts):
+            parts.append("%s %s" % (l, " ".join("%.0f" % r if r is not None else "-"
+                                                for r in rtts)))
+    if not parts:
+        return ""
+    return "core round trip before each repetition (ns): " + "; ".join(parts)
+
+
 def table_title(bench, nranks, opts):
     _, _, _, unit, higher, desc = BENCHES[bench]
     better = "higher" if higher else "lower"
@@ -433,6 +493,13 @@ def parse_args(argv):
                          "drops PCT %% of the UDP and TCP packets (nftables; needs root); "
                          "also runs the same benchmarks there without loss and prints "
                          "lossless-vs-loss summaries (implies --net)")
+    ap.add_argument("--settle", type=float, default=0, metavar="NS",
+                    help="before each run, wait until the core-to-core cache-line round trip "
+                         "(bench/core_rtt.c) is at most NS nanoseconds: on a VM the host "
+                         "moves the virtual CPUs, and in its slow phases every library runs "
+                         "several times slower (default 0: only record it)")
+    ap.add_argument("--settle-max", type=float, default=120, metavar="SEC",
+                    help="longest wait for --settle before running anyway (default 120)")
     ap.add_argument("--no-install", action="store_true",
                     help="do not apt-get install missing Open MPI / MPICH packages")
     opts = ap.parse_args(argv)
@@ -517,7 +584,7 @@ def loss_ns_down():
 def measure(opts, libs, jobs, bench_args, cores, env, prefix, tag):
     """Runs every job opts.reps times per library; returns results[(bench, n)][lib]."""
     # results[(bench, n)][lib] = {"vals": {key: [..]}, "bad": set(), "status": str}
-    results = {j: {l: {"vals": {}, "bad": set(), "status": "ok", "fails": []}
+    results = {j: {l: {"vals": {}, "bad": set(), "status": "ok", "fails": [], "rtt": []}
                    for l in opts.libs} for j in jobs}
     rawdir = os.path.join(opts.workdir, "raw" + ("-" + tag if tag else ""))
     os.makedirs(rawdir, exist_ok=True)
@@ -542,11 +609,15 @@ def measure(opts, libs, jobs, bench_args, cores, env, prefix, tag):
                                             ("build failed: " + tail(lib.build_errors.get(b, "?"), 5)))
                     continue
                 cmd = lib.launch_cmd(n, lib.exes[b], bench_args, cores, opts.bind, opts.net, prefix)
+                rtt = settle(opts, opts.probe)
+                res["rtt"].append(rtt)
                 status, out, err, secs = run_once(cmd, opts.timeout, env)
                 rawname = os.path.join(rawdir, "%s-%s-n%d-rep%d.txt" % (lname, b, n, rep + 1))
                 with open(rawname, "w") as f:
-                    f.write("$ %s\n# status: %s, %.1f s\n%s\n# --- stderr ---\n%s\n"
-                            % (" ".join(cmd), status, secs, out, err))
+                    f.write("$ %s\n# status: %s, %.1f s, core round trip before: %s ns\n%s\n"
+                            "# --- stderr ---\n%s\n"
+                            % (" ".join(cmd), status, secs,
+                               "%.0f" % rtt if rtt is not None else "-", out, err))
                 rows, bad = parse(b, out)
                 for k, v in rows.items():
                     res["vals"].setdefault(k, []).append(v)
@@ -593,6 +664,7 @@ def main(argv):
     libs = make_libs(opts)
     ensure_packages(libs, opts)
     build(libs, opts.bench, opts)
+    opts.probe = build_probe(opts)
 
     bench_args = []
     if opts.iter_scale is not None:
@@ -659,6 +731,10 @@ def main(argv):
             summary = ("  (misses: %d of %d sizes)" % (misses, compared)) if compared else ""
             text_out += ["", "== " + title + summary, render_text(header, rows)]
             md_out += ["", "### " + title + summary, "", render_md(header, rows)]
+            phases = rtt_line(opts.libs, results[(b, n)])
+            if phases:
+                text_out.append("  " + phases)
+                md_out += ["", "- " + phases]
             for l in opts.libs:
                 fails = results[(b, n)][l]["fails"]
                 if fails:
