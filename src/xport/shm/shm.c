@@ -372,7 +372,8 @@ void tn_xport_shm_finalize(void)
  * the wakers after it, until it runs again, make no system call: with more
  * ranks than cores a woken rank may wait long for a core, and a writer
  * streaming cells to it used to ring once per cell meanwhile (8 ranks on 2
- * cores, 1 MiB bcast: 6 futex calls per sleep, 7 x the time).  Taking the
+ * cores, 1 MiB bcast: about 6 futex calls per sleep, 14 per nap with
+ * TERN_WAIT=block, and runs 7 x slower).  Taking the
  * flag loses no wake-up: a sleeper sets it before its last look, and a
  * waker clears it after making its condition true. */
 static void tn_shm_wake_local(int l)
