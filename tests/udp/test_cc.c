@@ -5,7 +5,7 @@
 
 #include <stdio.h>
 
-#include "udp_check.h"
+#include "../check.h"
 
 int main(void)
 {
@@ -80,5 +80,5 @@ int main(void)
     tn_udp_cc_on_ack(&z, 4, 25);
     tn_udp_cc_on_ack(&z, 8, 33);
     CHECK(z.cwnd == 16 && tn_udp_cc_in_slow_start(&z));
-    return udp_check_report("test_cc");
+    return tn_check_report("test_cc");
 }

@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "udp_check.h"
+#include "../check.h"
 
 #define US 1000ull
 #define MS 1000000ull
@@ -1208,5 +1208,5 @@ int main(void)
     TIMED(test_defaults());
     TIMED(test_no_timers());
     TIMED(test_by_ref());
-    return udp_check_report("test_conn");
+    return tn_check_report("test_conn");
 }

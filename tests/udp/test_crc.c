@@ -18,7 +18,7 @@ uint32_t tn_udp_crc32c_hw_copy(uint32_t crc, void *dst, const void *src, size_t 
 int tn_udp_crc32c_hw_available(void);
 int tn_udp_crc32c_vec_available(void);
 
-#include "udp_check.h"
+#include "../check.h"
 
 static uint64_t rng = 0x9E3779B97F4A7C15ull;
 static uint64_t next_rand(void)
@@ -126,5 +126,5 @@ int main(void)
         CHECK(tn_udp_crc32c_sw(tn_udp_crc32c_hw(0, buf, cut), buf + cut, len - cut) == whole);
         CHECK(tn_udp_crc32c_vec(tn_udp_crc32c_sw(0, buf, cut), buf + cut, len - cut) == whole);
     }
-    return udp_check_report("test_crc");
+    return tn_check_report("test_crc");
 }

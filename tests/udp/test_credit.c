@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "udp_check.h"
+#include "../check.h"
 
 static uint64_t rng = 4242;
 static uint64_t next_rand(void)
@@ -239,5 +239,5 @@ int main(void)
     test_split();
     test_full();
     test_random();
-    return udp_check_report("test_credit");
+    return tn_check_report("test_credit");
 }

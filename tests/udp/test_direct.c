@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "udp_check.h"
+#include "../check.h"
 
 static uint64_t rng = 777;
 static uint64_t next_rand(void)
@@ -416,5 +416,5 @@ int main(void)
     test_misses();
     test_streams();
     test_random();
-    return udp_check_report("test_direct");
+    return tn_check_report("test_direct");
 }

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "udp_check.h"
+#include "../check.h"
 
 #define US 1000ull
 #define MS 1000000ull
@@ -278,5 +278,5 @@ int main(void)
     test_rto_restart();
     test_reorder();
     test_probes();
-    return udp_check_report("test_loss");
+    return tn_check_report("test_loss");
 }

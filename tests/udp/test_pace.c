@@ -5,7 +5,7 @@
 
 #include <stdio.h>
 
-#include "udp_check.h"
+#include "../check.h"
 
 /* Send greedily from start for span ns, calling at every ns the pacer
  * allows; returns the packets sent. */
@@ -56,5 +56,5 @@ int main(void)
     CHECK(n >= 6400 - 10 && n <= 6400 + 10);
     tn_udp_pace_set_rate(&p, 10, 0, 4);             /* no srtt: off */
     CHECK(tn_udp_pace_next(&p, 7) == 7);
-    return udp_check_report("test_pace");
+    return tn_check_report("test_pace");
 }

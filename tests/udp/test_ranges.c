@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "udp_check.h"
+#include "../check.h"
 
 static uint64_t rng = 12345;
 static uint64_t next_rand(void)
@@ -158,5 +158,5 @@ int main(void)
     test_basic();
     test_random();
     test_overflow();
-    return udp_check_report("test_ranges");
+    return tn_check_report("test_ranges");
 }

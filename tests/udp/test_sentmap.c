@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "udp_check.h"
+#include "../check.h"
 
 static uint64_t rng = 777;
 static uint64_t next_rand(void)
@@ -183,5 +183,5 @@ int main(void)
 {
     test_basic();
     test_random();
-    return udp_check_report("test_sentmap");
+    return tn_check_report("test_sentmap");
 }

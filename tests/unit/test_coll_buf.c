@@ -8,15 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-static int failures;
-
-#define CHECK(cond)                                                           \
-    do {                                                                      \
-        if (!(cond)) {                                                        \
-            fprintf(stderr, "FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond);   \
-            failures++;                                                       \
-        }                                                                     \
-    } while (0)
+#include "../check.h"
 
 #define KB ((size_t)1024)
 

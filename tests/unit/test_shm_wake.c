@@ -10,15 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-static int failures;
-
-#define CHECK(cond)                                                           \
-    do {                                                                      \
-        if (!(cond)) {                                                        \
-            fprintf(stderr, "FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond);   \
-            failures++;                                                       \
-        }                                                                     \
-    } while (0)
+#include "../check.h"
 
 static tn_status_t no_fence(void)
 {

@@ -1,7 +1,8 @@
-/* The udp unit tests' checks: CHECK counts a failed condition (and says
- * where), udp_check_report ends main with the verdict. */
-#ifndef TN_TESTS_UDP_UDP_CHECK_H
-#define TN_TESTS_UDP_UDP_CHECK_H
+/* The unit tests' checks (tests/unit, tests/udp): CHECK counts a failed
+ * condition in `failures` (and says where); tn_check_report ends main with
+ * the verdict. */
+#ifndef TN_TESTS_CHECK_H
+#define TN_TESTS_CHECK_H
 
 #include <stdio.h>
 
@@ -15,7 +16,7 @@ static int failures;
     } while (0)
 
 /* main's exit status: 0 when every check held. */
-static inline int udp_check_report(const char *name)
+static inline int tn_check_report(const char *name)
 {
     if (failures) {
         fprintf(stderr, "%s: %d failures\n", name, failures);
