@@ -220,12 +220,12 @@ def build_probe(opts):
     return exe
 
 
-def probe_rtt(probe, prefix=()):
+def probe_rtt(probe):
     """The core-to-core cache-line round trip now (ns), or None."""
     if probe is None:
         return None
     try:
-        r = subprocess.run(list(prefix) + [probe], capture_output=True, text=True, timeout=30)
+        r = subprocess.run([probe], capture_output=True, text=True, timeout=30)
         f = r.stdout.split()
         return float(f[1]) if r.returncode == 0 and len(f) == 2 and f[0] == "core_rtt_ns" \
             and f[1] != "-" else None
