@@ -1,9 +1,12 @@
 /* udp_sentmap: psn assignment and capacity, transmission order lists,
  * cumulative and selective acks (Karn: no RTT sample from a retransmitted
- * packet), loss marking and retransmission, slot reuse; and a random run
- * checked against a simple model of every entry's state. */
+ * packet), loss marking and retransmission, slot reuse; messages held by
+ * reference (a short head kept per entry without a slot, a long one in a
+ * slot, release called once); and a random run checked against a simple
+ * model of every entry's state. */
 #include "xport/udp/udp_sentmap.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -179,9 +182,70 @@ static void test_random(void)
     tn_udp_sentmap_fini(&sm);
 }
 
+/* By reference: heads up to TN_UDP_SM_HEAD bytes take no slot and keep
+ * their bytes while the ring wraps; longer ones take a slot; release comes
+ * once per message, at its ack or sack. */
+static int released[64];
+static void on_release(void *cookie)
+{
+    released[(intptr_t)cookie]++;
+}
+
+static void test_ref(void)
+{
+    tn_udp_sentmap_t sm;
+    CHECK(tn_udp_sentmap_init(&sm, 4, 200, 1) == TN_OK);
+    sm.release = on_release;
+    static const char ext[1000];
+    uint64_t psn;
+    int n = 0;
+    for (int round = 0; round < 8; round++) {
+        for (int i = 0; i < 4; i++, n++) {
+            /* every third message a head too long for the entry */
+            size_t head = n % 3 == 2 ? TN_UDP_SM_HEAD + 16 : 48;
+            unsigned char *d = tn_udp_sentmap_push_ref(&sm, (uint32_t)(head + 100), ext, 100,
+                                                       (void *)(intptr_t)n, &psn);
+            CHECK(d != NULL && psn == (uint64_t)n + 1);
+            if (d != NULL) {
+                memset(d, n, head);
+            }
+        }
+        CHECK(tn_udp_sentmap_push_ref(&sm, 148, ext, 100, NULL, &psn) == NULL);  /* full */
+        /* slots: only the long heads */
+        uint32_t nlong = 0;
+        for (uint64_t p = sm.una; p < sm.end; p++) {
+            nlong += (p - 1) % 3 == 2;
+        }
+        CHECK(sm.slots.nalloc - sm.slots.nfree == nlong);
+        for (uint64_t p = sm.una; p < sm.end; p++) {
+            tn_udp_sent_t *e = tn_udp_sentmap_get(&sm, p);
+            size_t head = (p - 1) % 3 == 2 ? TN_UDP_SM_HEAD + 16 : 48;
+            CHECK(e->len == head + 100 && e->ext == ext && e->ext_len == 100);
+            for (size_t k = 0; k < head; k++) {
+                if (((unsigned char *)e->data)[k] != (unsigned char)(p - 1)) {
+                    CHECK(!"head bytes kept");
+                    break;
+                }
+            }
+            tn_udp_sentmap_on_send(&sm, p, 0, 10 * p);
+        }
+        /* one sacked, then all acked: release once each */
+        tn_udp_acked_t acc = { 0 };
+        tn_udp_sentmap_sack(&sm, sm.una + 2, sm.una + 3, &acc);
+        CHECK(released[n - 2] == 1);
+        tn_udp_sentmap_ack(&sm, sm.end, &acc);
+        CHECK(acc.newly == 4 && sm.slots.nalloc == sm.slots.nfree);
+    }
+    for (int i = 0; i < n; i++) {
+        CHECK(released[i] == 1);
+    }
+    tn_udp_sentmap_fini(&sm);
+}
+
 int main(void)
 {
     test_basic();
+    test_ref();
     test_random();
     return tn_check_report("test_sentmap");
 }

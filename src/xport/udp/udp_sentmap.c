@@ -98,6 +98,12 @@ static void tn_sm_list_unlink(tn_udp_sentmap_t *sm, tn_udp_sm_list_t *l, tn_udp_
 
 /* ---- the map ------------------------------------------------------------ */
 
+/* The head line of psn's ring entry. */
+static unsigned char *tn_sm_head(const tn_udp_sentmap_t *sm, uint64_t psn)
+{
+    return sm->heads + (size_t)(psn & sm->mask) * TN_UDP_SM_HEAD;
+}
+
 tn_status_t tn_udp_sentmap_init(tn_udp_sentmap_t *sm, uint32_t capacity, size_t slot,
                                 uint64_t first_psn)
 {
@@ -110,8 +116,11 @@ tn_status_t tn_udp_sentmap_init(tn_udp_sentmap_t *sm, uint32_t capacity, size_t 
     if (sm->ent == NULL) {
         return TN_ERR_NOMEM;
     }
-    if (tn_udp_slots_init(&sm->slots, slot, cap) != TN_OK) {
+    sm->heads = aligned_alloc(TN_UDP_SM_HEAD, (size_t)cap * TN_UDP_SM_HEAD);
+    if (sm->heads == NULL || tn_udp_slots_init(&sm->slots, slot, cap) != TN_OK) {
+        free(sm->heads);
         free(sm->ent);
+        sm->heads = NULL;
         sm->ent = NULL;
         return TN_ERR_NOMEM;
     }
@@ -125,6 +134,7 @@ tn_status_t tn_udp_sentmap_init(tn_udp_sentmap_t *sm, uint32_t capacity, size_t 
 void tn_udp_sentmap_fini(tn_udp_sentmap_t *sm)
 {
     tn_udp_slots_fini(&sm->slots);
+    free(sm->heads);
     free(sm->ent);
     memset(sm, 0, sizeof(*sm));
 }
@@ -153,14 +163,29 @@ void *tn_udp_sentmap_push_ref(tn_udp_sentmap_t *sm, uint32_t len, const void *ex
     if (ext_len > len) {
         return NULL;
     }
-    void *data = tn_udp_sentmap_push(sm, len - ext_len, psn_p);
-    if (data != NULL) {
-        tn_udp_sent_t *e = tn_udp_sentmap_get(sm, *psn_p);
-        e->len = len;
-        e->ext = ext;
-        e->ext_len = ext_len;
-        e->cookie = cookie;
+    void *data;
+    if (len - ext_len <= TN_UDP_SM_HEAD) {
+        if (sm->end - sm->una > sm->mask) {
+            return NULL;
+        }
+        data = tn_sm_head(sm, sm->end);
+        tn_udp_sent_t *e = tn_udp_sentmap_get(sm, sm->end);
+        *e = (tn_udp_sent_t){
+            .psn = sm->end, .data = data,
+            .prev = TN_UDP_SM_NIL, .next = TN_UDP_SM_NIL, .state = TN_UDP_SM_QUEUED,
+        };
+        *psn_p = sm->end++;
+    } else {
+        data = tn_udp_sentmap_push(sm, len - ext_len, psn_p);
+        if (data == NULL) {
+            return NULL;
+        }
     }
+    tn_udp_sent_t *e = tn_udp_sentmap_get(sm, *psn_p);
+    e->len = len;
+    e->ext = ext;
+    e->ext_len = ext_len;
+    e->cookie = cookie;
     return data;
 }
 
@@ -230,7 +255,9 @@ static void tn_sm_acked(tn_udp_sentmap_t *sm, tn_udp_sent_t *e, tn_udp_acked_t *
     }
     e->state = TN_UDP_SM_SACKED;
     if (e->data != NULL) {
-        tn_udp_slots_put(&sm->slots, e->data);
+        if (e->data != tn_sm_head(sm, e->psn)) {
+            tn_udp_slots_put(&sm->slots, e->data);
+        }
         e->data = NULL;
     }
     if (e->ext != NULL) {
