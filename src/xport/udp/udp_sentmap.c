@@ -104,6 +104,16 @@ static unsigned char *tn_sm_head(const tn_udp_sentmap_t *sm, uint64_t psn)
     return sm->heads + (size_t)(psn & sm->mask) * TN_UDP_SM_HEAD;
 }
 
+/* The next psn becomes a queued entry holding data. */
+static void tn_sm_take(tn_udp_sentmap_t *sm, void *data, uint32_t len, uint64_t *psn_p)
+{
+    *tn_udp_sentmap_get(sm, sm->end) = (tn_udp_sent_t){
+        .psn = sm->end, .data = data, .len = len,
+        .prev = TN_UDP_SM_NIL, .next = TN_UDP_SM_NIL, .state = TN_UDP_SM_QUEUED,
+    };
+    *psn_p = sm->end++;
+}
+
 tn_status_t tn_udp_sentmap_init(tn_udp_sentmap_t *sm, uint32_t capacity, size_t slot,
                                 uint64_t first_psn)
 {
@@ -148,12 +158,7 @@ void *tn_udp_sentmap_push(tn_udp_sentmap_t *sm, uint32_t len, uint64_t *psn_p)
     if (data == NULL) {
         return NULL;
     }
-    tn_udp_sent_t *e = tn_udp_sentmap_get(sm, sm->end);
-    *e = (tn_udp_sent_t){
-        .psn = sm->end, .data = data, .len = len,
-        .prev = TN_UDP_SM_NIL, .next = TN_UDP_SM_NIL, .state = TN_UDP_SM_QUEUED,
-    };
-    *psn_p = sm->end++;
+    tn_sm_take(sm, data, len, psn_p);
     return data;
 }
 
@@ -169,12 +174,7 @@ void *tn_udp_sentmap_push_ref(tn_udp_sentmap_t *sm, uint32_t len, const void *ex
             return NULL;
         }
         data = tn_sm_head(sm, sm->end);
-        tn_udp_sent_t *e = tn_udp_sentmap_get(sm, sm->end);
-        *e = (tn_udp_sent_t){
-            .psn = sm->end, .data = data,
-            .prev = TN_UDP_SM_NIL, .next = TN_UDP_SM_NIL, .state = TN_UDP_SM_QUEUED,
-        };
-        *psn_p = sm->end++;
+        tn_sm_take(sm, data, 0, psn_p);
     } else {
         data = tn_udp_sentmap_push(sm, len - ext_len, psn_p);
         if (data == NULL) {
