@@ -2,6 +2,7 @@
  * sockets of udp_sock.  Addresses are exchanged through the job's key/value
  * space at start-up; a connection per udp peer is created on first use. */
 #include "xport/xport.h"
+#include "xport/udp/udp_clock.h"
 #include "xport/udp/udp_conn.h"
 #include "xport/udp/udp_direct.h"
 #include "xport/udp/udp_sock.h"
@@ -64,6 +65,7 @@ static struct {
     /* no connection has anything to send or a timer due before this: a
      * progress call that receives nothing skips them all until then */
     uint64_t             next_due;
+    tn_udp_clock_t       clock;
 } tn_udp;
 
 /* FIN: the last message a rank sends each udp peer, from MPI_Finalize after
@@ -75,9 +77,7 @@ static const char tn_udp_fin_msg[4] = { 'T', 'F', 'I', 'N' };
 
 static uint64_t tn_udp_now(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+    return tn_udp_clock_now(&tn_udp.clock);
 }
 
 /* A message sent by reference was acknowledged: its memory is the
@@ -151,6 +151,7 @@ tn_status_t tn_xport_udp_init(const tn_xport_job_t *job)
     tn_udp.handler = job->am_handler;
     tn_udp.ref_done = job->ref_done;
     tn_udp.fatal = job->fatal;
+    tn_udp_clock_init(&tn_udp.clock);
     tn_udp.batch = tn_cfg.udp_batch > 0 && tn_cfg.udp_batch <= TN_UDP_RECV_BATCH
                    ? (int)tn_cfg.udp_batch : TN_UDP_RECV_BATCH;
     tn_udp_fault_cfg_t fault = {
