@@ -256,7 +256,9 @@ static int tn_udp_away(uint64_t now)
  * timer is due, or cap_ns have passed. */
 static void tn_udp_wait(uint64_t cap_ns, int extra_fd)
 {
-    uint64_t now = tn_udp_now(), deadline = now + cap_ns;
+    /* may run without the runtime lock (tn_xport_udp_sleep): not the
+     * transport's clock, whose state another thread may be updating */
+    uint64_t now = tn_udp_clock_real(), deadline = now + cap_ns;
     if (tn_udp.next_due < deadline) {
         deadline = tn_udp.next_due;
     }
@@ -771,7 +773,7 @@ int tn_xport_udp_sleep(int (*recheck)(void), uint64_t timeout_ns)
     if (recheck() == 0) {
         tn_udp_wait(timeout_ns, wake_fd);
         /* asleep on the sockets is not away from them: a datagram wakes us */
-        tn_udp.last_read_ns = tn_udp_now();
+        tn_udp.last_read_ns = tn_udp_clock_real();
     }
     tn_xport_shm_poll_end();
     return wake_fd >= 0;

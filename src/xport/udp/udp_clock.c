@@ -10,7 +10,7 @@
 #include <x86intrin.h>
 #endif
 
-static uint64_t tn_clock_real(void)
+uint64_t tn_udp_clock_real(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -89,9 +89,9 @@ uint64_t tn_udp_clock_now(tn_udp_clock_t *c)
         if (ns != 0) {
             return ns;
         }
-        ns = tn_clock_real();
+        ns = tn_udp_clock_real();
         return tn_udp_clock_anchor(c, tsc, ns, __rdtsc());
     }
 #endif
-    return tn_clock_real();
+    return tn_udp_clock_real();
 }

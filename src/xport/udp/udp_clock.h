@@ -48,7 +48,12 @@ uint64_t tn_udp_clock_anchor(tn_udp_clock_t *c, uint64_t tsc1, uint64_t ns, uint
  * past the span). */
 uint64_t tn_udp_clock_scaled(tn_udp_clock_t *c, uint64_t tsc);
 
-/* The clock. */
+/* The clock.  Not thread-safe: callers hold the runtime lock. */
 uint64_t tn_udp_clock_now(tn_udp_clock_t *c);
+
+/* CLOCK_MONOTONIC itself, for callers that do not hold the lock (a
+ * reading may trail tn_udp_clock_now's by the scale's error, about a
+ * microsecond at most). */
+uint64_t tn_udp_clock_real(void);
 
 #endif
