@@ -888,7 +888,6 @@ uint32_t tn_udp_packet_crc(const void *pkt, size_t len)
 uint32_t tn_udp_packet_crc_split(const void *pkt, size_t len, const void *tail,
                                  size_t tail_len)
 {
-    static const uint32_t zero = 0;
     const char *p = pkt;
     tn_udp_hdr_t h;
     memcpy(&h, p, sizeof(h));
@@ -901,9 +900,14 @@ uint32_t tn_udp_packet_crc_split(const void *pkt, size_t len, const void *tail,
     if (tail_len != 0) {
         crc = tn_udp_crc32c(crc, tail, tail_len);
     }
-    crc = tn_udp_crc32c(crc, p, offsetof(tn_udp_hdr_t, crc));
-    crc = tn_udp_crc32c(crc, &zero, sizeof(zero));
-    return tn_udp_crc32c(crc, p + offsetof(tn_udp_hdr_t, rsv), head - offsetof(tn_udp_hdr_t, rsv));
+    /* the header with its crc field as 0: a copy, checksummed in one call
+     * (three calls around the field cost more than the copy) */
+    unsigned char hb[sizeof(tn_udp_hdr_t) + TN_UDP_MAX_SACK * sizeof(tn_udp_sack_t)];
+    memcpy(hb, p, head);
+    if (head >= offsetof(tn_udp_hdr_t, crc) + sizeof(h.crc)) {
+        memset(hb + offsetof(tn_udp_hdr_t, crc), 0, sizeof(h.crc));
+    }
+    return tn_udp_crc32c(crc, hb, head);
 }
 
 tn_status_t tn_udp_packet_check(const void *pkt, size_t len, uint32_t job, uint32_t me,
