@@ -1,4 +1,4 @@
-/* The unit tests' checks (tests/unit, tests/udp): CHECK counts a failed
+/* The unit tests' checks (tests/unit, tests/udp, tests/comm): CHECK counts a failed
  * condition in `failures` (and says where); tn_check_report ends main with
  * the verdict. */
 #ifndef TN_TESTS_CHECK_H

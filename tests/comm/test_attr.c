@@ -4,15 +4,7 @@
 #include <stdlib.h>
 #include "comm/attr.h"
 
-static int errs;
-
-#define CHECK(cond)                                                            \
-    do {                                                                       \
-        if (!(cond)) {                                                         \
-            fprintf(stderr, "FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond);    \
-            errs++;                                                            \
-        }                                                                      \
-    } while (0)
+#include "../check.h"
 
 static void fn_a(void)
 {
@@ -117,10 +109,5 @@ int main(void)
 {
     test_keyvals();
     test_lists();
-    if (errs != 0) {
-        printf("%d failures\n", errs);
-        return 1;
-    }
-    printf(" No Errors\n");
-    return 0;
+    return tn_check_report("test_comm_attr");
 }

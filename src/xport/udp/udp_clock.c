@@ -42,13 +42,19 @@ void tn_udp_clock_init(tn_udp_clock_t *c)
 #endif
 }
 
+/* ns, or the last value returned if that was later. */
+static uint64_t tn_clock_give(tn_udp_clock_t *c, uint64_t ns)
+{
+    if (ns > c->last) {
+        c->last = ns;
+    }
+    return c->last;
+}
+
 uint64_t tn_udp_clock_anchor(tn_udp_clock_t *c, uint64_t tsc1, uint64_t ns, uint64_t tsc2)
 {
     if (tsc2 < tsc1 || tsc2 - tsc1 > TN_UDP_CLOCK_PAIR_TICKS) {
-        if (ns > c->last) {
-            c->last = ns;
-        }
-        return c->last;
+        return tn_clock_give(c, ns);
     }
     uint64_t tsc = tsc1 + (tsc2 - tsc1) / 2;
     if (c->cal_ns == 0) {
@@ -62,10 +68,7 @@ uint64_t tn_udp_clock_anchor(tn_udp_clock_t *c, uint64_t tsc1, uint64_t ns, uint
     }
     c->tsc0 = tsc;
     c->ns0 = ns;
-    if (ns > c->last) {
-        c->last = ns;
-    }
-    return c->last;
+    return tn_clock_give(c, ns);
 }
 
 uint64_t tn_udp_clock_scaled(tn_udp_clock_t *c, uint64_t tsc)
@@ -73,11 +76,7 @@ uint64_t tn_udp_clock_scaled(tn_udp_clock_t *c, uint64_t tsc)
     if (c->ns_per_tick == 0 || tsc < c->tsc0 || tsc - c->tsc0 > c->span) {
         return 0;
     }
-    uint64_t ns = c->ns0 + (uint64_t)((double)(tsc - c->tsc0) * c->ns_per_tick);
-    if (ns > c->last) {
-        c->last = ns;
-    }
-    return c->last;
+    return tn_clock_give(c, c->ns0 + (uint64_t)((double)(tsc - c->tsc0) * c->ns_per_tick));
 }
 
 uint64_t tn_udp_clock_now(tn_udp_clock_t *c)
