@@ -1110,22 +1110,22 @@ static void test_no_timers(void)
     int rail;
     uint64_t now = 0;
     CHECK(tn_udp_conn_send(c, &iov, 1, now) == TN_OK);
-    CHECK(tn_udp_conn_output_gather(c, pkt, sizeof(pkt), &payload, &plen, &rail, now, 0) != 0);
+    CHECK(tn_udp_conn_output_gather(c, pkt, sizeof(pkt), &payload, &plen, NULL, &rail, now, 0) != 0);
     uint64_t due = tn_udp_conn_deadline(c);
     CHECK(due != UINT64_MAX && due > now);          /* the RTO is armed */
     /* long past the RTO, more data goes out, nothing is resent */
     for (int i = 0; i < 5; i++) {
         now = due + (uint64_t)i * 10 * MS;
         CHECK(tn_udp_conn_send(c, &iov, 1, now) == TN_OK);
-        size_t n = tn_udp_conn_output_gather(c, pkt, sizeof(pkt), &payload, &plen, &rail, now, 0);
+        size_t n = tn_udp_conn_output_gather(c, pkt, sizeof(pkt), &payload, &plen, NULL, &rail, now, 0);
         tn_udp_hdr_t h;
         memcpy(&h, pkt, sizeof(h));
         CHECK(n != 0 && h.psn == (uint64_t)i + 2 && !(h.flags & TN_UDP_F_RETX));
-        CHECK(tn_udp_conn_output_gather(c, pkt, sizeof(pkt), &payload, &plen, &rail, now, 0) == 0);
+        CHECK(tn_udp_conn_output_gather(c, pkt, sizeof(pkt), &payload, &plen, NULL, &rail, now, 0) == 0);
     }
     CHECK(tn_udp_conn_stats(c)->timeouts == 0 && tn_udp_conn_stats(c)->retransmits == 0);
     /* with timers the silence counts: a timeout, psn 1 goes out again */
-    size_t n = tn_udp_conn_output_gather(c, pkt, sizeof(pkt), &payload, &plen, &rail, now, 1);
+    size_t n = tn_udp_conn_output_gather(c, pkt, sizeof(pkt), &payload, &plen, NULL, &rail, now, 1);
     tn_udp_hdr_t h;
     memcpy(&h, pkt, sizeof(h));
     CHECK(n != 0 && h.psn == 1 && (h.flags & TN_UDP_F_RETX));

@@ -1,6 +1,7 @@
 /* udp_sock over real loopback sockets: connected routes, the flat send of a
- * lone small datagram, GSO runs, and the receive side's splitting of
- * (possibly GRO-coalesced) buffers by the datagrams' own headers. */
+ * lone small datagram, GSO runs, zero-copy (spliced) sends, and the receive
+ * side's splitting of (possibly GRO-coalesced) buffers by the datagrams'
+ * own headers. */
 #include "xport/udp/udp_sock.h"
 #include "xport/udp/udp_proto.h"
 
@@ -27,6 +28,10 @@ static int failures;
 #define MAXD 80
 
 static char rbuf[32 * CAP];
+/* send_run marks payloads zcopy (they stay put until received here) */
+static int zcopy;
+/* check_run: odd datagrams get len / odd_div bytes (1: all the same) */
+static int odd_div = 1;
 
 /* A datagram of ours: header (nsack 0) and payload, payload bytes derived
  * from (tag, i) so every byte is checked on arrival. */
@@ -104,7 +109,8 @@ static void send_run(tn_udp_sock_t *a, dgram_t *d, int n, int route, const struc
     for (int i = 0; i < n; i++) {
         /* header and payload as two pieces, as udp.c hands them over */
         out[i] = (tn_udp_out_t){ .buf = &d[i].h, .len = sizeof(d[i].h), .buf2 = d[i].payload,
-                                 .len2 = d[i].h.len, .rail = 0, .route = route, .to = *to };
+                                 .len2 = d[i].h.len, .zcopy = zcopy, .rail = 0,
+                                 .route = route, .to = *to };
     }
     int failed = -1;
     int handled = tn_udp_sock_send(a, out, n, &failed);
@@ -118,14 +124,16 @@ static void check_run(tn_udp_sock_t *a, tn_udp_sock_t *b, int route, int n, uint
     int tags[MAXD];
     size_t dlens[MAXD];
     int coalesced;
+    uint16_t lens[MAXD];
     for (int i = 0; i < n; i++) {
-        make(&d[i], tag0 + (uint32_t)i, i == n - 1 ? last_len : len);
+        lens[i] = i == n - 1 ? last_len : i % 2 ? (uint16_t)(len / odd_div) : len;
+        make(&d[i], tag0 + (uint32_t)i, lens[i]);
     }
     send_run(a, d, n, route, &b->addr[0]);
     int got = receive(b, n, tags, dlens, &coalesced);
     CHECK(got == n, "%s: received %d datagrams, sent %d", what, got, n);
     for (int i = 0; i < got && i < n; i++) {
-        size_t want = sizeof(tn_udp_hdr_t) + (i == n - 1 ? last_len : len);
+        size_t want = sizeof(tn_udp_hdr_t) + lens[i];
         CHECK(tags[i] == (int)(tag0 + (uint32_t)i) && dlens[i] == want,
               "%s: datagram %d has tag %d, %zu bytes; wanted %u, %zu", what, i, tags[i],
               dlens[i], tag0 + (unsigned)i, want);
@@ -164,6 +172,94 @@ int main(void)
     check_run(&a, &b, -1, 40, 8000, 8000, 2000, "run of 40 x 8000 B, unconnected");
     check_run(&a, &b, route, 64, 1000, 1000, 3000, "run of 64 x 1000 B, connected");
     check_run(&a, &b, route, 7, 1400, 3, 4000, "run of 7 x 1400 B, last 3 B");
+
+    /* zero-copy sends: payloads of at least 4 KiB through a connected
+     * route are spliced, in order with what goes by copy */
+    CHECK(tn_udp_sock_set_splice(&a, 4096) == 1, "zero-copy sends could not be turned on");
+    zcopy = 1;
+    uint64_t spliced = a.stats.splice_sends;
+    check_run(&a, &b, route, 20, 8000, 8000, 5000, "zero-copy 20 x 8000 B, connected");
+    CHECK(a.stats.splice_sends - spliced == 20, "spliced %llu of 20",
+          (unsigned long long)(a.stats.splice_sends - spliced));
+    spliced = a.stats.splice_sends;
+    check_run(&a, &b, -1, 20, 8000, 8000, 5100, "zero-copy asked, unconnected");
+    CHECK(a.stats.splice_sends == spliced, "spliced without a connected route");
+    odd_div = 8;
+    check_run(&a, &b, route, 31, 8000, 3, 5200, "zero-copy 8000 B and copied 1000 B alternating");
+    CHECK(a.stats.splice_sends - spliced == 15, "spliced %llu of the 15 large ones",
+          (unsigned long long)(a.stats.splice_sends - spliced));
+    odd_div = 1;
+    /* a pipe of 8 pages: runs of two datagrams (a header page and three
+     * payload pages each) */
+    int pages = a.pipe_pages;
+    a.pipe_pages = 8;
+    spliced = a.stats.splice_sends;
+    check_run(&a, &b, route, 25, 8000, 8000, 5300, "zero-copy through an 8-page pipe");
+    CHECK(a.stats.splice_sends - spliced == 25 && a.stats.splice_fallbacks == 0,
+          "spliced %llu of 25, %llu runs by copy",
+          (unsigned long long)(a.stats.splice_sends - spliced),
+          (unsigned long long)a.stats.splice_fallbacks);
+    a.pipe_pages = pages;
+    CHECK(a.piped == 0, "%zu bytes left in the pipe", a.piped);
+
+    /* a route to a socket that is gone: the refused datagrams are lost
+     * (counted), the pipe is left empty, and zero-copy goes on */
+    {
+        tn_udp_sock_t c;
+        CHECK(tn_udp_sock_open(&c, "127.0.0.1", 1, 1 << 20, 0, &nofault) == TN_OK, "open c");
+        tn_udp_sock_set_routes(&a, 2);
+        int dead = tn_udp_sock_route(&a, 0, &c.addr[0]);
+        CHECK(dead == 1, "second route %d", dead);
+        tn_udp_sock_close(&c);
+        static dgram_t dd[4];
+        for (int i = 0; i < 4; i++) {
+            make(&dd[i], 6000 + (uint32_t)i, 8000);
+        }
+        uint64_t errs = a.stats.send_errors;
+        for (int i = 0; i < 4; i++) {
+            send_run(&a, &dd[i], 1, dead, &c.addr[0]);  /* the first draws the ICMP error */
+        }
+        CHECK(a.stats.send_errors > errs, "no send refused towards a closed port");
+        CHECK(a.piped == 0, "%zu bytes left in the pipe after refused splices", a.piped);
+        CHECK(a.splice_min == 4096, "zero-copy turned off by a refused datagram");
+        a.stats.send_errors = errs;
+        spliced = a.stats.splice_sends;
+        check_run(&a, &b, route, 10, 8000, 8000, 6100, "zero-copy after refused datagrams");
+        CHECK(a.stats.splice_sends - spliced == 10, "spliced %llu of 10 after refusals",
+              (unsigned long long)(a.stats.splice_sends - spliced));
+    }
+
+    /* duplicated by the fault injector: each spliced twice, in order */
+    {
+        tn_udp_fault_cfg_t dup = { .dup = 100, .seed = 7 };
+        tn_udp_sock_t f;
+        CHECK(tn_udp_sock_open(&f, "127.0.0.1", 1, 4 << 20, 1, &dup) == TN_OK, "open f");
+        tn_udp_sock_set_routes(&f, 1);
+        int fr = tn_udp_sock_route(&f, 0, &b.addr[0]);
+        CHECK(fr == 0 && tn_udp_sock_set_splice(&f, 4096) == 1, "route / splice on f");
+        static dgram_t fd8[8];
+        for (int i = 0; i < 8; i++) {
+            make(&fd8[i], 7000 + (uint32_t)i, 8000);
+        }
+        send_run(&f, fd8, 8, fr, &b.addr[0]);
+        int tags[MAXD], coalesced;
+        size_t dl[MAXD];
+        int got = receive(&b, 16, tags, dl, &coalesced);
+        CHECK(got == 16, "duplicated: received %d of 16", got);
+        for (int i = 0; i < got && i < 16; i++) {
+            CHECK(tags[i] == 7000 + i / 2, "duplicated: datagram %d has tag %d", i, tags[i]);
+        }
+        CHECK(f.stats.splice_sends == 16 && f.piped == 0, "duplicated: spliced %llu, piped %zu",
+              (unsigned long long)f.stats.splice_sends, f.piped);
+        tn_udp_sock_close(&f);
+    }
+
+    /* off again: zcopy payloads go by copy */
+    CHECK(tn_udp_sock_set_splice(&a, 0) == 0 && a.pipe[0] == -1, "zero-copy off");
+    spliced = a.stats.splice_sends;
+    check_run(&a, &b, route, 10, 8000, 8000, 6200, "zcopy with zero-copy sends off");
+    CHECK(a.stats.splice_sends == spliced, "spliced with zero-copy sends off");
+    zcopy = 0;
 
     /* foreign input: a datagram larger than the buffer is flagged (length
      * 0), and one whose header claims more than arrived is taken whole */

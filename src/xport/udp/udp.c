@@ -167,6 +167,9 @@ tn_status_t tn_xport_udp_init(const tn_xport_job_t *job)
         return st;
     }
     tn_udp_sock_set_routes(&tn_udp.sock, (int)tn_cfg.udp_connect);
+    if (tn_cfg.udp_splice != 0) {
+        tn_udp_sock_set_splice(&tn_udp.sock, tn_cfg.udp_splice);
+    }
     tn_udp.next_due = UINT64_MAX;
     char addrs[256];
     tn_udp_sock_format(&tn_udp.sock, addrs, sizeof(addrs));
@@ -414,9 +417,10 @@ static int tn_udp_flush(int peer, uint64_t now, int timers)
             char *buf = tn_udp.obuf + (size_t)n * ps;
             const void *payload;
             size_t plen;
+            int ref;
             /* the payload goes out from the sent map, no copy */
-            size_t len = tn_udp_conn_output_gather(p->conn, buf, ps, &payload, &plen, &rail,
-                                                   now, timers);
+            size_t len = tn_udp_conn_output_gather(p->conn, buf, ps, &payload, &plen, &ref,
+                                                   &rail, now, timers);
             if (len == 0) {
                 break;
             }
@@ -424,6 +428,10 @@ static int tn_udp_flush(int peer, uint64_t now, int timers)
             out[n].len = len;
             out[n].buf2 = payload;
             out[n].len2 = plen;
+            /* rendezvous data, held until acknowledged, may go zero-copy;
+             * eager messages (a packet or two, latency-bound) are copied:
+             * splice's extra system calls cost them more than the copy */
+            out[n].zcopy = ref;
             out[n].rail = rail < p->nrails ? rail : 0;
             out[n].route = p->route[out[n].rail];
             out[n].to = p->addr[out[n].rail];
@@ -842,12 +850,14 @@ void tn_xport_udp_print_stats(void)
     }
     const tn_udp_sock_stats_t *ss = &tn_udp.sock.stats;
     fprintf(stderr, "[tern stats] rank %d udp: datagrams sent=%llu recv=%llu send_errors=%llu "
-            "gso=%llu/%llu gro=%llu/%llu direct=%llu (%llu B, %llu missed) "
+            "gso=%llu/%llu gro=%llu/%llu splice=%llu (%llu by copy) "
+            "direct=%llu (%llu B, %llu missed) "
             "bad=%llu foreign=%llu fault(drop=%llu dup=%llu reorder=%llu corrupt=%llu)\n",
             tn_udp.me, (unsigned long long)ss->sent, (unsigned long long)ss->recv,
             (unsigned long long)ss->send_errors, (unsigned long long)ss->gso_sends,
             (unsigned long long)ss->gso_datagrams, (unsigned long long)ss->gro_recvs,
-            (unsigned long long)ss->gro_datagrams, (unsigned long long)tn_udp.direct_hits,
+            (unsigned long long)ss->gro_datagrams, (unsigned long long)ss->splice_sends,
+            (unsigned long long)ss->splice_fallbacks, (unsigned long long)tn_udp.direct_hits,
             (unsigned long long)tn_udp.direct_bytes, (unsigned long long)tn_udp.direct_misses,
             (unsigned long long)tn_udp.bad_packets,
             (unsigned long long)tn_udp.foreign_packets,

@@ -96,6 +96,7 @@ struct tn_udp_conn {
     uint64_t          probe_at;      /* next zero-window probe; 0: not probing */
     uint32_t          probe_backoff;
     int               credit_stalled, cwnd_stalled;
+    int               out_ref;       /* the last data packet output was by reference */
 
     /* receive side */
     tn_udp_credit_t   rx;
@@ -442,6 +443,7 @@ static size_t tn_conn_send_data(tn_udp_conn_t *c, tn_udp_sent_t *e, int rail, vo
         (!retx && e->psn + 1 >= c->snd_limit)) {
         flags |= TN_UDP_F_ACKNOW;
     }
+    c->out_ref = e->ext != NULL;
     if (e->ext == NULL) {
         size_t n = tn_conn_build(c, buf, cap, TN_UDP_PKT_DATA, flags, e->psn, e->data, e->len,
                                  e->crc, payload_p != NULL);
@@ -595,10 +597,16 @@ size_t tn_udp_conn_output(tn_udp_conn_t *conn, void *buf, size_t cap, int *rail_
 }
 
 size_t tn_udp_conn_output_gather(tn_udp_conn_t *conn, void *buf, size_t cap,
-                                 const void **payload_p, size_t *plen_p, int *rail_p,
-                                 uint64_t now, int timers)
+                                 const void **payload_p, size_t *plen_p, int *ref_p,
+                                 int *rail_p, uint64_t now, int timers)
 {
-    return tn_conn_output(conn, buf, cap, payload_p, plen_p, rail_p, now, timers);
+    size_t n = tn_conn_output(conn, buf, cap, payload_p, plen_p, rail_p, now, timers);
+    if (ref_p != NULL) {
+        /* the by-reference part, when there is one, is what the payload
+         * points to (tn_conn_send_data) */
+        *ref_p = n != 0 && *payload_p != NULL && conn->out_ref;
+    }
+    return n;
 }
 
 uint64_t tn_udp_conn_deadline(const tn_udp_conn_t *conn)

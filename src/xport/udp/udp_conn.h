@@ -144,15 +144,16 @@ size_t tn_udp_conn_output(tn_udp_conn_t *conn, void *buf, size_t cap, int *rail_
  * *plen_p the payload to send after them (NULL / 0 for control packets),
  * which stays valid until the next call into the connection.  The CRC
  * covers both.  For a message sent by reference buf also receives its
- * head, and the payload is the caller's ext.
+ * head, and the payload is the caller's ext: *ref_p (may be NULL) says
+ * so.
  *
  * timers: run the loss timers first (the RTO, the time threshold), as
  * tn_udp_conn_output always does.  Pass 0 when the peer's latest packets
  * may be waiting unread in the socket (a sender pushing a long stream
  * without reading): the timers would take that silence for loss. */
 size_t tn_udp_conn_output_gather(tn_udp_conn_t *conn, void *buf, size_t cap,
-                                 const void **payload_p, size_t *plen_p, int *rail_p,
-                                 uint64_t now, int timers);
+                                 const void **payload_p, size_t *plen_p, int *ref_p,
+                                 int *rail_p, uint64_t now, int timers);
 
 /* The next in-order message, or NULL.  The pointer stays valid until the
  * next call to tn_udp_conn_deliver or tn_udp_conn_input. */

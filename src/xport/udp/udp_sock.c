@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #ifndef UDP_SEGMENT
@@ -32,6 +33,14 @@
 #define TN_UDP_MSGS TN_UDP_DGRAMS
 #define TN_UDP_GSO_MAX_BYTES 65507  /* IPv4: 65535 - 20 (IP) - 8 (UDP) */
 #define TN_UDP_GSO_MAX_SEGS 64      /* UDP_MAX_SEGMENTS of older kernels */
+/* zero-copy sends: header slots (a header with all SACK ranges and the
+ * active-message header fits), how many (a slot is rewritten after this
+ * many spliced datagrams), the most pages splice hands a socket in one
+ * datagram (splice_to_socket's bio_vec array), the pipe's size asked for */
+#define TN_UDP_SPLICE_HDR 256
+#define TN_UDP_SPLICE_SLOTS 2048
+#define TN_UDP_SPLICE_MAX_PAGES 16
+#define TN_UDP_SPLICE_PIPE (1u << 20)
 
 /* xorshift64*: small, seeded, good enough to decide faults */
 static uint64_t tn_udp_rand(tn_udp_sock_t *s)
@@ -180,6 +189,7 @@ tn_status_t tn_udp_sock_open(tn_udp_sock_t *s, const char *rails, int loopback_o
     for (int r = 0; r < TN_UDP_MAX_RAILS; r++) {
         s->fd[r] = -1;
     }
+    s->pipe[0] = s->pipe[1] = s->null_fd = -1;
     s->sockbuf = sockbuf;
     if (rails == NULL || strcmp(rails, "auto") == 0 || rails[0] == '\0') {
         n = tn_udp_auto_rails(addrs, mtus, TN_UDP_MAX_RAILS, loopback_only);
@@ -226,6 +236,54 @@ void tn_udp_sock_set_routes(tn_udp_sock_t *s, int per_rail)
     s->max_routes = max;
 }
 
+int tn_udp_sock_set_splice(tn_udp_sock_t *s, size_t min)
+{
+    if (min == 0) {
+        for (int i = 0; i < 2; i++) {
+            if (s->pipe[i] >= 0) {
+                close(s->pipe[i]);
+            }
+            s->pipe[i] = -1;
+        }
+        if (s->null_fd >= 0) {
+            close(s->null_fd);
+        }
+        s->null_fd = -1;
+        free(s->hring);
+        s->hring = NULL;
+        s->splice_min = 0;
+        s->piped = 0;
+        return 0;
+    }
+    if (s->pipe[0] < 0) {
+        long page = sysconf(_SC_PAGESIZE);
+        if (page <= 0 || pipe2(s->pipe, O_NONBLOCK | O_CLOEXEC) != 0) {
+            tn_log_debug("udp", "no pipe for zero-copy sends: %m");
+            s->pipe[0] = s->pipe[1] = -1;
+            return 0;
+        }
+        /* as large as allowed (a user's pipes share a limit): the larger,
+         * the more datagrams one vmsplice takes */
+        int size = -1;
+        for (unsigned want = TN_UDP_SPLICE_PIPE; size < 0 && want >= 65536; want /= 4) {
+            size = fcntl(s->pipe[1], F_SETPIPE_SZ, (int)want);
+        }
+        if (size < 0) {
+            size = fcntl(s->pipe[1], F_GETPIPE_SZ);
+        }
+        s->pipe_pages = size > 0 ? (int)(size / page) : 0;
+        s->null_fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+        s->hring = aligned_alloc((size_t)page, (size_t)TN_UDP_SPLICE_SLOTS * TN_UDP_SPLICE_HDR);
+        if (s->pipe_pages < 2 || s->null_fd < 0 || s->hring == NULL) {
+            tn_log_debug("udp", "zero-copy sends off (pipe of %d pages)", s->pipe_pages);
+            tn_udp_sock_set_splice(s, 0);
+            return 0;
+        }
+    }
+    s->splice_min = min;
+    return 1;
+}
+
 int tn_udp_sock_route(tn_udp_sock_t *s, int rail, const struct sockaddr_in *to)
 {
     if (s->nroutes >= s->max_routes || rail < 0 || rail >= s->nrails) {
@@ -265,6 +323,7 @@ void tn_udp_sock_close(tn_udp_sock_t *s)
     free(s->held);
     s->held = NULL;
     s->nrails = 0;
+    tn_udp_sock_set_splice(s, 0);
 }
 
 void tn_udp_sock_format(const tn_udp_sock_t *s, char *buf, size_t len)
@@ -403,14 +462,137 @@ static int tn_udp_same_to(const struct sockaddr_in *a, const struct sockaddr_in 
     return a->sin_addr.s_addr == b->sin_addr.s_addr && a->sin_port == b->sin_port;
 }
 
-/* Pack d[0..nd) into messages: a run to the same address whose sizes equal
- * the first's (the last may be smaller) becomes one UDP_SEGMENT message. */
-static void tn_udp_send_dgrams(tn_udp_sock_t *s, const tn_udp_out_t *d, int nd,
-                               tn_udp_batch_t *b, int *failed_rail_p)
+/* Pages of a splice of d (header slot and second part); 0 when d cannot
+ * be spliced. */
+static int tn_udp_splice_pages(const tn_udp_sock_t *s, const tn_udp_out_t *d, size_t page)
 {
+    if (s->splice_min == 0 || !d->zcopy || d->route < 0 || d->len2 < s->splice_min ||
+        d->len > TN_UDP_SPLICE_HDR) {
+        return 0;
+    }
+    size_t pages = 1 + ((uintptr_t)d->buf2 % page + d->len2 + page - 1) / page;
+    return pages <= TN_UDP_SPLICE_MAX_PAGES && pages <= (size_t)s->pipe_pages ? (int)pages : 0;
+}
+
+/* Take the next bytes out of the pipe unsent (to /dev/null: no copy). */
+static void tn_udp_pipe_skip(tn_udp_sock_t *s, size_t bytes)
+{
+    while (bytes > 0) {
+        ssize_t r = splice(s->pipe[0], NULL, s->null_fd, NULL, bytes, SPLICE_F_NONBLOCK);
+        if (r <= 0 && (r == 0 || errno != EINTR)) {
+            char sink[4096];
+            r = read(s->pipe[0], sink, bytes < sizeof(sink) ? bytes : sizeof(sink));
+        }
+        if (r < 0 && errno == EINTR) {
+            continue;
+        }
+        if (r <= 0) {
+            /* a pipe that will not empty would corrupt the next datagram */
+            tn_log_warn("udp", "cannot empty the zero-copy pipe (%m); zero-copy sends off");
+            tn_udp_sock_set_splice(s, 0);
+            return;
+        }
+        bytes -= (size_t)r;
+        s->piped -= (size_t)r;
+    }
+}
+
+static void tn_udp_send_dgrams(tn_udp_sock_t *s, const tn_udp_out_t *d, int nd,
+                               tn_udp_batch_t *b, int *failed_rail_p, int splice_ok);
+
+/* Send d[0..n) (all spliceable, their pages fitting the pipe) by splice;
+ * what cannot go that way goes through b. */
+static void tn_udp_splice_run(tn_udp_sock_t *s, const tn_udp_out_t *d, int n,
+                              tn_udp_batch_t *b, int *failed_rail_p)
+{
+    struct iovec iov[2 * TN_UDP_SPLICE_MAX_PAGES];
+    for (int k = 0; k < n; k++) {
+        char *slot = s->hring + (size_t)(s->hnext++ % TN_UDP_SPLICE_SLOTS) * TN_UDP_SPLICE_HDR;
+        memcpy(slot, d[k].buf, d[k].len);
+        iov[2 * k] = (struct iovec){ .iov_base = slot, .iov_len = d[k].len };
+        iov[2 * k + 1] = (struct iovec){ .iov_base = (void *)d[k].buf2, .iov_len = d[k].len2 };
+    }
+    ssize_t got = vmsplice(s->pipe[1], iov, (unsigned long)(2 * n), SPLICE_F_NONBLOCK);
+    size_t in = got > 0 ? (size_t)got : 0, off = 0;
+    s->piped += in;
+    int k = 0;
+    for (; k < n && s->splice_min != 0; k++) {
+        size_t dl = d[k].len + d[k].len2;
+        if (off + dl > in) {
+            break;                      /* not (wholly) in the pipe */
+        }
+        off += dl;
+        ssize_t r;
+        do {
+            r = splice(s->pipe[0], NULL, s->route_fd[d[k].route], NULL, dl, SPLICE_F_NONBLOCK);
+        } while (r < 0 && errno == EINTR);
+        if (r > 0) {
+            s->piped -= (size_t)r;
+        }
+        if (r == (ssize_t)dl) {
+            s->stats.sent++;
+            s->stats.splice_sends++;
+            continue;
+        }
+        int err = r < 0 ? errno : 0;
+        s->stats.send_errors++;
+        /* lost, like a datagram a full buffer refuses (tn_udp_flush_run);
+         * what is left of it leaves the pipe, so the next starts clean
+         * (a short datagram that went out fails its checks at the peer) */
+        tn_udp_pipe_skip(s, dl - (r > 0 ? (size_t)r : 0));
+        if (err == EINVAL || err == ENOSYS || err == EOPNOTSUPP) {
+            /* this kernel cannot splice to a UDP socket: every datagram
+             * goes by copy from now on */
+            tn_log_debug("udp", "splice to a UDP socket refused (%s); zero-copy sends off",
+                         strerror(err));
+            tn_udp_pipe_skip(s, s->piped);
+            tn_udp_sock_set_splice(s, 0);
+            k++;
+            break;
+        }
+        if (err != 0 && err != EAGAIN && err != ENOBUFS && err != ECONNREFUSED && err != EPERM) {
+            tn_log_debug("udp", "splice on rail %d failed: %s", d[k].rail, strerror(err));
+            *failed_rail_p = d[k].rail;
+            tn_udp_pipe_skip(s, s->piped);
+            return;
+        }
+    }
+    if (s->piped > 0) {
+        tn_udp_pipe_skip(s, s->piped);  /* a datagram vmsplice took only in part */
+    }
+    if (k < n) {
+        s->stats.splice_fallbacks++;
+        tn_udp_send_dgrams(s, d + k, n - k, b, failed_rail_p, 0);
+    }
+}
+
+/* Pack d[0..nd) into messages: a run to the same address whose sizes equal
+ * the first's (the last may be smaller) becomes one UDP_SEGMENT message.
+ * With splice_ok, runs of datagrams that can go zero-copy go by splice. */
+static void tn_udp_send_dgrams(tn_udp_sock_t *s, const tn_udp_out_t *d, int nd,
+                               tn_udp_batch_t *b, int *failed_rail_p, int splice_ok)
+{
+    size_t page = s->splice_min != 0 ? (size_t)sysconf(_SC_PAGESIZE) : 0;
     int i = 0;
     while (i < nd) {
         int rail = d[i].rail, route = d[i].route;
+        int pages = splice_ok ? tn_udp_splice_pages(s, &d[i], page) : 0;
+        if (pages > 0) {
+            /* in order: what is gathered leaves first */
+            if (b->nmsg > 0) {
+                tn_udp_flush_run(s, b, failed_rail_p);
+            }
+            int j = i + 1, total = pages;
+            while (j < nd && j - i < TN_UDP_SPLICE_MAX_PAGES &&
+                   (pages = tn_udp_splice_pages(s, &d[j], page)) > 0 &&
+                   total + pages <= s->pipe_pages) {
+                total += pages;
+                j++;
+            }
+            tn_udp_splice_run(s, d + i, j - i, b, failed_rail_p);
+            i = j;
+            continue;
+        }
         if (b->nmsg == TN_UDP_MSGS || (b->nmsg > 0 && (rail != b->rail || route != b->route))) {
             tn_udp_flush_run(s, b, failed_rail_p);
         }
@@ -525,7 +707,7 @@ int tn_udp_sock_send(tn_udp_sock_t *s, const tn_udp_out_t *out, int n, int *fail
                 s->held = NULL;
             }
         }
-        tn_udp_send_dgrams(s, d, nd, &batch, failed_rail_p);
+        tn_udp_send_dgrams(s, d, nd, &batch, failed_rail_p, 1);
         if (batch.nmsg > 0) {
             tn_udp_flush_run(s, &batch, failed_rail_p);
         }

@@ -25,7 +25,25 @@
  * the first datagram's header gives that size (no control message needed).  Each datagram keeps its own header and CRC on the
  * wire, so a peer without GSO/GRO sees ordinary datagrams.  A kernel that
  * refuses the option (or a send through a device without checksum
- * offload) turns gso off for that socket and sends one datagram a time. */
+ * offload) turns gso off for that socket and sends one datagram a time.
+ *
+ * Zero-copy sends (tn_udp_sock_set_splice).  A datagram whose second part
+ * is large and marked zcopy (it stays as it is until the datagram is
+ * acknowledged: rendezvous data held by reference, a sent-map slot) and
+ * that leaves through a connected route is not copied by sendmsg: its
+ * header goes into a ring of header slots, both parts are vmspliced into
+ * a pipe (the pipe then refers to the pages) and spliced from the pipe to
+ * the socket, which attaches the pages to the datagram.  The kernel reads
+ * the payload when the datagram is delivered or leaves the device, so the
+ * sender's copy into socket buffers is gone; on loopback the receiver's
+ * read is the only copy.  Should the memory change before that (a header
+ * slot reused, an acknowledged buffer rewritten while a spurious
+ * retransmission still queues), the datagram fails its CRC and is
+ * dropped, or is a valid copy of another packet with the same bytes: CRC
+ * and sequence numbers keep it safe.  Spliced datagrams go one per system
+ * call and without GSO (splice hands a socket at most 16 pages per
+ * datagram).  Any failure of vmsplice or splice sends the datagram the
+ * ordinary way or counts it lost, like a full buffer. */
 #ifndef TN_XPORT_UDP_UDP_SOCK_H
 #define TN_XPORT_UDP_UDP_SOCK_H
 
@@ -47,6 +65,7 @@ typedef struct {
     uint64_t fault_dropped, fault_duplicated, fault_reordered, fault_corrupted;
     uint64_t gso_sends, gso_datagrams;      /* offloaded sends, datagrams in them */
     uint64_t gro_recvs, gro_datagrams;      /* coalesced receives, datagrams in them */
+    uint64_t splice_sends, splice_fallbacks; /* zero-copy datagrams; runs sent by copy instead */
 } tn_udp_sock_stats_t;
 
 typedef struct {
@@ -64,6 +83,16 @@ typedef struct {
      * more (recvmmsg) found any; see tn_udp_sock_recv */
     int                 hits[TN_UDP_MAX_RAILS];
     int                 more[TN_UDP_MAX_RAILS];
+    /* zero-copy sends (see above): smallest zcopy second part sent by
+     * splice (0: off), the pipe, /dev/null to empty it after a failure,
+     * its capacity in pages, bytes in it, the header ring */
+    size_t              splice_min;
+    int                 pipe[2];
+    int                 null_fd;
+    int                 pipe_pages;
+    size_t              piped;
+    char               *hring;
+    unsigned            hnext;
     tn_udp_fault_cfg_t  fault;
     uint64_t            rng;
     /* a datagram held back by the reorder fault */
@@ -83,6 +112,10 @@ tn_status_t tn_udp_sock_open(tn_udp_sock_t *s, const char *rails, int loopback_o
 /* Allow up to per_rail connected routes on each rail (0: none). */
 void tn_udp_sock_set_routes(tn_udp_sock_t *s, int per_rail);
 
+/* Send zcopy second parts of at least min bytes by splice (see above);
+ * 0 turns it off.  Returns 1 when zero-copy sends are on. */
+int tn_udp_sock_set_splice(tn_udp_sock_t *s, size_t min);
+
 /* A connected send socket on rail towards to (see above): its route
  * number, or -1 when max_routes are in use or it cannot be made (the
  * caller then sends unconnected). */
@@ -98,12 +131,15 @@ void tn_udp_sock_format(const tn_udp_sock_t *s, char *buf, size_t len);
 /* Parse the peer's published form into addrs (up to TN_UDP_MAX_RAILS). */
 int tn_udp_sock_parse(const char *str, struct sockaddr_in *addrs, int max);
 
-/* One datagram to send: buf, then buf2 (len2 may be 0). */
+/* One datagram to send: buf, then buf2 (len2 may be 0).  zcopy: buf2
+ * stays as it is until the datagram is acknowledged, so the kernel may
+ * read it after the send returns (zero-copy, see above). */
 typedef struct {
     const void         *buf;
     size_t              len;
     const void         *buf2;
     size_t              len2;
+    int                 zcopy;
     int                 rail;
     int                 route;      /* from tn_udp_sock_route, or -1 */
     struct sockaddr_in  to;         /* used when route is -1 */
