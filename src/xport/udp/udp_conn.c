@@ -104,6 +104,8 @@ struct tn_udp_conn {
     int               ack_now;       /* ... and the ack must not wait */
     int               late;          /* flag the next packet TN_UDP_F_LATE */
     uint32_t          unacked;       /* data packets since our last ack */
+    uint64_t          rx_top;        /* highest psn received */
+    uint32_t          ooo_acks;      /* immediate acks since the latest hole opened */
     uint64_t          ack_deadline;
     uint64_t          adv_limit;     /* ack + credits as last advertised */
 
@@ -117,6 +119,9 @@ struct tn_udp_conn {
 
     tn_udp_conn_stats_t stats;
 };
+
+/* out-of-order arrivals acknowledged at once per hole (see tn_conn_on_data) */
+#define TN_UDP_OOO_ACKS 3
 
 /* ---- set-up --------------------------------------------------------------- */
 
@@ -714,6 +719,10 @@ static void tn_conn_on_data(tn_udp_conn_t *c, const tn_udp_hdr_t *h, const char 
                                      (uint32_t)(h->len - plen), keep)
         : lend ? tn_udp_credit_insert_lent(&c->rx, h->psn, payload, h->len)
                : tn_udp_credit_insert(&c->rx, h->psn, payload, h->len);
+    uint64_t top = c->rx_top;
+    if (rx == TN_UDP_RX_INORDER || rx == TN_UDP_RX_OOO) {
+        c->rx_top = h->psn > top ? h->psn : top;
+    }
     switch (rx) {
     case TN_UDP_RX_INORDER:
         c->stats.data_recv++;
@@ -726,7 +735,18 @@ static void tn_conn_on_data(tn_udp_conn_t *c, const tn_udp_hdr_t *h, const char 
         c->stats.data_recv++;
         c->stats.data_bytes_recv += h->len;
         c->stats.out_of_order++;
-        c->ack_now = 1;
+        /* a packet that opens a new hole, and the next few beyond it, are
+         * acknowledged at once: enough for the sender's packet threshold.
+         * The rest wait for the usual policy; acking every one of them
+         * (each ack a system call on both sides) cost a third more acks
+         * than data packets at 1 % loss */
+        if (h->psn > top + 1) {
+            c->ooo_acks = 0;
+        }
+        if (c->ooo_acks < TN_UDP_OOO_ACKS) {
+            c->ooo_acks++;
+            c->ack_now = 1;
+        }
         break;
     case TN_UDP_RX_DUP:
         c->stats.duplicates++;
