@@ -89,7 +89,7 @@
       "udp: rendezvous data is received straight into the user's buffer (contiguous receives) instead of through a receive buffer") \
     X(udp_gso, UDP_GSO, BOOL, "1",                                             \
       "udp: send runs of equal-sized datagrams as one UDP GSO send and take coalesced ones with UDP GRO") \
-    X(udp_splice, UDP_SPLICE, SIZE, "16k",                                     \
+    X(udp_splice, UDP_SPLICE, SIZE, "20k",                                     \
       "udp: smallest payload sent zero-copy (vmsplice + splice: the kernel reads it in place, no copy into socket buffers); 0 = never") \
     X(udp_fault_drop, UDP_FAULT_DROP, DOUBLE, "0",                             \
       "udp fault injector: percent of outgoing datagrams dropped")             \
