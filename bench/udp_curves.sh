@@ -27,7 +27,7 @@ echo "Bandwidth (MB/s) against TERN_UDP_PACKET_SIZE (default eager threshold, GS
 echo
 echo "| packet size | 64 KiB | 1 MiB | 4 MiB |"
 echo "|---:|---:|---:|---:|"
-for ps in 1k 2k 4k 8k 16k 32k; do
+for ps in 1k 2k 4k 8k 16k 24k 32k; do
   row="| $ps"
   for m in 65536 1048576 4194304; do
     row="$row | $(median_bw $m TERN_UDP_PACKET_SIZE=$ps)"

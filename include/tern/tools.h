@@ -9,7 +9,7 @@ extern "C" {
 
 /* "0.1.0" */
 const char *tern_tools_version(void);
-/* Comma-separated list of the transports built in ("self,shm"). */
+/* Comma-separated list of the transports built in ("self,shm,udp"). */
 const char *tern_tools_transports(void);
 
 /* Configuration variables (TERN_*), after reading the environment. */
@@ -24,6 +24,42 @@ int tern_tools_config_get(int i, const char **name, const char **type, const cha
 int tern_tools_function_count(void);
 int tern_tools_unsupported_count(void);
 const char *tern_tools_unsupported_name(int i);
+
+/* Counters of the udp transport, readable while the job runs (what
+ * TERN_STATS=1 prints at finalize; docs/transports/udp.md).  Call them
+ * between MPI_Init and MPI_Finalize, from any thread. */
+typedef struct {
+    unsigned long long datagrams_sent, datagrams_recv;
+    unsigned long long send_errors;     /* refused by the kernel (full buffer, firewall) */
+    unsigned long long bad;             /* dropped: bad CRC, length, version or rank */
+    unsigned long long foreign;         /* dropped: another job's */
+    unsigned long long gso_sends, gso_datagrams, gro_recvs, gro_datagrams;
+    unsigned long long splice_sends;    /* zero-copy datagrams */
+    unsigned long long direct_datagrams, direct_bytes;  /* received in place */
+    unsigned long long fault_dropped, fault_duplicated, fault_reordered, fault_corrupted;
+} tern_udp_stats_t;
+
+#define TERN_UDP_MAX_RAILS 4
+
+/* Towards one peer (world rank). */
+typedef struct {
+    unsigned long long data_sent, data_bytes_sent, data_recv, data_bytes_recv;
+    unsigned long long retransmits, timeouts, fast_retransmits;
+    unsigned long long duplicates, out_of_order, stale;
+    unsigned long long acks_sent, acks_recv, credit_stalls, cwnd_stalls;
+    unsigned long long cc_episodes, tail_probes, late_acks, rails_down;
+    unsigned long long cwnd;            /* congestion window, packets */
+    double             srtt_us, rttvar_us, rto_us, min_rtt_us;
+    int                nrails;
+    unsigned long long rail_sent[TERN_UDP_MAX_RAILS], rail_lost[TERN_UDP_MAX_RAILS];
+} tern_udp_peer_stats_t;
+
+/* The process's udp counters: 0, or -1 when the udp transport is not in
+ * use (no peer served by it, or outside MPI_Init..MPI_Finalize). */
+int tern_tools_udp_stats(tern_udp_stats_t *out);
+/* Counters towards world_rank: 0, or -1 when no udp connection to that
+ * rank exists (udp not in use, not a udp peer, nothing exchanged yet). */
+int tern_tools_udp_peer_stats(int world_rank, tern_udp_peer_stats_t *out);
 
 #ifdef __cplusplus
 }

@@ -1,7 +1,9 @@
 /* The tools interface (include/tern/tools.h). */
 #include "mpi/mpi_impl.h"
 #include "base/config.h"
+#include "runtime/rt.h"
 #include "tern/tools.h"
+#include "xport/xport.h"
 
 #define TN_EXPORT __attribute__((visibility("default")))
 
@@ -16,7 +18,7 @@ TN_EXPORT const char *tern_tools_version(void)
 
 TN_EXPORT const char *tern_tools_transports(void)
 {
-    return "self,shm";
+    return "self,shm,udp";
 }
 
 TN_EXPORT int tern_tools_config_count(void)
@@ -63,4 +65,20 @@ TN_EXPORT const char *tern_tools_unsupported_name(int i)
         return 0;
     }
     return tn_mpi_unsupported_names[i];
+}
+
+TN_EXPORT int tern_tools_udp_stats(tern_udp_stats_t *out)
+{
+    tn_rt_lock();
+    int r = tn_xport_udp_tool_stats(out);
+    tn_rt_unlock();
+    return r;
+}
+
+TN_EXPORT int tern_tools_udp_peer_stats(int world_rank, tern_udp_peer_stats_t *out)
+{
+    tn_rt_lock();
+    int r = tn_xport_udp_tool_peer_stats(world_rank, out);
+    tn_rt_unlock();
+    return r;
 }

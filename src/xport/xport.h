@@ -22,6 +22,7 @@
 #include <stdint.h>
 #include <sys/uio.h>
 #include "base/status.h"
+#include "tern/tools.h"
 
 /* Active-message types. */
 enum {
@@ -225,5 +226,9 @@ int         tn_xport_udp_active(void);
  * short slices. */
 int         tn_xport_udp_sleep(int (*recheck)(void), uint64_t timeout_ns);
 void        tn_xport_udp_print_stats(void);
+/* The counters for tools (include/tern/tools.h): 0, or -1 when udp is not
+ * in use / there is no connection to world_rank. */
+int         tn_xport_udp_tool_stats(tern_udp_stats_t *out);
+int         tn_xport_udp_tool_peer_stats(int world_rank, tern_udp_peer_stats_t *out);
 
 #endif

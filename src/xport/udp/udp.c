@@ -894,6 +894,74 @@ void tn_xport_udp_print_stats(void)
     }
 }
 
+int tn_xport_udp_tool_stats(tern_udp_stats_t *out)
+{
+    if (!tn_udp.active || out == NULL) {
+        return -1;
+    }
+    const tn_udp_sock_stats_t *ss = &tn_udp.sock.stats;
+    *out = (tern_udp_stats_t){
+        .datagrams_sent = ss->sent,
+        .datagrams_recv = ss->recv,
+        .send_errors = ss->send_errors,
+        .bad = tn_udp.bad_packets,
+        .foreign = tn_udp.foreign_packets,
+        .gso_sends = ss->gso_sends,
+        .gso_datagrams = ss->gso_datagrams,
+        .gro_recvs = ss->gro_recvs,
+        .gro_datagrams = ss->gro_datagrams,
+        .splice_sends = ss->splice_sends,
+        .direct_datagrams = tn_udp.direct_hits,
+        .direct_bytes = tn_udp.direct_bytes,
+        .fault_dropped = ss->fault_dropped,
+        .fault_duplicated = ss->fault_duplicated,
+        .fault_reordered = ss->fault_reordered,
+        .fault_corrupted = ss->fault_corrupted,
+    };
+    return 0;
+}
+
+int tn_xport_udp_tool_peer_stats(int world_rank, tern_udp_peer_stats_t *out)
+{
+    if (!tn_udp.active || out == NULL || world_rank < 0 || world_rank >= tn_udp.world_size ||
+        tn_udp.peers[world_rank].conn == NULL) {
+        return -1;
+    }
+    const tn_udp_conn_stats_t *s = tn_udp_conn_stats(tn_udp.peers[world_rank].conn);
+    *out = (tern_udp_peer_stats_t){
+        .data_sent = s->data_sent,
+        .data_bytes_sent = s->data_bytes_sent,
+        .data_recv = s->data_recv,
+        .data_bytes_recv = s->data_bytes_recv,
+        .retransmits = s->retransmits,
+        .timeouts = s->timeouts,
+        .fast_retransmits = s->fast_retransmits,
+        .duplicates = s->duplicates,
+        .out_of_order = s->out_of_order,
+        .stale = s->stale,
+        .acks_sent = s->acks_sent,
+        .acks_recv = s->acks_recv,
+        .credit_stalls = s->credit_stalls,
+        .cwnd_stalls = s->cwnd_stalls,
+        .cc_episodes = s->cc_episodes,
+        .tail_probes = s->probes,
+        .late_acks = s->late_acks,
+        .rails_down = s->rails_down,
+        .cwnd = s->cwnd,
+        .srtt_us = (double)s->srtt_ns / 1e3,
+        .rttvar_us = (double)s->rttvar_ns / 1e3,
+        .rto_us = (double)s->rto_ns / 1e3,
+        .min_rtt_us = (double)s->min_rtt_ns / 1e3,
+        .nrails = tn_udp.peers[world_rank].nrails,
+    };
+    _Static_assert(TERN_UDP_MAX_RAILS == TN_UDP_MAX_RAILS, "rail counts of tools.h and udp");
+    for (int r = 0; r < TN_UDP_MAX_RAILS; r++) {
+        out->rail_sent[r] = s->rail_sent[r];
+        out->rail_lost[r] = s->rail_lost[r];
+    }
+    return 0;
+}
+
 const tn_xport_ops_t tn_xport_udp_ops = {
     .name        = "udp",
     .max_payload = tn_udp_max_payload,
