@@ -92,9 +92,45 @@ class Lib:
         self.build_errors = {}   # bench -> message
         self.extra_launch = []
 
-    def launch_cmd(self, nranks, exe, args, cores, bind, net=False, prefix=()):
+    def launch_cmd(self, nranks, exe, args, cores, bind, net=False, prefix=(), nodes=None):
+        if nodes is not None:
+            return self._nodes_cmd(nranks, exe, args, cores, bind, nodes)
         cmd = self._launch_cmd(nranks, exe, args, cores, bind, net)
         return list(prefix) + cmd
+
+    def _nodes_cmd(self, nranks, exe, args, cores, bind, nodes):
+        """One rank per "node" (network namespace, see netns_up), rank i
+        bound to core i (the namespaces share this machine's cores); Open
+        MPI and Hydra start from the first namespace and reach the others
+        through bench/netns_agent.sh, their ssh stand-in."""
+        names, ips = nodes["names"], nodes["ips"]
+        if self.name == "tern":
+            cmd = [self.launcher] + self.extra_launch + ["-x", "TERN_XPORT=udp",
+                                                         "--netns", ",".join(names[:nranks]),
+                                                         "-n", str(nranks)]
+            return cmd + [exe] + args
+
+        def rank_argv(i):
+            pin = ["taskset", "-c", str(i % cores)] if bind != "none" else []
+            return pin + [exe] + args
+        prefix = ["ip", "netns", "exec", names[0]]
+        if self.name == "openmpi":
+            cmd = [self.launcher, "--allow-run-as-root", "--oversubscribe",
+                   "--mca", "plm_rsh_agent", NETNS_AGENT,
+                   "--mca", "pml", "ob1", "--mca", "btl", "tcp,self",
+                   "--mca", "btl_tcp_if_include", "eth0", "--mca", "oob_tcp_if_include", "eth0",
+                   "--bind-to", "none"]
+            for i in range(nranks):
+                cmd += ([":"] if i else []) + ["-n", "1", "--host", ips[i]] + rank_argv(i)
+        else:
+            # Hydra takes one host list; rank i lands on the i-th host
+            cmd = [self.launcher, "-launcher", "ssh", "-launcher-exec", NETNS_AGENT,
+                   "-hosts", ",".join("%s:1" % ip for ip in ips[:nranks]),
+                   "-bind-to", "none", "-genv", "UCX_TLS", "tcp,self",
+                   "-genv", "UCX_NET_DEVICES", "eth0"]
+            for i in range(nranks):
+                cmd += ([":"] if i else []) + ["-n", "1"] + rank_argv(i)
+        return prefix + cmd
 
     def _launch_cmd(self, nranks, exe, args, cores, bind, net):
         if self.name == "openmpi":
@@ -493,6 +529,11 @@ def parse_args(argv):
                          "drops PCT %% of the UDP and TCP packets (nftables; needs root); "
                          "also runs the same benchmarks there without loss and prints "
                          "lossless-vs-loss summaries (implies --net)")
+    ap.add_argument("--netns", action="store_true",
+                    help="network path across nodes: one rank in each of --p2p-ranks network "
+                         "namespaces joined by veth pairs on a bridge (tests/net/netns_cluster.sh; "
+                         "needs root); Open MPI over TCP, MPICH over UCX's TCP on eth0, Tern over "
+                         "udp; rank i bound to core i (implies --net)")
     ap.add_argument("--settle", type=float, default=0, metavar="NS",
                     help="before each run, wait until the core-to-core cache-line round trip "
                          "(bench/core_rtt.c) is at most NS nanoseconds: on a VM the host "
@@ -542,6 +583,12 @@ def parse_args(argv):
         opts.net = True
         if not 0 <= opts.loss <= 100:
             ap.error("--loss takes a percentage")
+    if opts.netns:
+        opts.net = True
+        if opts.loss is not None:
+            ap.error("--netns and --loss do not combine yet")
+        if any(BENCHES[b][1] != "p2p" for b in opts.bench):
+            ap.error("--netns runs the point-to-point benchmarks only")
     return opts
 
 
@@ -584,7 +631,35 @@ def loss_ns_down():
     ns_run(["ip", "netns", "del", LOSS_NS], check=False)
 
 
-def measure(opts, libs, jobs, bench_args, cores, env, prefix, tag):
+# ------------------------------------------------------- namespaces as nodes
+
+NETNS_PREFIX = "tbn"
+NETNS_CLUSTER = os.path.join(REPO, "tests", "net", "netns_cluster.sh")
+NETNS_AGENT = os.path.join(REPO, "bench", "netns_agent.sh")
+
+
+def netns_up(n):
+    """n namespaces joined by one bridged network: their names and the
+    address of each one's eth0."""
+    ns_run([NETNS_CLUSTER, "down", NETNS_PREFIX], check=False)
+    ns_run([NETNS_CLUSTER, "up", NETNS_PREFIX, str(n), "1"])
+    names = ["%s-n%d" % (NETNS_PREFIX, i) for i in range(n)]
+    ips = []
+    for name in names:
+        out = subprocess.run(["ip", "-n", name, "-4", "-o", "addr", "show", "eth0"],
+                             capture_output=True, text=True, timeout=30).stdout
+        m = re.search(r"inet (\d+\.\d+\.\d+\.\d+)/", out)
+        if not m:
+            raise RuntimeError("no address on %s's eth0" % name)
+        ips.append(m.group(1))
+    return {"names": names, "ips": ips}
+
+
+def netns_down():
+    ns_run([NETNS_CLUSTER, "down", NETNS_PREFIX], check=False)
+
+
+def measure(opts, libs, jobs, bench_args, cores, env, prefix, tag, nodes=None):
     """Runs every job opts.reps times per library; returns results[(bench, n)][lib]."""
     # results[(bench, n)][lib] = {"vals": {key: [..]}, "bad": set(), "status": str}
     results = {j: {l: {"vals": {}, "bad": set(), "status": "ok", "fails": [], "rtt": []}
@@ -611,7 +686,8 @@ def measure(opts, libs, jobs, bench_args, cores, env, prefix, tag):
                         res["fails"].append(("unavailable: " + lib.error) if lib.error else
                                             ("build failed: " + tail(lib.build_errors.get(b, "?"), 5)))
                     continue
-                cmd = lib.launch_cmd(n, lib.exes[b], bench_args, cores, opts.bind, opts.net, prefix)
+                cmd = lib.launch_cmd(n, lib.exes[b], bench_args, cores, opts.bind, opts.net, prefix,
+                                     nodes)
                 # With --settle, a run after which the host is in a slow
                 # phase may have run in it (phases turn within seconds):
                 # it is run again, up to --settle-retries times.
@@ -702,6 +778,10 @@ def main(argv):
         prefix = ["ip", "netns", "exec", LOSS_NS]
         phases = [("lossless", 0.0), ("loss %g%%" % opts.loss, opts.loss)]
         loss_ns_up()
+    nodes = None
+    if opts.netns:
+        nodes = netns_up(opts.p2p_ranks)
+        phases = [("netns", None)]
     phase_results = []
     try:
         for tag, pct in phases:
@@ -709,10 +789,12 @@ def main(argv):
                 loss_ns_set(pct)
                 log("== phase: %s" % tag)
             phase_results.append(measure(opts, libs, jobs, bench_args, cores, env, prefix,
-                                         tag.replace(" ", "").replace("%", "pct")))
+                                         tag.replace(" ", "").replace("%", "pct"), nodes))
     finally:
         if opts.loss is not None:
             loss_ns_down()
+        if opts.netns:
+            netns_down()
     results = phase_results[-1]
 
     versions = lib_versions(libs)
