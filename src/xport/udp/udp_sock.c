@@ -505,7 +505,7 @@ static void tn_udp_send_dgrams(tn_udp_sock_t *s, const tn_udp_out_t *d, int nd,
 static void tn_udp_splice_run(tn_udp_sock_t *s, const tn_udp_out_t *d, int n,
                               tn_udp_batch_t *b, int *failed_rail_p)
 {
-    struct iovec iov[2 * TN_UDP_SPLICE_MAX_PAGES];
+    struct iovec iov[2 * TN_UDP_SPLICE_MAX_PAGES] = { { 0 } };   /* n >= 1: a compiler cannot tell */
     for (int k = 0; k < n; k++) {
         char *slot = s->hring + (size_t)(s->hnext++ % TN_UDP_SPLICE_SLOTS) * TN_UDP_SPLICE_HDR;
         memcpy(slot, d[k].buf, d[k].len);
