@@ -271,6 +271,7 @@ int tn_udp_sock_set_splice(tn_udp_sock_t *s, size_t min)
         if (size < 0) {
             size = fcntl(s->pipe[1], F_GETPIPE_SZ);
         }
+        s->page = (size_t)page;
         s->pipe_pages = size > 0 ? (int)(size / page) : 0;
         s->null_fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
         s->hring = aligned_alloc((size_t)page, (size_t)TN_UDP_SPLICE_SLOTS * TN_UDP_SPLICE_HDR);
@@ -464,8 +465,9 @@ static int tn_udp_same_to(const struct sockaddr_in *a, const struct sockaddr_in 
 
 /* Pages of a splice of d (header slot and second part); 0 when d cannot
  * be spliced. */
-static int tn_udp_splice_pages(const tn_udp_sock_t *s, const tn_udp_out_t *d, size_t page)
+static int tn_udp_splice_pages(const tn_udp_sock_t *s, const tn_udp_out_t *d)
 {
+    size_t page = s->page;
     if (s->splice_min == 0 || !d->zcopy || d->route < 0 || d->len2 < s->splice_min ||
         d->len > TN_UDP_SPLICE_HDR) {
         return 0;
@@ -479,12 +481,12 @@ static void tn_udp_pipe_skip(tn_udp_sock_t *s, size_t bytes)
 {
     while (bytes > 0) {
         ssize_t r = splice(s->pipe[0], NULL, s->null_fd, NULL, bytes, SPLICE_F_NONBLOCK);
-        if (r <= 0 && (r == 0 || errno != EINTR)) {
-            char sink[4096];
-            r = read(s->pipe[0], sink, bytes < sizeof(sink) ? bytes : sizeof(sink));
-        }
         if (r < 0 && errno == EINTR) {
             continue;
+        }
+        if (r <= 0) {
+            char sink[4096];            /* /dev/null refused: read it out */
+            r = read(s->pipe[0], sink, bytes < sizeof(sink) ? bytes : sizeof(sink));
         }
         if (r <= 0) {
             /* a pipe that will not empty would corrupt the next datagram */
@@ -545,8 +547,7 @@ static void tn_udp_splice_run(tn_udp_sock_t *s, const tn_udp_out_t *d, int n,
              * goes by copy from now on */
             tn_log_debug("udp", "splice to a UDP socket refused (%s); zero-copy sends off",
                          strerror(err));
-            tn_udp_pipe_skip(s, s->piped);
-            tn_udp_sock_set_splice(s, 0);
+            tn_udp_sock_set_splice(s, 0);   /* closes the pipe, whatever is in it */
             k++;
             break;
         }
@@ -572,11 +573,10 @@ static void tn_udp_splice_run(tn_udp_sock_t *s, const tn_udp_out_t *d, int n,
 static void tn_udp_send_dgrams(tn_udp_sock_t *s, const tn_udp_out_t *d, int nd,
                                tn_udp_batch_t *b, int *failed_rail_p, int splice_ok)
 {
-    size_t page = s->splice_min != 0 ? (size_t)sysconf(_SC_PAGESIZE) : 0;
     int i = 0;
     while (i < nd) {
         int rail = d[i].rail, route = d[i].route;
-        int pages = splice_ok ? tn_udp_splice_pages(s, &d[i], page) : 0;
+        int pages = splice_ok ? tn_udp_splice_pages(s, &d[i]) : 0;
         if (pages > 0) {
             /* in order: what is gathered leaves first */
             if (b->nmsg > 0) {
@@ -584,7 +584,7 @@ static void tn_udp_send_dgrams(tn_udp_sock_t *s, const tn_udp_out_t *d, int nd,
             }
             int j = i + 1, total = pages;
             while (j < nd && j - i < TN_UDP_SPLICE_MAX_PAGES &&
-                   (pages = tn_udp_splice_pages(s, &d[j], page)) > 0 &&
+                   (pages = tn_udp_splice_pages(s, &d[j])) > 0 &&
                    total + pages <= s->pipe_pages) {
                 total += pages;
                 j++;

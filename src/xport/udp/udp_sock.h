@@ -85,8 +85,9 @@ typedef struct {
     int                 more[TN_UDP_MAX_RAILS];
     /* zero-copy sends (see above): smallest zcopy second part sent by
      * splice (0: off), the pipe, /dev/null to empty it after a failure,
-     * its capacity in pages, bytes in it, the header ring */
+     * its capacity in pages (of page bytes), bytes in it, the header ring */
     size_t              splice_min;
+    size_t              page;
     int                 pipe[2];
     int                 null_fd;
     int                 pipe_pages;
