@@ -16,6 +16,9 @@
 #include <time.h>
 
 #define TN_UDP_RECV_BATCH 32
+/* Packets one flush gathers at most: two full GSO messages of the
+ * smallest packets (1472 bytes on a 1500-byte MTU: 2 x 44). */
+#define TN_UDP_SEND_MAX 128
 
 typedef struct {
     tn_udp_conn_t      *conn;
@@ -43,7 +46,7 @@ static struct {
     void               (*fatal)(const char *msg);
     char                *rbuf;         /* TN_UDP_RECV_BATCH receive buffers */
     size_t               rcap;         /* bytes each (64 KiB with GRO) */
-    char                *obuf;         /* TN_UDP_RECV_BATCH output buffers */
+    char                *obuf;         /* send_batch output buffers */
     /* direct receive (udp_direct.h): peers with streams, the last peer whose
      * data came on each rail, the plan's heads; rbuf's first two buffers
      * are its spill area and scratch */
@@ -60,7 +63,8 @@ static struct {
     uint64_t             foreign_packets;
     uint64_t             late_messages;  /* delivered while closing, dropped */
     uint64_t             last_read_ns;   /* end of the last pass over the sockets */
-    int                  batch;
+    int                  batch;          /* datagrams per receive call */
+    int                  send_batch;     /* packets one flush gathers */
     int                  closing;        /* finalize: peers are done sending */
     /* no connection has anything to send or a timer due before this: a
      * progress call that receives nothing skips them all until then */
@@ -208,6 +212,14 @@ tn_status_t tn_xport_udp_init(const tn_xport_job_t *job)
     }
     size_t ps = tn_udp_packet_size();
     uint32_t window = tn_udp_window(ps);
+    /* A flush gathers enough for two full GSO messages, so small packets
+     * (a 1500-byte MTU) leave in 64 KiB sends, not a batch's worth; pacing
+     * lets as many leave back to back (its burst is counted in packets) */
+    int gso_segs = tn_udp_sock_gso_segs(&tn_udp.sock, ps);
+    tn_udp.send_batch = 2 * gso_segs > tn_udp.batch ? 2 * gso_segs : tn_udp.batch;
+    if (tn_udp.send_batch > TN_UDP_SEND_MAX) {
+        tn_udp.send_batch = TN_UDP_SEND_MAX;
+    }
     tn_udp.cfg = (tn_udp_conn_cfg_t){
         .packet_size = (uint32_t)ps,
         .window = window,
@@ -222,13 +234,14 @@ tn_status_t tn_xport_udp_init(const tn_xport_job_t *job)
         .cwnd_init = 64,
         .cwnd_min = 4,
         .cwnd_max = window,
+        .pace_burst = (uint32_t)tn_udp.send_batch,
         .peer_timeout_ns = (uint64_t)(tn_cfg.udp_peer_timeout * 1e9),
         .nrails = tn_udp.sock.nrails,
         .release = tn_udp_release,
     };
     tn_udp.rcap = tn_udp_sock_recv_cap(&tn_udp.sock, ps);
     tn_udp.rbuf = malloc((size_t)TN_UDP_RECV_BATCH * tn_udp.rcap);
-    tn_udp.obuf = malloc((size_t)TN_UDP_RECV_BATCH * ps);
+    tn_udp.obuf = malloc((size_t)tn_udp.send_batch * ps);
     if (tn_udp.rbuf == NULL || tn_udp.obuf == NULL) {
         st = TN_ERR_NOMEM;
         goto err_close;
@@ -402,7 +415,7 @@ static void tn_udp_due(int peer)
 static int tn_udp_flush(int peer, uint64_t now, int timers)
 {
     tn_udp_peer_t *p = &tn_udp.peers[peer];
-    tn_udp_out_t out[TN_UDP_RECV_BATCH];
+    tn_udp_out_t out[TN_UDP_SEND_MAX];
     size_t ps = tn_udp.cfg.packet_size;
     int total = 0;
     /* back from away (see tn_udp_progress) and sending before reading:
@@ -412,7 +425,7 @@ static int tn_udp_flush(int peer, uint64_t now, int timers)
     }
     for (;;) {
         int n = 0;
-        while (n < tn_udp.batch) {
+        while (n < tn_udp.send_batch) {
             int rail = 0;
             char *buf = tn_udp.obuf + (size_t)n * ps;
             const void *payload;
@@ -449,7 +462,7 @@ static int tn_udp_flush(int peer, uint64_t now, int timers)
             tn_udp_conn_rail_down(p->conn, failed);
         }
         total += n;
-        if (n < tn_udp.batch) {
+        if (n < tn_udp.send_batch) {
             tn_udp_due(peer);
             return total;
         }
@@ -500,7 +513,7 @@ static tn_status_t tn_udp_am_send(int peer, const tn_am_hdr_t *hdr, const struct
     for (int i = 0; i < iovcnt; i++) {
         bytes += iov[i].iov_len;
     }
-    if (bytes < tn_udp_max_payload() || tn_udp_conn_queued(conn) >= (uint64_t)tn_udp.batch) {
+    if (bytes < tn_udp_max_payload() || tn_udp_conn_queued(conn) >= (uint64_t)tn_udp.send_batch) {
         /* the peer's acks may be waiting unread: no timers here */
         tn_udp_flush(peer, now, 0);
     } else {
@@ -520,7 +533,7 @@ static tn_status_t tn_udp_am_send_ref(int peer, const tn_am_hdr_t *hdr, const vo
     if (st != TN_OK) {
         return st;
     }
-    if (len < tn_udp_max_payload() || tn_udp_conn_queued(conn) >= (uint64_t)tn_udp.batch) {
+    if (len < tn_udp_max_payload() || tn_udp_conn_queued(conn) >= (uint64_t)tn_udp.send_batch) {
         tn_udp_flush(peer, now, 0);
     } else {
         tn_udp_due(peer);

@@ -64,7 +64,7 @@ _Static_assert(TN_UDP_MAX_RAILS <= TN_UDP_LOSS_RAILS, "loss results count every 
 _Static_assert(offsetof(tn_udp_hdr_t, crc) == 40, "crc field offset");
 
 #define TN_UDP_PACE_MIN_CWND 32     /* pace only windows at least this large */
-#define TN_UDP_PACE_BURST    16     /* packets that may leave back to back */
+#define TN_UDP_PACE_BURST    16     /* packets that may leave back to back, at least */
 #define TN_UDP_FIRST_PSN     1
 /* A rail on which this many first transmissions in a row were found lost by
  * later acks
@@ -166,7 +166,8 @@ tn_status_t tn_udp_conn_new(const tn_udp_conn_cfg_t *cfg, uint32_t job, uint32_t
     c->loss.peer_ack_delay_ns = cfg->ack_delay_ns;   /* the peer runs our configuration */
     c->loss.max_probes = cfg->probes;
     tn_udp_cc_init(&c->cc, cfg->cwnd_init, cfg->cwnd_min, cfg->cwnd_max);
-    tn_udp_pace_init(&c->pace, TN_UDP_PACE_BURST);
+    tn_udp_pace_init(&c->pace, cfg->pace_burst > TN_UDP_PACE_BURST ? cfg->pace_burst
+                                                                   : TN_UDP_PACE_BURST);
     c->snd_limit = TN_UDP_FIRST_PSN + cfg->window;
     c->adv_limit = tn_udp_credit_limit(&c->rx);
     c->nrails = c->nup = cfg->nrails;

@@ -58,6 +58,7 @@ typedef struct {
     uint32_t cwnd_init;        /* packets */
     uint32_t cwnd_min;
     uint32_t cwnd_max;
+    uint32_t pace_burst;       /* packets that may leave back to back (at least 16) */
     uint64_t peer_timeout_ns;  /* no sign of life for this long with data pending: dead */
     int      nrails;           /* 1..TN_UDP_MAX_RAILS */
     /* a message sent by reference is acked (or sacked): its memory is free */

@@ -26,13 +26,14 @@
 #define SOL_UDP 17
 #endif
 
-#define TN_UDP_SEND_BATCH 64
+#define TN_UDP_SEND_BATCH 128
 /* datagrams one chunk of TN_UDP_SEND_BATCH may become: each can be
  * duplicated by the fault injector, plus one held back earlier */
 #define TN_UDP_DGRAMS (2 * TN_UDP_SEND_BATCH + 1)
 #define TN_UDP_MSGS TN_UDP_DGRAMS
 #define TN_UDP_GSO_MAX_BYTES 65507  /* IPv4: 65535 - 20 (IP) - 8 (UDP) */
 #define TN_UDP_GSO_MAX_SEGS 64      /* UDP_MAX_SEGMENTS of older kernels */
+#define TN_UDP_SCRATCH 64           /* corrupted copies one send chunk may make */
 /* zero-copy sends: header slots (a header with all SACK ranges and the
  * active-message header fits), how many (a slot is rewritten after this
  * many spliced datagrams), the most pages splice hands a socket in one
@@ -645,7 +646,7 @@ static void tn_udp_send_dgrams(tn_udp_sock_t *s, const tn_udp_out_t *d, int nd,
 int tn_udp_sock_send(tn_udp_sock_t *s, const tn_udp_out_t *out, int n, int *failed_rail_p)
 {
     static tn_udp_batch_t batch;
-    static char scratch[TN_UDP_SEND_BATCH][65536];     /* corrupted copies */
+    static char scratch[TN_UDP_SCRATCH][65536];        /* corrupted copies */
     tn_udp_out_t d[TN_UDP_DGRAMS];
     int handled = 0;
     *failed_rail_p = -1;
@@ -666,7 +667,8 @@ int tn_udp_sock_send(tn_udp_sock_t *s, const tn_udp_out_t *out, int n, int *fail
                 continue;
             }
             tn_udp_out_t x = *o;
-            if (tn_udp_chance(s, s->fault.corrupt) && total > 0 && total <= sizeof(scratch[0])) {
+            if (tn_udp_chance(s, s->fault.corrupt) && total > 0 && total <= sizeof(scratch[0]) &&
+                ncorrupt < TN_UDP_SCRATCH) {
                 char *c = scratch[ncorrupt++];
                 memcpy(c, o->buf, o->len);
                 if (o->len2 != 0) {
@@ -714,6 +716,17 @@ int tn_udp_sock_send(tn_udp_sock_t *s, const tn_udp_out_t *out, int n, int *fail
         free(release_held);
     }
     return handled;
+}
+
+int tn_udp_sock_gso_segs(const tn_udp_sock_t *s, size_t dgram)
+{
+    for (int r = 0; r < s->nrails; r++) {
+        if (s->gso[r] && dgram > 0) {
+            size_t n = TN_UDP_GSO_MAX_BYTES / dgram;
+            return n < 1 ? 1 : n > TN_UDP_GSO_MAX_SEGS ? TN_UDP_GSO_MAX_SEGS : (int)n;
+        }
+    }
+    return 1;
 }
 
 size_t tn_udp_sock_recv_cap(const tn_udp_sock_t *s, size_t packet_size)

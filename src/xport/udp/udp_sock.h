@@ -122,6 +122,9 @@ int tn_udp_sock_set_splice(tn_udp_sock_t *s, size_t min);
  * caller then sends unconnected). */
 int tn_udp_sock_route(tn_udp_sock_t *s, int rail, const struct sockaddr_in *to);
 
+/* Datagrams of dgram bytes one GSO send carries at most (1: no GSO). */
+int tn_udp_sock_gso_segs(const tn_udp_sock_t *s, size_t dgram);
+
 /* Largest buffer one receive may fill: 64 KiB when a rail has GRO on (so
  * receive buffers must be that large), else packet_size. */
 size_t tn_udp_sock_recv_cap(const tn_udp_sock_t *s, size_t packet_size);
