@@ -59,7 +59,7 @@
       "Largest send-to-self buffered eagerly; larger ones wait for the receive") \
     X(udp_packet_size, UDP_PACKET_SIZE, SIZE, "32k",                           \
       "udp: largest datagram, 1k..32k, clamped to the path MTU")                \
-    X(udp_window, UDP_WINDOW, INT, "1024",                                     \
+    X(udp_window, UDP_WINDOW, INT, "4096",                                     \
       "udp: receive window (credits) per peer, in packets (at most what 2 x TERN_UDP_SOCKBUF holds)") \
     X(udp_eager_threshold, UDP_EAGER_THRESHOLD, SIZE, "64k",                   \
       "udp: largest message sent eagerly; larger ones use rendezvous")         \
