@@ -5,6 +5,7 @@
 #   netns_cluster.sh up PREFIX N [RAILS]   create PREFIX-sw, PREFIX-n0..n{N-1}
 #   netns_cluster.sh down PREFIX           remove them
 #   netns_cluster.sh nodes PREFIX          print "PREFIX-n0,PREFIX-n1,..."
+#   netns_cluster.sh addr PREFIX I [RAIL]  print node I's address on RAIL (0)
 #   netns_cluster.sh loss PREFIX PERCENT   every node drops PERCENT % of the UDP
 #                                          packets it sends (nftables, random)
 #   netns_cluster.sh noloss PREFIX         remove the loss rules
@@ -65,6 +66,10 @@ noloss)
     for ns in $(ip netns list | awk '{print $1}' | grep -E "^$prefix-n[0-9]+$"); do
         ip netns exec "$ns" nft delete table inet tern_loss 2>/dev/null || true
     done
+    ;;
+addr)
+    i=${3:?NODE}
+    echo "10.$(( ${4:-0} + 1 )).$k.$((i + 1))"
     ;;
 nodes)
     ip netns list | awk '{print $1}' | grep -E "^$prefix-n[0-9]+$" | sort -t n -k2 -n | paste -sd, -
