@@ -1184,8 +1184,79 @@ static double wall(void)
         printf("  (%s: %.0f ms)\n", #call, (wall() - t0_) * 1e3);                  \
     } while (0)
 
+/* SACK ranges take the room a packet has: with more holes than fit, a
+ * full data packet carries the TN_UDP_DATA_SACK highest ranges and stays
+ * within the packet size, a shorter one more, a pure ack all
+ * TN_UDP_MAX_SACK; the sender takes what they say. */
+static void test_sack_room(void)
+{
+    tn_udp_conn_cfg_t cfg = default_cfg();
+    cfg.cwnd_init = cfg.cwnd_max;       /* all 24 leave at once */
+    tn_udp_conn_t *a, *b;
+    CHECK(tn_udp_conn_new(&cfg, JOB, 0, 1, &a) == TN_OK);
+    CHECK(tn_udp_conn_new(&cfg, JOB, 1, 0, &b) == TN_OK);
+    static unsigned char msg[PKT], pkt[PKT];
+    struct iovec iov = { msg, 10 };
+    /* a sends 24 packets; b gets every other one from the third: psn 1 is
+     * missing, then holes at 4, 6, ... 24: 11 ranges above the ack */
+    for (int i = 0; i < 24; i++) {
+        CHECK(tn_udp_conn_send(a, &iov, 1, 0) == TN_OK);
+    }
+    int rail = -1;
+    for (uint64_t psn = 1; psn <= 24; psn++) {
+        size_t len = tn_udp_conn_output(a, pkt, sizeof(pkt), &rail, 0);
+        CHECK(len > 0);
+        if (psn >= 3 && psn % 2 == 1) {
+            tn_udp_conn_input(b, pkt, len, 0, 1000);
+        }
+    }
+    size_t len;
+    while ((len = tn_udp_conn_output(b, pkt, sizeof(pkt), &rail, 1000)) != 0) {
+        /* drain the acks the holes made due at once */
+    }
+    tn_udp_hdr_t h;
+    const char *why = NULL;
+    /* a full data packet from b: the two highest ranges, within PKT */
+    iov.iov_len = tn_udp_conn_max_message(b);
+    CHECK(tn_udp_conn_send(b, &iov, 1, 2000) == TN_OK);
+    len = tn_udp_conn_output(b, pkt, sizeof(pkt), &rail, 2000);
+    memcpy(&h, pkt, sizeof(h));
+    CHECK(len == PKT && h.type == TN_UDP_PKT_DATA && h.nsack == TN_UDP_DATA_SACK);
+    CHECK(tn_udp_packet_check(pkt, len, JOB, 0, &why) == TN_OK);
+    tn_udp_sack_t s;
+    memcpy(&s, pkt + sizeof(h), sizeof(s));
+    CHECK(h.ack == 1 && s.start == 23 && s.end == 24);     /* the highest first */
+    /* a shorter one: as many as fit */
+    iov.iov_len = tn_udp_conn_max_message(b) - 3 * sizeof(tn_udp_sack_t);
+    CHECK(tn_udp_conn_send(b, &iov, 1, 2000) == TN_OK);
+    len = tn_udp_conn_output(b, pkt, sizeof(pkt), &rail, 2000);
+    memcpy(&h, pkt, sizeof(h));
+    CHECK(len <= PKT && h.nsack == TN_UDP_DATA_SACK + 3);
+    /* a pure ack (a duplicate makes one due at once): all that fit the header */
+    iov.iov_len = 10;
+    CHECK(tn_udp_conn_send(a, &iov, 1, 0) == TN_OK);
+    size_t alen = tn_udp_conn_output(a, pkt, sizeof(pkt), &rail, 3000);
+    CHECK(alen > 0);
+    tn_udp_conn_input(b, pkt, alen, 0, 3000);
+    tn_udp_conn_input(b, pkt, alen, 0, 3000);
+    len = tn_udp_conn_output(b, pkt, sizeof(pkt), &rail, 3000);
+    memcpy(&h, pkt, sizeof(h));
+    CHECK(len > 0 && h.type == TN_UDP_PKT_ACK && h.nsack == TN_UDP_MAX_SACK);
+    CHECK(tn_udp_packet_check(pkt, len, JOB, 0, &why) == TN_OK);
+    /* a reads the ranges: the holes below them are lost (packet
+     * threshold) and the lowest goes out again first */
+    tn_udp_conn_input(a, pkt, len, 0, 3000);
+    CHECK(tn_udp_conn_stats(a)->fast_retransmits > 0);
+    len = tn_udp_conn_output(a, pkt, sizeof(pkt), &rail, 3000);
+    memcpy(&h, pkt, sizeof(h));
+    CHECK(len > 0 && h.type == TN_UDP_PKT_DATA && h.psn == 1);
+    tn_udp_conn_free(a);
+    tn_udp_conn_free(b);
+}
+
 int main(void)
 {
+    TIMED(test_sack_room());
     TIMED(test_api());
     TIMED(test_clean());
     TIMED(test_rto_long());

@@ -305,12 +305,18 @@ static size_t tn_conn_build(tn_udp_conn_t *c, void *buf, size_t cap, uint8_t typ
                             uint32_t pcrc, int gather)
 {
     tn_udp_range_t r[TN_UDP_MAX_SACK];
-    uint32_t nsack = tn_udp_ranges_highest(&c->rx.sacks, r, TN_UDP_MAX_SACK);
-    size_t head = sizeof(tn_udp_hdr_t) + nsack * sizeof(tn_udp_sack_t);
-    size_t total = head + len;
-    if (total > cap) {
+    size_t limit = cap < c->cfg.packet_size ? cap : c->cfg.packet_size;
+    if (sizeof(tn_udp_hdr_t) + len > limit) {
         return 0;
     }
+    /* the highest ranges that fit in a packet: a full data packet has room
+     * for TN_UDP_DATA_SACK, an ack for all */
+    size_t room = (limit - sizeof(tn_udp_hdr_t) - len) / sizeof(tn_udp_sack_t);
+    uint32_t nsack = tn_udp_ranges_highest(&c->rx.sacks, r,
+                                           room < TN_UDP_MAX_SACK ? (uint32_t)room
+                                                                  : TN_UDP_MAX_SACK);
+    size_t head = sizeof(tn_udp_hdr_t) + nsack * sizeof(tn_udp_sack_t);
+    size_t total = head + len;
     tn_udp_hdr_t h = {
         .version = TN_UDP_VERSION,
         .type = type,

@@ -8,9 +8,10 @@
  * flight (sent, not acked).  In-flight packets stay in the sent map
  * (udp_sentmap) until cumulatively acked or sacked, for retransmission.
  *
- * Acknowledging.  Every outgoing packet carries the cumulative ack, up to
- * TN_UDP_MAX_SACK ranges of out-of-order arrivals (udp_ranges) and the
- * receive credits.  A pure ACK packet goes out when data arrived and
+ * Acknowledging.  Every outgoing packet carries the cumulative ack, the
+ * highest ranges of out-of-order arrivals (udp_ranges: up to
+ * TN_UDP_MAX_SACK, as many as the packet size leaves room for, at least
+ * TN_UDP_DATA_SACK) and the receive credits.  A pure ACK packet goes out when data arrived and
  * nothing was sent back within ack_delay, at once after an out-of-order or
  * duplicate arrival (so the sender learns of the gap fast), and after every
  * ack_every data packets.
