@@ -6,6 +6,7 @@
 #   netns_cluster.sh down PREFIX           remove them
 #   netns_cluster.sh nodes PREFIX          print "PREFIX-n0,PREFIX-n1,..."
 #   netns_cluster.sh addr PREFIX I [RAIL]  print node I's address on RAIL (0)
+#   netns_cluster.sh mtu PREFIX BYTES      set the MTU of every link (1500 at up)
 #   netns_cluster.sh loss PREFIX PERCENT   every node drops PERCENT % of the UDP
 #                                          packets it sends (nftables, random)
 #   netns_cluster.sh noloss PREFIX         remove the loss rules
@@ -65,6 +66,15 @@ loss)
 noloss)
     for ns in $(ip netns list | awk '{print $1}' | grep -E "^$prefix-n[0-9]+$"); do
         ip netns exec "$ns" nft delete table inet tern_loss 2>/dev/null || true
+    done
+    ;;
+mtu)
+    m=${3:?BYTES}
+    for ns in $(ip netns list | awk '{print $1}' | grep -E "^$prefix-(sw|n[0-9]+)$"); do
+        for dev in $(ip -n "$ns" -o link show | awk -F': ' '{print $2}' | cut -d@ -f1 |
+                     grep -E '^(eth[0-9]+|tns[0-9]+-[0-9]+-[0-9]+|br[0-9]+)$'); do
+            ip -n "$ns" link set "$dev" mtu "$m"
+        done
     done
     ;;
 addr)
