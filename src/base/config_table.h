@@ -80,7 +80,7 @@
     X(udp_sockbuf, UDP_SOCKBUF, SIZE, "4m",                                    \
       "udp: socket send and receive buffer size")                              \
     X(udp_batch, UDP_BATCH, INT, "32",                                         \
-      "udp: datagrams per sendmmsg/recvmmsg call")                             \
+      "udp: datagrams per recvmmsg call, and at least per send batch")        \
     X(udp_connect, UDP_CONNECT, INT, "64",                                     \
       "udp: peers per rail that get a connected send socket (saves a route lookup per send; 0: none)") \
     X(udp_send_ref, UDP_SEND_REF, BOOL, "1",                                   \
