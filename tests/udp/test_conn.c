@@ -1254,8 +1254,53 @@ static void test_sack_room(void)
     tn_udp_conn_free(b);
 }
 
+/* Pacing lets cfg.pace_burst packets leave back to back after an idle
+ * period (at least 16): udp.c asks for a flush's worth of small packets,
+ * two full GSO sends, which a burst of 16 cut to one send of 16 at any
+ * rate. */
+static void test_pace_burst(void)
+{
+    for (int k = 0; k < 2; k++) {
+        tn_udp_conn_cfg_t cfg = default_cfg();
+        cfg.window = cfg.sendq_max = cfg.cwnd_init = cfg.cwnd_max = 256;
+        cfg.pace_burst = k == 0 ? 0 : 88;
+        uint32_t expect = k == 0 ? 16 : 88;
+        tn_udp_conn_t *a, *b;
+        CHECK(tn_udp_conn_new(&cfg, JOB, 0, 1, &a) == TN_OK);
+        CHECK(tn_udp_conn_new(&cfg, JOB, 1, 0, &b) == TN_OK);
+        static unsigned char msg[64], pkt[PKT];
+        struct iovec iov = { msg, sizeof(msg) };
+        int rail;
+        /* one round trip for an RTT sample, which turns pacing on */
+        CHECK(tn_udp_conn_send(a, &iov, 1, 0) == TN_OK);
+        size_t len = tn_udp_conn_output(a, pkt, sizeof(pkt), &rail, 0);
+        CHECK(len > 0);
+        tn_udp_conn_input(b, pkt, len, 0, 10 * US);
+        len = tn_udp_conn_output(b, pkt, sizeof(pkt), &rail, 40 * US);   /* delayed ack */
+        CHECK(len > 0);
+        tn_udp_conn_input(a, pkt, len, 0, 50 * US);
+        /* idle, then a backlog: what leaves at one instant */
+        for (int i = 0; i < 200; i++) {
+            CHECK(tn_udp_conn_send(a, &iov, 1, MS) == TN_OK);
+        }
+        uint32_t n = 0;
+        while (tn_udp_conn_output(a, pkt, sizeof(pkt), &rail, MS) != 0) {
+            n++;
+        }
+        CHECK(n >= expect && n <= expect + 1);
+        if (!(n >= expect && n <= expect + 1)) {
+            fprintf(stderr, "pace_burst %u: %u packets left at once\n", cfg.pace_burst, n);
+        }
+        /* the rest follows at the paced rate */
+        CHECK(tn_udp_conn_output(a, pkt, sizeof(pkt), &rail, MS + 10 * US) != 0);
+        tn_udp_conn_free(a);
+        tn_udp_conn_free(b);
+    }
+}
+
 int main(void)
 {
+    TIMED(test_pace_burst());
     TIMED(test_sack_room());
     TIMED(test_api());
     TIMED(test_clean());

@@ -151,6 +151,10 @@ int main(void)
         return 1;
     }
     CHECK(tn_udp_sock_recv_cap(&b, 8192) == (b.gro[0] ? 65536u : 8192u), "recv cap");
+    /* datagrams per GSO send: 64 KiB's worth, at most 64, 1 without GSO */
+    CHECK(tn_udp_sock_gso_segs(&a, 1472) == (a.gso[0] ? 44 : 1), "gso segs 1472");
+    CHECK(tn_udp_sock_gso_segs(&a, 1024) == (a.gso[0] ? 63 : 1), "gso segs 1024");
+    CHECK(tn_udp_sock_gso_segs(&a, 32768) == 1, "gso segs 32768");
 
     /* routes: a limit of one per rail */
     tn_udp_sock_set_routes(&a, 1);
@@ -207,6 +211,7 @@ int main(void)
     {
         tn_udp_sock_t c;
         CHECK(tn_udp_sock_open(&c, "127.0.0.1", 1, 1 << 20, 0, &nofault) == TN_OK, "open c");
+        CHECK(tn_udp_sock_gso_segs(&c, 1472) == 1, "no gso: one datagram per send");
         tn_udp_sock_set_routes(&a, 2);
         int dead = tn_udp_sock_route(&a, 0, &c.addr[0]);
         CHECK(dead == 1, "second route %d", dead);

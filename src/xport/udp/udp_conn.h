@@ -11,10 +11,10 @@
  * Acknowledging.  Every outgoing packet carries the cumulative ack, the
  * highest ranges of out-of-order arrivals (udp_ranges: up to
  * TN_UDP_MAX_SACK, as many as the packet size leaves room for, at least
- * TN_UDP_DATA_SACK) and the receive credits.  A pure ACK packet goes out when data arrived and
- * nothing was sent back within ack_delay, at once after an out-of-order or
- * duplicate arrival (so the sender learns of the gap fast), and after every
- * ack_every data packets.
+ * TN_UDP_DATA_SACK) and the receive credits.  A pure ACK packet goes out
+ * when data arrived and nothing was sent back within ack_delay, at once
+ * after an out-of-order or duplicate arrival (so the sender learns of the
+ * gap fast), and after every ack_every data packets.
  *
  * Loss.  RTT samples come from packets acked on their first transmission
  * (Karn); RTO = srtt + 4 rttvar clamped to [rto_min, rto_max] (microseconds
