@@ -155,15 +155,20 @@ enum {
     TN_UDP_DG_COPY,         /* copied out into scratch, at its place in the receive */
 };
 
-/* The planned datagram that starts at p, or -1. */
+/* The planned datagram that starts at p, or -1 (pos[] ascends: a binary
+ * search, since a GRO receive of small datagrams plans up to 64). */
 static int tn_direct_planned(const tn_udp_dplan_t *pl, size_t p)
 {
-    for (int j = 0; j < pl->n && pl->pos[j] <= p; j++) {
-        if (pl->pos[j] == p) {
-            return j;
+    int lo = 0, hi = pl->n;
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (pl->pos[mid] < p) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
         }
     }
-    return -1;
+    return lo < pl->n && pl->pos[lo] == p ? lo : -1;
 }
 
 /* The piece holding all of [p, p + len), or -1 (its start in *start_p). */
@@ -276,8 +281,8 @@ void tn_udp_direct_begin(tn_udp_dplan_t *pl, size_t nbytes, char *scratch)
     /* the datagrams that start in the planned part, and where the payload
      * of each, delivered, will be written */
     static char *da[TN_UDP_DIRECT_SCAN], *db[TN_UDP_DIRECT_SCAN];
-    static uint8_t dok[TN_UDP_DIRECT_SCAN];
-    int k = 0;
+    static int dk[TN_UDP_DIRECT_SCAN];      /* the datagrams with a destination */
+    int k = 0, ndk = 0;
     for (size_t p = 0; p < nbytes && p < pl->used; k++) {
         size_t dlen = nbytes - p < pl->seg ? nbytes - p : pl->seg;
         if (k >= TN_UDP_DIRECT_SCAN) {
@@ -288,7 +293,9 @@ void tn_udp_direct_begin(tn_udp_dplan_t *pl, size_t nbytes, char *scratch)
                 tn_direct_gather(pl, p, dlen, scratch + p);
             }
             pl->kind[k] = (uint8_t)kind;
-            dok[k] = kind != TN_UDP_DG_HIT && tn_direct_dest(pl, p, dlen, &da[k], &db[k]);
+            if (kind != TN_UDP_DG_HIT && tn_direct_dest(pl, p, dlen, &da[k], &db[k])) {
+                dk[ndk++] = k;
+            }
             pl->nk = k + 1;
         }
         p += dlen;
@@ -301,8 +308,9 @@ void tn_udp_direct_begin(tn_udp_dplan_t *pl, size_t nbytes, char *scratch)
             continue;
         }
         size_t p = (size_t)k * pl->seg, dlen = nbytes - p < pl->seg ? nbytes - p : pl->seg;
-        for (int j = 0; j < k; j++) {
-            if (dok[j] && tn_direct_landed_in(pl, p, dlen, da[j], db[j])) {
+        for (int i = 0; i < ndk && dk[i] < k; i++) {
+            int j = dk[i];
+            if (tn_direct_landed_in(pl, p, dlen, da[j], db[j])) {
                 tn_direct_gather(pl, p, dlen, scratch + p);
                 pl->kind[k] = TN_UDP_DG_COPY;
                 break;
