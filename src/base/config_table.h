@@ -75,6 +75,8 @@
       "udp: retransmission timeout before the first RTT sample, microseconds") \
     X(udp_ack_delay, UDP_ACK_DELAY, INT, "50",                                 \
       "udp: longest delay of a pure acknowledgement, microseconds")            \
+    X(udp_ack_bytes, UDP_ACK_BYTES, SIZE, "128k",                              \
+      "udp: a receiver acknowledges after this many bytes of datagrams (at least 16 packets) or TERN_UDP_ACK_DELAY, whichever comes first") \
     X(udp_peer_timeout, UDP_PEER_TIMEOUT, DOUBLE, "30",                        \
       "udp: seconds without a sign of life from a peer with data pending before the job ends") \
     X(udp_sockbuf, UDP_SOCKBUF, SIZE, "4m",                                    \

@@ -1298,8 +1298,60 @@ static void test_pace_burst(void)
     }
 }
 
+/* The receiver's ack count: a byte count's worth of packets, 16 at least,
+ * a window's eighth at most; a stream of small packets draws one pure ack
+ * per ack_every of them. */
+static void test_ack_every(void)
+{
+    CHECK(tn_udp_conn_ack_every(1472, 4096, 128 * 1024) == 89);
+    CHECK(tn_udp_conn_ack_every(1472, 256, 128 * 1024) == 32);
+    CHECK(tn_udp_conn_ack_every(1472, 64, 128 * 1024) == 16);
+    CHECK(tn_udp_conn_ack_every(8972, 4096, 128 * 1024) == 16);
+    CHECK(tn_udp_conn_ack_every(32768, 4096, 128 * 1024) == 16);
+    CHECK(tn_udp_conn_ack_every(1472, 4096, 0) == 16);
+    CHECK(tn_udp_conn_ack_every(0, 4096, 128 * 1024) == 16);
+
+    for (int k = 0; k < 2; k++) {
+        tn_udp_conn_cfg_t cfg = default_cfg();
+        cfg.window = cfg.sendq_max = cfg.cwnd_init = cfg.cwnd_max = 1024;
+        cfg.ack_every = k == 0 ? 16 : tn_udp_conn_ack_every(PKT, cfg.window, 64 * 1024);
+        CHECK(cfg.ack_every == (k == 0 ? 16u : 54u));
+        tn_udp_conn_t *a, *b;
+        CHECK(tn_udp_conn_new(&cfg, JOB, 0, 1, &a) == TN_OK);
+        CHECK(tn_udp_conn_new(&cfg, JOB, 1, 0, &b) == TN_OK);
+        static unsigned char msg[PKT], pkt[PKT], ack[PKT];
+        struct iovec iov = { msg, tn_udp_conn_max_message(a) };
+        int rail;
+        uint32_t sent = 0, acks = 0;
+        /* 500 full packets, each taken in at once; the clock stands still,
+         * so only the count can make an ack due (and no packet of a fills
+         * half its window, which would ask for one) */
+        for (int i = 0; i < 500; i++) {
+            CHECK(tn_udp_conn_send(a, &iov, 1, 0) == TN_OK);
+            size_t len;
+            while ((len = tn_udp_conn_output(a, pkt, sizeof(pkt), &rail, 0)) != 0) {
+                sent++;
+                tn_udp_conn_input(b, pkt, len, 0, 0);
+                size_t alen;
+                while ((alen = tn_udp_conn_output(b, ack, sizeof(ack), &rail, 0)) != 0) {
+                    acks++;
+                    tn_udp_conn_input(a, ack, alen, 0, 0);
+                }
+            }
+        }
+        CHECK(sent == 500);
+        CHECK(acks == 500 / cfg.ack_every);
+        if (acks != 500 / cfg.ack_every) {
+            fprintf(stderr, "ack_every %u: %u acks for %u packets\n", cfg.ack_every, acks, sent);
+        }
+        tn_udp_conn_free(a);
+        tn_udp_conn_free(b);
+    }
+}
+
 int main(void)
 {
+    TIMED(test_ack_every());
     TIMED(test_pace_burst());
     TIMED(test_sack_room());
     TIMED(test_api());

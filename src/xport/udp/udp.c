@@ -224,7 +224,7 @@ tn_status_t tn_xport_udp_init(const tn_xport_job_t *job)
         .packet_size = (uint32_t)ps,
         .window = window,
         .sendq_max = 1024,
-        .ack_every = 16,
+        .ack_every = tn_udp_conn_ack_every(ps, window, tn_cfg.udp_ack_bytes),
         .ack_delay_ns = (uint64_t)tn_cfg.udp_ack_delay * 1000ull,
         .rto_init_ns = (uint64_t)tn_cfg.udp_rto_init * 1000ull,
         .rto_min_ns = (uint64_t)tn_cfg.udp_rto_min * 1000ull,

