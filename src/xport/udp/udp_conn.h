@@ -91,7 +91,7 @@ void tn_udp_conn_free(tn_udp_conn_t *conn);
 
 /* The ack_every to configure for packets of packet_size bytes and a window
  * of window packets: ack_bytes' worth of packets, at least 16 and at most
- * window / 8 (but never under 16). */
+ * window / 8 (16 when the window is smaller than 128 packets). */
 uint32_t tn_udp_conn_ack_every(size_t packet_size, uint32_t window, uint64_t ack_bytes);
 
 /* Largest message tn_udp_conn_send accepts (packet_size - TN_UDP_OVERHEAD). */
