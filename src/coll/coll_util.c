@@ -29,6 +29,34 @@ tn_status_t tn_coll_copy(const void *sbuf, size_t scount, const tn_dt_t *sdt,
     return TN_OK;
 }
 
+char *tn_coll_stream_get(void *buf, size_t count, const tn_dt_t *dt, int pack,
+                         tn_coll_tmp_t *t)
+{
+    char *p;
+
+    t->p = NULL;
+    if (dt->is_contig) {
+        return buf;
+    }
+    p = tn_coll_tmp_get(t, tn_dt_bytes(dt, count));
+    if (p != NULL && pack) {
+        tn_dt_pack(dt, buf, count, p);
+    }
+    return p;
+}
+
+void tn_coll_stream_put(char *bytes, void *buf, size_t count, const tn_dt_t *dt, int unpack,
+                        tn_coll_tmp_t *t)
+{
+    if (bytes == NULL || bytes == buf) {
+        return;
+    }
+    if (unpack) {
+        tn_dt_unpack(dt, bytes, count, buf);
+    }
+    tn_coll_tmp_put(t);
+}
+
 char *tn_coll_inplace_save(const tn_coll_blocks_t *rb, const void *rbuf, int n,
                            tn_coll_tmp_t *t, ptrdiff_t *shift_p)
 {

@@ -297,6 +297,19 @@ static inline uintptr_t tn_coll_dt_handle(const tn_dt_t *dt)
 tn_status_t tn_coll_copy(const void *sbuf, size_t scount, const tn_dt_t *sdt,
                          void *rbuf, size_t rcount, const tn_dt_t *rdt, tn_comm_t *comm);
 
+/* The packed bytes of count elements of dt as one buffer, for algorithms
+ * that cut a message into pieces: ranks may describe the same bytes with
+ * different (count, datatype) pairs (MPI_INT x 262144 at the root, a type
+ * of 2 ints x 131072 elsewhere), so pieces must be cut in the byte stream,
+ * never by a rank's own element count.  Returns the user's buffer when dt's
+ * data is contiguous, otherwise a temporary (t) holding the packed data when
+ * pack != 0; NULL when malloc failed.  tn_coll_stream_put unpacks it into
+ * buf when unpack != 0 and frees it. */
+char *tn_coll_stream_get(void *buf, size_t count, const tn_dt_t *dt, int pack,
+                         tn_coll_tmp_t *t);
+void tn_coll_stream_put(char *bytes, void *buf, size_t count, const tn_dt_t *dt, int unpack,
+                        tn_coll_tmp_t *t);
+
 /* For in-place alltoall: copy the bytes that the blocks of rb cover in rbuf
  * into a temporary (t), so the outgoing data survives incoming blocks.
  * Block i's copy lies at tmp + tn_coll_blk_off(rb, i) - *shift_p.  Returns

@@ -1,7 +1,8 @@
 /* Broadcast down a chain in segments: root -> root+1 -> ... -> root+n-1.
  *
- * The buffer is cut into segments of TN_BCAST_PIPELINE_SEG bytes (whole
- * elements, at least one); each rank forwards segment s as soon as it has
+ * The packed byte stream is cut into segments of TN_BCAST_PIPELINE_SEG
+ * bytes (the same cuts on every rank, whatever (count, datatype) each
+ * passed: tn_coll_stream_get); each rank forwards segment s as soon as it has
  * it, while segment s+1 is arriving.  With k segments the time is about
  * (n - 1 + k) segment transfers: for large messages every link carries the
  * buffer once and the chain's latency is hidden.  Up to
@@ -17,20 +18,22 @@ tn_status_t tn_coll_bcast_pipeline(void *buf, size_t count, const tn_dt_t *dt, i
     int n = comm->size, vr = (comm->rank - root + n) % n;
     int prev = (comm->rank - 1 + n) % n, next = (comm->rank + 1) % n;
     int has_prev = vr > 0, has_next = vr < n - 1;
-    size_t seg = dt->size == 0 ? count : TN_BCAST_PIPELINE_SEG / dt->size;
+    size_t bytes = tn_dt_bytes(dt, count), seg = TN_BCAST_PIPELINE_SEG;
     size_t nseg, s, posted = 0;
     tn_req_t *rreq[TN_BCAST_PIPELINE_WINDOW] = { NULL }, *sreq[TN_BCAST_PIPELINE_WINDOW] = { NULL };
-    char *b = buf;
+    const tn_dt_t *byte = tn_dt_byte();
+    tn_coll_tmp_t t;
+    char *b = tn_coll_stream_get(buf, count, dt, vr == 0, &t);
     tn_status_t st = TN_OK;
     int w;
 
-    if (seg == 0) {
-        seg = 1;
+    if (b == NULL) {
+        return TN_ERR_NOMEM;
     }
-    nseg = (count + seg - 1) / seg;
+    nseg = (bytes + seg - 1) / seg;
 
-#define SEG_PTR(s) (b + (ptrdiff_t)((s) * seg) * dt->extent)
-#define SEG_CNT(s) ((s) == nseg - 1 ? count - (s) * seg : seg)
+#define SEG_PTR(s) (b + (s) * seg)
+#define SEG_CNT(s) ((s) == nseg - 1 ? bytes - (s) * seg : seg)
     for (s = 0; s < nseg && st == TN_OK; s++) {
         w = (int)(s % TN_BCAST_PIPELINE_WINDOW);
         if (has_prev) {
@@ -38,7 +41,7 @@ tn_status_t tn_coll_bcast_pipeline(void *buf, size_t count, const tn_dt_t *dt, i
             while (posted < nseg && posted < s + TN_BCAST_PIPELINE_WINDOW && st == TN_OK) {
                 int pw = (int)(posted % TN_BCAST_PIPELINE_WINDOW);
 
-                st = tn_p2p_irecv(SEG_PTR(posted), SEG_CNT(posted), dt, prev,
+                st = tn_p2p_irecv(SEG_PTR(posted), SEG_CNT(posted), byte, prev,
                                   TN_COLL_TAG_BCAST, comm, 1, &rreq[pw]);
                 if (st == TN_OK) {
                     posted++;
@@ -61,7 +64,7 @@ tn_status_t tn_coll_bcast_pipeline(void *buf, size_t count, const tn_dt_t *dt, i
                     break;
                 }
             }
-            st = tn_p2p_isend(SEG_PTR(s), SEG_CNT(s), dt, next, TN_COLL_TAG_BCAST, comm, 1,
+            st = tn_p2p_isend(SEG_PTR(s), SEG_CNT(s), byte, next, TN_COLL_TAG_BCAST, comm, 1,
                               TN_SEND_STD, &sreq[w]);
         }
     }
@@ -69,5 +72,6 @@ tn_status_t tn_coll_bcast_pipeline(void *buf, size_t count, const tn_dt_t *dt, i
 #undef SEG_CNT
     tn_coll_waitall(TN_BCAST_PIPELINE_WINDOW, rreq, &st);
     tn_coll_waitall(TN_BCAST_PIPELINE_WINDOW, sreq, &st);
+    tn_coll_stream_put(b, buf, count, dt, vr != 0 && st == TN_OK, &t);
     return st;
 }

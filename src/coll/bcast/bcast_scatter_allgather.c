@@ -1,7 +1,8 @@
 /* Broadcast as a scatter followed by an allgather (van de Geijn).
  *
- * The buffer is split into n pieces of whole elements (tn_coll_piece_off),
- * piece i for relative rank vr = i.  A binomial scatter gives every rank its
+ * The packed byte stream (tn_coll_stream_get: the same on every rank,
+ * whatever (count, datatype) each passed) is split into n pieces
+ * (tn_coll_piece_off), piece i for relative rank vr = i.  A binomial scatter gives every rank its
  * piece: a rank receives the pieces of its subtree [vr, vr + sub) from its
  * parent in one message and passes each child its subtree's pieces, which
  * are contiguous because pieces are in relative order.  A ring allgather
@@ -9,15 +10,34 @@
  * The root already holds every piece, so it only sends and its left
  * neighbour never sends to it.  Each rank moves about 2 (n-1)/n of the
  * buffer instead of log2 n whole copies: the choice for medium and large
- * messages.  Pieces may be empty when count < n. */
+ * messages.  Pieces may be empty when the message has fewer bytes than
+ * there are ranks. */
 #include "coll/coll_util.h"
+
+static tn_status_t bcast_sag(char *b, size_t count, int root, tn_comm_t *comm);
 
 tn_status_t tn_coll_bcast_scatter_allgather(void *buf, size_t count, const tn_dt_t *dt,
                                             int root, tn_comm_t *comm)
 {
+    int vr = (comm->rank - root + comm->size) % comm->size;
+    tn_coll_tmp_t t;
+    char *b = tn_coll_stream_get(buf, count, dt, vr == 0, &t);
+    tn_status_t st;
+
+    if (b == NULL) {
+        return TN_ERR_NOMEM;
+    }
+    st = bcast_sag(b, tn_dt_bytes(dt, count), root, comm);
+    tn_coll_stream_put(b, buf, count, dt, vr != 0 && st == TN_OK, &t);
+    return st;
+}
+
+/* The algorithm on count bytes at b. */
+static tn_status_t bcast_sag(char *b, size_t count, int root, tn_comm_t *comm)
+{
     int n = comm->size, vr = (comm->rank - root + n) % n;
-    ptrdiff_t ext = dt->extent;
-    char *b = buf;
+    const ptrdiff_t ext = 1;
+    const tn_dt_t *dt = tn_dt_byte();
     tn_req_t *reqs[32];
     int nreq = 0, mask, i;
     tn_status_t st = TN_OK;
