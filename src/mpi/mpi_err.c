@@ -370,7 +370,8 @@ void tn_mpi_status_set(MPI_Status *st, const tn_msg_status_t *ms)
     }
     st->MPI_SOURCE = ms->source;
     st->MPI_TAG = ms->tag;
-    st->MPI_ERROR = tn_mpi_class_of((tn_status_t)ms->error);
+    /* MPI_ERROR is left alone: only the calls that fill an array of statuses
+     * write it, and only when they return MPI_ERR_IN_STATUS (MPI-4.1 3.2.5) */
     st->MPI_internal[0] = (int)(uint32_t)(ms->bytes & 0xffffffffu);
     st->MPI_internal[1] = (int)(uint32_t)(ms->bytes >> 32);
     st->MPI_internal[2] = ms->cancelled;

@@ -203,7 +203,9 @@ static inline int tn_mpi_check_tag(const char *fn, tn_comm_t *c, int tag, int al
 }
 
 /* ---- status ------------------------------------------------------------ */
-/* MPI_Status.MPI_internal[0..1] hold the byte count, [2] the cancel flag. */
+/* MPI_Status.MPI_internal[0..1] hold the byte count, [2] the cancel flag.
+ * Both fill source, tag, count and the cancel flag, never MPI_ERROR: the
+ * multiple-completion calls set that themselves (see mpi_req.c). */
 void tn_mpi_status_set(MPI_Status *st, const tn_msg_status_t *ms);
 void tn_mpi_status_empty(MPI_Status *st);     /* PROC_NULL / inactive request */
 uint64_t tn_mpi_status_bytes(const MPI_Status *st);

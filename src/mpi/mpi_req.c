@@ -46,7 +46,8 @@ typedef struct {
 } tn_mpi_greq_t;
 
 /* Status of a complete generalized request: ask query_fn; its return value
- * is the request's error (lock held). */
+ * is the request's error (lock held).  MPI_ERROR stays the caller's: the
+ * completion call decides whether the error goes there (MPI-4.1 13.2). */
 static int tn_mpi_greq_query(tn_req_t *req, MPI_Status *status)
 {
     tn_mpi_greq_t *g = req->ext;
@@ -54,8 +55,10 @@ static int tn_mpi_greq_query(tn_req_t *req, MPI_Status *status)
     tn_mpi_status_empty(&tmp);
     tmp.MPI_SOURCE = MPI_UNDEFINED;
     tmp.MPI_TAG = MPI_UNDEFINED;
+    tmp.MPI_ERROR = MPI_SUCCESS;
     int err = g->query_fn != NULL ? g->query_fn(g->extra_state, &tmp) : MPI_SUCCESS;
     if (status != MPI_STATUS_IGNORE) {
+        tmp.MPI_ERROR = status->MPI_ERROR;
         *status = tmp;
     }
     return err;
@@ -227,6 +230,24 @@ static MPI_Status *tn_mpi_status_at(MPI_Status *statuses, int i)
     return statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i];
 }
 
+/* MPI_ERROR of statuses[i], the i-th status a multiple-completion call
+ * fills, err its request's class.  The field is written only when the call
+ * returns MPI_ERR_IN_STATUS, and then in every status it fills (MPI-4.1
+ * 3.2.5): the first failure writes MPI_SUCCESS into the statuses before it,
+ * and from then on each gets its own class.  *failed_p: a failure seen. */
+static void tn_mpi_status_error(MPI_Status *statuses, int i, int err, int *failed_p)
+{
+    if (err != MPI_SUCCESS && !*failed_p) {
+        *failed_p = 1;
+        for (int j = 0; j < i && statuses != MPI_STATUSES_IGNORE; j++) {
+            statuses[j].MPI_ERROR = MPI_SUCCESS;
+        }
+    }
+    if (*failed_p && statuses != MPI_STATUSES_IGNORE) {
+        statuses[i].MPI_ERROR = err;
+    }
+}
+
 /* Retire every complete slot of reqs (all must be complete when all != 0). */
 static int tn_mpi_retire_all(const char *fn, int count, MPI_Request reqs[],
                              MPI_Status statuses[])
@@ -235,15 +256,13 @@ static int tn_mpi_retire_all(const char *fn, int count, MPI_Request reqs[],
     for (int i = 0; i < count; i++) {
         tn_req_t *req = tn_mpi_req_get(reqs[i]);
         MPI_Status *st = tn_mpi_status_at(statuses, i);
+        int err = MPI_SUCCESS;
         if (tn_mpi_slot_null(req)) {
             tn_mpi_status_empty(st);
-            continue;
+        } else {
+            err = tn_mpi_retire(&reqs[i], st);
         }
-        int err = tn_mpi_retire(&reqs[i], st);
-        if (st != MPI_STATUS_IGNORE) {
-            st->MPI_ERROR = err;
-        }
-        any_err |= (err != MPI_SUCCESS);
+        tn_mpi_status_error(statuses, i, err, &any_err);
     }
     return any_err ? tn_mpi_err(NULL, MPI_ERR_IN_STATUS, fn, NULL,
                                 "a request completed with an error (see the statuses)")
@@ -389,12 +408,8 @@ static int tn_mpi_some(const char *fn, int incount, MPI_Request reqs[], int *out
         if (!tn_req_is_complete(req)) {
             continue;
         }
-        MPI_Status *st = tn_mpi_status_at(statuses, n);
-        int err = tn_mpi_retire(&reqs[i], st);
-        if (st != MPI_STATUS_IGNORE) {
-            st->MPI_ERROR = err;
-        }
-        any_err |= (err != MPI_SUCCESS);
+        int err = tn_mpi_retire(&reqs[i], tn_mpi_status_at(statuses, n));
+        tn_mpi_status_error(statuses, n, err, &any_err);
         indices[n++] = i;
     }
     *outcount = active ? n : MPI_UNDEFINED;
@@ -566,19 +581,18 @@ int tn_mpi_Request_get_status_all(int count, const MPI_Request array_of_requests
             all = tn_mpi_peek_done(array_of_requests[i]);
         }
     }
-    int err = MPI_SUCCESS;
+    int failed = 0;
     if (all) {
         for (int i = 0; i < count; i++) {
             MPI_Status *st = tn_mpi_status_at(array_of_statuses, i);
-            if (tn_mpi_peek_status(array_of_requests[i], st) != MPI_SUCCESS) {
-                err = MPI_ERR_IN_STATUS;
-            }
+            tn_mpi_status_error(array_of_statuses, i,
+                                tn_mpi_peek_status(array_of_requests[i], st), &failed);
         }
     }
     tn_mpi_leave();
     *flag = all;
-    if (err != MPI_SUCCESS) {
-        return tn_mpi_err(NULL, err, fn, NULL,
+    if (failed) {
+        return tn_mpi_err(NULL, MPI_ERR_IN_STATUS, fn, NULL,
                           "a request completed with an error (see the statuses)");
     }
     return MPI_SUCCESS;
@@ -648,7 +662,7 @@ int tn_mpi_Request_get_status_some(int incount, const MPI_Request array_of_reque
                           outcount == NULL ? "outcount" : "array_of_indices", "NULL pointer");
     }
     tn_mpi_enter();
-    int n = 0, active = 0, err = MPI_SUCCESS;
+    int n = 0, active = 0, failed = 0;
     for (int pass = 0; pass < 2 && n == 0; pass++) {
         if (pass == 1) {
             tn_progress();
@@ -662,10 +676,9 @@ int tn_mpi_Request_get_status_some(int incount, const MPI_Request array_of_reque
             active = 1;
             if (tn_req_is_complete(req)) {
                 array_of_indices[n] = i;
-                if (tn_mpi_peek_status(array_of_requests[i],
-                                       tn_mpi_status_at(array_of_statuses, n)) != MPI_SUCCESS) {
-                    err = MPI_ERR_IN_STATUS;
-                }
+                int err = tn_mpi_peek_status(array_of_requests[i],
+                                             tn_mpi_status_at(array_of_statuses, n));
+                tn_mpi_status_error(array_of_statuses, n, err, &failed);
                 n++;
             }
         }
@@ -675,8 +688,8 @@ int tn_mpi_Request_get_status_some(int incount, const MPI_Request array_of_reque
     }
     *outcount = active ? n : MPI_UNDEFINED;
     tn_mpi_leave();
-    if (err != MPI_SUCCESS) {
-        return tn_mpi_err(NULL, err, fn, NULL,
+    if (failed) {
+        return tn_mpi_err(NULL, MPI_ERR_IN_STATUS, fn, NULL,
                           "a request completed with an error (see the statuses)");
     }
     return MPI_SUCCESS;
