@@ -34,6 +34,7 @@ struct tn_sched {
     tn_req_t    *req;            /* the request the user holds */
     tn_sched_t  *anext, *aprev;  /* started schedules */
     int          started;
+    int          persistent;     /* its tag was fixed at initialization */
 };
 
 static tn_sched_t *tn_sched_active;
@@ -355,8 +356,10 @@ static tn_status_t tn_sched_start(tn_req_t *req)
     s->next = 0;
     s->nreqs = 0;
     s->err = TN_OK;
-    s->tag = TN_SCHED_TAG_BASE +
-             (int)(s->comm->coll_seq++ % TN_SCHED_TAG_SPAN) * TN_SCHED_TAG_SUBS;
+    if (!s->persistent) {
+        s->tag = TN_SCHED_TAG_BASE +
+                 (int)(s->comm->coll_seq++ % TN_SCHED_TAG_SPAN) * TN_SCHED_TAG_SUBS;
+    }
     s->started = 1;
     s->aprev = NULL;
     s->anext = tn_sched_active;
@@ -390,6 +393,14 @@ tn_status_t tn_sched_commit(tn_sched_t *s, int persistent, tn_req_t **req_p)
         return TN_ERR_NOMEM;
     }
     s->req = req;
+    s->persistent = persistent;
+    if (persistent) {
+        /* matched by initialization order: MPI lets ranks start persistent
+         * collectives in different orders, but every rank initializes
+         * them in the same order (the init calls are collectives) */
+        s->tag = TN_SCHED_TAG_PBASE +
+                 (int)(s->comm->coll_pseq++ % TN_SCHED_TAG_SPAN) * TN_SCHED_TAG_SUBS;
+    }
     if (!persistent) {
         tn_sched_start(req);
     }

@@ -18,6 +18,16 @@
  * communicator never exchange each other's messages, nor the blocking
  * collectives' (small fixed tags, below the base).
  *
+ * A persistent collective takes its tag once, when it is initialized, from
+ * its own sequence (comm->coll_pseq) in the range above the nonblocking
+ * ones: MPI lets ranks start persistent collectives in different orders
+ * (only the info assertion mpi_assert_strict_persistent_collective_ordering
+ * promises the same order), so they are matched by initialization order,
+ * which is the same everywhere.  A request's successive starts reuse the
+ * tag; each start's messages between a pair of ranks are ordered after the
+ * previous start's (non-overtaking), and a start begins only after the
+ * previous one completed locally.
+ *
  * Builders (one per collective kind, coll/nbc/) add steps to a schedule
  * that belongs to a generic request (tn_req_new_generic); buffers are
  * resolved at build time (MPI_IN_PLACE included).  The schedule holds
@@ -32,6 +42,8 @@
 #define TN_SCHED_TAG_BASE 0x10000
 #define TN_SCHED_TAG_SPAN 0x100000
 #define TN_SCHED_TAG_SUBS 64
+/* persistent schedules: above every nonblocking tag (still below INT_MAX) */
+#define TN_SCHED_TAG_PBASE (TN_SCHED_TAG_BASE + TN_SCHED_TAG_SPAN * TN_SCHED_TAG_SUBS)
 
 typedef struct tn_sched tn_sched_t;
 

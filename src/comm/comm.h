@@ -43,6 +43,7 @@ typedef struct tn_comm {
     struct tn_errh *errh;            /* error handler (mpi layer object) */
     char      name[128];
     uint32_t  coll_seq;              /* collective sequence (tags for schedules) */
+    uint32_t  coll_pseq;             /* persistent collectives initialized on it */
     int       pending;               /* sends and receives on it not complete yet,
                                       * user-freed ones included (p2p/; read by
                                       * MPI_Comm_disconnect) */
