@@ -2,13 +2,15 @@
  * and the constructors that every MPI constructor reduces to (blocks,
  * contiguous, hvector, resized, dup).
  *
- * Bounds follow the standard's type-map rules: lb is the lowest and ub the
- * highest byte of any element (lb + extent of each constituent element), or,
- * when a constituent carries explicit bounds (create_resized, "marked"), the
- * lowest lb and highest ub of the marked constituents only.  A struct without
- * marked constituents has its extent rounded up to the largest alignment of
- * its types, like a C struct; other constructors do not pad (the extents of
- * their inputs are already padded).  True bounds cover the data bytes. */
+ * Bounds follow the standard's type-map rules: lb is the lowest lb and ub
+ * the highest ub (lb + extent) of the constituent elements, or, when a
+ * constituent carries explicit bounds (create_resized, "marked"), of the
+ * marked constituents only.  An element's ub may lie below its lb (a
+ * negative extent), so the two are taken apart, never as an interval.  A
+ * struct without marked constituents has its extent rounded up to the
+ * largest alignment of its types, like a C struct; other constructors do not
+ * pad (the extents of their inputs are already padded).  True bounds cover
+ * the data bytes. */
 #include <stdlib.h>
 #include <string.h>
 #include "dt/dt_impl.h"
@@ -163,11 +165,14 @@ typedef struct {
 } bounds_t;
 
 /* Add elements of t placed at offsets [lo, hi] (lo, hi: the extreme
- * offsets).  Marked elements, once seen, are the only ones that bound. */
+ * offsets).  Marked elements, once seen, are the only ones that bound.
+ * The lb of the lowest and the ub of the highest placed element bound the
+ * result, whatever the sign of t's extent: with a negative one (resized to
+ * ub < lb) the ub marker lies below the lb marker, and the type map's lb is
+ * the lowest lb marker, its ub the highest ub marker. */
 static void bounds_add(bounds_t *b, const tn_dt_t *t, ptrdiff_t lo, ptrdiff_t hi)
 {
-    ptrdiff_t e0 = t->lb, e1 = t->lb + t->extent;
-    ptrdiff_t elb = e0 < e1 ? e0 : e1, eub = e0 < e1 ? e1 : e0;
+    ptrdiff_t elb = t->lb, eub = t->lb + t->extent;
 
     if (t->size > 0) {
         ptrdiff_t tl = lo + t->true_lb, tu = hi + t->true_lb + t->true_extent;
