@@ -30,10 +30,13 @@ enum {
     TN_OP_REPLACE = 0x3c, TN_OP_NO_OP = 0x3d,
 };
 
-/* Categories of the standard's "Predefined Reduction Operations". */
+/* Categories of the standard's "Predefined Reduction Operations".  One
+ * extension (README.md, "Extensions to the standard"): the logical ops also
+ * take the multi-language integers MPI_AINT, MPI_OFFSET and MPI_COUNT, as in
+ * Open MPI and MPICH, so that programs written for them port unchanged. */
 #define TN_OP_MINMAX  (TN_DC_C_INT | TN_DC_F_INT | TN_DC_FLOAT | TN_DC_MULTI_LANG)
 #define TN_OP_ARITH   (TN_OP_MINMAX | TN_DC_COMPLEX)
-#define TN_OP_LOGICAL (TN_DC_C_INT | TN_DC_LOGICAL)
+#define TN_OP_LOGICAL (TN_DC_C_INT | TN_DC_LOGICAL | TN_DC_MULTI_LANG)
 #define TN_OP_BITWISE (TN_DC_C_INT | TN_DC_F_INT | TN_DC_BYTE | TN_DC_MULTI_LANG)
 
 #define TN_OP_DEF(hval, nm, comm, cats)                                            \

@@ -1,8 +1,9 @@
 /* Unit test of the reduction operations (src/dt/op.c).
  *
  * The (op, type) rules are restated here from the standard's "Predefined
- * Reduction Operations" section, independently of op.c's tables; every pair
- * the standard allows is computed on 77 elements (more than two of op.c's
+ * Reduction Operations" section (plus Tern's extension: the logical ops on
+ * MPI_AINT, MPI_OFFSET and MPI_COUNT), independently of op.c's tables; every
+ * pair the standard allows is computed on 77 elements (more than two of op.c's
  * blocks, plus a tail) and compared with a reference written here on
  * 64-bit integers / long doubles, and every pair it forbids must be refused
  * without touching the output. */
@@ -86,9 +87,10 @@ static const struct {
     { MPI_MIN, "MPI_MIN", 1, C_INT | F_INT | FLOATING | MULTI },
     { MPI_SUM, "MPI_SUM", 1, C_INT | F_INT | FLOATING | MULTI | COMPLEX },
     { MPI_PROD, "MPI_PROD", 1, C_INT | F_INT | FLOATING | MULTI | COMPLEX },
-    { MPI_LAND, "MPI_LAND", 1, C_INT | LOGICAL },
-    { MPI_LOR, "MPI_LOR", 1, C_INT | LOGICAL },
-    { MPI_LXOR, "MPI_LXOR", 1, C_INT | LOGICAL },
+    /* MULTI: an extension (as in Open MPI and MPICH) */
+    { MPI_LAND, "MPI_LAND", 1, C_INT | LOGICAL | MULTI },
+    { MPI_LOR, "MPI_LOR", 1, C_INT | LOGICAL | MULTI },
+    { MPI_LXOR, "MPI_LXOR", 1, C_INT | LOGICAL | MULTI },
     { MPI_BAND, "MPI_BAND", 1, C_INT | F_INT | BYTE | MULTI },
     { MPI_BOR, "MPI_BOR", 1, C_INT | F_INT | BYTE | MULTI },
     { MPI_BXOR, "MPI_BXOR", 1, C_INT | F_INT | BYTE | MULTI },
