@@ -512,8 +512,9 @@ int tn_mpi_Cancel(MPI_Request *request)
         return tn_mpi_err(req->comm, MPI_ERR_REQUEST, fn, "request",
                           "an active partitioned request cannot be cancelled");
     }
-    /* Receives not yet matched are cancelled; a send that has started
-     * cannot be taken back, so its cancellation fails (allowed).  Inactive
+    /* Receives not yet matched are cancelled; a send is withdrawn if the
+     * receiver has not matched it (the request then completes cancelled,
+     * maybe later), else completes normally (tn_p2p_cancel).  Inactive
      * persistent requests have nothing to cancel. */
     int err = MPI_SUCCESS;
     if (req->ext != NULL) {

@@ -227,6 +227,32 @@ tn_unexp_t *tn_match_unexp_find(tn_match_ctx_t *mc, int src, int tag, int take)
     return found;
 }
 
+void tn_unexp_free(tn_unexp_t *ux)
+{
+    if (ux->data != ux->small) {
+        free(ux->data);
+    }
+    free(ux);
+}
+
+tn_unexp_t *tn_match_unexp_withdraw(tn_match_ctx_t *mc, int src, int world, uint64_t sreq)
+{
+    if (src < 0 || src >= mc->nbins) {
+        return NULL;
+    }
+    for (tn_unexp_t *ux = mc->unexp[src].head; ux != NULL; ux = ux->snext) {
+        /* only these carry a live sender request id: a standard eager
+         * message's send may be over and its id reused (or sreq holds
+         * inline data) */
+        int live = ux->type == TN_AM_RTS || (ux->flags & TN_AM_F_SYNC);
+        if (live && ux->world == world && ux->sreq == sreq && ux->complete) {
+            tn_match_unexp_unlink(mc, ux);
+            return ux;
+        }
+    }
+    return NULL;
+}
+
 void tn_match_finalize(void)
 {
     for (int b = 0; b < TN_MATCH_BUCKETS; b++) {

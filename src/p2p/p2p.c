@@ -548,9 +548,13 @@ tn_status_t tn_p2p_imrecv(void *buf, size_t count, const tn_dt_t *dt, void *msg,
     return TN_OK;
 }
 
-/* Cancel a receive that has not matched yet.  Returns 1 if cancelled. */
+/* Cancel a receive that has not matched yet, or a send (p2p/cancel.c).
+ * Returns 1 if cancelled now. */
 int tn_p2p_cancel(tn_req_t *req)
 {
+    if (req->kind == TN_REQ_SEND) {
+        return tn_proto_send_cancel(req);
+    }
     if (req->kind == TN_REQ_GENERIC && !req->complete && req->inner != NULL &&
         !req->persistent) {
         /* isendrecv: cancel the receive half; the request completes when

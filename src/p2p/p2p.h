@@ -72,6 +72,7 @@ struct tn_req {
     uint8_t          pull;          /* receive: TN_P2P_PULL was asked for */
     uint8_t          direct;        /* receive: the transport places DATA in buf
                                        (recv_direct), until recv_direct_end */
+    uint8_t          cancel;        /* send: tn_cancel_state_t (p2p/cancel.c) */
     volatile int     complete;
     int              user_freed;    /* MPI_Request_free: release at completion */
     int              in_posted;     /* on a posted-receive queue */
@@ -248,7 +249,12 @@ tn_status_t tn_p2p_imrecv(void *buf, size_t count, const tn_dt_t *dt, void *msg,
 tn_status_t tn_p2p_isendrecv(const void *sbuf, size_t scount, const tn_dt_t *sdt, int dest,
                              int stag, void *rbuf, size_t rcount, const tn_dt_t *rdt, int src,
                              int rtag, tn_comm_t *comm, void *owned, tn_req_t **req_p);
-/* Cancel a receive that has not matched yet; 1 if cancelled. */
+/* MPI_Cancel.  A receive that has not matched yet is cancelled at once.
+ * A send is withdrawn at once while none of it has left; a synchronous or
+ * rendezvous send that the receiver may still hold unmatched is asked back
+ * (p2p/cancel.c) and completes later, cancelled if the receiver had not
+ * matched it, normally otherwise; any other send completes normally, not
+ * cancelled.  Returns 1 if req is cancelled (and complete) on return. */
 int tn_p2p_cancel(tn_req_t *req);
 
 /* Partitioned point-to-point (MPI_Psend_init/MPI_Precv_init, p2p/part.c).

@@ -94,6 +94,11 @@ int tn_match_posted_remove(tn_match_ctx_t *mc, struct tn_req *req);
 /* Earliest unexpected message matching (src, tag); remove it if take. */
 tn_unexp_t *tn_match_unexp_find(tn_match_ctx_t *mc, int src, int tag, int take);
 void tn_match_unexp_add(tn_match_ctx_t *mc, tn_unexp_t *ux);
+/* Remove the unexpected message of send sreq from world (comm rank src)
+ * if it is still there, unmatched and wholly arrived (a cancelled send);
+ * NULL otherwise.  The caller frees it. */
+tn_unexp_t *tn_match_unexp_withdraw(tn_match_ctx_t *mc, int src, int world, uint64_t sreq);
+void tn_unexp_free(tn_unexp_t *ux);
 void tn_match_finalize(void);
 
 /* protocols */
@@ -110,6 +115,20 @@ void tn_part_am_cts(int world, const tn_am_hdr_t *hdr);
 void tn_part_am_data(int world, const tn_am_hdr_t *hdr, const void *payload, size_t len);
 /* Deliver a matched unexpected message into a receive request. */
 void tn_proto_recv_unexp(struct tn_req *req, tn_unexp_t *ux);
+/* Send cancellation (cancel.c).  TN_CANCEL_ASKED: CANCEL went to the
+ * receiver, no answer yet; TN_CANCEL_HELD: the send finished meanwhile,
+ * its completion waits for the answer (which names the request). */
+typedef enum {
+    TN_CANCEL_NONE = 0, TN_CANCEL_ASKED, TN_CANCEL_HELD
+} tn_cancel_state_t;
+int tn_proto_send_cancel(struct tn_req *req);
+/* Take a send that has not started (TN_SEND_START) off its peer's queue;
+ * 1 if it was there. */
+int tn_proto_sq_withdraw(struct tn_req *req);
+/* Complete a finished send (stage TN_SEND_DONE) or a withdrawn one. */
+void tn_proto_send_complete(struct tn_req *req);
+void tn_cancel_am_req(int world, const tn_am_hdr_t *hdr);
+void tn_cancel_am_ack(int world, const tn_am_hdr_t *hdr);
 tn_status_t tn_proto_init(int world_size, int world_rank);
 void tn_proto_finalize(void);
 void tn_p2p_am_recv(int peer, const tn_am_hdr_t *hdr, const void *payload, size_t len);

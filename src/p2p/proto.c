@@ -9,7 +9,7 @@
  * Synchronous eager sends carry the sender's request id and get a FIN once
  * matched and wholly arrived.  Per peer, the pieces of one message leave
  * before the next message starts (queue), so FRAG pieces always follow
- * their EAGER.
+ * their EAGER.  A send may be asked back with CANCEL (p2p/cancel.c).
  *
  * Derived datatypes (req->pack) never go through a whole-message
  * temporary: each piece is packed from the user's buffer straight into the
@@ -123,6 +123,35 @@ static void tn_sq_pop(tn_peer_t *peer)
     req->qnext = NULL;
 }
 
+int tn_proto_sq_withdraw(struct tn_req *req)
+{
+    tn_peer_t *peer = &tn_peers[req->world];
+    struct tn_req *prev = NULL;
+    for (struct tn_req *r = peer->sq_head; r != NULL; prev = r, r = r->qnext) {
+        if (r != req) {
+            continue;
+        }
+        if (prev == NULL) {
+            tn_sq_pop(peer);
+        } else {
+            prev->qnext = req->qnext;
+            if (peer->sq_tail == req) {
+                peer->sq_tail = prev;
+            }
+            req->qnext = NULL;
+        }
+        return 1;
+    }
+    return 0;
+}
+
+void tn_proto_send_complete(struct tn_req *req)
+{
+    req->stage = TN_SEND_DONE;
+    tn_sends_inflight--;
+    tn_req_complete(req);
+}
+
 static void tn_send_finish(struct tn_req *req)
 {
     req->stage = TN_SEND_DONE;
@@ -131,8 +160,13 @@ static void tn_send_finish(struct tn_req *req)
         tn_req_release(req);
         return;
     }
-    tn_sends_inflight--;
-    tn_req_complete(req);
+    if (req->cancel == TN_CANCEL_ASKED) {
+        /* the receiver matched it before our CANCEL: its answer is on the
+         * way and names this request, which must live until then */
+        req->cancel = TN_CANCEL_HELD;
+        return;
+    }
+    tn_proto_send_complete(req);
 }
 
 typedef struct {
@@ -729,6 +763,12 @@ void tn_p2p_am_recv(int world, const tn_am_hdr_t *hdr, const void *payload, size
         tn_send_finish(req);
         return;
     }
+    case TN_AM_CANCEL:
+        tn_cancel_am_req(world, hdr);
+        return;
+    case TN_AM_CANCEL_ACK:
+        tn_cancel_am_ack(world, hdr);
+        return;
     default:
         tn_log_error("p2p", "unknown active message type %u from world rank %d",
                      hdr->type, world);

@@ -38,6 +38,10 @@ enum {
     TN_AM_HELP  = 9,   /* receiver reads a rendezvous in place and asks the
                           sender to write chunks of it too (rreq = the
                           transport's transfer id; TN_XPORT_CAP_COOP)       */
+    TN_AM_CANCEL     = 10, /* sender asks the receiver to withdraw its RTS or
+                              synchronous EAGER sreq (ctx, src) if unmatched */
+    TN_AM_CANCEL_ACK = 11, /* answer to CANCEL for sreq: F_WITHDRAWN if the
+                              message is gone, else it was matched already  */
 };
 
 enum {
@@ -46,6 +50,7 @@ enum {
     TN_AM_F_PACK   = 4,   /* RTS: the data is not contiguous at the sender
                              (derived datatype); it is packed on the fly into
                              DATA pieces after CTS, never read in place      */
+    TN_AM_F_WITHDRAWN = 8, /* CANCEL_ACK: the message was withdrawn unmatched */
 };
 
 /* Every active message starts with this 48-byte header. */

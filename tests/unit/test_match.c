@@ -1,6 +1,6 @@
 /* Matching: earliest posted receive wins across source bins and the
  * wildcard list; unexpected messages match in arrival order; tags and
- * wildcards behave. */
+ * wildcards behave; a cancelled send's message is withdrawn alone. */
 #include "p2p/p2p_impl.h"
 
 #include <stdio.h>
@@ -94,6 +94,42 @@ int main(void)
         CHECK(u == us[i]);
         free(u);
     }
+    /* withdraw (a cancelled send): only an RTS or a synchronous EAGER that
+     * has wholly arrived, of that sender request and world rank; the
+     * messages around it keep their order for every kind of receive */
+    tn_unexp_t *w[5];
+    for (int i = 0; i < 5; i++) {
+        w[i] = arrive(mc, 8, 4);
+        w[i]->world = 18;
+        w[i]->sreq = 0x1000 + (uint64_t)i;
+        w[i]->complete = 1;
+        w[i]->type = TN_AM_EAGER;
+    }
+    w[1]->type = TN_AM_RTS;
+    w[2]->flags = TN_AM_F_SYNC;
+    w[3]->flags = TN_AM_F_SYNC;
+    w[3]->complete = 0;           /* pieces still arriving */
+    CHECK(tn_match_unexp_withdraw(mc, 8, 18, 0x1000) == NULL);  /* standard eager */
+    CHECK(tn_match_unexp_withdraw(mc, 8, 18, 0x1003) == NULL);  /* incomplete */
+    CHECK(tn_match_unexp_withdraw(mc, 8, 17, 0x1001) == NULL);  /* other world rank */
+    CHECK(tn_match_unexp_withdraw(mc, 7, 18, 0x1001) == NULL);  /* other source */
+    CHECK(tn_match_unexp_withdraw(mc, 99, 18, 0x1001) == NULL); /* beyond the bins */
+    CHECK(tn_match_unexp_withdraw(mc, -1, 18, 0x1001) == NULL);
+    CHECK(tn_match_unexp_withdraw(mc, 8, 18, 0x1001) == w[1]);
+    CHECK(tn_match_unexp_withdraw(mc, 8, 18, 0x1001) == NULL);  /* gone */
+    CHECK(tn_match_unexp_withdraw(mc, 8, 18, 0x1002) == w[2]);
+    tn_unexp_free(w[1]);
+    tn_unexp_free(w[2]);
+    CHECK(tn_match_unexp_find(mc, TN_ANY_SOURCE, 4, 1) == w[0]);
+    CHECK(tn_match_unexp_find(mc, 8, TN_ANY_TAG, 1) == w[3]);
+    CHECK(tn_match_unexp_find(mc, 8, 4, 1) == w[4]);
+    CHECK(tn_match_unexp_find(mc, TN_ANY_SOURCE, TN_ANY_TAG, 0) == NULL);
+    for (int i = 0; i < 5; i++) {
+        if (i != 1 && i != 2) {
+            tn_unexp_free(w[i]);
+        }
+    }
+
     tn_match_finalize();
     for (int i = 0; i < nposted; i++) {
         tn_req_release(posted[i]);
