@@ -377,10 +377,16 @@ void tn_mpi_status_set(MPI_Status *st, const tn_msg_status_t *ms)
     st->MPI_internal[2] = ms->cancelled;
 }
 
+/* The standard's empty status (MPI-4.1 3.7.3) is the one status whose
+ * error field is defined: MPI_SUCCESS, with source MPI_ANY_SOURCE and tag
+ * MPI_ANY_TAG (null and inactive requests; mpi4py checks it). */
 void tn_mpi_status_empty(MPI_Status *st)
 {
     tn_msg_status_t ms = { MPI_ANY_SOURCE, MPI_ANY_TAG, TN_OK, 0, 0 };
     tn_mpi_status_set(st, &ms);
+    if (st != MPI_STATUS_IGNORE) {
+        st->MPI_ERROR = MPI_SUCCESS;
+    }
 }
 
 uint64_t tn_mpi_status_bytes(const MPI_Status *st)
