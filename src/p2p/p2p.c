@@ -498,13 +498,20 @@ typedef struct {
     int found;
 } tn_probe_arg_t;
 
+/* May be called again after it returned 1 (tn_rt_wait looks at the
+ * condition before sleeping and once more after waking): a matched probe
+ * has taken the message off the queue by then, so the answer is kept. */
 static int tn_probe_cond(void *arg)
 {
     tn_probe_arg_t *a = arg;
+    if (a->found) {
+        return 1;
+    }
     tn_unexp_t *ux = tn_match_unexp_find(a->comm->match[0], a->src, a->tag, a->take);
     if (ux == NULL) {
         return 0;
     }
+    a->found = 1;
     if (a->status != NULL) {
         tn_unexp_status(ux, a->status);
     }
