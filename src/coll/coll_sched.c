@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef enum { STEP_SEND, STEP_RECV, STEP_COPY, STEP_REDUCE, STEP_END } tn_step_kind_t;
+typedef enum { STEP_SEND, STEP_RECV, STEP_COPY, STEP_REDUCE, STEP_CALL, STEP_END } tn_step_kind_t;
 
 typedef struct {
     tn_step_kind_t kind;
@@ -17,6 +17,8 @@ typedef struct {
     size_t         scount, rcount;
     const tn_dt_t *sdt, *rdt;
     const tn_op_t *op;
+    tn_sched_fn_t *fn;             /* STEP_CALL */
+    void          *arg;
 } tn_step_t;
 
 struct tn_sched {
@@ -35,6 +37,8 @@ struct tn_sched {
     tn_sched_t  *anext, *aprev;  /* started schedules */
     int          started;
     int          persistent;     /* its tag was fixed at initialization */
+    void       (*cleanup)(void *arg);
+    void        *cleanup_arg;
 };
 
 static tn_sched_t *tn_sched_active;
@@ -166,6 +170,21 @@ void tn_sched_reduce(tn_sched_t *s, const void *in, void *inout, size_t count,
     }
 }
 
+void tn_sched_call(tn_sched_t *s, tn_sched_fn_t *fn, void *arg)
+{
+    tn_step_t *st = tn_sched_add(s, STEP_CALL);
+    if (st != NULL) {
+        st->fn = fn;
+        st->arg = arg;
+    }
+}
+
+void tn_sched_on_free(tn_sched_t *s, void (*fn)(void *arg), void *arg)
+{
+    s->cleanup = fn;
+    s->cleanup_arg = arg;
+}
+
 void tn_sched_barrier(tn_sched_t *s)
 {
     if (s->nsteps > 0 && s->steps[s->nsteps - 1].kind != STEP_END) {
@@ -209,6 +228,9 @@ char *tn_sched_tmp(tn_sched_t *s, const tn_dt_t *dt, size_t count)
 
 void tn_sched_free(tn_sched_t *s)
 {
+    if (s->cleanup != NULL) {
+        s->cleanup(s->cleanup_arg);
+    }
     for (int i = 0; i < s->nreqs; i++) {
         if (s->reqs[i] != NULL) {
             tn_req_free(s->reqs[i]);    /* only after an error: released when done */
@@ -300,6 +322,12 @@ static tn_status_t tn_sched_round(tn_sched_t *s)
             rc = tn_op_apply(st->op, st->sdt, tn_coll_dt_handle(st->sdt), st->sbuf, st->rbuf,
                              st->scount);
             break;
+        case STEP_CALL: {
+            /* fn may add steps (and move s->steps): st is not used after */
+            tn_sched_fn_t *fn = st->fn;
+            rc = fn(s, st->arg);
+            break;
+        }
         }
     }
     return rc;

@@ -63,6 +63,14 @@ void tn_sched_copy(tn_sched_t *s, const void *sbuf, size_t scount, const tn_dt_t
 /* inout = in op inout */
 void tn_sched_reduce(tn_sched_t *s, const void *in, void *inout, size_t count,
                      const tn_dt_t *dt, const tn_op_t *op);
+/* A local step that calls fn(s, arg) when reached: it may add steps at the
+ * end of the schedule (a schedule whose length is decided as it runs, such
+ * as the context id agreement's retries); an error it returns ends the
+ * schedule with that error.  Persistent schedules must not grow. */
+typedef tn_status_t (tn_sched_fn_t)(tn_sched_t *s, void *arg);
+void tn_sched_call(tn_sched_t *s, tn_sched_fn_t *fn, void *arg);
+/* fn(arg) runs when the schedule is freed (once). */
+void tn_sched_on_free(tn_sched_t *s, void (*fn)(void *arg), void *arg);
 /* End the current round (no-op on an empty round). */
 void tn_sched_barrier(tn_sched_t *s);
 /* A temporary for count elements of dt laid out like dt (freed with the

@@ -3,10 +3,11 @@
  *
  * Context ids.  Every process keeps the next context id it has never used
  * (next_ctx, even, starting at 4: 0 is COMM_WORLD, 2 COMM_SELF; ctx + 1 is
- * the collective context).  A constructor agrees on the maximum of the
- * members' next_ctx over the parent's collective context and then every
- * member moves next_ctx past it.  So an id is never used twice by one
- * process, and two communicators that share an id (the disjoint results of
+ * the collective context).  A constructor agrees on an id that is free on
+ * every member and every member moves next_ctx past it (comm_ctx.c: the
+ * maximum of the members' next_ctx, claimed and checked, retried when a
+ * concurrent agreement in some member took it first).  So an id is never
+ * used twice by one process, and two communicators that share an id (the disjoint results of
  * one split) have no process in common, hence no message of one can reach
  * the other.  Non-members of the new communicator take part in the agreement
  * too: they are members of the parent and every member of it must call.
@@ -46,8 +47,6 @@ tn_comm_t tn_comm_self = {
     .ctx = 2,
     .name = "MPI_COMM_SELF",
 };
-
-static uint32_t next_ctx = 4;
 
 /* Attribute storage and hints of a communicator that goes away: no
  * callbacks here (the MPI layer ran them at MPI_Comm_free). */
@@ -102,7 +101,7 @@ tn_status_t tn_comm_init(int world_rank, int world_size)
     tn_comm_self.ctx = 2;
     tn_comm_self.rank = 0;
     tn_comm_self.size = 1;
-    next_ctx = 4;
+    tn_comm_ctx_reset();
 
     st = tn_p2p_comm_attach(&tn_comm_world);
     if (st != TN_OK) {
@@ -145,130 +144,29 @@ void tn_comm_finalize(void)
     }
 }
 
-/* ---- context id agreement --------------------------------------------- */
-
-static int comm_peer(const int *map, int r)
-{
-    return map != NULL ? map[r] : r;
-}
-
-/* *val = max of every participant's *val: recursive doubling, with the
- * participants beyond the largest power of two folded onto their
- * neighbours.  The n participants are comm ranks map[0..n) (every rank of
- * comm when map is NULL); I am participant rank.  Messages go over comm's
- * collective context with the given tag. */
-static tn_status_t comm_allreduce_max_i64(int64_t *val, tn_comm_t *comm, int n, int rank,
-                                          const int *map, int tag)
-{
-    const tn_dt_t *byte = comm_byte_dt();
-    int pof2, rem, newrank, mask;
-    int64_t in;
-    tn_status_t st;
-
-    if (n == 1) {
-        return TN_OK;
-    }
-    for (pof2 = 1; pof2 * 2 <= n; pof2 *= 2) {
-    }
-    rem = n - pof2;
-    if (rank < 2 * rem) {
-        if (rank % 2 == 0) {
-            st = tn_p2p_send(val, sizeof(*val), byte, comm_peer(map, rank + 1), tag, comm, 1);
-            newrank = -1;
-        } else {
-            st = tn_p2p_recv(&in, sizeof(in), byte, comm_peer(map, rank - 1), tag, comm, 1,
-                             NULL);
-            if (in > *val) {
-                *val = in;
-            }
-            newrank = rank / 2;
-        }
-        if (st != TN_OK) {
-            return st;
-        }
-    } else {
-        newrank = rank - rem;
-    }
-    if (newrank >= 0) {
-        for (mask = 1; mask < pof2; mask <<= 1) {
-            int newdst = newrank ^ mask;
-            int dst = newdst < rem ? newdst * 2 + 1 : newdst + rem;
-
-            st = tn_p2p_sendrecv(val, sizeof(*val), byte, comm_peer(map, dst), tag, &in,
-                                 sizeof(in), byte, comm_peer(map, dst), tag, comm, 1, NULL);
-            if (st != TN_OK) {
-                return st;
-            }
-            if (in > *val) {
-                *val = in;
-            }
-        }
-    }
-    if (rank < 2 * rem) {
-        if (rank % 2 == 1) {
-            st = tn_p2p_send(val, sizeof(*val), byte, comm_peer(map, rank - 1), tag, comm, 1);
-        } else {
-            st = tn_p2p_recv(val, sizeof(*val), byte, comm_peer(map, rank + 1), tag, comm, 1,
-                             NULL);
-        }
-        if (st != TN_OK) {
-            return st;
-        }
-    }
-    return TN_OK;
-}
-
-uint32_t tn_comm_next_ctx_get(void)
-{
-    return next_ctx;
-}
-
-void tn_comm_next_ctx_set(uint32_t next)
-{
-    next_ctx = next;
-}
-
-tn_status_t tn_comm_allreduce_max(int64_t *val, tn_comm_t *comm)
-{
-    return comm_allreduce_max_i64(val, comm, comm->size, comm->rank, NULL,
-                                  TN_COLL_TAG_COMM_CTX);
-}
-
 static tn_status_t comm_agree_ctx(tn_comm_t *parent, uint32_t *ctx_p)
 {
-    int64_t v = next_ctx;
-    tn_status_t st;
-
-    st = comm_allreduce_max_i64(&v, parent, parent->size, parent->rank, NULL,
-                                TN_COLL_TAG_COMM_CTX);
-    if (st != TN_OK) {
-        return st;
-    }
-    next_ctx = (uint32_t)v + 2;
-    *ctx_p = (uint32_t)v;
-    return TN_OK;
+    return tn_comm_ctx_agree(parent, parent->size, parent->rank, NULL, TN_COLL_TAG_COMM_CTX,
+                             2, -1, ctx_p);
 }
 
 /* ---- construction ------------------------------------------------------ */
 
-/* A communicator over group (whose reference is taken over) with context
- * ctx, for a member of group.  Inherits parent's error handler. */
-tn_status_t tn_comm_new(tn_group_t *group, uint32_t ctx, const tn_comm_t *parent,
-                        tn_comm_t **comm_p)
+/* A communicator over group (whose reference is taken over) with no
+ * context yet (tn_comm_attach gives it one), for a member of group.
+ * Inherits parent's error handler. */
+static tn_comm_t *comm_alloc(tn_group_t *group, const tn_comm_t *parent)
 {
-    tn_comm_t *c;
-    tn_status_t st;
+    tn_comm_t *c = calloc(1, sizeof(*c));
 
-    c = calloc(1, sizeof(*c));
     if (c == NULL) {
         tn_group_release(group);
-        return TN_ERR_NOMEM;
+        return NULL;
     }
     c->magic = TN_COMM_MAGIC;
     c->refcount = 1;
     c->predefined = 0;
     c->handle = 0;
-    c->ctx = ctx;
     c->rank = group->rank;
     c->size = group->size;
     c->group = group;
@@ -276,6 +174,19 @@ tn_status_t tn_comm_new(tn_group_t *group, uint32_t ctx, const tn_comm_t *parent
     c->errh = parent->errh;
     c->session = parent->session;
     c->name[0] = '\0';
+    return c;
+}
+
+tn_status_t tn_comm_new(tn_group_t *group, uint32_t ctx, const tn_comm_t *parent,
+                        tn_comm_t **comm_p)
+{
+    tn_comm_t *c = comm_alloc(group, parent);
+    tn_status_t st;
+
+    if (c == NULL) {
+        return TN_ERR_NOMEM;
+    }
+    c->ctx = ctx;
     st = tn_p2p_comm_attach(c);
     if (st != TN_OK) {
         tn_group_release(group);
@@ -318,7 +229,7 @@ tn_status_t tn_comm_create_group(tn_comm_t *parent, tn_group_t *group, int tag,
                                  tn_comm_t **comm_p)
 {
     int *map;
-    int64_t v = next_ctx;
+    uint32_t ctx;
     int i;
     tn_status_t st;
 
@@ -337,15 +248,14 @@ tn_status_t tn_comm_create_group(tn_comm_t *parent, tn_group_t *group, int tag,
             return TN_ERR_INVAL;      /* not a subset: the MPI layer checks */
         }
     }
-    st = comm_allreduce_max_i64(&v, parent, group->size, group->rank, map,
-                                comm_create_group_tag(tag));
+    st = tn_comm_ctx_agree(parent, group->size, group->rank, map, comm_create_group_tag(tag),
+                           2, -1, &ctx);
     free(map);
     if (st != TN_OK) {
         return st;
     }
-    next_ctx = (uint32_t)v + 2;
     tn_group_retain(group);
-    return tn_comm_new(group, (uint32_t)v, parent, comm_p);
+    return tn_comm_new(group, ctx, parent, comm_p);
 }
 
 tn_status_t tn_comm_dup(tn_comm_t *comm, tn_comm_t **comm_p)
@@ -365,6 +275,53 @@ tn_status_t tn_comm_dup(tn_comm_t *comm, tn_comm_t **comm_p)
     st = tn_comm_new(comm->group, ctx, comm, &nc);
     if (st != TN_OK) {
         return st;
+    }
+    if (comm->info != NULL) {
+        tn_info_retain(comm->info);
+        nc->info = comm->info;
+    }
+    if (comm->topo != NULL && (nc->topo = tn_topo_dup(comm->topo)) == NULL) {
+        tn_comm_release(nc);
+        return TN_ERR_NOMEM;
+    }
+    *comm_p = nc;
+    return TN_OK;
+}
+
+tn_status_t tn_comm_attach(tn_comm_t *comm, uint32_t ctx)
+{
+    tn_status_t st;
+
+    if (comm->local != NULL) {
+        comm->local->ctx = ctx + 2;
+        st = tn_p2p_comm_attach(comm->local);
+        if (st != TN_OK) {
+            return st;
+        }
+    }
+    comm->ctx = ctx;
+    return tn_p2p_comm_attach(comm);
+}
+
+tn_status_t tn_comm_dup_shell(tn_comm_t *comm, tn_comm_t **comm_p)
+{
+    tn_comm_t *nc;
+
+    tn_group_retain(comm->group);
+    nc = comm_alloc(comm->group, comm);
+    if (nc == NULL) {
+        return TN_ERR_NOMEM;
+    }
+    if (comm->remote != NULL) {
+        tn_group_retain(comm->group);
+        nc->local = comm_alloc(comm->group, comm);
+        if (nc->local == NULL) {
+            tn_comm_release(nc);
+            return TN_ERR_NOMEM;
+        }
+        tn_group_retain(comm->remote);
+        nc->remote = comm->remote;
+        nc->peer_world = comm->remote->world;
     }
     if (comm->info != NULL) {
         tn_info_retain(comm->info);
@@ -404,6 +361,7 @@ tn_status_t tn_comm_split(tn_comm_t *comm, int color, int key, tn_comm_t **comm_
     int *world;
     tn_group_t *group;
     uint32_t ctx = 0;
+    int64_t first = 0;
     int i, k = 0;
     tn_status_t st;
 
@@ -413,7 +371,7 @@ tn_status_t tn_comm_split(tn_comm_t *comm, int color, int key, tn_comm_t **comm_
     }
     mine[0] = color;
     mine[1] = key;
-    mine[2] = (int)next_ctx;
+    mine[2] = (int)tn_comm_ctx_next();
     st = tn_coll_allgather(mine, sizeof(mine), comm_byte_dt(), all, sizeof(mine),
                            comm_byte_dt(), comm);
     if (st != TN_OK) {
@@ -421,11 +379,15 @@ tn_status_t tn_comm_split(tn_comm_t *comm, int color, int key, tn_comm_t **comm_
         return st;
     }
     for (i = 0; i < n; i++) {
-        if ((uint32_t)all[3 * i + 2] > ctx) {
-            ctx = (uint32_t)all[3 * i + 2];
+        if ((uint32_t)all[3 * i + 2] > first) {
+            first = (uint32_t)all[3 * i + 2];
         }
     }
-    next_ctx = ctx + 2;
+    st = tn_comm_ctx_agree(comm, n, comm->rank, NULL, TN_COLL_TAG_COMM_CTX, 2, first, &ctx);
+    if (st != TN_OK) {
+        free(all);
+        return st;
+    }
     if (color == TN_UNDEFINED) {
         free(all);
         *comm_p = NULL;

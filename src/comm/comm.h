@@ -177,12 +177,37 @@ tn_status_t tn_comm_intercomm_merge(tn_comm_t *inter, int high, tn_comm_t **comm
 tn_status_t tn_comm_inter_split(tn_comm_t *inter, int color, int key, tn_comm_t **comm_p);
 /* Used by comm.c for intercommunicators. */
 tn_status_t tn_comm_inter_dup(tn_comm_t *inter, tn_comm_t **comm_p);
-/* Internal to comm/: next free context id and its agreement over comm. */
-uint32_t tn_comm_next_ctx_get(void);
-void tn_comm_next_ctx_set(uint32_t next);
-tn_status_t tn_comm_allreduce_max(int64_t *val, tn_comm_t *comm);
+/* MPI_Comm_idup / MPI_Comm_idup_with_info: the duplicate is made at once
+ * (same group, hints and topology; an intercommunicator's remote group)
+ * but has no context id until *req_p completes: the agreement runs as a
+ * schedule on comm's collective context, progressed by the engine, so the
+ * call never waits for the other members. */
+struct tn_req;
+tn_status_t tn_comm_idup(tn_comm_t *comm, tn_comm_t **comm_p, struct tn_req **req_p);
+
+/* Internal to comm/. */
+/* Context ids (comm_ctx.c).  tn_comm_ctx_agree: over participants map[0..n)
+ * of comm (comm ranks; NULL: every rank, n = comm->size), me my index,
+ * messages on comm's collective context under tag: agree on an id ctx such
+ * that [ctx, ctx + span) is free on every participant, and claim it on all
+ * of them.  first >= 0: the max of every participant's tn_comm_ctx_next(),
+ * already gathered (split), else -1.  Threads may run agreements on
+ * different communicators at once. */
+void tn_comm_ctx_reset(void);
+int64_t tn_comm_ctx_next(void);
+/* Take [v, v + span) if free here: 1, else 0 (nothing changes). */
+int tn_comm_ctx_claim(int64_t v, uint32_t span);
+tn_status_t tn_comm_ctx_agree(tn_comm_t *comm, int n, int me, const int *map, int tag,
+                              uint32_t span, int64_t first, uint32_t *ctx_p);
+/* vals[0..nv) (nv <= 4) = element-wise max over every rank of comm
+ * (collective context, TN_COLL_TAG_COMM_CTX). */
+tn_status_t tn_comm_allreduce_max(int64_t *vals, int nv, tn_comm_t *comm);
 tn_status_t tn_comm_new(tn_group_t *group, uint32_t ctx, const tn_comm_t *parent,
                         tn_comm_t **comm_p);
+/* A duplicate of comm without a context id (and of its local communicator
+ * for an intercommunicator): tn_comm_attach gives it ctx (and ctx + 2). */
+tn_status_t tn_comm_dup_shell(tn_comm_t *comm, tn_comm_t **comm_p);
+tn_status_t tn_comm_attach(tn_comm_t *comm, uint32_t ctx);
 
 /* Node map of an intracommunicator (comm/comm_node.c), computed on first
  * use from the runtime's map of world ranks to nodes, without messages,

@@ -111,12 +111,12 @@ static tn_status_t inter_agree(tn_comm_t *local, int leader, tn_comm_t *pc, int 
                                int64_t *hdr, int64_t *rhdr, int nh, int **rworld_p,
                                uint32_t *ctx_p)
 {
-    int64_t v = tn_comm_next_ctx_get();
+    int64_t v = tn_comm_ctx_next();
     int *rw = NULL;
     int64_t rn;
     tn_status_t st;
 
-    st = tn_comm_allreduce_max(&v, local);
+    st = tn_comm_allreduce_max(&v, 1, local);
     if (st != TN_OK) {
         return st;
     }
@@ -145,7 +145,40 @@ static tn_status_t inter_agree(tn_comm_t *local, int leader, tn_comm_t *pc, int 
     if (rhdr[1] > v) {
         v = rhdr[1];
     }
-    tn_comm_next_ctx_set((uint32_t)v + 4);
+    /* Claim v..v+3 on every member of both groups; when some member's
+     * claim failed (another agreement took the id meanwhile), retry with
+     * the largest next free id of them all (comm_ctx.c). */
+    for (;;) {
+        int64_t f[2], rf[2];
+
+        f[0] = !tn_comm_ctx_claim(v, 4);
+        f[1] = tn_comm_ctx_next();
+        st = tn_comm_allreduce_max(f, 2, local);
+        if (st == TN_OK && local->rank == leader) {
+            st = tn_p2p_sendrecv(f, sizeof(f), byte_dt(), r, tag, rf, sizeof(rf), byte_dt(), r,
+                                 tag, pc, 1, NULL);
+            if (st == TN_OK) {
+                f[0] = rf[0] > f[0] ? rf[0] : f[0];
+                f[1] = rf[1] > f[1] ? rf[1] : f[1];
+            } else {
+                f[0] = -1;        /* tell the group it failed */
+            }
+        }
+        if (st == TN_OK || local->rank == leader) {
+            tn_status_t bst = tn_coll_bcast(f, sizeof(f), byte_dt(), leader, local);
+            if (st == TN_OK) {
+                st = bst != TN_OK ? bst : f[0] < 0 ? TN_ERR_INTERNAL : TN_OK;
+            }
+        }
+        if (st != TN_OK) {
+            free(rw);
+            return st;
+        }
+        if (f[0] == 0) {
+            break;
+        }
+        v = f[1];
+    }
     *rworld_p = rw;
     *ctx_p = (uint32_t)v;
     return TN_OK;

@@ -8,6 +8,7 @@
  * second for the leaders' communicator. */
 #include <stdlib.h>
 #include "comm/comm.h"
+#include "coll/coll.h"
 #include "runtime/rt.h"
 
 static void nodes_destroy(tn_comm_nodes_t *m)
@@ -98,7 +99,6 @@ tn_status_t tn_comm_node_comms(tn_comm_t *comm, tn_comm_t **node_p, tn_comm_t **
     tn_comm_nodes_t *m = comm->nodes;
     tn_group_t *g = NULL;
     int *world = NULL, n = comm->size, r, cnt;
-    int64_t v;
     uint32_t ctx;
     tn_status_t st;
 
@@ -106,13 +106,10 @@ tn_status_t tn_comm_node_comms(tn_comm_t *comm, tn_comm_t **node_p, tn_comm_t **
         return TN_ERR_NOMEM;
     }
     if (!m->subs_made) {
-        v = tn_comm_next_ctx_get();
-        st = tn_comm_allreduce_max(&v, comm);
+        st = tn_comm_ctx_agree(comm, n, comm->rank, NULL, TN_COLL_TAG_COMM_CTX, 4, -1, &ctx);
         if (st != TN_OK) {
             return st;
         }
-        ctx = (uint32_t)v;
-        tn_comm_next_ctx_set(ctx + 4);
         /* my node's ranks */
         world = malloc(sizeof(int) * (size_t)m->nlocal[m->my_node]);
         if (world == NULL) {

@@ -171,14 +171,17 @@ int tn_mpi_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
     return MPI_SUCCESS;
 }
 
-/* The nonblocking dups complete at once: the duplicate is made eagerly and
- * the request handed back is already complete (an empty status). */
+/* The nonblocking dups: the duplicate exists at once (handle, hints,
+ * attributes copied now, as MPI_Comm_dup would), its context id agreement
+ * runs as a schedule that the request completes (tn_comm_idup); the
+ * duplicate may be used once the request has completed. */
 static int comm_idup_common(const char *fn, MPI_Comm comm, int set_hints, MPI_Info info,
                             MPI_Comm *newcomm, MPI_Request *request)
 {
     tn_comm_t *c = NULL, *nc = NULL;
-    tn_info_t *i = NULL;
-    tn_req_t *req;
+    tn_info_t *i = NULL, *ni = NULL;
+    tn_req_t *req = NULL;
+    tn_status_t st;
     int rc;
 
     if ((rc = tn_mpi_check_comm(fn, comm, &c)) ||
@@ -188,17 +191,33 @@ static int comm_idup_common(const char *fn, MPI_Comm comm, int set_hints, MPI_In
         return rc;
     }
     tn_mpi_enter();
-    req = tn_req_new_completed();
-    tn_mpi_leave();
-    if (req == NULL) {
-        return tn_mpi_err_status(c, TN_ERR_NOMEM, fn);
+    st = set_hints && i != NULL ? tn_info_dup(i, &ni) : TN_OK;
+    if (st == TN_OK) {
+        st = tn_comm_idup(c, &nc, &req);
     }
-    if ((rc = comm_dup_common(fn, c, set_hints, i, &nc)) != MPI_SUCCESS) {
-        tn_mpi_enter();
+    if (st != TN_OK) {
+        if (ni != NULL) {
+            tn_info_release(ni);
+        }
+        tn_mpi_leave();
+        return tn_mpi_err_status(c, st, fn);
+    }
+    if (set_hints) {
+        if (nc->info != NULL) {
+            tn_info_release(nc->info);
+        }
+        nc->info = ni;
+    }
+    rc = tn_mpi_comm_attr_copy(fn, c, nc);
+    if (rc != MPI_SUCCESS) {
+        /* the agreement is under way with the other members: let it end,
+         * the duplicate goes when the schedule lets it go */
         tn_req_free(req);
+        tn_comm_release(nc);
         tn_mpi_leave();
         return rc;
     }
+    tn_mpi_leave();
     *newcomm = tn_mpi_comm_handle(nc);
     *request = tn_mpi_req_handle(req);
     return MPI_SUCCESS;
