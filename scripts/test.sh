@@ -4,7 +4,10 @@
 #      launch, MPI programs through tern-run);
 #   2. clang build, warnings as errors, unit tests;
 #   3. ASan/UBSan build, unit tests and the tests labelled "sanitize";
-#   4. gcc Release build (-O3, warnings as errors), built only: the
+#   4. ThreadSanitizer build: the MPI_THREAD_MULTIPLE programs (threads
+#      creating communicators and running collectives and matched probes
+#      at once);
+#   5. gcc Release build (-O3, warnings as errors), built only: the
 #      optimizer's flow analysis warns where -O2 does not.
 # Installs missing system packages itself.  Build dirs: build-test*.
 set -euo pipefail
@@ -27,6 +30,13 @@ cmake -S . -B build-test-asan -G Ninja -DTERN_SANITIZE=ON >/dev/null
 ninja -C build-test-asan -j2
 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
   ctest --test-dir build-test-asan --output-on-failure -j2 -L "unit|launch|sanitize" --timeout 300
+
+echo "== ThreadSanitizer build: the MPI_THREAD_MULTIPLE programs"
+cmake -S . -B build-test-tsan -G Ninja -DTERN_TSAN=ON >/dev/null
+ninja -C build-test-tsan -j2 tern-run comm_comm_threads mpitest_thread_multiple
+TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
+  ctest --test-dir build-test-tsan --output-on-failure -j2 --timeout 300 \
+  -R '^(comm\.comm_threads|mpi\.thread_multiple)\.'
 
 echo "== gcc Release build (-O3, warnings as errors), built only"
 cmake -S . -B build-test-release -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null

@@ -5,6 +5,7 @@
 #include "base/config.h"
 
 #include <sched.h>
+#include <stdatomic.h>
 #include <string.h>
 
 typedef enum { TN_WAIT_AUTO, TN_WAIT_SPIN, TN_WAIT_YIELD, TN_WAIT_BLOCK } tn_wait_mode_t;
@@ -103,9 +104,12 @@ void tn_rt_wait(tn_wait_cond_fn_t *done, void *arg)
             /* shm peers wake a poll() on the sockets through the wake
              * socket; should there be none, look at the rings at least
              * every millisecond */
-            static int shm_wakes_seen;
-            uint64_t t = tn_rt.local_size > 1 && !shm_wakes_seen ? 1000000ull : timeout;
-            shm_wakes_seen = tn_xport_udp_sleep(tn_wait_recheck, t);
+            static _Atomic int shm_wakes_seen;    /* threads sleep at once */
+            uint64_t t = tn_rt.local_size > 1 && !atomic_load_explicit(&shm_wakes_seen,
+                                                                        memory_order_relaxed)
+                             ? 1000000ull : timeout;
+            atomic_store_explicit(&shm_wakes_seen, tn_xport_udp_sleep(tn_wait_recheck, t),
+                                  memory_order_relaxed);
         } else {
             tn_xport_shm_sleep(tn_wait_recheck, timeout);
         }

@@ -694,13 +694,13 @@ void tn_xport_shm_sleep(int (*recheck)(void), uint64_t timeout_ns)
     }
     atomic_store_explicit(sleeping, 1, memory_order_seq_cst);
     atomic_thread_fence(memory_order_seq_cst);
-    tn_shm.stats.naps++;
+    __atomic_fetch_add(&tn_shm.stats.naps, 1, __ATOMIC_RELAXED); /* threads nap at once */
     uint32_t v = atomic_load_explicit(word, memory_order_seq_cst);
     if (recheck() == 0) {
         struct timespec ts = { (time_t)(timeout_ns / 1000000000ull),
                                (long)(timeout_ns % 1000000000ull) };
         tn_futex(word, FUTEX_WAIT, v, &ts);
-        tn_shm.stats.sleeps++;
+        __atomic_fetch_add(&tn_shm.stats.sleeps, 1, __ATOMIC_RELAXED);
     }
     atomic_store_explicit(sleeping, 0, memory_order_relaxed);
 }
@@ -731,7 +731,7 @@ int tn_xport_shm_poll_begin(void)
                                                : &tn_shm_private_sleeping;
     atomic_store_explicit(sleeping, 2, memory_order_seq_cst);
     atomic_thread_fence(memory_order_seq_cst);
-    tn_shm.stats.naps++;
+    __atomic_fetch_add(&tn_shm.stats.naps, 1, __ATOMIC_RELAXED); /* threads nap at once */
     return fd;
 }
 
