@@ -5,7 +5,7 @@
  *   form 1: M/2 x contiguous(2, MPI_INT)
  *   form 2: 2 x contiguous(M/2, MPI_INT)
  *   form 3: 1 x vector(M/2, 2, 3, MPI_INT) resized to 3M/2 ints (holes)
- * Bcast, gather, scatter, allgather and alltoall move such blocks between
+ * Bcast, Ibcast, gather, scatter, allgather and alltoall move such blocks between
  * ranks that use different forms; every data int is checked and every hole
  * must keep its poison.  Sizes from a few ints to 1 MiB (the pipelined and
  * scatter-allgather broadcasts cut large messages into pieces, which must
@@ -115,6 +115,18 @@ static void run(int m, int shift, int salt)
         MT_CALL(MPI_Bcast(b, f[me].count, f[me].t, root, MPI_COMM_WORLD));
         snprintf(what, sizeof what, "Bcast root %d", root);
         fcheck(me, &f[me], b, 0, m, root, salt, what);
+        free(b);
+    }
+    /* the nonblocking bcast, the same way */
+    {
+        int *b = fbuf(&f[me], 1);
+        MPI_Request rq;
+        if (rank == root)
+            fput(me, &f[me], b, 0, m, root, salt + 5);
+        MT_CALL(MPI_Ibcast(b, f[me].count, f[me].t, root, MPI_COMM_WORLD, &rq));
+        MT_CALL(MPI_Wait(&rq, MPI_STATUS_IGNORE));
+        snprintf(what, sizeof what, "Ibcast root %d", root);
+        fcheck(me, &f[me], b, 0, m, root, salt + 5, what);
         free(b);
     }
     /* gather: each sends in its form, the root receives in form (me+1) */
