@@ -17,6 +17,7 @@
  * recur in a communicator disjoint from this one. */
 #include <stdlib.h>
 #include <string.h>
+#include "base/objreg.h"
 #include "comm/comm.h"
 #include "comm/attr.h"
 #include "comm/info.h"
@@ -163,6 +164,11 @@ static tn_comm_t *comm_alloc(tn_group_t *group, const tn_comm_t *parent)
         tn_group_release(group);
         return NULL;
     }
+    if (tn_objreg_add(c, TN_OBJ_COMM) != TN_OK) {
+        tn_group_release(group);
+        free(c);
+        return NULL;
+    }
     c->magic = TN_COMM_MAGIC;
     c->refcount = 1;
     c->predefined = 0;
@@ -191,6 +197,7 @@ tn_status_t tn_comm_new(tn_group_t *group, uint32_t ctx, const tn_comm_t *parent
     if (st != TN_OK) {
         tn_group_release(group);
         c->magic = 0;
+        tn_objreg_del(c);
         free(c);
         return st;
     }
@@ -446,5 +453,6 @@ void tn_comm_release(tn_comm_t *comm)
     }
     tn_group_release(comm->group);
     comm->magic = 0;
+    tn_objreg_del(comm);
     free(comm);
 }

@@ -7,6 +7,7 @@
  * few thousand ints is cheap next to the collective that usually follows. */
 #include <stdlib.h>
 #include <string.h>
+#include "base/objreg.h"
 #include "comm/comm.h"
 
 #define TN_UNDEFINED (-32766)
@@ -56,6 +57,11 @@ tn_status_t tn_group_new(int size, int *world, tn_group_t **group_p)
             break;
         }
     }
+    if (tn_objreg_add(g, TN_OBJ_GROUP) != TN_OK) {
+        free(g);
+        free(world);
+        return TN_ERR_NOMEM;
+    }
     *group_p = g;
     return TN_OK;
 }
@@ -74,6 +80,7 @@ void tn_group_release(tn_group_t *group)
     }
     if (--group->refcount == 0) {
         group->magic = 0;
+        tn_objreg_del(group);
         free(group->world);
         free(group);
     }

@@ -1,4 +1,5 @@
 /* Info objects: ordered (key, value) string pairs (see info.h). */
+#include "base/objreg.h"
 #include "comm/info.h"
 
 #include <stdlib.h>
@@ -8,6 +9,10 @@ tn_status_t tn_info_new(tn_info_t **info_p)
 {
     tn_info_t *info = calloc(1, sizeof(*info));
     if (info == NULL) {
+        return TN_ERR_NOMEM;
+    }
+    if (tn_objreg_add(info, TN_OBJ_INFO) != TN_OK) {
+        free(info);
         return TN_ERR_NOMEM;
     }
     info->magic = TN_INFO_MAGIC;
@@ -87,6 +92,7 @@ void tn_info_release(tn_info_t *info)
     tn_info_free_entries(info);
     free(info->ent);
     info->magic = 0;        /* a stale handle is then recognised as invalid */
+    tn_objreg_del(info);
     free(info);
 }
 

@@ -13,6 +13,7 @@
  * the data bytes. */
 #include <stdlib.h>
 #include <string.h>
+#include "base/objreg.h"
 #include "dt/dt_impl.h"
 
 tn_dt_t *tn_dt_alloc(void)
@@ -20,6 +21,10 @@ tn_dt_t *tn_dt_alloc(void)
     tn_dt_t *dt = calloc(1, sizeof(*dt));
 
     if (dt == NULL) {
+        return NULL;
+    }
+    if (tn_objreg_add(dt, TN_OBJ_DT) != TN_OK) {
+        free(dt);
         return NULL;
     }
     dt->magic = TN_DT_MAGIC;
@@ -97,6 +102,7 @@ void tn_dt_destroy(tn_dt_t *dt)
     tn_dt_sig_free(dt);
     contents_free(dt->contents);
     dt->magic = 0;       /* a stale handle now fails the magic check */
+    tn_objreg_del(dt);
     free(dt);
 }
 

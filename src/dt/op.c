@@ -14,6 +14,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include "base/objreg.h"
 #include "dt/op.h"
 
 #define TN_OP_HANDLE_BASE 0x20u
@@ -252,6 +253,10 @@ tn_status_t tn_op_create(tn_op_user_fn_t *fn, tn_op_user_c_fn_t *c_fn, int commu
     if (op == NULL) {
         return TN_ERR_NOMEM;
     }
+    if (tn_objreg_add(op, TN_OBJ_OP) != TN_OK) {
+        free(op);
+        return TN_ERR_NOMEM;
+    }
     op->magic = TN_OP_MAGIC;
     op->name = "user-defined op";
     op->commutative = commutative != 0;
@@ -280,6 +285,7 @@ void tn_op_release(const tn_op_t *op)
     }
     if (__atomic_sub_fetch(&uop->refcount, 1, __ATOMIC_ACQ_REL) == 0) {
         uop->magic = 0;      /* a stale handle now fails the magic check */
+        tn_objreg_del(uop);
         free(uop);
     }
 }

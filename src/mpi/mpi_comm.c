@@ -31,6 +31,9 @@ tn_comm_t *tn_mpi_comm_get(MPI_Comm h)
         return NULL;                    /* MPI_COMM_NULL and other small values */
     }
     c = (tn_comm_t *)h;
+    if (!tn_objreg_has(c, TN_OBJ_COMM)) {
+        return NULL;                    /* garbage, freed, or another kind */
+    }
     return c->magic == TN_COMM_MAGIC ? c : NULL;
 }
 

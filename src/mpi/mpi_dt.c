@@ -41,6 +41,9 @@ static const tn_dt_t *dt_lookup(MPI_Datatype h)
         return tn_dt_predefined(v);     /* NULL for MPI_DATATYPE_NULL */
     }
     dt = (const tn_dt_t *)(const void *)h;
+    if (!tn_objreg_has(dt, TN_OBJ_DT)) {
+        return NULL;                    /* garbage, freed, or another kind */
+    }
     return dt->magic == TN_DT_MAGIC ? dt : NULL;
 }
 

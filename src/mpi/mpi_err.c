@@ -597,6 +597,7 @@ void tn_mpi_errh_free_all(void)
     while (tn_errh_all != NULL) {
         tn_errh_t *next = tn_errh_all->all_next;
         tn_errh_all->magic = 0;
+        tn_objreg_del(tn_errh_all);
         free(tn_errh_all);
         tn_errh_all = next;
     }
@@ -605,6 +606,10 @@ void tn_mpi_errh_free_all(void)
 tn_errh_t *tn_mpi_errh_new(void)
 {
     tn_errh_t *e = calloc(1, sizeof(*e));
+    if (e != NULL && tn_objreg_add(e, TN_OBJ_ERRH) != TN_OK) {
+        free(e);
+        e = NULL;
+    }
     if (e == NULL) {
         return NULL;
     }
@@ -630,6 +635,9 @@ tn_errh_t *tn_mpi_errh_get(MPI_Errhandler h)
         return NULL;
     }
     tn_errh_t *e = (tn_errh_t *)(void *)h;
+    if (!tn_objreg_has(e, TN_OBJ_ERRH)) {
+        return NULL;                    /* garbage, freed, or another kind */
+    }
     return e->magic == TN_ERRH_MAGIC ? e : NULL;
 }
 

@@ -14,6 +14,9 @@ tn_group_t *tn_mpi_group_get(MPI_Group h)
         return NULL;
     }
     g = (tn_group_t *)h;
+    if (!tn_objreg_has(g, TN_OBJ_GROUP)) {
+        return NULL;                    /* garbage, freed, or another kind */
+    }
     return g->magic == TN_GROUP_MAGIC ? g : NULL;
 }
 

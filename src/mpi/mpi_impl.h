@@ -28,6 +28,7 @@
 #include <mpi.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "base/objreg.h"
 #include "base/status.h"
 #include "comm/comm.h"
 #include "dt/dt.h"

@@ -51,6 +51,9 @@ tn_info_t *tn_mpi_info_get(MPI_Info h)
         return NULL;                    /* MPI_INFO_NULL and other small values */
     }
     tn_info_t *info = (tn_info_t *)(void *)h;
+    if (!tn_objreg_has(info, TN_OBJ_INFO)) {
+        return NULL;                    /* garbage, freed, or another kind */
+    }
     return info->magic == TN_INFO_MAGIC ? info : NULL;
 }
 

@@ -15,6 +15,9 @@ const tn_op_t *tn_mpi_op_get(MPI_Op h)
         return tn_op_predefined(v);     /* NULL for MPI_OP_NULL */
     }
     op = (const tn_op_t *)(const void *)h;
+    if (!tn_objreg_has(op, TN_OBJ_OP)) {
+        return NULL;                    /* garbage, freed, or another kind */
+    }
     return op->magic == TN_OP_MAGIC ? op : NULL;
 }
 

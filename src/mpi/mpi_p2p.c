@@ -567,6 +567,10 @@ typedef struct {
 static int tn_mpi_make_message(const char *fn, tn_comm_t *c, void *msg, MPI_Message *message)
 {
     tn_mpi_msg_t *m = malloc(sizeof(*m));
+    if (m != NULL && tn_objreg_add(m, TN_OBJ_MSG) != TN_OK) {
+        free(m);
+        m = NULL;
+    }
     if (m == NULL) {
         return tn_mpi_err(c, MPI_ERR_NO_MEM, fn, NULL, "out of memory");
     }
@@ -664,11 +668,15 @@ static int tn_mpi_imrecv_common(const char *fn, void *buf, int64_t count,
         return MPI_SUCCESS;
     }
     tn_mpi_msg_t *m = (tn_mpi_msg_t *)(void *)*message;
+    if (!tn_objreg_has(m, TN_OBJ_MSG)) {
+        return tn_mpi_err(NULL, MPI_ERR_REQUEST, fn, "message", "invalid message");
+    }
     tn_comm_t *c = m->comm;
     tn_req_t *req;
     tn_mpi_enter();
     tn_status_t st = tn_p2p_imrecv(buf, (size_t)count, dt, m->msg, c, &req);
     tn_comm_release(c);
+    tn_objreg_del(m);
     free(m);
     *message = MPI_MESSAGE_NULL;
     if (st != TN_OK) {

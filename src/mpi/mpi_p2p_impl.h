@@ -16,6 +16,9 @@ static inline tn_req_t *tn_mpi_req_get(MPI_Request h)
         return NULL;
     }
     tn_req_t *req = (tn_req_t *)(void *)h;
+    if (!tn_objreg_has(req, TN_OBJ_REQ)) {
+        return NULL;                    /* garbage or another kind */
+    }
     return tn_req_valid(req) ? req : NULL;
 }
 

@@ -20,6 +20,7 @@ static int pack_dt_arg(const char *fn, tn_comm_t *c, MPI_Datatype h, const tn_dt
     uintptr_t v = tn_mpi_hval(h);
 
     if (tn_mpi_dt_get(h) == NULL && v >= TN_MPI_HANDLE_MAX_PREDEF &&
+        tn_objreg_has((const void *)h, TN_OBJ_DT) &&
         ((const tn_dt_t *)(const void *)h)->magic == TN_DT_MAGIC) {
         return tn_mpi_err(c, MPI_ERR_TYPE, fn, "datatype",
                           "the datatype is not committed (MPI_Type_commit)");

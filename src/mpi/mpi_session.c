@@ -47,6 +47,9 @@ static tn_session_t *session_get(MPI_Session h)
         return NULL;                 /* MPI_SESSION_NULL and other small values */
     }
     tn_session_t *s = (tn_session_t *)(void *)h;
+    if (!tn_objreg_has(s, TN_OBJ_SESSION)) {
+        return NULL;                    /* garbage, freed, or another kind */
+    }
     return s->magic == TN_SESSION_MAGIC ? s : NULL;
 }
 
@@ -144,6 +147,10 @@ int tn_mpi_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *s
         }
     }
     tn_session_t *s = calloc(1, sizeof(*s));
+    if (s != NULL && tn_objreg_add(s, TN_OBJ_SESSION) != TN_OK) {
+        free(s);
+        s = NULL;
+    }
     if (s == NULL) {
         if (hints != NULL) {
             tn_info_release(hints);
@@ -154,6 +161,7 @@ int tn_mpi_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *s
         if (hints != NULL) {
             tn_info_release(hints);
         }
+        tn_objreg_del(s);
         free(s);
         return obj_err(eh, &nullh, rc, fn, NULL, "the MPI runtime cannot be started");
     }
@@ -197,6 +205,7 @@ int tn_mpi_Session_finalize(MPI_Session *session)
     if (s->hints != NULL) {
         tn_info_release(s->hints);
     }
+    tn_objreg_del(s);
     free(s);
     tn_mpi_nsessions--;
     tn_mpi_leave();

@@ -1,4 +1,5 @@
 /* Request pool and completion. */
+#include "base/objreg.h"
 #include "p2p/p2p_impl.h"
 #include "runtime/rt.h"
 
@@ -15,6 +16,12 @@ struct tn_req *tn_req_alloc(tn_req_kind_t kind)
     } else {
         req = malloc(sizeof(*req));
         if (req == NULL) {
+            return NULL;
+        }
+        /* pooled requests are never freed, so each address is registered
+         * once for good; a released one fails the magic check instead */
+        if (tn_objreg_add(req, TN_OBJ_REQ) != TN_OK) {
+            free(req);
             return NULL;
         }
     }
