@@ -105,6 +105,12 @@
       "udp fault injector: random seed (combined with the rank)")              \
     X(run_timeout, RUN_TIMEOUT, INT, "0",                                      \
       "tern-run: end the job after this many seconds (0 = no limit)")          \
+    X(run_kvs_keys, RUN_KVS_KEYS, INT, "65536",                                \
+      "tern-run: most keys the ranks of a job may put in the PMI key-value space") \
+    X(run_kvs_bytes, RUN_KVS_BYTES, SIZE, "64m",                               \
+      "tern-run: most bytes of keys and values in a job's PMI key-value space") \
+    X(run_pmi_backlog, RUN_PMI_BACKLOG, SIZE, "1m",                            \
+      "tern-run: most bytes of PMI replies that may wait for a rank that does not read them") \
     X(coll_barrier, COLL_BARRIER, STRING, "auto",                              \
       "Barrier algorithm: auto, dissemination, flat, twolevel, shm")           \
     X(coll_bcast, COLL_BCAST, STRING, "auto",                                  \

@@ -152,6 +152,145 @@ def test_no_finalize():
           "closing the PMI socket after finalize is fine", res)
 
 
+def test_early_exit():
+    """A rank gone before PMI init (or after finalize) while the others wait
+    for it in a barrier ends the job, whichever comes first."""
+    for extra in (["1"], ["1", "0.5"], ["0", "0.2"]):
+        who = extra[0]
+        res = run(["-n", "3", P(), "early"] + extra)
+        expect_death(res, 1, r"tern-run: rank %s \(pid \d+\) exited before "
+                     r"calling MPI_Init while other ranks wait for it" % who)
+    res = run(["-n", "3", P(), "afterfin", "2"])
+    expect_death(res, 1, r"tern-run: rank 2 \(pid \d+\) exited after "
+                 r"MPI_Finalize while other ranks wait for it")
+    # ranks that never speak PMI, and ranks that finish together, are fine
+    res = run(["-n", "2", "sh", "-c", "if [ $PMI_RANK = 1 ]; then exit 0; fi; "
+               "sleep 0.3"])
+    check(res.returncode == 0 and tern_lines(res) == [], "no PMI, no message", res)
+
+
+def test_early_exit_mpi():
+    """The same with the MPI library: rank 1 leaves before MPI_Init."""
+    if not ARGS.mpi_prog:
+        return
+    res = run(["-n", "3", "sh", "-c", 'if [ "$PMI_RANK" = 1 ]; then exit 0; fi; '
+               'exec "$0" 3', ARGS.mpi_prog])
+    expect_death(res, 1, r"tern-run: rank 1 \(pid \d+\) exited before "
+                 r"calling MPI_Init while other ranks wait for it")
+
+
+def run_fake_server(env_extra, serve, timeout=30):
+    """Run the MPI program as rank 0 of 2 with PMI_FD on a socketpair whose
+    other end serve(sock) handles; return a Result."""
+    import socket
+    ours, theirs = socket.socketpair()
+    env = dict(os.environ, PMI_FD=str(theirs.fileno()), PMI_RANK="0",
+               PMI_SIZE="2", **env_extra)
+    t0 = time.monotonic()
+    p = subprocess.Popen([ARGS.mpi_prog, "2"], env=env, pass_fds=[theirs.fileno()],
+                         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE)
+    theirs.close()
+    try:
+        serve(ours)
+        out, err = p.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        out, err = p.communicate()
+        raise Failure("the rank hung: stderr %s" % err.decode(errors="replace"))
+    finally:
+        ours.close()
+    return Result(p.returncode, out.decode(errors="replace"),
+                  err.decode(errors="replace"), time.monotonic() - t0)
+
+
+def test_pmi_client_timeout():
+    """The library's PMI client gives up with a message: a server that never
+    answers (TERN_PMI_TIMEOUT), a fence that never completes
+    (TERN_PMI_FENCE_TIMEOUT)."""
+    if not ARGS.mpi_prog:
+        return
+    res = run_fake_server({"TERN_PMI_TIMEOUT": "1"}, lambda s: None)
+    check(res.returncode != 0 and res.returncode > 0, "rank failed, not killed", res)
+    check(re.search(r"no response_to_init from the PMI server after 1 s "
+                    r"\(server not answering\).*TERN_PMI_TIMEOUT", res.stderr)
+          is not None, "message names the limit", res)
+    check(res.secs < 10, "gave up promptly (%.1f s)" % res.secs, res)
+
+    env = dict(os.environ, TERN_PMI_FENCE_TIMEOUT="1")
+    res = run(["-n", "2", "sh", "-c", 'if [ "$PMI_RANK" = 1 ]; then exec "$1" '
+               'hang; fi; exec "$0" 2', ARGS.mpi_prog, P()], env=env, timeout=30)
+    check(res.returncode != 0, "job failed", res)
+    check(re.search(r"no barrier_out from the PMI server after 1 s \(some rank "
+                    r"never entered the fence\).*TERN_PMI_FENCE_TIMEOUT",
+                    res.stderr) is not None, "message names the fence limit", res)
+    check(len(tern_lines(res)) == 1, "tern-run reports the rank", res)
+    check(res.secs < 10, "ended promptly (%.1f s)" % res.secs, res)
+
+
+def test_pmi_sigpipe():
+    """A launcher gone before the rank writes to it: EPIPE and a message,
+    not death by SIGPIPE."""
+    if not ARGS.mpi_prog:
+        return
+    res = run_fake_server({}, lambda s: s.close())
+    check(res.returncode > 0, "exited with an error (not signal %d)" %
+          -res.returncode, res)
+    check("write to the PMI server failed: Broken pipe" in res.stderr,
+          "says why", res)
+
+
+GARBAGE = {
+    "nocmd": ("no_cmd", re.escape("hello=world")),
+    "words": ("field_without_equals", re.escape("hello world")),
+    "nokey": ("field_without_equals", re.escape("cmd=put kvsname=x key value=1")),
+    "binary": ("non_printable_bytes", re.escape("cmd=get_maxes ??")),
+    "nul": ("non_printable_bytes", re.escape("cmd=get_maxes?junk")),
+    "fields": ("too_many_fields", "cmd=put a=1 b=2 .*\\.\\.\\."),
+    "long": ("line_too_long", "cmd=get key=a+\\.\\.\\."),
+    "cutoff": ("request_cut_off_by_end_of_connection", "cmd=get_maxes"),
+}
+
+
+def test_pmi_garbage():
+    """A request the server cannot parse gets cmd=error and ends the job
+    with a message naming the rank."""
+    for kind, (why, shown) in sorted(GARBAGE.items()):
+        res = run(["-n", "3", P(), "garbage", kind])
+        expect_death(res, 1, r"tern-run: rank 0 \(pid \d+\): bad PMI request: "
+                     r"%s \('%s', \d+ bytes\)" % (why, shown))
+        check(res.stdout == "reply: cmd=error rc=-1 msg=%s\n" % why,
+              "%s: the rank got an error reply" % kind, res)
+
+
+def test_pmi_limits():
+    """The key-value space and the unread replies of a rank are bounded."""
+    env = dict(os.environ, TERN_RUN_KVS_KEYS="20")
+    res = run(["-n", "2", P(), "kvsfill", "10"], env=env)
+    expect_death(res, 1, r"tern-run: rank 0 \(pid \d+\): PMI put of key 'k19' "
+                 r"does not fit in the job's key-value space \(20 keys, \d+ "
+                 r"bytes held; limits TERN_RUN_KVS_KEYS=20, "
+                 r"TERN_RUN_KVS_BYTES=67108864\)")
+    env = dict(os.environ, TERN_RUN_KVS_BYTES="2k")
+    res = run(["-n", "2", P(), "kvsfill", "100"], env=env)
+    expect_death(res, 1, r"tern-run: rank 0 \(pid \d+\): PMI put of key 'k19' "
+                 r"does not fit .*TERN_RUN_KVS_BYTES=2048\)")
+    res = run(["-n", "2", P(), "kvsfill", "1000"])
+    expect_death(res, 1, r"tern-run: rank 0 \(pid \d+\): PMI put of key "
+                 r"'k65535' does not fit .*")
+    res = run(["-n", "2", P(), "flood", "100000"])
+    expect_death(res, 1, r"tern-run: rank 0 \(pid \d+\): left more than "
+                 r"1048576 bytes of PMI replies unread \(limit "
+                 r"TERN_RUN_PMI_BACKLOG\)")
+    env = dict(os.environ, TERN_RUN_PMI_BACKLOG="10k")
+    res = run(["-n", "2", P(), "flood", "3000"], env=env)
+    expect_death(res, 1, r"tern-run: rank 0 \(pid \d+\): left more than "
+                 r"10240 bytes .*")
+    env = dict(os.environ, TERN_RUN_PMI_BACKLOG="lots")
+    res = run(["-n", "2", P(), "exchange"], env=env)
+    check(res.returncode == 2 and len(tern_lines(res)) == 1, "bad limit", res)
+
+
 def test_abort():
     res = run(["-n", "3", P(), "abort", "7", "1"])
     expect_death(res, 7, r"tern-run: rank 1 called MPI_Abort \(error code 7\)")
@@ -421,10 +560,13 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--tern-run", required=True)
     ap.add_argument("--probe", required=True)
+    ap.add_argument("--mpi-prog", default=None)
     ap.add_argument("test")
     ARGS = ap.parse_args()
     ARGS.tern_run = os.path.abspath(ARGS.tern_run)
     ARGS.probe = os.path.abspath(ARGS.probe)
+    if ARGS.mpi_prog:
+        ARGS.mpi_prog = os.path.abspath(ARGS.mpi_prog)
     fn = globals().get("test_" + ARGS.test)
     if fn is None:
         print("unknown test " + ARGS.test, file=sys.stderr)

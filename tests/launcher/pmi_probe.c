@@ -22,6 +22,23 @@
  *                        "stdin R <bytes> <sum>"
  *   initack              cmd=initack pmiid=R; expects the four replies
  *   closepmi             init, finalize, close PMI_FD, print, exit 0
+ *   early RANK [SECS]    RANK exits 0 before any PMI (after SECS seconds);
+ *                        the others init and block in a barrier
+ *   afterfin RANK        RANK inits, finalizes and exits 0; the others
+ *                        block in a barrier
+ *   garbage KIND         rank 0 ignores SIGTERM, sends a malformed request
+ *                        (KIND: nocmd, words, nokey, binary, nul, fields,
+ *                        long, cutoff), prints "reply: <line>" and blocks;
+ *                        the others block in a barrier
+ *   flood N              rank 0 sends N requests without reading replies,
+ *                        then blocks; the others block in a barrier
+ *   kvsfill BYTES        rank 0 puts keys with values of BYTES bytes until
+ *                        a put fails, prints "kvs full after N puts: <reply>"
+ *                        and blocks; the others block in a barrier
+ *   shmkeep              (an MPI job's rank 1 beside an MPI rank 0) put
+ *                        node-1 as rank 0 computes it, pass one barrier,
+ *                        print "fenced", block: rank 0 waits in its shm
+ *                        set-up
  *
  * "Block" is a read on a pipe nobody writes to: no timed sleeping.  A failed
  * check prints "probe rank R: FAIL ..." on stderr and exits 99. */
@@ -33,6 +50,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static int  pmi_fd = -1;
@@ -464,6 +483,154 @@ static void mode_initack(void)
     printf("rank %d: initack ok\n", my_rank);
 }
 
+/* Send bytes as they are, ignoring failures (the server may have closed). */
+static void raw_send(const char *p, size_t n)
+{
+    while (n > 0) {
+        ssize_t w = send(pmi_fd, p, n, MSG_NOSIGNAL);
+
+        if (w < 0 && errno == EINTR) {
+            continue;
+        }
+        if (w <= 0) {
+            return;
+        }
+        p += w;
+        n -= (size_t)w;
+    }
+}
+
+static void others_wait(void)
+{
+    pmi_init();
+    pmi_barrier();
+    fail("barrier completed although rank 0 misbehaved");
+}
+
+static void mode_garbage(const char *kind)
+{
+    char line[2048];
+
+    if (my_rank != 0) {
+        others_wait();
+    }
+    signal(SIGTERM, SIG_IGN);           /* live to read the reply */
+    pmi_init();
+    if (strcmp(kind, "nocmd") == 0) {
+        raw_send("hello=world\n", 12);
+    } else if (strcmp(kind, "words") == 0) {
+        raw_send("hello world\n", 12);
+    } else if (strcmp(kind, "nokey") == 0) {
+        raw_send("cmd=put kvsname=x key value=1\n", 30);
+    } else if (strcmp(kind, "binary") == 0) {
+        raw_send("cmd=get_maxes \x01\xff\n", 17);
+    } else if (strcmp(kind, "nul") == 0) {
+        raw_send("cmd=get_maxes\0junk\n", 19);
+    } else if (strcmp(kind, "fields") == 0) {
+        static const char many[] = "cmd=put a=1 b=2 c=3 d=4 e=5 f=6 g=7 h=8 "
+                                   "i=9 j=10 k=11 l=12 m=13 n=14 o=15 p=16 q=17\n";
+
+        raw_send(many, sizeof(many) - 1);
+    } else if (strcmp(kind, "long") == 0) {
+        static char big[70000];
+
+        memset(big, 'a', sizeof(big));
+        memcpy(big, "cmd=get key=", 12);
+        raw_send(big, sizeof(big));
+    } else if (strcmp(kind, "cutoff") == 0) {
+        raw_send("cmd=get_maxes", 13);
+        shutdown(pmi_fd, SHUT_WR);
+    } else {
+        fail("unknown garbage kind %s", kind);
+    }
+    pmi_recv(line, sizeof(line));
+    printf("reply: %s\n", line);
+    block_forever();
+}
+
+static void mode_flood(long n)
+{
+    if (my_rank != 0) {
+        others_wait();
+    }
+    pmi_init();
+    for (long i = 0; i < n; i++) {
+        raw_send("cmd=get_my_kvsname\n", 19);
+    }
+    printf("flooded\n");
+    block_forever();
+}
+
+static void mode_kvsfill(size_t bytes)
+{
+    char  line[2048], kvs[300];
+    char *val = malloc(bytes + 1);
+
+    if (my_rank != 0) {
+        others_wait();
+    }
+    if (val == NULL) {
+        fail("malloc");
+    }
+    memset(val, 'v', bytes);
+    val[bytes] = '\0';
+    pmi_init();
+    my_kvsname(kvs, sizeof(kvs));
+    for (int i = 0;; i++) {
+        pmi_send("cmd=put kvsname=%s key=k%d value=%s", kvs, i, val);
+        pmi_recv(line, sizeof(line));
+        if (strstr(line, "rc=0") == NULL) {
+            printf("kvs full after %d puts: %s\n", i, line);
+            break;
+        }
+    }
+    block_forever();
+}
+
+static void mode_early(int who, double secs)
+{
+    if (my_rank == who) {
+        usleep((useconds_t)(secs * 1e6));
+        exit(0);
+    }
+    if (secs == 0) {
+        usleep(300000);              /* enter the barrier after it left */
+    }
+    others_wait();
+}
+
+static void mode_afterfin(int who)
+{
+    if (my_rank == who) {
+        pmi_init();
+        pmi_finalize();
+        exit(0);
+    }
+    others_wait();
+}
+
+/* The node key of the MPI library (runtime/init.c): host name and the
+ * network namespace's inode. */
+static void mode_shmkeep(void)
+{
+    char        host[256] = "", kvs[300], line[2048];
+    struct stat st;
+
+    gethostname(host, sizeof(host) - 1);
+    if (stat("/proc/self/ns/net", &st) != 0) {
+        fail("stat /proc/self/ns/net");
+    }
+    pmi_init();
+    my_kvsname(kvs, sizeof(kvs));
+    pmi_send("cmd=put kvsname=%s key=node-%d value=%s:%llx", kvs, my_rank, host,
+             (unsigned long long)st.st_ino);
+    pmi_recv(line, sizeof(line));
+    expect(line, "rc", "0");
+    pmi_barrier();
+    printf("fenced %d\n", (int)getpid());
+    block_forever();
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "";
@@ -504,6 +671,18 @@ int main(int argc, char **argv)
         mode_stdin();
     } else if (strcmp(mode, "initack") == 0) {
         mode_initack();
+    } else if (strcmp(mode, "early") == 0 && argc >= 3) {
+        mode_early(atoi(argv[2]), argc > 3 ? atof(argv[3]) : 0);
+    } else if (strcmp(mode, "afterfin") == 0 && argc == 3) {
+        mode_afterfin(atoi(argv[2]));
+    } else if (strcmp(mode, "garbage") == 0 && argc == 3) {
+        mode_garbage(argv[2]);
+    } else if (strcmp(mode, "flood") == 0 && argc == 3) {
+        mode_flood(atol(argv[2]));
+    } else if (strcmp(mode, "kvsfill") == 0 && argc == 3) {
+        mode_kvsfill((size_t)atol(argv[2]));
+    } else if (strcmp(mode, "shmkeep") == 0) {
+        mode_shmkeep();
     } else if (strcmp(mode, "closepmi") == 0) {
         pmi_init();
         pmi_finalize();

@@ -18,6 +18,7 @@ struct tn_pmi_kvs {
     tn_pmi_kvs_ent_t **buckets;
     size_t             nbuckets;   /* power of two */
     size_t             count;
+    size_t             bytes;      /* of keys and values */
 };
 
 static uint64_t kvs_hash(const char *key)
@@ -101,6 +102,8 @@ void tn_pmi_kvs_put(tn_pmi_kvs_t *kvs, const char *key, const char *value)
     size_t            b;
 
     if (ent != NULL) {
+        kvs->bytes -= strlen(ent->value);
+        kvs->bytes += strlen(value);
         free(ent->value);
         ent->value = tn_run_xstrdup(value);
         return;
@@ -115,6 +118,7 @@ void tn_pmi_kvs_put(tn_pmi_kvs_t *kvs, const char *key, const char *value)
     ent->next  = kvs->buckets[b];
     kvs->buckets[b] = ent;
     kvs->count++;
+    kvs->bytes += strlen(key) + strlen(value);
 }
 
 const char *tn_pmi_kvs_get(const tn_pmi_kvs_t *kvs, const char *key)
@@ -127,4 +131,21 @@ const char *tn_pmi_kvs_get(const tn_pmi_kvs_t *kvs, const char *key)
 size_t tn_pmi_kvs_count(const tn_pmi_kvs_t *kvs)
 {
     return kvs->count;
+}
+
+size_t tn_pmi_kvs_bytes(const tn_pmi_kvs_t *kvs)
+{
+    return kvs->bytes;
+}
+
+int tn_pmi_kvs_fits(const tn_pmi_kvs_t *kvs, const char *key,
+                    const char *value, size_t max_keys, size_t max_bytes)
+{
+    const tn_pmi_kvs_ent_t *ent   = kvs_find(kvs, key);
+    size_t                  keys  = kvs->count + (ent == NULL);
+    size_t                  bytes = kvs->bytes + strlen(value) +
+                                    (ent != NULL ? 0 : strlen(key)) -
+                                    (ent != NULL ? strlen(ent->value) : 0);
+
+    return keys <= max_keys && bytes <= max_bytes ? 0 : -1;
 }

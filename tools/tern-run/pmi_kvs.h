@@ -19,5 +19,12 @@ void tn_pmi_kvs_put(tn_pmi_kvs_t *kvs, const char *key, const char *value);
 const char *tn_pmi_kvs_get(const tn_pmi_kvs_t *kvs, const char *key);
 
 size_t tn_pmi_kvs_count(const tn_pmi_kvs_t *kvs);
+/* Bytes of keys and values held (without terminators). */
+size_t tn_pmi_kvs_bytes(const tn_pmi_kvs_t *kvs);
+
+/* 0 when a put of key=value leaves at most max_keys keys and max_bytes
+ * bytes in the store, -1 otherwise. */
+int tn_pmi_kvs_fits(const tn_pmi_kvs_t *kvs, const char *key,
+                    const char *value, size_t max_keys, size_t max_bytes);
 
 #endif

@@ -17,26 +17,65 @@ typedef struct {
     const char *val[PMI_MAX_PAIRS];
 } pmi_req_t;
 
-static void pmi_parse(char *line, pmi_req_t *req)
+/* Split line into pairs.  Returns NULL, or why the line is malformed
+ * (one word, used in the error reply). */
+static const char *pmi_parse(char *line, pmi_req_t *req)
 {
     char *save = NULL;
     char *tok;
 
     req->npairs = 0;
+    for (const unsigned char *c = (const unsigned char *)line; *c != '\0'; c++) {
+        if ((*c < 0x20 && *c != '\t' && *c != '\r') || *c >= 0x7f) {
+            return "non_printable_bytes";
+        }
+    }
     for (tok = strtok_r(line, " \t\r", &save); tok != NULL;
          tok = strtok_r(NULL, " \t\r", &save)) {
         char *eq = strchr(tok, '=');
 
         if (req->npairs == PMI_MAX_PAIRS) {
-            break;
+            return "too_many_fields";
         }
-        if (eq != NULL) {
-            *eq = '\0';
-            req->val[req->npairs] = eq + 1;
-        } else {
-            req->val[req->npairs] = "";
+        if (eq == NULL || eq == tok) {
+            return "field_without_equals";
         }
+        *eq = '\0';
+        req->val[req->npairs] = eq + 1;
         req->key[req->npairs++] = tok;
+    }
+    return NULL;
+}
+
+/* Record rank's protocol error (the first one of the job is what the
+ * launcher reports) and stop serving the rank. */
+static void pmi_reply(tn_pmi_srv_t *srv, int rank, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void pmi_error(tn_pmi_srv_t *srv, int rank, const char *why,
+                      const char *line, size_t len)
+{
+    tn_pmi_conn_t *conn = &srv->conns[rank];
+    char           shown[48];
+    size_t         n = 0;
+
+    /* a printable excerpt of what it sent */
+    for (size_t i = 0; i < len && n < sizeof(shown) - 4; i++) {
+        unsigned char c = (unsigned char)line[i];
+
+        shown[n++] = c >= 0x20 && c < 0x7f ? (char)c : '?';
+    }
+    if (n < len) {
+        memcpy(shown + n, "...", 3);
+        n += 3;
+    }
+    shown[n] = '\0';
+    pmi_reply(srv, rank, "cmd=error rc=-1 msg=%s", why);
+    conn->broken = 1;
+    if (srv->error_rank < 0) {
+        srv->error_rank = rank;
+        snprintf(srv->error_msg, sizeof(srv->error_msg),
+                 "bad PMI request: %s ('%s', %zu bytes)", why, shown, len);
     }
 }
 
@@ -49,9 +88,6 @@ static const char *pmi_arg(const pmi_req_t *req, const char *key)
     }
     return NULL;
 }
-
-static void pmi_reply(tn_pmi_srv_t *srv, int rank, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
 
 static void pmi_reply(tn_pmi_srv_t *srv, int rank, const char *fmt, ...)
 {
@@ -71,9 +107,22 @@ static void pmi_reply(tn_pmi_srv_t *srv, int rank, const char *fmt, ...)
     }
     tn_run_debug(2, "pmi rank %d <- %.*s", rank, n, line);
     line[n++] = '\n';
-    if (!conn->closed) {
-        tn_run_buf_append(&conn->out, line, (size_t)n);
+    if (conn->closed || conn->overflow) {
+        return;
     }
+    if (conn->out.len + (size_t)n > srv->backlog_max) {
+        /* a rank that asks and never reads: drop its replies, end the job */
+        conn->overflow = 1;
+        tn_run_buf_free(&conn->out);
+        if (srv->error_rank < 0) {
+            srv->error_rank = rank;
+            snprintf(srv->error_msg, sizeof(srv->error_msg),
+                     "left more than %zu bytes of PMI replies unread "
+                     "(limit TERN_RUN_PMI_BACKLOG)", srv->backlog_max);
+        }
+        return;
+    }
+    tn_run_buf_append(&conn->out, line, (size_t)n);
 }
 
 /* Integer argument; def when absent or malformed. */
@@ -123,6 +172,18 @@ static void pmi_put(tn_pmi_srv_t *srv, int rank, const pmi_req_t *req)
         pmi_reply(srv, rank, "cmd=put_result rc=-1 msg=key_too_long");
     } else if (strlen(val) >= TN_PMI_VALLEN_MAX) {
         pmi_reply(srv, rank, "cmd=put_result rc=-1 msg=value_too_long");
+    } else if (tn_pmi_kvs_fits(srv->kvs, key, val, srv->kvs_max_keys,
+                               srv->kvs_max_bytes) != 0) {
+        pmi_reply(srv, rank, "cmd=put_result rc=-1 msg=kvs_full");
+        if (srv->error_rank < 0) {
+            srv->error_rank = rank;
+            snprintf(srv->error_msg, sizeof(srv->error_msg),
+                     "PMI put of key '%.40s' does not fit in the job's "
+                     "key-value space (%zu keys, %zu bytes held; limits "
+                     "TERN_RUN_KVS_KEYS=%zu, TERN_RUN_KVS_BYTES=%zu)",
+                     key, tn_pmi_kvs_count(srv->kvs), tn_pmi_kvs_bytes(srv->kvs),
+                     srv->kvs_max_keys, srv->kvs_max_bytes);
+        }
     } else {
         tn_pmi_kvs_put(srv->kvs, key, val);
         pmi_reply(srv, rank, "cmd=put_result rc=0 msg=success");
@@ -161,12 +222,21 @@ static void pmi_abort(tn_pmi_srv_t *srv, int rank, const pmi_req_t *req)
     }
 }
 
-static void pmi_serve(tn_pmi_srv_t *srv, int rank, char *line)
+static void pmi_serve(tn_pmi_srv_t *srv, int rank, char *line, size_t len)
 {
     tn_pmi_conn_t *conn = &srv->conns[rank];
     pmi_req_t      req;
     const char    *cmd;
+    const char    *bad;
+    char           copy[64];
 
+    if (conn->broken) {
+        return;
+    }
+    if (memchr(line, '\0', len) != NULL) {
+        pmi_error(srv, rank, "non_printable_bytes", line, len);
+        return;
+    }
     tn_run_debug(2, "pmi rank %d -> %s", rank, line);
     if (conn->in_mcmd) {
         /* the lines of a multi-line command (spawn) up to "endcmd" */
@@ -176,7 +246,12 @@ static void pmi_serve(tn_pmi_srv_t *srv, int rank, char *line)
         }
         return;
     }
-    pmi_parse(line, &req);
+    snprintf(copy, sizeof(copy), "%s", line);    /* strtok_r cuts it up */
+    bad = pmi_parse(line, &req);
+    if (bad != NULL) {
+        pmi_error(srv, rank, bad, copy, len);
+        return;
+    }
     if (req.npairs == 0) {
         return;                              /* blank line */
     }
@@ -187,7 +262,7 @@ static void pmi_serve(tn_pmi_srv_t *srv, int rank, char *line)
     }
     cmd = req.val[0];
     if (strcmp(req.key[0], "cmd") != 0) {
-        tn_run_debug(1, "pmi rank %d: line without cmd= ignored", rank);
+        pmi_error(srv, rank, "no_cmd", copy, len);
         return;
     }
 
@@ -234,8 +309,12 @@ void tn_pmi_srv_init(tn_pmi_srv_t *srv, int size, const char *kvsname)
     char map[64];
 
     memset(srv, 0, sizeof(*srv));
-    srv->size       = size;
-    srv->abort_rank = -1;
+    srv->size          = size;
+    srv->abort_rank    = -1;
+    srv->error_rank    = -1;
+    srv->kvs_max_keys  = TN_PMI_KVS_KEYS_DEF;
+    srv->kvs_max_bytes = TN_PMI_KVS_BYTES_DEF;
+    srv->backlog_max   = TN_PMI_BACKLOG_DEF;
     snprintf(srv->kvsname, sizeof(srv->kvsname), "%s", kvsname);
     srv->kvs   = tn_pmi_kvs_create();
     srv->conns = tn_run_xmalloc((size_t)size * sizeof(*srv->conns));
@@ -263,20 +342,53 @@ int tn_pmi_srv_input(tn_pmi_srv_t *srv, int rank, const char *data, size_t len)
     size_t         done    = 0;             /* bytes of whole lines served */
     char          *nl;
 
+    if (conn->broken || conn->closed) {
+        return conn->broken ? -1 : 0;
+    }
     tn_run_buf_append(&conn->in, data, len);
     while ((nl = memchr(conn->in.data + scanned, '\n',
                         conn->in.len - scanned)) != NULL) {
         *nl = '\0';
-        pmi_serve(srv, rank, conn->in.data + done);
+        pmi_serve(srv, rank, conn->in.data + done,
+                  (size_t)(nl - conn->in.data) - done);
         done = scanned = (size_t)(nl - conn->in.data) + 1;
     }
     tn_run_buf_consume(&conn->in, done);
     if (conn->in.len > TN_PMI_LINE_MAX) {
-        tn_run_log("rank %d sent a PMI line longer than %d bytes", rank,
-                   TN_PMI_LINE_MAX);
+        pmi_error(srv, rank, "line_too_long", conn->in.data, conn->in.len);
+        tn_run_buf_free(&conn->in);
         return -1;
     }
     return 0;
+}
+
+void tn_pmi_srv_eof(tn_pmi_srv_t *srv, int rank)
+{
+    tn_pmi_conn_t *conn = &srv->conns[rank];
+
+    if (conn->in.len > 0 && !conn->broken && !conn->closed) {
+        pmi_error(srv, rank, "request_cut_off_by_end_of_connection",
+                  conn->in.data, conn->in.len);
+    }
+    tn_run_buf_free(&conn->in);
+}
+
+void tn_pmi_srv_gone(tn_pmi_srv_t *srv, int rank)
+{
+    srv->conns[rank].gone = 1;
+}
+
+int tn_pmi_srv_stuck(const tn_pmi_srv_t *srv)
+{
+    if (srv->nbarrier == 0) {
+        return -1;
+    }
+    for (int r = 0; r < srv->size; r++) {
+        if (srv->conns[r].gone && !srv->conns[r].in_barrier) {
+            return r;
+        }
+    }
+    return -1;
 }
 
 void tn_pmi_srv_closed(tn_pmi_srv_t *srv, int rank)

@@ -31,6 +31,20 @@
  *   cmd=abort [exitcode=N] -> no reply; recorded for the launcher
  *   mcmd=spawn ... endcmd -> cmd=spawn_result rc=-1 (spawn is not supported)
  *   anything else        -> cmd=<name>_result rc=-1
+ *
+ * Requests the server cannot parse get "cmd=error rc=-1 msg=<why>" and are
+ * recorded (error_rank, error_msg) for the launcher, which ends the job
+ * saying which rank sent what: a line whose first field is not cmd= or
+ * mcmd=, a field without '=', more than PMI_MAX_PAIRS fields, bytes that
+ * are not printable ASCII, a line longer than TN_PMI_LINE_MAX, and a line
+ * cut off by the end of the connection (tn_pmi_srv_eof()).
+ *
+ * Limits, so that no rank can make the launcher grow without bound: the
+ * key-value space holds at most kvs_max_keys keys and kvs_max_bytes bytes
+ * of keys and values (a put beyond either gets
+ * "cmd=put_result rc=-1 msg=kvs_full" and is recorded as an error), and at
+ * most backlog_max bytes of replies may wait for a rank that does not read
+ * them (beyond, the rank's replies are dropped and the error recorded).
  * The key-value space is pre-loaded with PMI_process_mapping=(vector,(0,1,N))
  * (all ranks on one node), which MPICH-derived clients look up.  The
  * kvsname given in put/get is not checked against ours: a job has one. */
@@ -56,8 +70,17 @@ typedef struct {
     unsigned     in_barrier : 1;/* sent barrier_in, waits for barrier_out */
     unsigned     in_mcmd    : 1;/* inside an mcmd=... block, until endcmd */
     unsigned     aborted    : 1;/* sent cmd=abort */
+    unsigned     gone       : 1;/* the process exited (tn_pmi_srv_gone()) */
+    unsigned     broken     : 1;/* protocol error: input ignored from now on */
+    unsigned     overflow   : 1;/* unread replies beyond backlog_max: dropped */
     int          abort_code;    /* exitcode of cmd=abort (1 when absent) */
 } tn_pmi_conn_t;
+
+/* Defaults of the limits (tern-run takes TERN_RUN_KVS_KEYS,
+ * TERN_RUN_KVS_BYTES and TERN_RUN_PMI_BACKLOG from the config table). */
+#define TN_PMI_KVS_KEYS_DEF    65536
+#define TN_PMI_KVS_BYTES_DEF   (64u << 20)
+#define TN_PMI_BACKLOG_DEF     (1u << 20)
 
 typedef struct {
     int            size;                        /* ranks in the job */
@@ -66,6 +89,11 @@ typedef struct {
     tn_pmi_conn_t *conns;                       /* [size] */
     int            nbarrier;                    /* ranks in the barrier */
     int            abort_rank;                  /* first rank to abort, or -1 */
+    int            error_rank;                  /* first protocol error, or -1 */
+    char           error_msg[240];              /* what it did, for the log */
+    size_t         kvs_max_keys;                /* limits (see above); set */
+    size_t         kvs_max_bytes;               /* after init to change the */
+    size_t         backlog_max;                 /* defaults */
 } tn_pmi_srv_t;
 
 /* Set up a server for size ranks with the given kvsname (shorter than
@@ -76,8 +104,20 @@ void tn_pmi_srv_fini(tn_pmi_srv_t *srv);
 /* Feed len bytes read from rank's connection.  Whole lines are served at
  * once; a partial line waits for the rest.  Returns 0, or -1 when the rank
  * broke the protocol beyond repair (a line over TN_PMI_LINE_MAX): the caller
- * should close the connection and call tn_pmi_srv_closed(). */
+ * should send what is queued (the error reply), close the connection and
+ * call tn_pmi_srv_closed(). */
 int tn_pmi_srv_input(tn_pmi_srv_t *srv, int rank, const char *data, size_t len);
+
+/* Rank's connection reached end of file: a partial line left over is a
+ * protocol error (an error reply is queued for a half-closed socket). */
+void tn_pmi_srv_eof(tn_pmi_srv_t *srv, int rank);
+
+/* Rank's process exited. */
+void tn_pmi_srv_gone(tn_pmi_srv_t *srv, int rank);
+
+/* A rank that is gone while others wait for it in a barrier that can thus
+ * never complete, or -1. */
+int tn_pmi_srv_stuck(const tn_pmi_srv_t *srv);
 
 /* Rank's connection is gone: drop its pending output and stop queueing
  * replies for it.  Its recorded state (init, finalize, abort) is kept. */

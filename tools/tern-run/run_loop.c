@@ -5,8 +5,10 @@
  *
  * Job end.  The first of these decides the exit status and is reported in
  * one line: a rank killed by a signal, a rank exiting non-zero, a rank
- * exiting 0 after PMI init without PMI finalize, an abort over PMI, the
- * timeout, or a terminating signal to tern-run (forwarded, not reported).
+ * exiting 0 after PMI init without PMI finalize, a rank gone (before PMI
+ * init, or after finalize) while others wait for it in a PMI barrier, an
+ * abort over PMI, a PMI protocol error or limit (pmi_srv.h), the timeout,
+ * or a terminating signal to tern-run (forwarded, not reported).
  * The ranks' group then gets SIGTERM (or the forwarded signal) and SIGKILL
  * after a grace period.  The loop ends when every rank has exited and their
  * pipes are drained. */
@@ -103,8 +105,14 @@ static void loop_read_output(tn_run_job_t *job, int rank, int is_err,
 
 static void loop_pmi_close(tn_run_job_t *job, int rank)
 {
-    tn_run_rank_t *rk = &job->ranks[rank];
+    tn_run_rank_t *rk  = &job->ranks[rank];
+    tn_run_buf_t  *out = &job->pmi.conns[rank].out;
 
+    if (rk->pmi_fd >= 0 && out->len > 0) {
+        /* a last error reply, for a rank that only shut down its sending
+         * side; whatever does not fit at once is lost */
+        (void)!send(rk->pmi_fd, out->data, out->len, MSG_NOSIGNAL | MSG_DONTWAIT);
+    }
     if (rk->pmi_fd >= 0) {
         close(rk->pmi_fd);
         rk->pmi_fd = -1;
@@ -113,21 +121,56 @@ static void loop_pmi_close(tn_run_job_t *job, int rank)
     }
 }
 
+static void loop_write_pmi(tn_run_job_t *job);
+
+/* A rank gone while the others wait for it in a PMI barrier: the barrier
+ * can never complete. */
+static void loop_check_stuck(tn_run_job_t *job)
+{
+    int                  r = tn_pmi_srv_stuck(&job->pmi);
+    const tn_run_rank_t *rk;
+    const tn_pmi_conn_t *conn;
+
+    if (r < 0 || job->ending) {
+        return;
+    }
+    rk   = &job->ranks[r];
+    conn = &job->pmi.conns[r];
+    if (!conn->inited) {
+        tn_run_log("rank %d (pid %d) exited before calling MPI_Init while "
+                   "other ranks wait for it", r, (int)rk->pid);
+    } else if (conn->finalized) {
+        tn_run_log("rank %d (pid %d) exited after MPI_Finalize while other "
+                   "ranks wait for it", r, (int)rk->pid);
+    } else {
+        tn_run_log("rank %d (pid %d) exited without calling MPI_Finalize",
+                   r, (int)rk->pid);
+    }
+    loop_end(job, 1, SIGTERM, TN_RUN_GRACE_FAIL_MS);
+}
+
 static void loop_check_abort(tn_run_job_t *job)
 {
     int r = job->pmi.abort_rank;
     int code;
 
-    if (r < 0 || job->ending) {
-        return;
+    if (r >= 0 && !job->ending) {
+        code = job->pmi.conns[r].abort_code;
+        /* its error message, written before the abort, comes first */
+        loop_read_output(job, r, 0, 1);
+        loop_read_output(job, r, 1, 1);
+        tn_run_log("rank %d called MPI_Abort (error code %d)", r, code);
+        loop_end(job, code >= 1 && code <= 255 ? code : 1, SIGTERM,
+                 TN_RUN_GRACE_FAIL_MS);
     }
-    code = job->pmi.conns[r].abort_code;
-    /* its error message, written before the abort, comes first */
-    loop_read_output(job, r, 0, 1);
-    loop_read_output(job, r, 1, 1);
-    tn_run_log("rank %d called MPI_Abort (error code %d)", r, code);
-    loop_end(job, code >= 1 && code <= 255 ? code : 1, SIGTERM,
-             TN_RUN_GRACE_FAIL_MS);
+    r = job->pmi.error_rank;
+    if (r >= 0 && !job->ending) {
+        loop_write_pmi(job);            /* the error reply goes out first */
+        tn_run_log("rank %d (pid %d): %s", r,
+                   (int)job->ranks[r].pid, job->pmi.error_msg);
+        loop_end(job, 1, SIGTERM, TN_RUN_GRACE_FAIL_MS);
+    }
+    loop_check_stuck(job);
 }
 
 static void loop_read_pmi(tn_run_job_t *job, int rank, int drain)
@@ -151,7 +194,9 @@ static void loop_read_pmi(tn_run_job_t *job, int rank, int drain)
         if (n < 0 && errno == EAGAIN) {
             break;
         }
-        loop_pmi_close(job, rank);      /* EOF or reset: not an error */
+        /* EOF or reset: not an error, unless it cut a request off */
+        tn_pmi_srv_eof(&job->pmi, rank);
+        loop_pmi_close(job, rank);
     }
     loop_check_abort(job);
 }
@@ -194,6 +239,7 @@ static void loop_on_exit(tn_run_job_t *job, int rank)
     if (rank == 0 && job->stdin_mode == TN_RUN_STDIN_FORWARD) {
         tn_run_stdin_close(job);
     }
+    tn_pmi_srv_gone(&job->pmi, rank);
     tn_run_debug(1, "rank %d (pid %d) exited: %s %d", rank, (int)rk->pid,
                  rk->exit_how == CLD_EXITED ? "status" : "signal",
                  rk->exit_info);
@@ -216,6 +262,8 @@ static void loop_on_exit(tn_run_job_t *job, int rank)
         tn_run_log("rank %d (pid %d) exited without calling MPI_Finalize",
                    rank, (int)rk->pid);
         loop_end(job, 1, SIGTERM, TN_RUN_GRACE_FAIL_MS);
+    } else {
+        loop_check_stuck(job);
     }
 }
 

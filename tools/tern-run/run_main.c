@@ -138,6 +138,9 @@ int main(int argc, char **argv)
     }
     main_kvsname(&job);
     tn_pmi_srv_init(&job.pmi, job.nranks, job.kvsname);
+    job.pmi.kvs_max_keys  = opts.kvs_keys;
+    job.pmi.kvs_max_bytes = opts.kvs_bytes;
+    job.pmi.backlog_max   = opts.pmi_backlog;
     tn_run_env_init(&job);
     job.ranks = tn_run_xmalloc((size_t)job.nranks * sizeof(*job.ranks));
     memset(job.ranks, 0, (size_t)job.nranks * sizeof(*job.ranks));

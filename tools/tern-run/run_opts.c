@@ -1,9 +1,12 @@
 /* Command-line parsing of tern-run; see run_opts.h. */
+#include "pmi_srv.h"
 #include "run_opts.h"
 #include "run_util.h"
 
 #include <errno.h>
 #include <limits.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +41,9 @@ static void usage(FILE *f)
           "  --version            print the version\n"
           "  --                   end of options\n"
           "Accepted and ignored: --oversubscribe, --allow-run-as-root.\n"
+          "Limits on what ranks may make tern-run hold (the job ends when a\n"
+          "rank goes beyond): TERN_RUN_KVS_KEYS, TERN_RUN_KVS_BYTES (PMI\n"
+          "key-value space), TERN_RUN_PMI_BACKLOG (unread PMI replies per rank).\n"
           "The ranks get the whole environment of tern-run, plus -x/-genv.\n"
           "Exit status: 0 when all ranks exit 0; else that of the first rank\n"
           "to fail (128+N for signal N), the MPI_Abort code, 124 on timeout,\n"
@@ -88,6 +94,58 @@ static int add_env_x(tn_run_opts_t *opts, const char *arg)
     return 0;
 }
 
+/* A byte count or number with an optional k/m/g suffix (powers of 1024),
+ * like the SIZE variables of the config table; at least 1. */
+static int parse_size(const char *s, size_t *val_p)
+{
+    char              *end;
+    unsigned long long v;
+    unsigned           shift = 0;
+
+    errno = 0;
+    v     = strtoull(s, &end, 10);
+    if (errno != 0 || end == s || s[0] == '-') {
+        return -1;
+    }
+    switch (*end) {
+    case 'k': case 'K': shift = 10; end++; break;
+    case 'm': case 'M': shift = 20; end++; break;
+    case 'g': case 'G': shift = 30; end++; break;
+    default:            break;
+    }
+    if (*end != '\0' || v == 0 || v > (SIZE_MAX >> shift)) {
+        return -1;
+    }
+    *val_p = (size_t)v << shift;
+    return 0;
+}
+
+/* The limits of the PMI server from the environment (config table). */
+static int opts_limits(tn_run_opts_t *opts_p)
+{
+    static const struct { const char *name; size_t off, def; } lim[] = {
+        { "TERN_RUN_KVS_KEYS", offsetof(tn_run_opts_t, kvs_keys),
+          TN_PMI_KVS_KEYS_DEF },
+        { "TERN_RUN_KVS_BYTES", offsetof(tn_run_opts_t, kvs_bytes),
+          TN_PMI_KVS_BYTES_DEF },
+        { "TERN_RUN_PMI_BACKLOG", offsetof(tn_run_opts_t, pmi_backlog),
+          TN_PMI_BACKLOG_DEF },
+    };
+
+    for (size_t i = 0; i < sizeof(lim) / sizeof(lim[0]); i++) {
+        const char *v   = getenv(lim[i].name);
+        size_t     *out = (size_t *)((char *)opts_p + lim[i].off);
+
+        *out = lim[i].def;
+        if (v != NULL && *v != '\0' && parse_size(v, out) != 0) {
+            tn_run_log("bad %s='%s' (want a count >= 1, k/m/g allowed)",
+                       lim[i].name, v);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 int tn_run_opts_parse(int argc, char **argv, tn_run_opts_t *opts_p)
 {
     const char *env_timeout = getenv("TERN_RUN_TIMEOUT");  /* config table */
@@ -100,6 +158,9 @@ int tn_run_opts_parse(int argc, char **argv, tn_run_opts_t *opts_p)
         parse_int(env_timeout, 0, INT_MAX, &opts_p->timeout_s) != 0) {
         tn_run_log("bad TERN_RUN_TIMEOUT='%s' (want seconds >= 0)",
                    env_timeout);
+        return 2;
+    }
+    if (opts_limits(opts_p) != 0) {
         return 2;
     }
 

@@ -5,6 +5,8 @@
 #ifndef TN_RUN_OPTS_H
 #define TN_RUN_OPTS_H
 
+#include <stddef.h>
+
 typedef enum {
     TN_RUN_BIND_AUTO,   /* bind when 1 < ranks <= CPUs, else not */
     TN_RUN_BIND_CORE,   /* always bind, round-robin when oversubscribed */
@@ -29,6 +31,9 @@ typedef struct {
     char            *netns;         /* --netns: comma-separated namespaces (owned) */
     int              nnetns;
     int              ppn;           /* --ppn: ranks per namespace (0 = spread evenly) */
+    size_t           kvs_keys;      /* TERN_RUN_KVS_KEYS: PMI keys per job */
+    size_t           kvs_bytes;     /* TERN_RUN_KVS_BYTES: their bytes */
+    size_t           pmi_backlog;   /* TERN_RUN_PMI_BACKLOG: unread reply bytes */
 } tn_run_opts_t;
 
 /* The network namespace rank r runs in (NULL: tern-run's own). */
