@@ -111,6 +111,10 @@
       "tern-run: most bytes of keys and values in a job's PMI key-value space") \
     X(run_pmi_backlog, RUN_PMI_BACKLOG, SIZE, "1m",                            \
       "tern-run: most bytes of PMI replies that may wait for a rank that does not read them") \
+    X(pmi_timeout, PMI_TIMEOUT, DOUBLE, "60",                                  \
+      "Seconds a rank waits for the PMI server to answer a request before it gives up (0 = no limit)") \
+    X(pmi_fence_timeout, PMI_FENCE_TIMEOUT, DOUBLE, "0",                       \
+      "Seconds a rank waits in a PMI fence for the other ranks before it gives up (0 = no limit)") \
     X(coll_barrier, COLL_BARRIER, STRING, "auto",                              \
       "Barrier algorithm: auto, dissemination, flat, twolevel, shm")           \
     X(coll_bcast, COLL_BCAST, STRING, "auto",                                  \

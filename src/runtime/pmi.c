@@ -1,4 +1,5 @@
 #include "runtime/pmi.h"
+#include "base/config.h"
 #include "base/log.h"
 
 #include <arpa/inet.h>
@@ -9,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #define TN_PMI_LINE 2048
@@ -25,11 +27,18 @@ static struct {
     int    nkv;
 } tn_pmi = { .fd = -1 };
 
+/* send() with MSG_NOSIGNAL: a launcher that went away gives EPIPE, never a
+ * SIGPIPE that would kill the rank.  The application's SIGPIPE disposition
+ * is left as it was (its own pipes behave as without MPI).  PMI_FD might
+ * be a pipe rather than a socket: then write(), as before. */
 static tn_status_t tn_pmi_write(const char *line)
 {
     size_t len = strlen(line), off = 0;
     while (off < len) {
-        ssize_t n = write(tn_pmi.fd, line + off, len - off);
+        ssize_t n = send(tn_pmi.fd, line + off, len - off, MSG_NOSIGNAL);
+        if (n < 0 && errno == ENOTSOCK) {
+            n = write(tn_pmi.fd, line + off, len - off);
+        }
         if (n < 0) {
             if (errno == EINTR) {
                 continue;
@@ -42,8 +51,16 @@ static tn_status_t tn_pmi_write(const char *line)
     return TN_OK;
 }
 
-/* Read one line (without the newline) into line. */
-static tn_status_t tn_pmi_readline(char *line, size_t len)
+static int64_t tn_pmi_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Read one line (without the newline) into line, waiting until deadline
+ * (CLOCK_MONOTONIC ms; -1: no limit).  TN_ERR_TIMEOUT when it passes. */
+static tn_status_t tn_pmi_readline(char *line, size_t len, int64_t deadline)
 {
     for (;;) {
         char *nl = memchr(tn_pmi.buf, '\n', tn_pmi.buflen);
@@ -62,6 +79,20 @@ static tn_status_t tn_pmi_readline(char *line, size_t len)
         if (tn_pmi.buflen == sizeof(tn_pmi.buf)) {
             tn_log_error("rt", "PMI line too long");
             return TN_ERR_PROTO;
+        }
+        if (deadline >= 0) {
+            int64_t left = deadline - tn_pmi_now_ms();
+            struct pollfd pfd = { tn_pmi.fd, POLLIN, 0 };
+            int rc = left <= 0 ? 0 : poll(&pfd, 1, left > 1000000 ? 1000000 : (int)left);
+            if (rc < 0 && errno == EINTR) {
+                continue;
+            }
+            if (rc == 0 && tn_pmi_now_ms() >= deadline) {
+                return TN_ERR_TIMEOUT;
+            }
+            if (rc == 0) {
+                continue;
+            }
         }
         ssize_t n = read(tn_pmi.fd, tn_pmi.buf + tn_pmi.buflen, sizeof(tn_pmi.buf) - tn_pmi.buflen);
         if (n < 0 && errno == EINTR) {
@@ -100,24 +131,44 @@ static int tn_pmi_field(const char *line, const char *key, char *out, size_t len
     return 0;
 }
 
-/* Send a command, read the reply whose cmd is expect. */
+/* Send a command, read the reply whose cmd is expect.  The wait is limited
+ * by TERN_PMI_TIMEOUT, or by TERN_PMI_FENCE_TIMEOUT for a fence (a fence
+ * waits for the slowest rank, which may compute for hours before it calls
+ * MPI_Finalize; that is why its limit is separate and off by default).
+ * When the limit passes, the rank says so and the caller gets
+ * TN_ERR_TIMEOUT; MPI_Init then fails and the job ends. */
 static tn_status_t tn_pmi_call(const char *cmd, const char *expect, char *reply, size_t len)
 {
     if (getpid() != tn_pmi.pid) {
         return TN_ERR_UNSUPPORTED;     /* a fork()ed child: stay off the wire */
     }
+    int fence = strcmp(expect, "barrier_out") == 0;
+    double limit = fence ? tn_cfg.pmi_fence_timeout : tn_cfg.pmi_timeout;
+    int64_t deadline = limit > 0 ? tn_pmi_now_ms() + (int64_t)(limit * 1000.0) : -1;
     tn_status_t st = tn_pmi_write(cmd);
     if (st != TN_OK) {
         return st;
     }
     for (;;) {
-        st = tn_pmi_readline(reply, len);
+        st = tn_pmi_readline(reply, len, deadline);
+        if (st == TN_ERR_TIMEOUT) {
+            tn_log_error("rt", "no %s from the PMI server after %g s (%s); giving up "
+                         "(TERN_%s sets the limit, 0 = none)", expect, limit,
+                         fence ? "some rank never entered the fence" : "server not answering",
+                         fence ? "PMI_FENCE_TIMEOUT" : "PMI_TIMEOUT");
+            return st;
+        }
         if (st != TN_OK) {
             return st;
         }
-        char c[64];
+        char c[64] = "";
         if (tn_pmi_field(reply, "cmd", c, sizeof(c)) && strcmp(c, expect) == 0) {
             break;
+        }
+        if (strcmp(c, "error") == 0) {
+            /* the server could not parse what we sent (tern-run) */
+            tn_log_error("rt", "the PMI server rejected a request: %s", reply);
+            return TN_ERR_PROTO;
         }
         tn_log_debug("rt", "PMI: ignoring \"%s\" while waiting for %s", reply, expect);
     }
@@ -202,9 +253,12 @@ tn_status_t tn_pmi_init(tn_pmi_info_t *info_p)
     }
     st = tn_pmi_call("cmd=init pmi_version=1 pmi_subversion=1\n", "response_to_init",
                      reply, sizeof(reply));
-    if (st != TN_OK) {
+    if (st == TN_ERR_NOTFOUND) {
         tn_log_error("rt", "PMI server refused PMI-1.1 (%s)", reply);
         return TN_ERR_PROTO;
+    }
+    if (st != TN_OK) {
+        return st;                  /* said why */
     }
     info_p->rank = tn_pmi_env_int("PMI_RANK", 0);
     info_p->size = tn_pmi_env_int("PMI_SIZE", 1);

@@ -4,7 +4,16 @@
  * process is a singleton and the key/value space is local.
  *
  * After fork(), a child must not talk to the server: every call checks the
- * pid recorded at init and fails in a child. */
+ * pid recorded at init and fails in a child.
+ *
+ * No call waits forever on a server that does not answer: a request waits
+ * at most TERN_PMI_TIMEOUT seconds for its reply, a fence (tn_pmi_barrier)
+ * at most TERN_PMI_FENCE_TIMEOUT (0, the default, is no limit: a fence
+ * waits for the slowest rank).  Past the limit the call logs which reply
+ * it missed and returns TN_ERR_TIMEOUT.  A reply "cmd=error" (a server
+ * that could not parse the request) gives TN_ERR_PROTO.  Writes use
+ * MSG_NOSIGNAL: a server gone gives TN_ERR_IO and a message, never SIGPIPE;
+ * the process's SIGPIPE disposition is not touched. */
 #ifndef TN_RUNTIME_PMI_H
 #define TN_RUNTIME_PMI_H
 
