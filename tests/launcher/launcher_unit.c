@@ -138,7 +138,114 @@ static void test_pmi_limits(void)
     CHECK(strcmp(take(&srv, 0), "cmd=put_result rc=-1 msg=value_too_long\n") == 0);
     memset(big, 'a', TN_PMI_LINE_MAX + 1);
     CHECK(tn_pmi_srv_input(&srv, 0, big, TN_PMI_LINE_MAX + 1) == -1);
+    CHECK(strcmp(take(&srv, 0), "cmd=error rc=-1 msg=line_too_long\n") == 0);
     free(big);
+    tn_pmi_srv_fini(&srv);
+}
+
+/* Malformed requests: an error reply, the first recorded, the rank's
+ * later input ignored. */
+static void test_pmi_errors(void)
+{
+    static const struct { const char *line, *why; } bad[] = {
+        { "hello=world\n", "no_cmd" },
+        { "hello world\n", "field_without_equals" },
+        { "cmd=put =x\n", "field_without_equals" },
+        { "cmd=get_maxes \x01\n", "non_printable_bytes" },
+        { "cmd=get_maxes \xc3\xa9\n", "non_printable_bytes" },
+        { "cmd=a b=1 c=1 d=1 e=1 f=1 g=1 h=1 i=1 j=1 k=1 l=1 m=1 n=1 o=1 "
+          "p=1 q=1\n", "too_many_fields" },
+    };
+    char want[128];
+
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        tn_pmi_srv_t srv;
+
+        tn_pmi_srv_init(&srv, 2, "k");
+        feed(&srv, 1, "cmd=init pmi_version=1 pmi_subversion=1\n", 7);
+        take(&srv, 1);
+        feed(&srv, 1, bad[i].line, 3);
+        snprintf(want, sizeof(want), "cmd=error rc=-1 msg=%s\n", bad[i].why);
+        CHECK(strcmp(take(&srv, 1), want) == 0);
+        CHECK(srv.error_rank == 1 && strstr(srv.error_msg, bad[i].why) != NULL);
+        feed(&srv, 1, "cmd=get_appnum\n", 5);      /* ignored from now on */
+        CHECK(srv.conns[1].out.len == 0);
+        tn_pmi_srv_fini(&srv);
+    }
+
+    /* NUL inside a line; a request cut off by the end of the connection */
+    {
+        tn_pmi_srv_t srv;
+
+        tn_pmi_srv_init(&srv, 2, "k");
+        CHECK(tn_pmi_srv_input(&srv, 0, "cmd=get_maxes\0x\n", 16) == 0);
+        CHECK(strcmp(take(&srv, 0), "cmd=error rc=-1 msg=non_printable_bytes\n") == 0);
+        feed(&srv, 1, "cmd=get_maxes", 4);
+        CHECK(srv.conns[1].out.len == 0);
+        tn_pmi_srv_eof(&srv, 1);
+        CHECK(strcmp(take(&srv, 1), "cmd=error rc=-1 msg="
+                     "request_cut_off_by_end_of_connection\n") == 0);
+        CHECK(srv.error_rank == 0);                /* the first one is kept */
+        tn_pmi_srv_fini(&srv);
+    }
+}
+
+/* A rank gone while others wait in a barrier. */
+static void test_pmi_stuck(void)
+{
+    tn_pmi_srv_t srv;
+
+    tn_pmi_srv_init(&srv, 3, "k");
+    CHECK(tn_pmi_srv_stuck(&srv) == -1);
+    tn_pmi_srv_gone(&srv, 2);
+    CHECK(tn_pmi_srv_stuck(&srv) == -1);           /* nobody waits */
+    feed(&srv, 0, "cmd=barrier_in\n", 4);
+    CHECK(tn_pmi_srv_stuck(&srv) == 2);
+    tn_pmi_srv_fini(&srv);
+
+    tn_pmi_srv_init(&srv, 2, "k");
+    feed(&srv, 0, "cmd=barrier_in\n", 4);
+    feed(&srv, 1, "cmd=barrier_in\n", 4);
+    tn_pmi_srv_gone(&srv, 1);                      /* after a full barrier */
+    CHECK(tn_pmi_srv_stuck(&srv) == -1);
+    tn_pmi_srv_fini(&srv);
+}
+
+/* The key-value space and the unread replies are bounded. */
+static void test_pmi_caps(void)
+{
+    tn_pmi_srv_t srv;
+    char         line[128];
+
+    tn_pmi_srv_init(&srv, 2, "k");
+    srv.kvs_max_keys = 3;                          /* PMI_process_mapping + 2 */
+    feed(&srv, 0, "cmd=put key=a value=1\ncmd=put key=b value=2\n", 9);
+    CHECK(strcmp(take(&srv, 0), "cmd=put_result rc=0 msg=success\n"
+                 "cmd=put_result rc=0 msg=success\n") == 0);
+    feed(&srv, 0, "cmd=put key=a value=3\n", 9);  /* a replacement fits */
+    CHECK(strcmp(take(&srv, 0), "cmd=put_result rc=0 msg=success\n") == 0);
+    CHECK(srv.error_rank == -1);
+    feed(&srv, 1, "cmd=put key=c value=4\n", 9);
+    CHECK(strcmp(take(&srv, 1), "cmd=put_result rc=-1 msg=kvs_full\n") == 0);
+    CHECK(srv.error_rank == 1 && strstr(srv.error_msg, "TERN_RUN_KVS_KEYS=3"));
+    tn_pmi_srv_fini(&srv);
+
+    tn_pmi_srv_init(&srv, 1, "k");
+    srv.kvs_max_bytes = tn_pmi_kvs_bytes(srv.kvs) + 4;
+    feed(&srv, 0, "cmd=put key=ab value=cd\n", 9);
+    CHECK(strcmp(take(&srv, 0), "cmd=put_result rc=0 msg=success\n") == 0);
+    feed(&srv, 0, "cmd=put key=ab value=cde\n", 9);
+    CHECK(strcmp(take(&srv, 0), "cmd=put_result rc=-1 msg=kvs_full\n") == 0);
+    tn_pmi_srv_fini(&srv);
+
+    tn_pmi_srv_init(&srv, 1, "k");
+    srv.backlog_max = 100;
+    for (int i = 0; i < 10; i++) {
+        feed(&srv, 0, "cmd=get_appnum\n", 15);
+    }
+    CHECK(srv.conns[0].out.len <= 100 && srv.conns[0].overflow);
+    CHECK(srv.error_rank == 0 && strstr(srv.error_msg, "TERN_RUN_PMI_BACKLOG"));
+    snprintf(line, sizeof(line), "%s", srv.error_msg);
     tn_pmi_srv_fini(&srv);
 }
 
@@ -221,6 +328,9 @@ int main(void)
     test_pmi_basic(7);
     test_pmi_basic(4096);
     test_pmi_limits();
+    test_pmi_errors();
+    test_pmi_stuck();
+    test_pmi_caps();
     test_kvs();
     test_fwd();
     if (failures != 0) {

@@ -343,7 +343,7 @@ int tn_pmi_srv_input(tn_pmi_srv_t *srv, int rank, const char *data, size_t len)
     char          *nl;
 
     if (conn->broken || conn->closed) {
-        return conn->broken ? -1 : 0;
+        return 0;                   /* ignored: the job is ending */
     }
     tn_run_buf_append(&conn->in, data, len);
     while ((nl = memchr(conn->in.data + scanned, '\n',
