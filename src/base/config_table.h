@@ -46,6 +46,8 @@
       "go through point-to-point messages")                                    \
     X(shm_cma, SHM_CMA, BOOL, "1",                                             \
       "Use single-copy process_vm_readv (CMA) for rendezvous when permitted")  \
+    X(shm_fd, SHM_FD, INT, "-1",                                               \
+      "Set by tern-run, not by users: descriptor of the node's shared segment (a memfd) that the ranks inherit") \
     X(rndv_scatter_min, RNDV_SCATTER_MIN, SIZE, "0",                           \
       "Rendezvous into a non-contiguous receive: smallest mean piece read in place by CMA " \
       "(iovecs); smaller pieces are streamed through cells (0 = 64k, 256 if ranks > cores)") \

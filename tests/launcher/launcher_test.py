@@ -417,6 +417,57 @@ def test_shm_cleanup():
         os.unlink(other)
 
 
+def tern_shm_names():
+    return set(n for n in os.listdir("/dev/shm") if n.startswith("tern-"))
+
+
+def children_of(pid):
+    """Pids whose parent is pid."""
+    kids = []
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                with open("/proc/%s/stat" % d) as f:
+                    if int(f.read().rsplit(")", 1)[1].split()[1]) == pid:
+                        kids.append(int(d))
+            except (OSError, IndexError, ValueError):
+                pass
+    return kids
+
+
+def test_shm_sigkill():
+    """tern-run killed with SIGKILL while MPI ranks are in their shared-memory
+    set-up (rank 0 has made the segment and waits in a fence for rank 1,
+    which never comes) leaves nothing in /dev/shm and no rank behind."""
+    if not ARGS.mpi_prog:
+        return
+    before = tern_shm_names()
+    for kill_after in (0.5, 0.0):
+        p, lines = start_job(["-n", "2", "sh", "-c", 'if [ "$PMI_RANK" = 1 ]; then '
+                              'exec "$1" shmkeep; fi; exec "$0" 2', ARGS.mpi_prog,
+                              P()], 1, "fenced ")
+        pids = children_of(p.pid)
+        time.sleep(kill_after)
+        p.kill()
+        p.wait()
+        check(wait_gone(pids, 5), "ranks %s gone after tern-run's SIGKILL" % pids)
+        left = tern_shm_names() - before
+        for n in left:
+            os.unlink("/dev/shm/" + n)
+        check(not left, "nothing left in /dev/shm: %s" % sorted(left))
+    # a normal job under tern-run makes no name in /dev/shm at all
+    p = subprocess.Popen([ARGS.tern_run, "-n", "3", ARGS.mpi_prog, "3"],
+                         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE)
+    seen = set()
+    while p.poll() is None:
+        seen |= tern_shm_names() - before
+        time.sleep(0.002)
+    res = finish(p)
+    check(res.returncode == 0 and " No Errors" in res.stdout, "job ran", res)
+    check(not seen, "no /dev/shm name during the job: %s" % sorted(seen), res)
+
+
 def start_job(args, nlines, prefix):
     """Start tern-run; return (proc, lines) after nlines starting with prefix."""
     p = subprocess.Popen([ARGS.tern_run] + args, stdin=subprocess.DEVNULL,

@@ -8,7 +8,8 @@
  *   run_fwd.c    line forwarding of rank output (no I/O)
  *   run_stdin.c  rank 0's stdin
  *   pmi_srv.c    the PMI-1 server (no I/O), pmi_kvs.c its key-value space
- *   run_shm.c    removal of the job's /dev/shm files
+ *   run_shm.c    the node's shared segment (a memfd the ranks inherit), and
+ *                removal of /dev/shm files a job left
  *
  * Process model.  Rank 0 is the leader of a new process group and the other
  * ranks join it, so one kill(-pgid) reaches the ranks and anything they
@@ -49,6 +50,7 @@ typedef struct {
     tn_run_fwd_t out_fwd;
     tn_run_fwd_t err_fwd;
     int          cpu;         /* CPU it is bound to, or -1 */
+    int          shm_fd;      /* its node's shared segment (not owned), or -1 */
     unsigned     exited : 1;  /* its exit has been observed */
     int          exit_how;    /* CLD_EXITED, CLD_KILLED or CLD_DUMPED */
     int          exit_info;   /* exit code or signal number */
@@ -63,6 +65,8 @@ typedef struct {
     char             kvsname[64];
     const char      *prog_path;     /* program resolved in PATH */
     tn_pmi_srv_t     pmi;
+    int             *shm_fds;       /* one memfd per node (network namespace) */
+    int              nshm;
 
     int              sig_fd;        /* signalfd for sig_mask */
     sigset_t         sig_mask;      /* signals tern-run takes via sig_fd */
@@ -124,8 +128,20 @@ void tn_run_stdin_close(tn_run_job_t *job);
 /* run_loop.c: run the job to its end; returns tern-run's exit status. */
 int tn_run_loop(tn_run_job_t *job);
 
-/* run_shm.c: remove /dev/shm files whose name starts with "<kvsname>" or
- * "tern-<kvsname>". */
+/* run_shm.c.  The shared segment of each node (ranks in one network
+ * namespace) is an anonymous memfd made here and inherited by its ranks as
+ * TERN_SHM_FD, so that it has no name in /dev/shm: nothing to leave behind
+ * when anything is killed, nothing that shows the job id.  The library
+ * sizes it (local rank 0) and maps it.  tn_run_shm_create sets
+ * ranks[r].shm_fd (-1 where memfds are not available: the library then
+ * makes a named segment); tn_run_shm_close drops tern-run's copies once the
+ * ranks have theirs. */
+void tn_run_shm_create(tn_run_job_t *job);
+void tn_run_shm_close(tn_run_job_t *job);
+/* Remove /dev/shm files whose name starts with "<kvsname>",
+ * "tern-<kvsname>" or "tern-<hash of kvsname>-" (the library's named
+ * segments, made under other launchers and when a job starts its
+ * transports again). */
 void tn_run_shm_cleanup(const char *kvsname);
 
 #endif

@@ -2,7 +2,8 @@
  * process manager that would mislead the ranks' PMI client, plus -x/-genv,
  * plus the per-rank PMI variables:
  *   PMI_FD=<fd> PMI_RANK=<r> PMI_SIZE=<n> PMI_JOBID=<kvsname>
- *   MPI_LOCALRANKID=<r> MPI_LOCALNRANKS=<n>   (Hydra's names; one node) */
+ *   MPI_LOCALRANKID=<r> MPI_LOCALNRANKS=<n>   (Hydra's names; one node)
+ *   TERN_SHM_FD=<fd>    the node's shared segment (run_shm.c), when there is one */
 #include "run.h"
 
 #include <stdio.h>
@@ -18,7 +19,7 @@ static size_t  env_nbase;
 /* Variables set per rank; inherited ones are dropped from the base. */
 static const char *const env_rank_names[] = {
     "PMI_FD", "PMI_RANK", "PMI_SIZE", "PMI_JOBID",
-    "MPI_LOCALRANKID", "MPI_LOCALNRANKS",
+    "MPI_LOCALRANKID", "MPI_LOCALNRANKS", "TERN_SHM_FD",
 };
 #define ENV_NRANK (sizeof(env_rank_names) / sizeof(env_rank_names[0]))
 
@@ -29,7 +30,8 @@ static int env_is_foreign_pm(const char *entry)
     return strncmp(entry, "PMI_", 4) == 0 || strncmp(entry, "PMIX_", 5) == 0 ||
            strncmp(entry, "PMI2_", 5) == 0 ||
            strncmp(entry, "MPI_LOCALRANKID=", 16) == 0 ||
-           strncmp(entry, "MPI_LOCALNRANKS=", 16) == 0;
+           strncmp(entry, "MPI_LOCALNRANKS=", 16) == 0 ||
+           strncmp(entry, "TERN_SHM_FD=", 12) == 0;
 }
 
 static int env_name_is(const char *entry, const char *name)
@@ -109,10 +111,14 @@ char **tn_run_env_rank(const tn_run_job_t *job, int rank, int pmi_fd)
     char  **vec   = tn_run_xmalloc(slots * sizeof(char *) + ENV_NRANK * room);
     char   *str   = (char *)(vec + slots);
     size_t  n     = env_nbase;
-    long    vals[ENV_NRANK] = { pmi_fd, rank, job->nranks, 0, rank, job->nranks };
+    long    vals[ENV_NRANK] = { pmi_fd, rank, job->nranks, 0, rank, job->nranks,
+                                job->ranks[rank].shm_fd };
 
     memcpy(vec, env_base, env_nbase * sizeof(char *));
     for (size_t i = 0; i < ENV_NRANK; i++) {
+        if (strcmp(env_rank_names[i], "TERN_SHM_FD") == 0 && vals[i] < 0) {
+            continue;
+        }
         if (strcmp(env_rank_names[i], "PMI_JOBID") == 0) {
             snprintf(str, room, "%s=%s", env_rank_names[i], job->kvsname);
         } else {

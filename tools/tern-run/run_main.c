@@ -149,6 +149,7 @@ int main(int argc, char **argv)
 
         rk->pid    = -1;
         rk->out_fd = rk->err_fd = rk->pmi_fd = -1;
+        rk->shm_fd = -1;
         tn_run_fwd_init(&rk->out_fwd, r, opts.tag_output, job.nranks == 1);
         tn_run_fwd_init(&rk->err_fwd, r, opts.tag_output, job.nranks == 1);
     }
@@ -158,12 +159,14 @@ int main(int argc, char **argv)
         job.job_deadline = tn_run_now_ms() + (int64_t)opts.timeout_s * 1000;
     }
 
+    tn_run_shm_create(&job);
     if (tn_run_proc_spawn(&job) != 0) {
         job.ending        = 1;
         job.exit_status   = 1;
         job.kill_deadline = tn_run_now_ms() + TN_RUN_GRACE_FAIL_MS;
         tn_run_proc_kill(&job, SIGTERM);
     }
+    tn_run_shm_close(&job);            /* the ranks have theirs */
     status = tn_run_loop(&job);
     tn_run_proc_fini(&job);
     tn_run_shm_cleanup(job.kvsname);

@@ -169,7 +169,8 @@ static void proc_child(tn_run_job_t *job, int rank, int out_w, int err_w,
         goto err;
     }
     what = "fcntl";
-    if (fcntl(pmi_child, F_SETFD, 0) != 0) {
+    if (fcntl(pmi_child, F_SETFD, 0) != 0 ||
+        (rk->shm_fd >= 0 && fcntl(rk->shm_fd, F_SETFD, 0) != 0)) {
         goto err;
     }
     if (rk->cpu >= 0) {

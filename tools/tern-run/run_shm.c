@@ -1,6 +1,7 @@
-/* Removal of the job's shared-memory files.  The library names its segments
- * /dev/shm/tern-<kvsname>-<something>; a rank that crashes cannot unlink
- * them, so tern-run does at the end of every job.  Names that start with the
+/* The nodes' shared segments (memfds), and removal of the job's files in
+ * /dev/shm; see run.h.  The library names a segment it makes itself
+ * /dev/shm/tern-<hash of kvsname>-n<node>; a rank that crashes cannot unlink
+ * it, so tern-run does at the end of every job.  Names that start with the
  * kvsname itself are removed too.  The kvsname holds 64 random bits, so no
  * other job's files can match. */
 #include "run.h"
@@ -8,14 +9,88 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define SHM_DIR "/dev/shm"
 
+/* Which network namespace rank runs in, as the inode the library sees in
+ * /proc/self/ns/net (its node key); 0 when unknown. */
+static unsigned long long shm_node_of(const tn_run_job_t *job, int rank)
+{
+    const char *ns = tn_run_opts_netns_of(job->opts, rank);
+    char        path[320];
+    struct stat st;
+
+    if (ns == NULL) {
+        snprintf(path, sizeof(path), "/proc/self/ns/net");
+    } else {
+        snprintf(path, sizeof(path), "/var/run/netns/%s", ns);
+    }
+    return stat(path, &st) == 0 ? (unsigned long long)st.st_ino : 0;
+}
+
+void tn_run_shm_create(tn_run_job_t *job)
+{
+    unsigned long long *keys = tn_run_xmalloc((size_t)job->nranks * sizeof(*keys));
+
+    job->shm_fds = tn_run_xmalloc((size_t)job->nranks * sizeof(int));
+    job->nshm    = 0;
+    for (int r = 0; r < job->nranks; r++) {
+        unsigned long long key = shm_node_of(job, r);
+        int                g;
+
+        for (g = 0; g < job->nshm && keys[g] != key; g++) {
+        }
+        if (g == job->nshm) {
+            int fd = memfd_create("tern-shm", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+
+            if (fd < 0) {
+                tn_run_debug(1, "memfd_create: %m; the ranks name their "
+                             "shared segments themselves");
+                for (int q = 0; q < job->nranks; q++) {
+                    job->ranks[q].shm_fd = -1;
+                }
+                tn_run_shm_close(job);
+                break;
+            }
+            keys[g]                = key;
+            job->shm_fds[job->nshm++] = fd;
+        }
+        job->ranks[r].shm_fd = job->shm_fds[g];
+    }
+    free(keys);
+}
+
+void tn_run_shm_close(tn_run_job_t *job)
+{
+    for (int g = 0; g < job->nshm; g++) {
+        close(job->shm_fds[g]);
+    }
+    free(job->shm_fds);
+    job->shm_fds = NULL;
+    job->nshm    = 0;
+}
+
+/* FNV-1a of the kvsname, as the library names its segments. */
+static unsigned long long shm_hash(const char *kvsname)
+{
+    unsigned long long h = 1469598103934665603ull;
+
+    for (; *kvsname != '\0'; kvsname++) {
+        h = (h ^ (unsigned char)*kvsname) * 1099511628211ull;
+    }
+    return h;
+}
+
 void tn_run_shm_cleanup(const char *kvsname)
 {
     tn_run_buf_t   prefix = { 0 };
+    tn_run_buf_t   hashed = { 0 };
     DIR           *dir    = opendir(SHM_DIR);
     struct dirent *ent;
 
@@ -23,8 +98,10 @@ void tn_run_shm_cleanup(const char *kvsname)
         return;
     }
     tn_run_buf_printf(&prefix, "tern-%s", kvsname);
+    tn_run_buf_printf(&hashed, "tern-%016llx-", shm_hash(kvsname));
     while ((ent = readdir(dir)) != NULL) {
         if (strncmp(ent->d_name, prefix.data, prefix.len) != 0 &&
+            strncmp(ent->d_name, hashed.data, hashed.len) != 0 &&
             strncmp(ent->d_name, kvsname, strlen(kvsname)) != 0) {
             continue;
         }
@@ -36,4 +113,5 @@ void tn_run_shm_cleanup(const char *kvsname)
     }
     closedir(dir);
     tn_run_buf_free(&prefix);
+    tn_run_buf_free(&hashed);
 }

@@ -7,7 +7,17 @@
  * adds its wake socket (a datagram socket bound to an abstract Unix
  * address named after the job and its world rank) to the poll set, and a
  * waker that finds it in that mode sends a byte there instead of bumping
- * the futex. */
+ * the futex.
+ *
+ * The segment.  Under tern-run it is an anonymous memfd that the launcher
+ * made for the node and the ranks inherited (TERN_SHM_FD): local rank 0
+ * sizes and seals it, the others map it after a fence.  It never has a name
+ * in /dev/shm, so no kill of anything at any moment leaves it behind, and no
+ * name shows the job.  Under other launchers (Hydra), and when a process
+ * starts the transports a second time (sessions; the inherited memfd is
+ * used once), local rank 0 makes /dev/shm/tern-<hash of the kvsname>-n<node>
+ * and unlinks it as soon as every local rank has it mapped (one fence
+ * later); tern-run removes what a crash in that window leaves. */
 #include "xport/xport.h"
 #include "xport/shm/shm_ring.h"
 #include "base/config.h"
@@ -21,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
@@ -92,6 +103,33 @@ static struct {
     size_t              coll_slot_len;
     tn_shm_stats_t      stats;
 } tn_shm;
+
+/* The memfd inherited from tern-run: -2 until looked at, -1 when none or
+ * used already. */
+static int tn_shm_inherited_fd = -2;
+
+/* Take the inherited segment (once per process): check that it is a memfd,
+ * keep it from children (they are not the job).  Returns it or -1. */
+static int tn_shm_take_inherited(void)
+{
+    if (tn_shm_inherited_fd != -2) {
+        int fd = tn_shm_inherited_fd;
+        tn_shm_inherited_fd = -1;
+        return fd;
+    }
+    tn_shm_inherited_fd = -1;
+    int fd = (int)tn_cfg.shm_fd;
+    if (fd < 0) {
+        return -1;
+    }
+    if (fcntl(fd, F_GET_SEALS) < 0) {
+        /* e.g. a child of a rank, started without tern-run: not ours */
+        tn_log_debug("shm", "TERN_SHM_FD=%d is not a memfd (%m); ignored", fd);
+        return -1;
+    }
+    fcntl(fd, F_SETFD, FD_CLOEXEC);
+    return fd;
+}
 
 /* My wake socket (see above), -1 until needed; it outlives a finalize
  * of the segment (sessions may start the transports again). */
@@ -169,7 +207,9 @@ static int tn_is_pow2(uint64_t v)
     return v != 0 && (v & (v - 1)) == 0;
 }
 
-static tn_status_t tn_shm_map(const tn_xport_job_t *job, const char *name)
+/* Map the segment: the inherited memfd mfd, or the named one when mfd < 0.
+ * Takes mfd (closed on return). */
+static tn_status_t tn_shm_map(const tn_xport_job_t *job, const char *name, int mfd)
 {
     uint32_t ncells = (uint32_t)tn_cfg.shm_cells;
     uint32_t cell_size = (uint32_t)tn_cfg.shm_cell_size;
@@ -202,12 +242,19 @@ static tn_status_t tn_shm_map(const tn_xport_job_t *job, const char *name)
     tn_status_t status;
     int fd = -1;
 
+    if (mfd >= 0) {
+        name = "(memfd from the launcher)";
+    }
     if (job->local_rank == 0) {
-        shm_unlink(name);   /* stale segment of a dead job with the same id */
-        fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
-        if (fd < 0) {
-            tn_log_error("shm", "shm_open(%s) failed: %m", name);
-            return TN_ERR_IO;
+        if (mfd >= 0) {
+            fd = mfd;
+        } else {
+            shm_unlink(name);   /* stale segment of a dead job with the same id */
+            fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
+            if (fd < 0) {
+                tn_log_error("shm", "shm_open(%s) failed: %m", name);
+                return TN_ERR_IO;
+            }
         }
         int err = posix_fallocate(fd, 0, (off_t)len);
         if (err != 0) {
@@ -216,6 +263,10 @@ static tn_status_t tn_shm_map(const tn_xport_job_t *job, const char *name)
                          "(is /dev/shm large enough?)", name, len);
             status = TN_ERR_NOMEM;
             goto err_close;
+        }
+        /* its size is final: nobody may shrink it under the others' maps */
+        if (mfd >= 0) {
+            (void)fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL);
         }
         tn_shm.base = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
         if (tn_shm.base == MAP_FAILED) {
@@ -241,10 +292,22 @@ static tn_status_t tn_shm_map(const tn_xport_job_t *job, const char *name)
         goto err_unmap;
     }
     if (job->local_rank != 0) {
-        fd = shm_open(name, O_RDWR, 0600);
-        if (fd < 0) {
-            tn_log_error("shm", "shm_open(%s) failed: %m", name);
-            return TN_ERR_IO;
+        if (mfd >= 0) {
+            struct stat st;
+            fd = mfd;
+            if (fstat(fd, &st) != 0 || (size_t)st.st_size < len) {
+                tn_log_error("shm", "the launcher's shared segment has %lld bytes, not the "
+                             "%zu local rank 0 made: ranks of one node given different "
+                             "segments?", (long long)st.st_size, len);
+                status = TN_ERR_PROTO;
+                goto err_close;
+            }
+        } else {
+            fd = shm_open(name, O_RDWR, 0600);
+            if (fd < 0) {
+                tn_log_error("shm", "shm_open(%s) failed: %m", name);
+                return TN_ERR_IO;
+            }
         }
         tn_shm.base = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
         if (tn_shm.base == MAP_FAILED) {
@@ -265,7 +328,7 @@ static tn_status_t tn_shm_map(const tn_xport_job_t *job, const char *name)
     /* Everyone has it mapped after this fence: unlink, so that no crash can
      * leave the segment behind. */
     status = job->fence();
-    if (job->local_rank == 0) {
+    if (job->local_rank == 0 && mfd < 0) {
         shm_unlink(name);
     }
     return status;
@@ -277,7 +340,10 @@ err_unmap:
     tn_shm.base = NULL;
 err_close:
     close(fd);
-    if (job->local_rank == 0) {
+    if (mfd >= 0 && mfd != fd) {
+        close(mfd);
+    }
+    if (job->local_rank == 0 && mfd < 0) {
         shm_unlink(name);
     }
     return status;
@@ -292,10 +358,14 @@ tn_status_t tn_xport_shm_init(const tn_xport_job_t *job)
     for (const char *c = job->kvsname; *c; c++) {
         tn_shm.job_hash = (tn_shm.job_hash ^ (uint8_t)*c) * 16777619u;
     }
+    int mfd = tn_shm_take_inherited();
     int needed = 0;
     for (int l = 0; l < job->local_size; l++) {
         int w = job->world_of_local[l];
         needed |= (w != job->world_rank && job->use[w]);
+    }
+    if (!needed && mfd >= 0) {
+        close(mfd);
     }
     if (!needed) {
         /* nobody to talk to over shared memory: keep step with the others */
@@ -305,9 +375,14 @@ tn_status_t tn_xport_shm_init(const tn_xport_job_t *job)
         }
         return st;
     }
-    char name[320];
-    snprintf(name, sizeof(name), "/tern-%s-n%d", job->kvsname, job->node_id);
-    tn_status_t status = tn_shm_map(job, name);
+    /* a name that does not show the job id (the secret's neighbour) */
+    uint64_t h = 1469598103934665603ull;        /* FNV-1a, as tern-run's cleanup */
+    for (const char *c = job->kvsname; *c; c++) {
+        h = (h ^ (uint8_t)*c) * 1099511628211ull;
+    }
+    char name[64];
+    snprintf(name, sizeof(name), "/tern-%016llx-n%d", (unsigned long long)h, job->node_id);
+    tn_status_t status = tn_shm_map(job, name, mfd);
     if (status != TN_OK) {
         return status;
     }
