@@ -2,7 +2,7 @@
 # Install the system packages Tern's build and tests need (Debian/Ubuntu),
 # only those missing.  Usage: scripts/deps.sh [extra packages...]
 set -euo pipefail
-pkgs=(cmake ninja-build gcc g++ python3 mpich iproute2 nftables "$@")
+pkgs=(cmake ninja-build gcc g++ python3 pkg-config libsodium-dev libssl-dev mpich iproute2 nftables "$@")
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

@@ -31,12 +31,17 @@ const char *tern_tools_unsupported_name(int i);
 typedef struct {
     unsigned long long datagrams_sent, datagrams_recv;
     unsigned long long send_errors;     /* refused by the kernel (full buffer, firewall) */
-    unsigned long long bad;             /* dropped: bad CRC, length, version or rank */
-    unsigned long long foreign;         /* dropped: another job's */
+    unsigned long long bad;             /* dropped: malformed (length, type, ranges) or bad CRC */
+    unsigned long long foreign;         /* dropped: not for this rank from a peer (another
+                                         * job's, another version, stray traffic) */
     unsigned long long gso_sends, gso_datagrams, gro_recvs, gro_datagrams;
     unsigned long long splice_sends;    /* zero-copy datagrams */
     unsigned long long direct_datagrams, direct_bytes;  /* received in place */
     unsigned long long fault_dropped, fault_duplicated, fault_reordered, fault_corrupted;
+    /* dropped before anything else was looked at (docs/security.md): */
+    unsigned long long bad_source;      /* not from one of the named peer's rails */
+    unsigned long long bad_conn;        /* another connection's id */
+    unsigned long long bad_auth;        /* the authentication tag does not verify */
 } tern_udp_stats_t;
 
 #define TERN_UDP_MAX_RAILS 4
@@ -52,6 +57,7 @@ typedef struct {
     double             srtt_us, rttvar_us, rto_us, min_rtt_us;
     int                nrails;
     unsigned long long rail_sent[TERN_UDP_MAX_RAILS], rail_lost[TERN_UDP_MAX_RAILS];
+    unsigned long long bad_acks;        /* packets whose ack covered what was never sent */
 } tern_udp_peer_stats_t;
 
 /* The process's udp counters: 0, or -1 when the udp transport is not in

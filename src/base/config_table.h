@@ -67,6 +67,8 @@
       "udp: largest message sent eagerly; larger ones use rendezvous")         \
     X(udp_rails, UDP_RAILS, STRING, "auto",                                    \
       "udp: comma-separated local IPv4 addresses or interface names to use as rails, or auto") \
+    X(udp_auth, UDP_AUTH, STRING, "auth",                                      \
+      "udp: datagram authentication: auth (a tag over every header, keys from the job's secret), off (trusted fabrics only; ids still secret-derived)") \
     X(udp_rto_min, UDP_RTO_MIN, INT, "200",                                    \
       "udp: smallest retransmission timeout, microseconds")                    \
     X(udp_rto_max, UDP_RTO_MAX, INT, "200000",                                 \

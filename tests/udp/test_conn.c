@@ -27,7 +27,14 @@
 
 #define US 1000ull
 #define MS 1000000ull
-#define JOB 0x5eed
+/* The connection id of datagrams to rank me from the other rank (tests run
+ * without a secret: ids from an all-zero one, first packet number 1). */
+static uint32_t rxid(uint32_t me)
+{
+    tn_udp_dir_t d;
+    tn_udp_auth_derive(NULL, 1 - me, me, TN_UDP_AUTH_OFF, &d, NULL);
+    return d.conn;
+}
 #define PKT 1200
 #define SIM_QCAP 16384
 
@@ -299,8 +306,8 @@ static void sim_init(sim_t *s, const tn_udp_conn_cfg_t *cfg, uint64_t delay, uin
     s->cfg = *cfg;
     chan_init(&s->ab, delay, seed * 2 + 1);
     chan_init(&s->ba, delay, seed * 2 + 2);
-    CHECK(tn_udp_conn_new(cfg, JOB, 0, 1, &s->a.conn) == TN_OK);
-    CHECK(tn_udp_conn_new(cfg, JOB, 1, 0, &s->b.conn) == TN_OK);
+    CHECK(tn_udp_conn_new(cfg, 0, 1, &s->a.conn) == TN_OK);
+    CHECK(tn_udp_conn_new(cfg, 1, 0, &s->b.conn) == TN_OK);
     s->a.rank = 0;
     s->b.rank = 1;
     s->a.dir = 0;
@@ -400,7 +407,7 @@ static int sim_output(sim_t *s, ep_t *e, chan_t *ch, ep_t *peer)
         CHECK(len <= s->cfg.packet_size);
         CHECK(rail >= 0 && rail < s->cfg.nrails);
         const char *why = NULL;
-        CHECK(tn_udp_packet_check(buf, len, JOB, peer->rank, &why) == TN_OK);
+        CHECK(tn_udp_packet_check(buf, len, rxid(peer->rank), peer->rank, &why) == TN_OK);
         tn_udp_hdr_t h;
         memcpy(&h, buf, sizeof(h));
         /* credits: never a psn the receiver could not buffer */
@@ -435,7 +442,8 @@ static int sim_arrivals(sim_t *s, chan_t *ch, ep_t *dst, int from_dir)
         uint32_t idx = heap_pop(ch);
         sim_pkt_t *p = &ch->pkt[idx];
         const char *why = NULL;
-        if (tn_udp_packet_check(p->buf, p->len, JOB, dst->rank, &why) != TN_OK) {
+        if (tn_udp_conn_authentic(dst->conn, p->buf, p->len) != TN_UDP_AUTH_GOOD ||
+            tn_udp_packet_check(p->buf, p->len, rxid(dst->rank), dst->rank, &why) != TN_OK) {
             ch->rejected++;
             CHECK(p->corrupted);
         } else {
@@ -458,8 +466,8 @@ static int sim_arrivals(sim_t *s, chan_t *ch, ep_t *dst, int from_dir)
                     memcpy(kept[nkept], tail, p->len - head);
                     tail = kept[nkept++];
                 }
-                CHECK(tn_udp_packet_check_split(p->buf, head, tail, p->len - head, JOB,
-                                                dst->rank, &why) == TN_OK);
+                CHECK(tn_udp_packet_check_split(p->buf, head, tail, p->len - head,
+                                                rxid(dst->rank), dst->rank, &why) == TN_OK);
                 tn_udp_conn_input_split(dst->conn, p->buf, head, tail, p->len - head, keep,
                                         p->rail, s->now);
             } else {
@@ -673,7 +681,7 @@ static void test_split(void)
     /* a tail that does not start after the header is refused */
     unsigned char pkt[64] = { 0 };
     const char *why = NULL;
-    CHECK(tn_udp_packet_check_split(pkt, 20, pkt + 20, 44, JOB, 1, &why) == TN_ERR_PROTO);
+    CHECK(tn_udp_packet_check_split(pkt, 20, pkt + 20, 44, rxid(1), 1, &why) == TN_ERR_PROTO);
     sim_fini(&s);
 }
 
@@ -1030,7 +1038,7 @@ static void test_api(void)
 {
     tn_udp_conn_cfg_t cfg = default_cfg();
     tn_udp_conn_t *c;
-    CHECK(tn_udp_conn_new(&cfg, JOB, 0, 1, &c) == TN_OK);
+    CHECK(tn_udp_conn_new(&cfg, 0, 1, &c) == TN_OK);
     CHECK(tn_udp_conn_max_message(c) == PKT - TN_UDP_OVERHEAD);
     static unsigned char big[PKT];
     struct iovec iov = { big, PKT - TN_UDP_OVERHEAD + 1 };
@@ -1048,22 +1056,25 @@ static void test_api(void)
     size_t len = tn_udp_conn_output(c, pkt, sizeof(pkt), &rail, 0);
     CHECK(len == sizeof(tn_udp_hdr_t) + 10 && rail == 0);
     const char *why = NULL;
-    CHECK(tn_udp_packet_check(pkt, len, JOB, 1, &why) == TN_OK);
+    CHECK(tn_udp_packet_check(pkt, len, rxid(1), 1, &why) == TN_OK);
     tn_udp_hdr_t h;
     memcpy(&h, pkt, sizeof(h));
     CHECK(h.version == TN_UDP_VERSION && h.type == TN_UDP_PKT_DATA && h.psn == 1 &&
           h.ack == 1 && h.credits == cfg.window && h.src == 0 && h.dst == 1 && h.len == 10);
-    CHECK(tn_udp_packet_check(pkt, len, JOB + 1, 1, &why) == TN_ERR_PROTO &&
-          strcmp(why, "another job") == 0);
-    CHECK(tn_udp_packet_check(pkt, len, JOB, 2, &why) == TN_ERR_PROTO &&
+    CHECK(tn_udp_packet_check(pkt, len, rxid(1) + 1, 1, &why) == TN_ERR_PROTO &&
+          strcmp(why, "another connection") == 0);
+    CHECK(tn_udp_packet_check(pkt, len, rxid(1), 2, &why) == TN_ERR_PROTO &&
           strcmp(why, "addressed to another rank") == 0);
-    CHECK(tn_udp_packet_check(pkt, 20, JOB, 1, &why) == TN_ERR_PROTO &&
+    CHECK(tn_udp_packet_check(pkt, 20, rxid(1), 1, &why) == TN_ERR_PROTO &&
           strcmp(why, "shorter than a header") == 0);
-    CHECK(tn_udp_packet_check(pkt, len - 1, JOB, 1, &why) == TN_ERR_PROTO &&
+    CHECK(tn_udp_packet_check(pkt, len - 1, rxid(1), 1, &why) == TN_ERR_PROTO &&
           strcmp(why, "bad crc") == 0);
     for (size_t i = 0; i < len; i++) {      /* any flipped byte is caught */
+        if (i >= TN_UDP_TAG_OFF && i < TN_UDP_TAG_OFF + TN_UDP_TAG_BYTES) {
+            continue;                       /* the tag's: tn_udp_conn_authentic's (test_auth) */
+        }
         pkt[i] ^= 0x40;
-        CHECK(tn_udp_packet_check(pkt, len, JOB, 1, &why) == TN_ERR_PROTO);
+        CHECK(tn_udp_packet_check(pkt, len, rxid(1), 1, &why) == TN_ERR_PROTO);
         pkt[i] ^= 0x40;
     }
     /* well-formed CRC but bad fields */
@@ -1082,16 +1093,16 @@ static void test_api(void)
         uint32_t crc = tn_udp_packet_crc(copy, len);
         memcpy(copy + offsetof(tn_udp_hdr_t, crc), &crc, 4);
         why = NULL;
-        CHECK(tn_udp_packet_check(copy, len, JOB, 1, &why) == TN_ERR_PROTO);
+        CHECK(tn_udp_packet_check(copy, len, rxid(1), 1, &why) == TN_ERR_PROTO);
         CHECK(why != NULL && strcmp(why, bad[i].why) == 0);
     }
     tn_udp_conn_free(c);
     cfg.nrails = 0;
     fprintf(stderr, "(two 'bad connection configuration' errors expected:)\n");
-    CHECK(tn_udp_conn_new(&cfg, JOB, 0, 1, &c) == TN_ERR_INVAL);
+    CHECK(tn_udp_conn_new(&cfg, 0, 1, &c) == TN_ERR_INVAL);
     cfg.nrails = 1;
     cfg.packet_size = TN_UDP_OVERHEAD;
-    CHECK(tn_udp_conn_new(&cfg, JOB, 0, 1, &c) == TN_ERR_INVAL);
+    CHECK(tn_udp_conn_new(&cfg, 0, 1, &c) == TN_ERR_INVAL);
 }
 
 /* A sender that pushes a stream without reading its socket passes timers
@@ -1101,7 +1112,7 @@ static void test_no_timers(void)
 {
     tn_udp_conn_cfg_t cfg = default_cfg();
     tn_udp_conn_t *c;
-    CHECK(tn_udp_conn_new(&cfg, JOB, 0, 1, &c) == TN_OK);
+    CHECK(tn_udp_conn_new(&cfg, 0, 1, &c) == TN_OK);
     static unsigned char msg[100];
     struct iovec iov = { msg, sizeof(msg) };
     unsigned char pkt[PKT];
@@ -1193,8 +1204,8 @@ static void test_sack_room(void)
     tn_udp_conn_cfg_t cfg = default_cfg();
     cfg.cwnd_init = cfg.cwnd_max;       /* all 24 leave at once */
     tn_udp_conn_t *a, *b;
-    CHECK(tn_udp_conn_new(&cfg, JOB, 0, 1, &a) == TN_OK);
-    CHECK(tn_udp_conn_new(&cfg, JOB, 1, 0, &b) == TN_OK);
+    CHECK(tn_udp_conn_new(&cfg, 0, 1, &a) == TN_OK);
+    CHECK(tn_udp_conn_new(&cfg, 1, 0, &b) == TN_OK);
     static unsigned char msg[PKT], pkt[PKT];
     struct iovec iov = { msg, 10 };
     /* a sends 24 packets; b gets every other one from the third: psn 1 is
@@ -1222,7 +1233,7 @@ static void test_sack_room(void)
     len = tn_udp_conn_output(b, pkt, sizeof(pkt), &rail, 2000);
     memcpy(&h, pkt, sizeof(h));
     CHECK(len == PKT && h.type == TN_UDP_PKT_DATA && h.nsack == TN_UDP_DATA_SACK);
-    CHECK(tn_udp_packet_check(pkt, len, JOB, 0, &why) == TN_OK);
+    CHECK(tn_udp_packet_check(pkt, len, rxid(0), 0, &why) == TN_OK);
     tn_udp_sack_t s;
     memcpy(&s, pkt + sizeof(h), sizeof(s));
     CHECK(h.ack == 1 && s.start == 23 && s.end == 24);     /* the highest first */
@@ -1242,7 +1253,7 @@ static void test_sack_room(void)
     len = tn_udp_conn_output(b, pkt, sizeof(pkt), &rail, 3000);
     memcpy(&h, pkt, sizeof(h));
     CHECK(len > 0 && h.type == TN_UDP_PKT_ACK && h.nsack == TN_UDP_MAX_SACK);
-    CHECK(tn_udp_packet_check(pkt, len, JOB, 0, &why) == TN_OK);
+    CHECK(tn_udp_packet_check(pkt, len, rxid(0), 0, &why) == TN_OK);
     /* a reads the ranges: the holes below them are lost (packet
      * threshold) and the lowest goes out again first */
     tn_udp_conn_input(a, pkt, len, 0, 3000);
@@ -1266,8 +1277,8 @@ static void test_pace_burst(void)
         cfg.pace_burst = k == 0 ? 0 : 88;
         uint32_t expect = k == 0 ? 16 : 88;
         tn_udp_conn_t *a, *b;
-        CHECK(tn_udp_conn_new(&cfg, JOB, 0, 1, &a) == TN_OK);
-        CHECK(tn_udp_conn_new(&cfg, JOB, 1, 0, &b) == TN_OK);
+        CHECK(tn_udp_conn_new(&cfg, 0, 1, &a) == TN_OK);
+        CHECK(tn_udp_conn_new(&cfg, 1, 0, &b) == TN_OK);
         static unsigned char msg[64], pkt[PKT];
         struct iovec iov = { msg, sizeof(msg) };
         int rail;
@@ -1317,8 +1328,8 @@ static void test_ack_every(void)
         cfg.ack_every = k == 0 ? 16 : tn_udp_conn_ack_every(PKT, cfg.window, 64 * 1024);
         CHECK(cfg.ack_every == (k == 0 ? 16u : 54u));
         tn_udp_conn_t *a, *b;
-        CHECK(tn_udp_conn_new(&cfg, JOB, 0, 1, &a) == TN_OK);
-        CHECK(tn_udp_conn_new(&cfg, JOB, 1, 0, &b) == TN_OK);
+        CHECK(tn_udp_conn_new(&cfg, 0, 1, &a) == TN_OK);
+        CHECK(tn_udp_conn_new(&cfg, 1, 0, &b) == TN_OK);
         static unsigned char msg[PKT], pkt[PKT], ack[PKT];
         struct iovec iov = { msg, tn_udp_conn_max_message(a) };
         int rail;
@@ -1349,12 +1360,82 @@ static void test_ack_every(void)
     }
 }
 
+/* An ack packet from rank 1 to rank 0 (mode off, as the tests run):
+ * cumulative ack, one SACK range [s0, s1) when s1 > s0, credits. */
+static size_t forge_ack(unsigned char *pkt, uint64_t ack, uint64_t s0, uint64_t s1)
+{
+    tn_udp_hdr_t h = {
+        .version = TN_UDP_VERSION, .type = TN_UDP_PKT_ACK, .conn = rxid(0), .src = 1,
+        .dst = 0, .ack = ack, .credits = 64, .nsack = s1 > s0, .seq = 1,
+    };
+    memcpy(pkt, &h, sizeof(h));
+    size_t len = sizeof(h);
+    if (s1 > s0) {
+        tn_udp_sack_t r = { s0, s1 };
+        memcpy(pkt + len, &r, sizeof(r));
+        len += sizeof(r);
+    }
+    uint32_t crc = tn_udp_packet_crc(pkt, len);
+    memcpy(pkt + offsetof(tn_udp_hdr_t, crc), &crc, 4);
+    return len;
+}
+
+/* Acks are believed only for what was sent: an ack or a SACK range beyond
+ * the packets sent is counted and ignored whole (the packets stay in
+ * flight and are resent); and a connection whose packets in flight get
+ * no new ack for peer_timeout is dead even while acks keep coming. */
+static void test_ack_trust(void)
+{
+    tn_udp_conn_cfg_t cfg = default_cfg();
+    tn_udp_conn_t *a;
+    CHECK(tn_udp_conn_new(&cfg, 0, 1, &a) == TN_OK);
+    unsigned char msg[100] = { 7 }, pkt[PKT], ack[256];
+    struct iovec iov = { msg, sizeof(msg) };
+    uint64_t now = 0;
+    int rail;
+    for (int i = 0; i < 3; i++) {
+        CHECK(tn_udp_conn_send(a, &iov, 1, now) == TN_OK);
+    }
+    for (int i = 0; i < 3; i++) {
+        CHECK(tn_udp_conn_output(a, pkt, sizeof(pkt), &rail, now) > 0);   /* psn 1..3, lost */
+    }
+    const char *why;
+    size_t len = forge_ack(ack, 1 + 100, 0, 0);           /* acks 100 never sent */
+    CHECK(tn_udp_packet_check(ack, len, rxid(0), 0, &why) == TN_OK);   /* well formed */
+    tn_udp_conn_input(a, ack, len, 0, now);
+    CHECK(tn_udp_conn_stats(a)->bad_acks == 1);
+    len = forge_ack(ack, 1, 2, 50);                        /* SACK beyond what was sent */
+    tn_udp_conn_input(a, ack, len, 0, now);
+    CHECK(tn_udp_conn_stats(a)->bad_acks == 2);
+    CHECK(!tn_udp_conn_idle(a));
+    /* acks of nothing keep coming for longer than peer_timeout, the
+     * packets in flight are resent and never acknowledged */
+    int dead = 0;
+    while (now < 2 * cfg.peer_timeout_ns && !dead) {
+        now += 1 * MS;
+        while (tn_udp_conn_output(a, pkt, sizeof(pkt), &rail, now) > 0) {
+        }
+        len = forge_ack(ack, 1, 0, 0);
+        tn_udp_conn_input(a, ack, len, 0, now);
+        dead = tn_udp_conn_dead(a, now);
+    }
+    CHECK(dead == TN_UDP_DEAD_STUCK);
+    CHECK(now >= cfg.peer_timeout_ns && now <= cfg.peer_timeout_ns + 2 * MS);
+    /* a valid ack of everything: alive and idle again */
+    len = forge_ack(ack, 4, 0, 0);
+    tn_udp_conn_input(a, ack, len, 0, now);
+    CHECK(tn_udp_conn_idle(a) && tn_udp_conn_dead(a, now) == 0);
+    CHECK(tn_udp_conn_stats(a)->bad_acks == 2);
+    tn_udp_conn_free(a);
+}
+
 int main(void)
 {
     TIMED(test_ack_every());
     TIMED(test_pace_burst());
     TIMED(test_sack_room());
     TIMED(test_api());
+    TIMED(test_ack_trust());
     TIMED(test_clean());
     TIMED(test_rto_long());
     TIMED(test_loss(0.0, 20, 3000));

@@ -78,7 +78,8 @@ static int receive(tn_udp_sock_t *b, int want, int *tags, size_t *dlens, int *co
     *coalesced = 0;
     for (int tries = 0; got < want && tries < 100; tries++) {
         size_t lens[32], segs[32];
-        int n = tn_udp_sock_recv(b, 0, rbuf, CAP, lens, segs, 32);
+        struct sockaddr_in from[32];
+        int n = tn_udp_sock_recv(b, 0, rbuf, CAP, lens, segs, from, 32);
         if (n == 0) {
             tn_udp_sock_wait(b, 10000000, -1);
             continue;
@@ -272,12 +273,13 @@ int main(void)
     static char big[65000];
     memset(big, 0x5a, sizeof(big));
     size_t lens[32], segs[32];
+    struct sockaddr_in from[32];
     if (sendto(fd, big, sizeof(big), 0, (struct sockaddr *)&b.addr[0], sizeof(b.addr[0])) ==
         (ssize_t)sizeof(big)) {
         int n = 0;
         for (int tries = 0; n == 0 && tries < 100; tries++) {
             tn_udp_sock_wait(&b, 10000000, -1);
-            n = tn_udp_sock_recv(&b, 0, rbuf, 8192, lens, segs, 32);
+            n = tn_udp_sock_recv(&b, 0, rbuf, 8192, lens, segs, from, 32);
         }
         CHECK(n == 1 && lens[0] == 0, "an oversized datagram: n %d, len %zu", n,
               n > 0 ? lens[0] : 0);
@@ -290,7 +292,7 @@ int main(void)
         int n = 0;
         for (int tries = 0; n == 0 && tries < 100; tries++) {
             tn_udp_sock_wait(&b, 10000000, -1);
-            n = tn_udp_sock_recv(&b, 0, rbuf, CAP, lens, segs, 32);
+            n = tn_udp_sock_recv(&b, 0, rbuf, CAP, lens, segs, from, 32);
         }
         CHECK(n == 1 && lens[0] == sizeof(liar.h) + 100 && segs[0] == lens[0],
               "a header claiming too much: n %d, len %zu, seg %zu", n, n > 0 ? lens[0] : 0,

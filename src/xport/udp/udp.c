@@ -2,6 +2,7 @@
  * sockets of udp_sock.  Addresses are exchanged through the job's key/value
  * space at start-up; a connection per udp peer is created on first use. */
 #include "xport/xport.h"
+#include "xport/udp/udp_auth.h"
 #include "xport/udp/udp_clock.h"
 #include "xport/udp/udp_conn.h"
 #include "xport/udp/udp_direct.h"
@@ -33,7 +34,8 @@ typedef struct {
 
 static struct {
     int                  active;
-    uint32_t             job;
+    int                  auth;         /* tn_udp_auth_mode_t */
+    uint8_t              secret[TN_UDP_SECRET_BYTES];
     int                  me;
     int                  world_size;
     tn_udp_peer_t       *peers;        /* [world rank], conn NULL until used */
@@ -61,6 +63,9 @@ static struct {
     uint64_t             direct_misses;  /* predicted, something else came */
     uint64_t             bad_packets;
     uint64_t             foreign_packets;
+    uint64_t             bad_source;     /* not from one of the peer's rails */
+    uint64_t             bad_conn;       /* another connection's id */
+    uint64_t             bad_auth;       /* the tag does not authenticate */
     uint64_t             late_messages;  /* delivered while closing, dropped */
     uint64_t             last_read_ns;   /* end of the last pass over the sockets */
     int                  batch;          /* datagrams per receive call */
@@ -93,13 +98,63 @@ static void tn_udp_release(void *cookie)
     }
 }
 
-static uint32_t tn_udp_job_id(const char *kvsname)
+/* The job's secret (udp_auth.h): rank 0 draws it and publishes it in the
+ * job's key/value space before the address fence; everyone reads it after.
+ * Hex in the key/value space; never logged. */
+#define TN_UDP_SECRET_KEY "udpsecret"
+
+static tn_status_t tn_udp_secret_put(const tn_xport_job_t *job)
 {
-    uint32_t h = 2166136261u;              /* FNV-1a */
-    for (const char *p = kvsname; *p; p++) {
-        h = (h ^ (uint8_t)*p) * 16777619u;
+    static const char hex[] = "0123456789abcdef";
+    char val[2 * TN_UDP_SECRET_BYTES + 1];
+    tn_status_t st;
+
+    if (job->world_rank != 0) {
+        return TN_OK;
     }
-    return h;
+    if ((st = tn_udp_auth_random(tn_udp.secret, sizeof(tn_udp.secret))) != TN_OK) {
+        tn_log_error("udp", "no random bytes from the kernel for the job's secret");
+        return st;
+    }
+    for (int i = 0; i < TN_UDP_SECRET_BYTES; i++) {
+        val[2 * i] = hex[tn_udp.secret[i] >> 4];
+        val[2 * i + 1] = hex[tn_udp.secret[i] & 15];
+    }
+    val[2 * TN_UDP_SECRET_BYTES] = '\0';
+    st = job->kv_put(TN_UDP_SECRET_KEY, val);
+    memset(val, 0, sizeof(val));
+    return st;
+}
+
+static int tn_udp_hexval(char c)
+{
+    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+static tn_status_t tn_udp_secret_get(const tn_xport_job_t *job)
+{
+    char val[2 * TN_UDP_SECRET_BYTES + 8];
+    tn_status_t st = TN_OK;
+
+    if (job->world_rank == 0) {
+        return TN_OK;
+    }
+    if (job->kv_get(0, TN_UDP_SECRET_KEY, val, sizeof(val)) != TN_OK ||
+        strlen(val) != 2 * TN_UDP_SECRET_BYTES) {
+        st = TN_ERR_PROTO;
+    }
+    for (int i = 0; i < TN_UDP_SECRET_BYTES && st == TN_OK; i++) {
+        int hi = tn_udp_hexval(val[2 * i]), lo = tn_udp_hexval(val[2 * i + 1]);
+        if (hi < 0 || lo < 0) {
+            st = TN_ERR_PROTO;
+        }
+        tn_udp.secret[i] = (uint8_t)(hi << 4 | lo);
+    }
+    memset(val, 0, sizeof(val));
+    if (st != TN_OK) {
+        tn_log_error("udp", "rank 0 published no valid job secret");
+    }
+    return st;
 }
 
 int tn_xport_udp_active(void)
@@ -151,7 +206,16 @@ tn_status_t tn_xport_udp_init(const tn_xport_job_t *job)
     }
     tn_udp.me = job->world_rank;
     tn_udp.world_size = job->world_size;
-    tn_udp.job = tn_udp_job_id(job->kvsname);
+    const char *why = NULL;
+    tn_udp.auth = tn_udp_auth_parse(tn_cfg.udp_auth, &why);
+    if (tn_udp.auth < 0) {
+        char msg[160];
+        snprintf(msg, sizeof(msg), "TERN_UDP_AUTH=%.40s %s", tn_cfg.udp_auth, why);
+        job->fatal(msg);
+    }
+    if (tn_udp_auth_init() != TN_OK) {
+        job->fatal("the udp transport's cryptography library (libsodium) did not start");
+    }
     tn_udp.handler = job->am_handler;
     tn_udp.ref_done = job->ref_done;
     tn_udp.fatal = job->fatal;
@@ -177,7 +241,8 @@ tn_status_t tn_xport_udp_init(const tn_xport_job_t *job)
     tn_udp.next_due = UINT64_MAX;
     char addrs[256];
     tn_udp_sock_format(&tn_udp.sock, addrs, sizeof(addrs));
-    if ((st = job->kv_put("udp", addrs)) != TN_OK || (st = job->fence()) != TN_OK) {
+    if ((st = job->kv_put("udp", addrs)) != TN_OK || (st = tn_udp_secret_put(job)) != TN_OK ||
+        (st = job->fence()) != TN_OK || (st = tn_udp_secret_get(job)) != TN_OK) {
         goto err_close;
     }
     tn_udp.peers = calloc((size_t)job->world_size, sizeof(tn_udp_peer_t));
@@ -238,6 +303,8 @@ tn_status_t tn_xport_udp_init(const tn_xport_job_t *job)
         .peer_timeout_ns = (uint64_t)(tn_cfg.udp_peer_timeout * 1e9),
         .nrails = tn_udp.sock.nrails,
         .release = tn_udp_release,
+        .secret = tn_udp.secret,
+        .auth = tn_udp.auth,
     };
     tn_udp.rcap = tn_udp_sock_recv_cap(&tn_udp.sock, ps);
     tn_udp.rbuf = malloc((size_t)TN_UDP_RECV_BATCH * tn_udp.rcap);
@@ -247,8 +314,8 @@ tn_status_t tn_xport_udp_init(const tn_xport_job_t *job)
         goto err_close;
     }
     tn_udp.active = tn_udp.nlist > 0;
-    tn_log_debug("udp", "rank %d: rails %s, packet size %zu, %d udp peers", job->world_rank,
-                 addrs, ps, tn_udp.nlist);
+    tn_log_debug("udp", "rank %d: rails %s, packet size %zu, %d udp peers, authentication %s",
+                 job->world_rank, addrs, ps, tn_udp.nlist, tn_udp_auth_name(tn_udp.auth));
     return TN_OK;
 
 err_close:
@@ -388,8 +455,7 @@ static tn_udp_conn_t *tn_udp_conn_of(int peer)
     if (p->conn == NULL) {
         tn_udp_conn_cfg_t cfg = tn_udp.cfg;
         cfg.nrails = p->nrails;
-        if (tn_udp_conn_new(&cfg, tn_udp.job, (uint32_t)tn_udp.me, (uint32_t)peer,
-                            &p->conn) != TN_OK) {
+        if (tn_udp_conn_new(&cfg, (uint32_t)tn_udp.me, (uint32_t)peer, &p->conn) != TN_OK) {
             tn_udp.fatal("out of memory for a udp connection");
         }
         for (int r = 0; r < p->nrails; r++) {
@@ -595,28 +661,74 @@ static void tn_udp_direct_note(int rail, uint32_t src, const void *pkt, size_t l
     }
 }
 
+/* Whether from is one of peer p's published rails.  The address always;
+ * the port only when no rank sends from connected sockets
+ * (TERN_UDP_CONNECT=0, the same on every rank): a connected socket sends
+ * from a port of its own, which is not published. */
+static int tn_udp_from_peer(const tn_udp_peer_t *p, const struct sockaddr_in *from)
+{
+    if (from->sin_family != AF_INET) {
+        return 0;
+    }
+    for (int r = 0; r < p->nrails; r++) {
+        if (p->addr[r].sin_addr.s_addr == from->sin_addr.s_addr &&
+            (tn_cfg.udp_connect > 0 || p->addr[r].sin_port == from->sin_port)) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
 /* One received datagram, pkt[0, len) then tail[0, tail_len) when tail is
- * not NULL (received in place when keep): check it and feed it to its
- * connection.  late: this pass began after the sockets had gone unread for
+ * not NULL (received in place when keep), from address from: check it and
+ * feed it to its connection.  The checks run from the cheapest: the header
+ * names me and a udp peer, it came from one of that peer's rails, carries
+ * the connection id and an authentic tag (udp_auth.h), then the structure
+ * and the CRC.  late: this pass began after the sockets had gone unread for
  * longer than the minimum RTO (tn_udp_conn_note_late). */
 static void tn_udp_input(int rail, const void *pkt, size_t len, const void *tail,
-                         size_t tail_len, int keep, uint64_t now, int late)
+                         size_t tail_len, int keep, const struct sockaddr_in *from,
+                         uint64_t now, int late)
 {
     const char *why = NULL;
-    if (tn_udp_packet_check_split(pkt, len, tail, tail_len, tn_udp.job, (uint32_t)tn_udp.me,
-                                  &why) != TN_OK) {
+    tn_udp_hdr_t hv;
+    if (len < sizeof(hv)) {
+        tn_udp.bad_packets++;
+        tn_log_data("udp", "dropped a datagram of %zu bytes: shorter than a header",
+                    len + tail_len);
+        return;
+    }
+    memcpy(&hv, pkt, sizeof(hv));
+    uint32_t src = hv.src;
+    if (hv.version != TN_UDP_VERSION || hv.dst != (uint32_t)tn_udp.me ||
+        src >= (uint32_t)tn_udp.world_size || tn_udp.peers[src].nrails == 0) {
+        tn_udp.foreign_packets++;
+        return;
+    }
+    if (!tn_udp_from_peer(&tn_udp.peers[src], from)) {
+        tn_udp.bad_source++;
+        tn_log_data("udp", "dropped a datagram naming rank %u from an address not its", src);
+        return;
+    }
+    tn_udp_conn_t *conn = tn_udp_conn_of((int)src);
+    int a = tn_udp_conn_authentic(conn, pkt, len);
+    if (a != TN_UDP_AUTH_GOOD) {
+        if (a == TN_UDP_AUTH_BAD_CONN) {
+            tn_udp.bad_conn++;
+        } else {
+            tn_udp.bad_auth++;
+        }
+        tn_log_data("udp", "dropped a datagram naming rank %u: %s", src,
+                    a == TN_UDP_AUTH_BAD_CONN ? "another connection's id" : "bad tag");
+        return;
+    }
+    if (tn_udp_packet_check_split(pkt, len, tail, tail_len, tn_udp_conn_rx_id(conn),
+                                  (uint32_t)tn_udp.me, &why) != TN_OK) {
         tn_udp.bad_packets++;
         tn_log_data("udp", "dropped a datagram of %zu bytes: %s", len + tail_len,
                     why ? why : "?");
         return;
     }
-    const tn_udp_hdr_t *h = pkt;
-    uint32_t src = h->src;
-    if (src >= (uint32_t)tn_udp.world_size || tn_udp.peers[src].nrails == 0) {
-        tn_udp.foreign_packets++;
-        return;
-    }
-    tn_udp_conn_t *conn = tn_udp_conn_of((int)src);
     if (late) {
         tn_udp_conn_note_late(conn);
     }
@@ -657,13 +769,15 @@ static int tn_udp_service(uint64_t now, int timers)
         }
         events += tn_udp_flush(peer, now, timers);
         next = tn_udp.peers[peer].due < next ? tn_udp.peers[peer].due : next;
+        int dead;
         if (timers && !tn_udp.closing && !tn_udp.peers[peer].fin &&
-            tn_udp_conn_dead(conn, now)) {
+            (dead = tn_udp_conn_dead(conn, now)) != 0) {
             char msg[256], ip[INET_ADDRSTRLEN];
             inet_ntop(AF_INET, &tn_udp.peers[peer].addr[0].sin_addr, ip, sizeof(ip));
-            snprintf(msg, sizeof(msg), "rank %d (udp %s:%u) stopped answering for %.0f s; "
-                     "ending the job", peer, ip,
-                     (unsigned)ntohs(tn_udp.peers[peer].addr[0].sin_port),
+            snprintf(msg, sizeof(msg), "rank %d (udp %s:%u) %s for %.0f s; ending the job",
+                     peer, ip, (unsigned)ntohs(tn_udp.peers[peer].addr[0].sin_port),
+                     dead == TN_UDP_DEAD_SILENT ? "stopped answering"
+                                                : "acknowledged none of our packets in flight",
                      tn_cfg.udp_peer_timeout);
             tn_udp.fatal(msg);
         }
@@ -701,7 +815,8 @@ static int tn_udp_recv_direct(int r, uint64_t *now_p, int late)
         tn_udp_direct_plan(pl, peer >= 0 ? &tn_udp.peers[peer].direct : NULL,
                            (uint32_t)peer, tn_udp_max_payload(), tn_udp.rcap, tn_udp.dheads,
                            spill);
-        ssize_t n = tn_udp_sock_recv_iov(&tn_udp.sock, r, pl->iov, pl->niov);
+        struct sockaddr_in from;
+        ssize_t n = tn_udp_sock_recv_iov(&tn_udp.sock, r, pl->iov, pl->niov, &from);
         if (n == 0) {
             break;
         }
@@ -719,7 +834,7 @@ static int tn_udp_recv_direct(int r, uint64_t *now_p, int late)
             } else if (pl->n != 0) {
                 tn_udp.direct_misses++;
             }
-            tn_udp_input(r, d.pkt, d.len, d.tail, d.tail_len, d.hit, now, late);
+            tn_udp_input(r, d.pkt, d.len, d.tail, d.tail_len, d.hit, &from, now, late);
             ndg++;
             events++;
         }
@@ -743,6 +858,7 @@ static int tn_udp_progress(void)
     size_t cap = tn_udp.rcap;
     uint64_t now = tn_udp_now();
     size_t lens[TN_UDP_RECV_BATCH], segs[TN_UDP_RECV_BATCH];
+    static struct sockaddr_in from[TN_UDP_RECV_BATCH];   /* one place: see tn_udp_sock_recv */
     int late = tn_udp_away(now);
     tn_udp.last_read_ns = now;
     for (int r = 0; r < tn_udp.sock.nrails; r++) {
@@ -753,7 +869,7 @@ static int tn_udp_progress(void)
             }
         }
         int n;
-        while ((n = tn_udp_sock_recv(&tn_udp.sock, r, tn_udp.rbuf, cap, lens, segs,
+        while ((n = tn_udp_sock_recv(&tn_udp.sock, r, tn_udp.rbuf, cap, lens, segs, from,
                                      tn_udp.batch)) > 0) {
             for (int i = 0; i < n; i++) {
                 char *buf = tn_udp.rbuf + (size_t)i * cap;
@@ -761,7 +877,7 @@ static int tn_udp_progress(void)
                 size_t seg = segs[i] != 0 ? segs[i] : lens[i], off = 0;
                 do {
                     size_t len = lens[i] - off < seg ? lens[i] - off : seg;
-                    tn_udp_input(r, buf + off, len, NULL, 0, 0, now, late);
+                    tn_udp_input(r, buf + off, len, NULL, 0, 0, &from[i], now, late);
                     off += len;
                     events++;
                 } while (off < lens[i]);
@@ -865,7 +981,8 @@ void tn_xport_udp_print_stats(void)
     fprintf(stderr, "[tern stats] rank %d udp: datagrams sent=%llu recv=%llu send_errors=%llu "
             "gso=%llu/%llu gro=%llu/%llu splice=%llu (%llu by copy) "
             "direct=%llu (%llu B, %llu missed) "
-            "bad=%llu foreign=%llu fault(drop=%llu dup=%llu reorder=%llu corrupt=%llu)\n",
+            "bad=%llu foreign=%llu bad_source=%llu bad_conn=%llu bad_auth=%llu "
+            "fault(drop=%llu dup=%llu reorder=%llu corrupt=%llu)\n",
             tn_udp.me, (unsigned long long)ss->sent, (unsigned long long)ss->recv,
             (unsigned long long)ss->send_errors, (unsigned long long)ss->gso_sends,
             (unsigned long long)ss->gso_datagrams, (unsigned long long)ss->gro_recvs,
@@ -874,6 +991,8 @@ void tn_xport_udp_print_stats(void)
             (unsigned long long)tn_udp.direct_bytes, (unsigned long long)tn_udp.direct_misses,
             (unsigned long long)tn_udp.bad_packets,
             (unsigned long long)tn_udp.foreign_packets,
+            (unsigned long long)tn_udp.bad_source, (unsigned long long)tn_udp.bad_conn,
+            (unsigned long long)tn_udp.bad_auth,
             (unsigned long long)ss->fault_dropped, (unsigned long long)ss->fault_duplicated,
             (unsigned long long)ss->fault_reordered, (unsigned long long)ss->fault_corrupted);
     for (int i = 0; i < tn_udp.nlist; i++) {
@@ -887,7 +1006,7 @@ void tn_xport_udp_print_stats(void)
                 "(%llu B) retransmits=%llu timeouts=%llu fast_retx=%llu dups=%llu ooo=%llu "
                 "stale=%llu credit_stalls=%llu cwnd_stalls=%llu srtt=%.1fus rto=%.1fus cwnd=%llu "
                 "cc_episodes=%llu timeouts_undone=%llu tail_probes=%llu late_acks=%llu "
-                "rails_down=%llu\n",
+                "rails_down=%llu bad_acks=%llu\n",
                 tn_udp.me, peer, (unsigned long long)s->data_sent,
                 (unsigned long long)s->data_bytes_sent, (unsigned long long)s->data_recv,
                 (unsigned long long)s->data_bytes_recv, (unsigned long long)s->retransmits,
@@ -898,7 +1017,7 @@ void tn_xport_udp_print_stats(void)
                 (double)s->rto_ns / 1e3, (unsigned long long)s->cwnd,
                 (unsigned long long)s->cc_episodes, (unsigned long long)s->cc_undone,
                 (unsigned long long)s->probes, (unsigned long long)s->late_acks,
-                (unsigned long long)s->rails_down);
+                (unsigned long long)s->rails_down, (unsigned long long)s->bad_acks);
         for (int r = 0; r < tn_udp.peers[peer].nrails; r++) {
             fprintf(stderr, "[tern stats] rank %d udp peer %d rail %d: sent=%llu lost=%llu\n",
                     tn_udp.me, peer, r, (unsigned long long)s->rail_sent[r],
@@ -930,6 +1049,9 @@ int tn_xport_udp_tool_stats(tern_udp_stats_t *out)
         .fault_duplicated = ss->fault_duplicated,
         .fault_reordered = ss->fault_reordered,
         .fault_corrupted = ss->fault_corrupted,
+        .bad_source = tn_udp.bad_source,
+        .bad_conn = tn_udp.bad_conn,
+        .bad_auth = tn_udp.bad_auth,
     };
     return 0;
 }
@@ -960,6 +1082,7 @@ int tn_xport_udp_tool_peer_stats(int world_rank, tern_udp_peer_stats_t *out)
         .tail_probes = s->probes,
         .late_acks = s->late_acks,
         .rails_down = s->rails_down,
+        .bad_acks = s->bad_acks,
         .cwnd = s->cwnd,
         .srtt_us = (double)s->srtt_ns / 1e3,
         .rttvar_us = (double)s->rttvar_ns / 1e3,

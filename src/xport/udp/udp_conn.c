@@ -47,6 +47,7 @@
  *    waiting for credits / congestion window; rail_lost counts losses by the
  *    rail of the lost copy. */
 #include "xport/udp/udp_conn.h"
+#include "xport/udp/udp_auth.h"
 #include "xport/udp/udp_cc.h"
 #include "xport/udp/udp_credit.h"
 #include "xport/udp/udp_loss.h"
@@ -63,10 +64,10 @@ _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
                "the udp wire format is little-endian and is not byte-swapped");
 _Static_assert(TN_UDP_MAX_RAILS <= TN_UDP_LOSS_RAILS, "loss results count every rail");
 _Static_assert(offsetof(tn_udp_hdr_t, crc) == 40, "crc field offset");
+_Static_assert(offsetof(tn_udp_hdr_t, tag) == TN_UDP_TAG_OFF, "tag field offset");
 
 #define TN_UDP_PACE_MIN_CWND 32     /* pace only windows at least this large */
 #define TN_UDP_PACE_BURST    16     /* packets that may leave back to back, at least */
-#define TN_UDP_FIRST_PSN     1
 /* A rail on which this many first transmissions in a row were found lost by
  * later acks
  * (of packets on other rails), with none acknowledged in between for two
@@ -82,8 +83,12 @@ _Static_assert(offsetof(tn_udp_hdr_t, crc) == 40, "crc field offset");
 
 struct tn_udp_conn {
     tn_udp_conn_cfg_t cfg;
-    uint32_t          job, me, peer;
+    uint32_t          me, peer;
     size_t            max_msg;
+    /* the two directions (udp_auth.h): ids and keys */
+    tn_udp_dir_t      tx_dir, rx_dir;
+    tn_udp_key_t      tx_key, rx_key;
+    uint64_t          tx_seq;        /* datagrams sent so far */
 
     /* send side */
     tn_udp_sentmap_t  sm;
@@ -95,6 +100,7 @@ struct tn_udp_conn {
     uint64_t          snd_limit;     /* psn < snd_limit may be sent (peer's ack + credits) */
     uint64_t          busy_since;    /* when the send side last became non-empty */
     uint64_t          last_heard;    /* last packet from the peer */
+    uint64_t          last_progress; /* last ack that acknowledged something new */
     uint64_t          probe_at;      /* next zero-window probe; 0: not probing */
     uint32_t          probe_backoff;
     int               credit_stalled, cwnd_stalled;
@@ -128,36 +134,51 @@ struct tn_udp_conn {
 
 /* ---- set-up --------------------------------------------------------------- */
 
-tn_status_t tn_udp_conn_new(const tn_udp_conn_cfg_t *cfg, uint32_t job, uint32_t me,
-                            uint32_t peer, tn_udp_conn_t **conn_p)
+/* The keys go before the memory does. */
+static void tn_conn_wipe(tn_udp_conn_t *c)
+{
+    tn_udp_auth_wipe(&c->tx_key);
+    tn_udp_auth_wipe(&c->rx_key);
+}
+
+tn_status_t tn_udp_conn_new(const tn_udp_conn_cfg_t *cfg, uint32_t me, uint32_t peer,
+                            tn_udp_conn_t **conn_p)
 {
     tn_status_t st;
     if (cfg->packet_size <= TN_UDP_OVERHEAD || cfg->packet_size > 65507 || cfg->window == 0 ||
         cfg->window > (1u << 24) || cfg->sendq_max == 0 || cfg->sendq_max > (1u << 24) ||
-        cfg->nrails < 1 || cfg->nrails > TN_UDP_MAX_RAILS) {
+        cfg->nrails < 1 || cfg->nrails > TN_UDP_MAX_RAILS ||
+        (cfg->auth != TN_UDP_AUTH_OFF && cfg->auth != TN_UDP_AUTH_TAG)) {
         tn_log_error("udp", "bad connection configuration (packet %u, window %u, queue %u, "
                      "rails %d)", cfg->packet_size, cfg->window, cfg->sendq_max, cfg->nrails);
         return TN_ERR_INVAL;
     }
-    tn_udp_conn_t *c = calloc(1, sizeof(*c));
-    if (c == NULL) {
+    if (tn_udp_auth_init() != TN_OK) {
+        tn_log_error("udp", "the cryptography library did not start");
+        return TN_ERR_INTERNAL;
+    }
+    tn_udp_conn_t *c = NULL;
+    if (posix_memalign((void **)&c, 64, sizeof(*c)) != 0) {
         return TN_ERR_NOMEM;
     }
+    memset(c, 0, sizeof(*c));
     c->cfg = *cfg;
     if (c->cfg.ack_every == 0) {
         c->cfg.ack_every = 1;
     }
-    c->job = job;
     c->me = me;
     c->peer = peer;
+    c->cfg.secret = NULL;       /* the keys below are all it needs of it */
+    tn_udp_auth_derive(cfg->secret, me, peer, cfg->auth, &c->tx_dir, &c->tx_key);
+    tn_udp_auth_derive(cfg->secret, peer, me, cfg->auth, &c->rx_dir, &c->rx_key);
     c->max_msg = cfg->packet_size - TN_UDP_OVERHEAD;
     st = tn_udp_sentmap_init(&c->sm, cfg->window + cfg->sendq_max, c->max_msg,
-                             TN_UDP_FIRST_PSN);
+                             c->tx_dir.psn0);
     if (st != TN_OK) {
         goto err_free;
     }
     c->sm.release = cfg->release;
-    st = tn_udp_credit_init(&c->rx, cfg->window, c->max_msg, TN_UDP_FIRST_PSN);
+    st = tn_udp_credit_init(&c->rx, cfg->window, c->max_msg, c->rx_dir.psn0);
     if (st != TN_OK) {
         goto err_sentmap;
     }
@@ -169,7 +190,7 @@ tn_status_t tn_udp_conn_new(const tn_udp_conn_cfg_t *cfg, uint32_t job, uint32_t
     tn_udp_cc_init(&c->cc, cfg->cwnd_init, cfg->cwnd_min, cfg->cwnd_max);
     tn_udp_pace_init(&c->pace, cfg->pace_burst > TN_UDP_PACE_BURST ? cfg->pace_burst
                                                                    : TN_UDP_PACE_BURST);
-    c->snd_limit = TN_UDP_FIRST_PSN + cfg->window;
+    c->snd_limit = c->tx_dir.psn0 + cfg->window;
     c->adv_limit = tn_udp_credit_limit(&c->rx);
     c->nrails = c->nup = cfg->nrails;
     c->rx_rail = -1;
@@ -184,6 +205,7 @@ tn_status_t tn_udp_conn_new(const tn_udp_conn_cfg_t *cfg, uint32_t job, uint32_t
 err_sentmap:
     tn_udp_sentmap_fini(&c->sm);
 err_free:
+    tn_conn_wipe(c);
     free(c);
     return st;
 }
@@ -195,6 +217,7 @@ void tn_udp_conn_free(tn_udp_conn_t *conn)
     }
     tn_udp_credit_fini(&conn->rx);
     tn_udp_sentmap_fini(&conn->sm);
+    tn_conn_wipe(conn);
     free(conn);
 }
 
@@ -337,7 +360,7 @@ static size_t tn_conn_build(tn_udp_conn_t *c, void *buf, size_t cap, uint8_t typ
         .version = TN_UDP_VERSION,
         .type = type,
         .flags = (uint16_t)(flags | (c->late ? TN_UDP_F_LATE : 0)),
-        .job = c->job,
+        .conn = c->tx_dir.conn,
         .src = c->me,
         .dst = c->peer,
         .psn = psn,
@@ -347,6 +370,7 @@ static size_t tn_conn_build(tn_udp_conn_t *c, void *buf, size_t cap, uint8_t typ
         .len = (uint16_t)len,
         .crc = 0,
         .rsv = 0,
+        .seq = ++c->tx_seq,
     };
     char *p = buf;
     memcpy(p, &h, sizeof(h));
@@ -363,6 +387,7 @@ static size_t tn_conn_build(tn_udp_conn_t *c, void *buf, size_t cap, uint8_t typ
         memcpy(p, payload, len);
     }
     memcpy((char *)buf + offsetof(tn_udp_hdr_t, crc), &crc, sizeof(crc));
+    tn_udp_auth_seal(&c->tx_key, h.seq, buf, head, TN_UDP_TAG_OFF);
     /* every packet carries the ack: nothing is owed any more */
     c->late = 0;
     c->ack_pending = 0;
@@ -681,10 +706,21 @@ static void tn_conn_on_ack_info(tn_udp_conn_t *c, const tn_udp_hdr_t *h, const c
 {
     tn_udp_acked_t acc = { 0 };
     uint64_t ack = h->ack;
-    if (ack > c->sm.nxt) {
-        tn_log_data("udp", "peer %u acked %llu beyond %llu", c->peer, (unsigned long long)ack,
+    /* Believe only acks of what was sent: an ack or SACK range beyond the
+     * lowest packet never sent makes the whole packet's ack information
+     * suspect (a peer never does it), so none of it is used.  Below una
+     * is old news and harmless. */
+    int bogus = ack > c->sm.nxt;
+    for (uint16_t i = 0; i < h->nsack && !bogus; i++) {
+        tn_udp_sack_t s;
+        memcpy(&s, sacks + (size_t)i * sizeof(s), sizeof(s));
+        bogus = s.end > c->sm.nxt;
+    }
+    if (bogus) {
+        c->stats.bad_acks++;
+        tn_log_data("udp", "peer %u acked beyond %llu, what was never sent", c->peer,
                     (unsigned long long)c->sm.nxt);
-        return;                             /* acks what was never sent: ignore it all */
+        return;
     }
     if (ack > c->sm.una) {
         tn_udp_sentmap_ack(&c->sm, ack, &acc);
@@ -713,6 +749,7 @@ static void tn_conn_on_ack_info(tn_udp_conn_t *c, const tn_udp_hdr_t *h, const c
     if (acc.newly == 0) {
         return;
     }
+    c->last_progress = now;
     for (int r = 0; r < c->nrails; r++) {
         if (acc.rail_acked[r] != 0) {
             c->strikes[r] = 0;
@@ -908,7 +945,18 @@ int tn_udp_conn_dead(const tn_udp_conn_t *conn, uint64_t now)
         return 0;
     }
     uint64_t since = c->last_heard > c->busy_since ? c->last_heard : c->busy_since;
-    return now >= since && now - since >= c->cfg.peer_timeout_ns;
+    if (now >= since && now - since >= c->cfg.peer_timeout_ns) {
+        return TN_UDP_DEAD_SILENT;
+    }
+    /* packets in flight that no ack has covered for as long: whatever else
+     * arrives (acks of nothing new, pings), the connection is stuck */
+    if (c->sm.nxt > c->sm.una) {
+        since = c->last_progress > c->busy_since ? c->last_progress : c->busy_since;
+        if (now >= since && now - since >= c->cfg.peer_timeout_ns) {
+            return TN_UDP_DEAD_STUCK;
+        }
+    }
+    return 0;
 }
 
 int tn_udp_conn_idle(const tn_udp_conn_t *conn)
@@ -968,17 +1016,43 @@ uint32_t tn_udp_packet_crc_split(const void *pkt, size_t len, const void *tail,
     if (head >= offsetof(tn_udp_hdr_t, crc) + sizeof(h.crc)) {
         memset(hb + offsetof(tn_udp_hdr_t, crc), 0, sizeof(h.crc));
     }
+    if (head >= TN_UDP_TAG_OFF + sizeof(h.tag)) {
+        memset(hb + TN_UDP_TAG_OFF, 0, sizeof(h.tag));    /* written after the CRC */
+    }
     return tn_udp_crc32c(crc, hb, head);
 }
 
-tn_status_t tn_udp_packet_check(const void *pkt, size_t len, uint32_t job, uint32_t me,
+tn_status_t tn_udp_packet_check(const void *pkt, size_t len, uint32_t conn, uint32_t me,
                                 const char **why_p)
 {
-    return tn_udp_packet_check_split(pkt, len, NULL, 0, job, me, why_p);
+    return tn_udp_packet_check_split(pkt, len, NULL, 0, conn, me, why_p);
+}
+
+uint32_t tn_udp_conn_rx_id(const tn_udp_conn_t *conn)
+{
+    return conn->rx_dir.conn;
+}
+
+int tn_udp_conn_authentic(const tn_udp_conn_t *conn, const void *pkt, size_t len)
+{
+    tn_udp_hdr_t h;
+    if (len < sizeof(h)) {
+        return TN_UDP_AUTH_BAD_CONN;
+    }
+    memcpy(&h, pkt, sizeof(h));
+    if (h.conn != conn->rx_dir.conn) {
+        return TN_UDP_AUTH_BAD_CONN;
+    }
+    size_t head = sizeof(h) + (size_t)h.nsack * sizeof(tn_udp_sack_t);
+    if (h.nsack > TN_UDP_MAX_SACK || head > len ||
+        !tn_udp_auth_open(&conn->rx_key, h.seq, pkt, head, TN_UDP_TAG_OFF)) {
+        return TN_UDP_AUTH_BAD_TAG;
+    }
+    return TN_UDP_AUTH_GOOD;
 }
 
 tn_status_t tn_udp_packet_check_split(const void *pkt, size_t len, const void *tail,
-                                      size_t tail_len, uint32_t job, uint32_t me,
+                                      size_t tail_len, uint32_t conn, uint32_t me,
                                       const char **why_p)
 {
     const char *why = NULL;
@@ -997,8 +1071,8 @@ tn_status_t tn_udp_packet_check_split(const void *pkt, size_t len, const void *t
         why = "bad crc";
     } else if (h.version != TN_UDP_VERSION) {
         why = "unknown version";
-    } else if (h.job != job) {
-        why = "another job";
+    } else if (h.conn != conn) {
+        why = "another connection";
     } else if (h.dst != me) {
         why = "addressed to another rank";
     } else if (h.type != TN_UDP_PKT_DATA && h.type != TN_UDP_PKT_ACK &&

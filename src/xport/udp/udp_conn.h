@@ -43,6 +43,7 @@
 #include <stdint.h>
 #include <sys/uio.h>
 #include "base/status.h"
+#include "xport/udp/udp_auth.h"
 #include "xport/udp/udp_proto.h"
 
 typedef struct {
@@ -62,6 +63,11 @@ typedef struct {
     uint32_t pace_burst;       /* packets that may leave back to back (at least 16) */
     uint64_t peer_timeout_ns;  /* no sign of life for this long with data pending: dead */
     int      nrails;           /* 1..TN_UDP_MAX_RAILS */
+    /* the job's secret (TN_UDP_SECRET_BYTES; NULL: all zero, for tests)
+     * and the authentication mode (udp_auth.h); read by tn_udp_conn_new
+     * only */
+    const uint8_t *secret;
+    int      auth;
     /* a message sent by reference is acked (or sacked): its memory is free */
     void   (*release)(void *cookie);
 } tn_udp_conn_cfg_t;
@@ -80,13 +86,15 @@ typedef struct {
     uint64_t rail_sent[TN_UDP_MAX_RAILS];
     uint64_t rail_lost[TN_UDP_MAX_RAILS];
     uint64_t rails_down;      /* rails taken out of use (reported or found dead) */
+    uint64_t bad_acks;        /* packets whose ack or SACK covered what was never sent */
 } tn_udp_conn_stats_t;
 
 typedef struct tn_udp_conn tn_udp_conn_t;
 
-/* A connection from world rank me to world rank peer in job job. */
-tn_status_t tn_udp_conn_new(const tn_udp_conn_cfg_t *cfg, uint32_t job, uint32_t me,
-                            uint32_t peer, tn_udp_conn_t **conn_p);
+/* A connection from world rank me to world rank peer: its ids, first
+ * packet numbers and keys derive from cfg->secret (udp_auth.h). */
+tn_status_t tn_udp_conn_new(const tn_udp_conn_cfg_t *cfg, uint32_t me, uint32_t peer,
+                            tn_udp_conn_t **conn_p);
 void tn_udp_conn_free(tn_udp_conn_t *conn);
 
 /* The ack_every to configure for packets of packet_size bytes and a window
@@ -116,7 +124,8 @@ tn_status_t tn_udp_conn_send_ref(tn_udp_conn_t *conn, const void *head, size_t h
                                  uint64_t now);
 
 /* Feed one received datagram addressed to this connection.  The caller has
- * checked length, version, job, addresses and CRC (tn_udp_packet_check).
+ * checked it: tn_udp_conn_authentic, then tn_udp_packet_check (length,
+ * version, connection id, addresses, CRC).
  * rail: the rail it arrived on. */
 void tn_udp_conn_input(tn_udp_conn_t *conn, const void *pkt, size_t len, int rail,
                        uint64_t now);
@@ -174,8 +183,13 @@ const void *tn_udp_conn_deliver_split(tn_udp_conn_t *conn, size_t *len_p, const 
  * input (RTO, delayed ack, pacing); UINT64_MAX if none. */
 uint64_t tn_udp_conn_deadline(const tn_udp_conn_t *conn);
 
-/* Non-zero when the peer has not been heard from for peer_timeout while
- * data was outstanding. */
+/* Non-zero when, with data outstanding, the peer has not been heard from
+ * for peer_timeout (TN_UDP_DEAD_SILENT), or packets were in flight and no
+ * ack acknowledged anything new for peer_timeout although the peer still
+ * sends (TN_UDP_DEAD_STUCK: acks, pings or data keep coming, our packets
+ * do not get through).  A receiver that only withholds credits, with
+ * nothing in flight, is not dead. */
+enum { TN_UDP_DEAD_SILENT = 1, TN_UDP_DEAD_STUCK = 2 };
 int tn_udp_conn_dead(const tn_udp_conn_t *conn, uint64_t now);
 
 /* Nothing queued or in flight in either direction's send side. */
@@ -189,14 +203,24 @@ const tn_udp_conn_stats_t *tn_udp_conn_stats(const tn_udp_conn_t *conn);
 
 /* ---- helpers shared with the socket layer ---------------------------- */
 
-/* Validate a received datagram: size, version, type, job, dst, nsack/len
- * consistency, CRC.  Returns TN_OK or TN_ERR_PROTO (and why in *why_p). */
-tn_status_t tn_udp_packet_check(const void *pkt, size_t len, uint32_t job, uint32_t me,
+/* Whether a datagram from the connection's peer is genuine: its connection
+ * id is the one the peer's direction derived, and its tag authenticates
+ * the header and SACK ranges (mode off: the id only).  Looks at nothing
+ * else; run it before tn_udp_packet_check. */
+enum { TN_UDP_AUTH_GOOD = 0, TN_UDP_AUTH_BAD_CONN = 1, TN_UDP_AUTH_BAD_TAG = 2 };
+int tn_udp_conn_authentic(const tn_udp_conn_t *conn, const void *pkt, size_t len);
+/* The connection id datagrams from the peer carry. */
+uint32_t tn_udp_conn_rx_id(const tn_udp_conn_t *conn);
+
+/* Validate a received datagram: size, version, type, connection id (conn),
+ * dst, nsack/len consistency, CRC.  Returns TN_OK or TN_ERR_PROTO (and why
+ * in *why_p). */
+tn_status_t tn_udp_packet_check(const void *pkt, size_t len, uint32_t conn, uint32_t me,
                                 const char **why_p);
 /* The same for a datagram in two parts, pkt[0, len) then tail[0, tail_len);
  * the header and SACK ranges must lie in the first. */
 tn_status_t tn_udp_packet_check_split(const void *pkt, size_t len, const void *tail,
-                                      size_t tail_len, uint32_t job, uint32_t me,
+                                      size_t tail_len, uint32_t conn, uint32_t me,
                                       const char **why_p);
 
 /* The caller had not read its sockets for longer than the minimum RTO

@@ -1,4 +1,4 @@
-/* Wire format of the udp transport (version 2).
+/* Wire format of the udp transport (version 3).
  *
  * Every datagram starts with tn_udp_hdr_t, in little-endian byte order (the
  * transport refuses to start on a big-endian host rather than byte-swap),
@@ -9,8 +9,18 @@
  * sender checksum a payload once, while copying it in, and reuse that for
  * every transmission, whose header (acks, flags) differs each time.
  *
+ * Authentication (udp_auth.h).  Each direction of a connection has a
+ * connection id, a first packet number and a key derived from the job's
+ * secret.  The header ends with seq, the direction's count of datagrams
+ * sent (the nonce), and a 16-byte tag over the header and its SACK ranges
+ * (tag field as zero), written after the CRC, so it covers the payload's
+ * CRC too; zero when authentication is off.  A receiver checks, in order:
+ * length and version, that it is the destination and the source rank is
+ * a peer, the datagram's source address (one of that peer's rails), the
+ * connection id, the tag, then the CRC and the rest.
+ *
  * Per ordered pair of ranks (one "connection"), data packets carry a packet
- * sequence number (psn) starting at 1.  Every packet, data or not, carries
+ * sequence number (psn) starting at the direction's first packet number.  Every packet, data or not, carries
  * the sender's view of the reverse direction: the cumulative ack (all
  * psn < ack arrived), the SACK ranges above it, and the receive credits
  * (the sender of data may have psn < ack + credits outstanding).
@@ -19,7 +29,8 @@
  * tn_am_hdr_t followed by its payload; the core never hands the transport a
  * message larger than one packet, so there is no reassembly here.
  *
- * Anything that does not parse, fails the CRC, carries another job's id, is
+ * Anything that does not parse, fails the CRC or the tag, carries another
+ * connection's id, comes from an address that is not the peer's, is
  * addressed to another rank, or has an unknown version is counted and
  * dropped. */
 #ifndef TN_XPORT_UDP_UDP_PROTO_H
@@ -27,7 +38,7 @@
 
 #include <stdint.h>
 
-#define TN_UDP_VERSION 2            /* wire: bumped on any incompatible change */
+#define TN_UDP_VERSION 3            /* wire: bumped on any incompatible change */
 
 enum {
     TN_UDP_PKT_DATA = 1,            /* wire: carries psn and one active message */
@@ -49,7 +60,7 @@ typedef struct __attribute__((packed)) {
     uint8_t  version;               /* wire: TN_UDP_VERSION */
     uint8_t  type;                  /* wire: TN_UDP_PKT_* */
     uint16_t flags;                 /* wire: TN_UDP_F_* */
-    uint32_t job;                   /* wire: job id (hash of the PMI kvsname) */
+    uint32_t conn;                  /* wire: connection id of the direction (udp_auth.h) */
     uint32_t src;                   /* wire: sender's world rank */
     uint32_t dst;                   /* wire: receiver's world rank */
     uint64_t psn;                   /* wire: DATA: packet sequence number (>= 1); else 0 */
@@ -59,9 +70,13 @@ typedef struct __attribute__((packed)) {
     uint16_t len;                   /* wire: payload bytes after the SACK ranges */
     uint32_t crc;                   /* wire: CRC32C of the datagram, this field as 0 */
     uint32_t rsv;                   /* wire: zero */
+    uint64_t seq;                   /* wire: datagrams the direction sent before, + 1
+                                     * (the authentication nonce) */
+    uint8_t  tag[16];               /* wire: authentication tag, or zero (mode off) */
 } tn_udp_hdr_t;
 
-_Static_assert(sizeof(tn_udp_hdr_t) == 48, "udp header is 48 bytes on the wire");
+_Static_assert(sizeof(tn_udp_hdr_t) == 72, "udp header is 72 bytes on the wire");
+#define TN_UDP_TAG_OFF 56           /* offset of tag in the header */
 
 /* A received range [start, end) of psns above the cumulative ack. */
 typedef struct __attribute__((packed)) {

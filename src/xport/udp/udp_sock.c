@@ -756,7 +756,7 @@ static size_t tn_udp_seg_size(const char *buf, size_t len)
 }
 
 int tn_udp_sock_recv(tn_udp_sock_t *s, int rail, char *base, size_t cap, size_t *lens,
-                     size_t *segs, int max)
+                     size_t *segs, struct sockaddr_in *from, int max)
 {
     /* The headers are built once for a set of buffers: this runs on every
      * poll of an idle socket, where only the syscall should cost. */
@@ -764,22 +764,28 @@ int tn_udp_sock_recv(tn_udp_sock_t *s, int rail, char *base, size_t cap, size_t 
     static struct iovec iovs[TN_UDP_SEND_BATCH];
     static char *built_base;
     static size_t built_cap;
+    static struct sockaddr_in *built_from;
     if (max > TN_UDP_SEND_BATCH) {
         max = TN_UDP_SEND_BATCH;
     }
     if (max <= 0) {
         return 0;
     }
-    if (built_base != base || built_cap != cap) {
+    if (built_base != base || built_cap != cap || built_from != from) {
         for (int i = 0; i < TN_UDP_SEND_BATCH; i++) {
             iovs[i].iov_base = base + (size_t)i * cap;
             iovs[i].iov_len = cap;
             memset(&msgs[i], 0, sizeof(msgs[i]));
             msgs[i].msg_hdr.msg_iov = &iovs[i];
             msgs[i].msg_hdr.msg_iovlen = 1;
+            msgs[i].msg_hdr.msg_name = &from[i];
         }
         built_base = base;
         built_cap = cap;
+        built_from = from;
+    }
+    for (int i = 1; i < max; i++) {
+        msgs[i].msg_hdr.msg_namelen = sizeof(from[i]);   /* the kernel shortens it */
     }
     /* One plain recv first: an empty socket (the common case while
      * waiting) costs the least that way, with no message header for the
@@ -789,7 +795,12 @@ int tn_udp_sock_recv(tn_udp_sock_t *s, int rail, char *base, size_t cap, size_t 
      * than any of ours shows. */
     ssize_t r;
     do {
-        r = recv(s->fd[rail], base, cap, MSG_DONTWAIT | MSG_TRUNC);
+        socklen_t fl = sizeof(from[0]);
+        r = recvfrom(s->fd[rail], base, cap, MSG_DONTWAIT | MSG_TRUNC,
+                     (struct sockaddr *)&from[0], &fl);
+        if (r >= 0 && fl != sizeof(from[0])) {
+            from[0].sin_family = AF_UNSPEC;     /* not IPv4: no peer's */
+        }
     } while (r < 0 && errno == EINTR);
     if (r < 0) {
         if (errno != EAGAIN && errno != EWOULDBLOCK && errno != ECONNREFUSED) {
@@ -820,6 +831,9 @@ int tn_udp_sock_recv(tn_udp_sock_t *s, int rail, char *base, size_t cap, size_t 
     }
     for (int i = 0; i < k; i++) {
         lens[i] = msgs[i].msg_len;
+        if (i > 0 && msgs[i].msg_hdr.msg_namelen != sizeof(from[i])) {
+            from[i].sin_family = AF_UNSPEC;
+        }
         if (msgs[i].msg_hdr.msg_flags & MSG_TRUNC) {
             lens[i] = segs[i] = 0;      /* larger than any of ours: foreign, drop */
             continue;
@@ -835,12 +849,15 @@ int tn_udp_sock_recv(tn_udp_sock_t *s, int rail, char *base, size_t cap, size_t 
     return k;
 }
 
-ssize_t tn_udp_sock_recv_iov(tn_udp_sock_t *s, int rail, struct iovec *iov, int niov)
+ssize_t tn_udp_sock_recv_iov(tn_udp_sock_t *s, int rail, struct iovec *iov, int niov,
+                             struct sockaddr_in *from)
 {
     struct msghdr h;
     memset(&h, 0, sizeof(h));
     h.msg_iov = iov;
     h.msg_iovlen = (size_t)niov;
+    h.msg_name = from;
+    h.msg_namelen = sizeof(*from);
     ssize_t r;
     do {
         r = recvmsg(s->fd[rail], &h, MSG_DONTWAIT);
@@ -853,6 +870,9 @@ ssize_t tn_udp_sock_recv_iov(tn_udp_sock_t *s, int rail, struct iovec *iov, int 
     }
     if (h.msg_flags & MSG_TRUNC) {
         return -1;                      /* larger than any of ours: foreign */
+    }
+    if (h.msg_namelen != sizeof(*from)) {
+        from->sin_family = AF_UNSPEC;
     }
     return r;
 }
