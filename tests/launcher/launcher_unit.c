@@ -249,6 +249,28 @@ static void test_pmi_caps(void)
     tn_pmi_srv_fini(&srv);
 }
 
+/* A new store counts no bytes, whatever its memory held before (found by
+ * fuzzing: the count was left uninitialised), and input of no bytes is
+ * fine. */
+static void test_kvs_fresh(void)
+{
+    tn_pmi_srv_t srv;
+
+    for (int i = 0; i < 4; i++) {
+        void         *junk = malloc(32);
+        tn_pmi_kvs_t *kvs;
+
+        memset(junk, 0xff, 32);
+        free(junk);
+        kvs = tn_pmi_kvs_create();
+        CHECK(tn_pmi_kvs_bytes(kvs) == 0 && tn_pmi_kvs_count(kvs) == 0);
+        tn_pmi_kvs_destroy(kvs);
+    }
+    tn_pmi_srv_init(&srv, 1, "k");
+    CHECK(tn_pmi_srv_input(&srv, 0, NULL, 0) == 0);
+    tn_pmi_srv_fini(&srv);
+}
+
 static void test_kvs(void)
 {
     tn_pmi_kvs_t *kvs = tn_pmi_kvs_create();
@@ -331,6 +353,7 @@ int main(void)
     test_pmi_errors();
     test_pmi_stuck();
     test_pmi_caps();
+    test_kvs_fresh();
     test_kvs();
     test_fwd();
     if (failures != 0) {

@@ -37,6 +37,7 @@ tn_pmi_kvs_t *tn_pmi_kvs_create(void)
 
     kvs->nbuckets = 64;
     kvs->count    = 0;
+    kvs->bytes    = 0;
     kvs->buckets  = tn_run_xmalloc(kvs->nbuckets * sizeof(*kvs->buckets));
     memset(kvs->buckets, 0, kvs->nbuckets * sizeof(*kvs->buckets));
     return kvs;

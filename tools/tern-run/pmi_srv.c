@@ -342,7 +342,7 @@ int tn_pmi_srv_input(tn_pmi_srv_t *srv, int rank, const char *data, size_t len)
     size_t         done    = 0;             /* bytes of whole lines served */
     char          *nl;
 
-    if (conn->broken || conn->closed) {
+    if (conn->broken || conn->closed || len == 0) {
         return 0;                   /* ignored: the job is ending */
     }
     tn_run_buf_append(&conn->in, data, len);
