@@ -245,7 +245,7 @@ static void test_pmi_caps(void)
     }
     CHECK(srv.conns[0].out.len <= 100 && srv.conns[0].overflow);
     CHECK(srv.error_rank == 0 && strstr(srv.error_msg, "TERN_RUN_PMI_BACKLOG"));
-    snprintf(line, sizeof(line), "%s", srv.error_msg);
+    snprintf(line, sizeof(line), "%.100s", srv.error_msg);
     tn_pmi_srv_fini(&srv);
 }
 

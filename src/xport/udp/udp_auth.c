@@ -113,7 +113,7 @@ static void tn_udp_nonce(unsigned char n[12], uint64_t seq)
 void tn_udp_auth_seal(const tn_udp_key_t *k, uint64_t seq, void *head, size_t head_len,
                       size_t tag_off)
 {
-    unsigned char nonce[12], *tag = (unsigned char *)head + tag_off, none[1];
+    unsigned char nonce[12], *tag = (unsigned char *)head + tag_off, none[1] = { 0 };
     unsigned long long tl;
 
     if (k->mode == TN_UDP_AUTH_OFF) {
@@ -134,7 +134,7 @@ void tn_udp_auth_seal(const tn_udp_key_t *k, uint64_t seq, void *head, size_t he
 int tn_udp_auth_open(const tn_udp_key_t *k, uint64_t seq, const void *head, size_t head_len,
                      size_t tag_off)
 {
-    unsigned char nonce[12], buf[TN_UDP_HEAD_MAX], tag[TN_UDP_TAG_BYTES], none[1];
+    unsigned char nonce[12], buf[TN_UDP_HEAD_MAX], tag[TN_UDP_TAG_BYTES], none[1] = { 0 };
     int ok;
 
     if (k->mode == TN_UDP_AUTH_OFF) {
