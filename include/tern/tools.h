@@ -19,6 +19,9 @@ int tern_tools_config_count(void);
  * range.  *is_set tells whether the environment set it. */
 int tern_tools_config_get(int i, const char **name, const char **type, const char **def,
                           const char **help, char *value, int len, int *is_set);
+/* The values variable i accepts: "lo..hi" (inclusive; an end may be
+ * missing), "a|b|c", or "" for any value of its type; NULL for a bad i. */
+const char *tern_tools_config_valid(int i);
 
 /* MPI functions of the standard ABI that are not implemented yet. */
 int tern_tools_function_count(void);

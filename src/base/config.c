@@ -2,6 +2,8 @@
 #include "base/log.h"
 
 #include <ctype.h>
+#include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,13 +17,14 @@ typedef struct {
     const char       *name;
     tn_config_type_t  type;
     const char       *def;
+    const char       *valid;
     const char       *help;
     void             *field;
 } tn_config_entry_t;
 
 static const tn_config_entry_t tn_config_entries[] = {
-#define TN_CFG_ENTRY(field_, name, type, def, help) \
-    { "TERN_" #name, TN_CFG_##type, def, help, &tn_cfg.field_ },
+#define TN_CFG_ENTRY(field_, name, type, def, valid, help) \
+    { "TERN_" #name, TN_CFG_##type, def, valid, help, &tn_cfg.field_ },
     TN_CONFIG_TABLE(TN_CFG_ENTRY)
 #undef TN_CFG_ENTRY
 };
@@ -37,8 +40,12 @@ tn_status_t tn_config_parse_size(const char *str, uint64_t *value_p)
     if (str == NULL || *str == '\0' || *str == '-') {
         return TN_ERR_INVAL;
     }
+    errno = 0;
     unsigned long long v = strtoull(str, &end, 0);
     uint64_t mult = 1;
+    if (errno == ERANGE || end == str) {
+        return TN_ERR_INVAL;
+    }
     switch (tolower((unsigned char)*end)) {
     case 'k': mult = 1ull << 10; end++; break;
     case 'm': mult = 1ull << 20; end++; break;
@@ -48,7 +55,7 @@ tn_status_t tn_config_parse_size(const char *str, uint64_t *value_p)
     if (*end == 'b' || *end == 'B') {
         end++;
     }
-    if (*end != '\0') {
+    if (*end != '\0' || (uint64_t)v > UINT64_MAX / mult) {
         return TN_ERR_INVAL;
     }
     *value_p = (uint64_t)v * mult;
@@ -73,8 +80,9 @@ static tn_status_t tn_config_parse(const tn_config_entry_t *e, const char *str)
     case TN_CFG_BOOL:
         return tn_config_parse_bool(str, (int *)e->field);
     case TN_CFG_INT: {
+        errno = 0;
         long long v = strtoll(str, &end, 0);
-        if (*str == '\0' || *end != '\0') {
+        if (*str == '\0' || *end != '\0' || errno == ERANGE) {
             return TN_ERR_INVAL;
         }
         *(int64_t *)e->field = v;
@@ -84,7 +92,7 @@ static tn_status_t tn_config_parse(const tn_config_entry_t *e, const char *str)
         return tn_config_parse_size(str, (uint64_t *)e->field);
     case TN_CFG_DOUBLE: {
         double v = strtod(str, &end);
-        if (*str == '\0' || *end != '\0') {
+        if (*str == '\0' || *end != '\0' || !isfinite(v)) {
             return TN_ERR_INVAL;
         }
         *(double *)e->field = v;
@@ -97,6 +105,84 @@ static tn_status_t tn_config_parse(const tn_config_entry_t *e, const char *str)
     return TN_ERR_INVAL;
 }
 
+/* Whether the value now in e's field is within e->valid. */
+static int tn_config_in_range(const tn_config_entry_t *e)
+{
+    const char *v = e->valid;
+    if (v == NULL || *v == '\0') {
+        return 1;
+    }
+    if (e->type == TN_CFG_STRING) {
+        const char *val = *(const char **)e->field;
+        size_t n = strlen(val);
+        for (const char *p = v; *p;) {
+            size_t len = strcspn(p, "|");
+            if (len == n && strncmp(p, val, n) == 0) {
+                return 1;
+            }
+            p += len + (p[len] == '|');
+        }
+        return 0;
+    }
+    const char *dots = strstr(v, "..");
+    if (dots == NULL) {
+        return 1;
+    }
+    char lo[64] = "", hi[64] = "";
+    snprintf(lo, sizeof(lo), "%.*s", (int)(dots - v), v);
+    snprintf(hi, sizeof(hi), "%s", dots + 2);
+    switch (e->type) {
+    case TN_CFG_INT: {
+        int64_t x = *(int64_t *)e->field;
+        return (*lo == '\0' || x >= strtoll(lo, NULL, 0)) &&
+               (*hi == '\0' || x <= strtoll(hi, NULL, 0));
+    }
+    case TN_CFG_SIZE: {
+        uint64_t x = *(uint64_t *)e->field, b;
+        return (*lo == '\0' || (tn_config_parse_size(lo, &b) == TN_OK && x >= b)) &&
+               (*hi == '\0' || (tn_config_parse_size(hi, &b) == TN_OK && x <= b));
+    }
+    case TN_CFG_DOUBLE: {
+        double x = *(double *)e->field;
+        return (*lo == '\0' || x >= strtod(lo, NULL)) && (*hi == '\0' || x <= strtod(hi, NULL));
+    }
+    default:
+        return 1;
+    }
+}
+
+int tn_config_valid(int i, const char *str)
+{
+    const tn_config_entry_t *e = &tn_config_entries[i];
+    /* parse into a scratch copy of the field, not into tn_cfg */
+    union { int b; int64_t i; uint64_t u; double d; const char *s; } scratch;
+    tn_config_entry_t t = *e;
+    t.field = &scratch;
+    return tn_config_parse(&t, str) == TN_OK && tn_config_in_range(&t);
+}
+
+/* Variables that only make sense together: when they contradict each other
+ * the defaults of the set are kept. */
+static void tn_config_cross_check(int warn)
+{
+    if (!(tn_cfg.udp_rto_min <= tn_cfg.udp_rto_init && tn_cfg.udp_rto_init <= tn_cfg.udp_rto_max)) {
+        if (warn) {
+            tn_log_warn("base", "ignoring TERN_UDP_RTO_MIN=%lld, TERN_UDP_RTO_INIT=%lld, "
+                        "TERN_UDP_RTO_MAX=%lld: they must be min <= init <= max (keeping the "
+                        "defaults)", (long long)tn_cfg.udp_rto_min,
+                        (long long)tn_cfg.udp_rto_init, (long long)tn_cfg.udp_rto_max);
+        }
+        for (int i = 0; i < TN_CONFIG_N; i++) {
+            const tn_config_entry_t *e = &tn_config_entries[i];
+            if (e->field == &tn_cfg.udp_rto_min || e->field == &tn_cfg.udp_rto_init ||
+                e->field == &tn_cfg.udp_rto_max) {
+                tn_config_parse(e, e->def);
+                tn_config_is_set[i] = 0;
+            }
+        }
+    }
+}
+
 void tn_config_load(int warn_unknown)
 {
     for (int i = 0; i < TN_CONFIG_N; i++) {
@@ -106,17 +192,25 @@ void tn_config_load(int warn_unknown)
         const char *val = getenv(e->name);
         tn_config_is_set[i] = 0;
         if (val != NULL) {
-            if (tn_config_parse(e, val) == TN_OK) {
+            int parsed = tn_config_parse(e, val) == TN_OK;
+            if (parsed && tn_config_in_range(e)) {
                 tn_config_is_set[i] = 1;
             } else {
                 tn_config_parse(e, e->def);
                 if (warn_unknown) {
-                    tn_log_warn("base", "ignoring %s=%s: not a valid value (keeping %s)",
-                                e->name, val, e->def);
+                    tn_log_warn("base", "ignoring %s=%s: %s (keeping %s)", e->name, val,
+                                !parsed ? "not a valid value"
+                                : e->type == TN_CFG_STRING ? "not one of the choices"
+                                                           : "out of range",
+                                e->def);
+                    if (parsed) {
+                        tn_log_warn("base", "%s accepts %s", e->name, e->valid);
+                    }
                 }
             }
         }
     }
+    tn_config_cross_check(warn_unknown);
     tn_log_configure();
     if (warn_unknown && !tn_config_loaded) {
         for (char **env = environ; env && *env; env++) {
@@ -149,6 +243,7 @@ void tn_config_describe(int i, tn_config_desc_t *desc_p, char *buf, int len)
     desc_p->name = e->name;
     desc_p->type = e->type;
     desc_p->def = e->def;
+    desc_p->valid = e->valid;
     desc_p->help = e->help;
     desc_p->is_set = tn_config_is_set[i];
     switch (e->type) {

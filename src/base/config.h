@@ -21,7 +21,7 @@ typedef enum {
 #define TN_CFG_CTYPE_STRING const char *
 
 typedef struct {
-#define TN_CFG_FIELD(field, name, type, def, help) TN_CFG_CTYPE_##type field;
+#define TN_CFG_FIELD(field, name, type, def, valid, help) TN_CFG_CTYPE_##type field;
     TN_CONFIG_TABLE(TN_CFG_FIELD)
 #undef TN_CFG_FIELD
 } tn_config_t;
@@ -33,12 +33,15 @@ typedef struct {
     const char       *name;      /* "TERN_SHM_CELLS" */
     tn_config_type_t  type;
     const char       *def;       /* default, as written in the table */
+    const char       *valid;     /* accepted values ("lo..hi", "a|b", "": any) */
     const char       *help;
     int               is_set;    /* came from the environment */
 } tn_config_desc_t;
 
 /* Parse the environment into tn_cfg.  Idempotent; warns (once) about bad
- * values and unknown TERN_* variables when warn_unknown is set. */
+ * values (unparsable, out of range or not a choice of the table, sizes that
+ * overflow, a minimum above its maximum) and unknown TERN_* variables when
+ * warn_unknown is set; a bad value keeps the default. */
 void tn_config_load(int warn_unknown);
 
 int tn_config_count(void);
@@ -46,7 +49,12 @@ int tn_config_count(void);
  * value into buf. */
 void tn_config_describe(int i, tn_config_desc_t *desc_p, char *buf, int len);
 
-/* Parse "64k" style sizes; exposed for tests. */
+/* Whether str is a valid value of variable i (parses, and within its
+ * range or choices); exposed for tests. */
+int tn_config_valid(int i, const char *str);
+
+/* Parse "64k" style sizes (TN_ERR_INVAL for values beyond 2^64 - 1);
+ * exposed for tests. */
 tn_status_t tn_config_parse_size(const char *str, uint64_t *value_p);
 tn_status_t tn_config_parse_bool(const char *str, int *value_p);
 

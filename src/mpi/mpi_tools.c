@@ -26,6 +26,17 @@ TN_EXPORT int tern_tools_config_count(void)
     return tn_config_count();
 }
 
+TN_EXPORT const char *tern_tools_config_valid(int i)
+{
+    tn_config_desc_t d;
+    char value[8];
+    if (i < 0 || i >= tn_config_count()) {
+        return NULL;
+    }
+    tn_config_describe(i, &d, value, sizeof(value));
+    return d.valid;
+}
+
 TN_EXPORT int tern_tools_config_get(int i, const char **name, const char **type,
                                     const char **def, const char **help, char *value, int len,
                                     int *is_set)

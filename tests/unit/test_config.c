@@ -1,5 +1,6 @@
-/* Config table: defaults parse, environment overrides, bad values keep the
- * default, size suffixes. */
+/* Config table: defaults parse and are valid, environment overrides, bad
+ * values (unparsable, out of range, not a choice, overflowing, min above
+ * max) keep the default, size suffixes. */
 #include "base/config.h"
 
 #include <stdio.h>
@@ -19,6 +20,10 @@ int main(void)
     CHECK(tn_config_parse_size("", &v) != TN_OK);
     CHECK(tn_config_parse_size("-5", &v) != TN_OK);
     CHECK(tn_config_parse_size("12q", &v) != TN_OK);
+    CHECK(tn_config_parse_size("18446744073709551615", &v) == TN_OK && v == UINT64_MAX);
+    CHECK(tn_config_parse_size("18446744073709551616", &v) != TN_OK);   /* 2^64 */
+    CHECK(tn_config_parse_size("17179869184g", &v) != TN_OK);           /* 2^64 bytes */
+    CHECK(tn_config_parse_size("k", &v) != TN_OK);
     int b;
     CHECK(tn_config_parse_bool("yes", &b) == TN_OK && b == 1);
     CHECK(tn_config_parse_bool("OFF", &b) == TN_OK && b == 0);
@@ -55,6 +60,58 @@ int main(void)
         }
     }
     CHECK(found);
+
+    /* every variable: its default is valid; every valid spec parses */
+    for (int i = 0; i < n; i++) {
+        tn_config_desc_t d;
+        char buf[64];
+        tn_config_describe(i, &d, buf, sizeof(buf));
+        CHECK(d.valid != NULL);
+        if (!tn_config_valid(i, d.def)) {
+            fprintf(stderr, "default of %s (%s) is not valid (%s)\n", d.name, d.def, d.valid);
+            CHECK(0);
+        }
+        if (strcmp(d.name, "TERN_WAIT") == 0) {
+            CHECK(tn_config_valid(i, "spin") && !tn_config_valid(i, "foo"));
+        }
+        if (strcmp(d.name, "TERN_SHM_CELLS") == 0) {
+            CHECK(tn_config_valid(i, "2") && !tn_config_valid(i, "1") &&
+                  !tn_config_valid(i, "99999999999999999999"));
+        }
+        if (strcmp(d.name, "TERN_SHM_CELL_SIZE") == 0) {
+            CHECK(tn_config_valid(i, "1m") && !tn_config_valid(i, "2g") &&
+                  !tn_config_valid(i, "100"));
+        }
+        if (strcmp(d.name, "TERN_UDP_PEER_TIMEOUT") == 0) {
+            CHECK(tn_config_valid(i, "0.5") && !tn_config_valid(i, "-1") &&
+                  !tn_config_valid(i, "inf") && !tn_config_valid(i, "nan"));
+        }
+    }
+
+    /* bad values in the environment keep the defaults */
+    setenv("TERN_WAIT", "foo", 1);
+    setenv("TERN_LOG_LEVEL", "foo", 1);
+    setenv("TERN_SHM_CELL_SIZE", "64g", 1);              /* a multi-GiB segment */
+    setenv("TERN_UDP_SOCKBUF", "99999999999999999999k", 1);   /* overflows */
+    setenv("TERN_UDP_WINDOW", "3", 1);
+    setenv("TERN_UDP_FAULT_DROP", "150", 1);
+    tn_config_load(0);
+    CHECK(strcmp(tn_cfg.wait, "auto") == 0);
+    CHECK(strcmp(tn_cfg.log_level, "warn") == 0);
+    CHECK(tn_cfg.shm_cell_size == 8192);
+    CHECK(tn_cfg.udp_sockbuf == 4u << 20);
+    CHECK(tn_cfg.udp_window == 4096);
+    CHECK(tn_cfg.udp_fault_drop == 0);
+    /* RTO_MIN above RTO_MAX: the three RTO settings keep their defaults */
+    setenv("TERN_UDP_RTO_MIN", "5000", 1);
+    setenv("TERN_UDP_RTO_MAX", "1000", 1);
+    tn_config_load(0);
+    CHECK(tn_cfg.udp_rto_min == 200 && tn_cfg.udp_rto_max == 200000 &&
+          tn_cfg.udp_rto_init == 2000);
+    setenv("TERN_UDP_RTO_MIN", "500", 1);               /* consistent: taken */
+    setenv("TERN_UDP_RTO_MAX", "100000", 1);
+    tn_config_load(0);
+    CHECK(tn_cfg.udp_rto_min == 500 && tn_cfg.udp_rto_max == 100000);
     if (failures == 0) {
         printf("config: all checks passed\n");
     }

@@ -17,7 +17,7 @@ static void print_config(int markdown)
 {
     int n = tern_tools_config_count();
     if (markdown) {
-        printf("| Variable | Type | Default | Description |\n|---|---|---|---|\n");
+        printf("| Variable | Type | Default | Valid | Description |\n|---|---|---|---|---|\n");
     } else {
         printf("Configuration variables (%d):\n", n);
     }
@@ -29,11 +29,27 @@ static void print_config(int markdown)
                                   &is_set) != 0) {
             continue;
         }
+        const char *valid = tern_tools_config_valid(i);
+        if (valid == NULL || *valid == '\0') {
+            valid = "any";
+        }
         if (markdown) {
-            printf("| `%s` | %s | `%s` | %s |\n", name, type, def, help);
+            /* a choice list's bars would split the table's cells */
+            char v[256];
+            size_t k = 0;
+            for (const char *p = valid; *p && k + 3 < sizeof(v); p++) {
+                if (*p == '|') {
+                    v[k++] = ',';
+                    v[k++] = ' ';
+                } else {
+                    v[k++] = *p;
+                }
+            }
+            v[k] = '\0';
+            printf("| `%s` | %s | `%s` | %s | %s |\n", name, type, def, v, help);
         } else {
-            printf("  %-28s = %-10s (default %s, %s%s)\n      %s\n", name, value, def, type,
-                   is_set ? ", set in the environment" : "", help);
+            printf("  %-28s = %-10s (default %s, %s, valid %s%s)\n      %s\n", name, value,
+                   def, type, valid, is_set ? ", set in the environment" : "", help);
         }
     }
 }
