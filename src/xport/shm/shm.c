@@ -5,7 +5,9 @@
  * A rank that also has udp peers blocks in poll() on its sockets, which
  * cannot see a futex.  It sleeps in "poll mode" instead (sleeping = 2): it
  * adds its wake socket (a datagram socket bound to an abstract Unix
- * address named after the job and its world rank) to the poll set, and a
+ * address named after a random token of the node's segment and its world
+ * rank: abstract names are listed in /proc/net/unix for every user to
+ * read, so they must not show the job) to the poll set, and a
  * waker that finds it in that mode sends a byte there instead of bumping
  * the futex.
  *
@@ -33,6 +35,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/socket.h>
+#include <sys/random.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
 #include <sys/uio.h>
@@ -58,7 +61,8 @@ typedef struct {
     uint32_t         coll_slots; /* collective slots after the rings */
     uint64_t         ring_bytes;
     uint64_t         coll_bytes; /* data bytes per rank and buffer in a slot */
-    char             pad[TN_SHM_CACHELINE - 40];
+    uint64_t         wake_token; /* random: names the node's wake sockets */
+    char             pad[TN_SHM_CACHELINE - 48];
 } tn_shm_seg_hdr_t;
 
 /* A collective slot: this header, then per rank (of the communicator using
@@ -95,7 +99,7 @@ static struct {
     int                 cma;
     int                 use_doorbell;
     int                 coop;          /* cooperative copies (ranks <= cores) */
-    uint32_t            job_hash;    /* names the wake sockets */
+    uint64_t            wake_token;  /* names the wake sockets (random) */
     int                 world_rank;
     char               *coll;        /* the collective slots, or NULL */
     int                 coll_slots;
@@ -144,17 +148,23 @@ static socklen_t tn_shm_wake_addr(int w, struct sockaddr_un *a)
 {
     memset(a, 0, sizeof(*a));
     a->sun_family = AF_UNIX;
-    int n = snprintf(a->sun_path + 1, sizeof(a->sun_path) - 1, "tern-wake-%08x-%d",
-                     tn_shm.job_hash, w);
+    int n = snprintf(a->sun_path + 1, sizeof(a->sun_path) - 1, "tern-wake-%016llx-%d",
+                     (unsigned long long)tn_shm.wake_token, w);
     return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n);
 }
 
 /* My wake socket (bound on first use), or -1 if none can be made. */
 static int tn_shm_wake_socket(void)
 {
-    if (tn_shm_wake_fd >= 0) {
+    static uint64_t bound_token;     /* the token of the name it has */
+    if (tn_shm_wake_fd >= 0 && bound_token == tn_shm.wake_token) {
         return tn_shm_wake_fd;
     }
+    if (tn_shm_wake_fd >= 0) {       /* a new segment, a new name */
+        close(tn_shm_wake_fd);
+        tn_shm_wake_fd = -1;
+    }
+    bound_token = tn_shm.wake_token;
     int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (fd < 0) {
         return -1;
@@ -281,6 +291,7 @@ static tn_status_t tn_shm_map(const tn_xport_job_t *job, const char *name, int m
         sh->ring_bytes = ring_bytes;
         sh->coll_slots = (uint32_t)coll_slots;
         sh->coll_bytes = coll_bytes;
+        sh->wake_token = tn_shm.wake_token;
         for (size_t i = 0; i < n * n; i++) {
             tn_shm_ring_t r = tn_shm_ring_at((int)(i / n), (int)(i % n));
             tn_shm_ring_format(r.cells, ncells, cell_size);
@@ -322,6 +333,7 @@ static tn_status_t tn_shm_map(const tn_xport_job_t *job, const char *name, int m
             status = TN_ERR_PROTO;
             goto err_unmap;
         }
+        tn_shm.wake_token = sh->wake_token;
     }
     close(fd);
     tn_shm.len = len;
@@ -354,9 +366,11 @@ tn_status_t tn_xport_shm_init(const tn_xport_job_t *job)
     memset(&tn_shm, 0, sizeof(tn_shm));
     tn_shm.use_doorbell = 1;
     tn_shm.world_rank = job->world_rank;
-    tn_shm.job_hash = 2166136261u;              /* FNV-1a of the job name */
-    for (const char *c = job->kvsname; *c; c++) {
-        tn_shm.job_hash = (tn_shm.job_hash ^ (uint8_t)*c) * 16777619u;
+    /* my own until the segment's (local rank 0's) replaces it */
+    if (getrandom(&tn_shm.wake_token, sizeof(tn_shm.wake_token), GRND_NONBLOCK) !=
+        (ssize_t)sizeof(tn_shm.wake_token)) {
+        tn_shm.wake_token = (uint64_t)getpid() * 0x9e3779b97f4a7c15ull ^
+                            (uint64_t)time(NULL);
     }
     int mfd = tn_shm_take_inherited();
     int needed = 0;
