@@ -107,8 +107,9 @@ static tn_status_t tn_pmi_readline(char *line, size_t len, int64_t deadline)
     }
 }
 
-/* Value of key in a "cmd=x key=value ..." line. */
-static int tn_pmi_field(const char *line, const char *key, char *out, size_t len)
+/* Value of key in a "cmd=x key=value ..." line (declared in pmi.h for the
+ * fuzz harness tests/fuzz/fuzz_pmi.c). */
+int tn_pmi_field(const char *line, const char *key, char *out, size_t len)
 {
     size_t klen = strlen(key);
     const char *p = line;

@@ -17,6 +17,7 @@
 #ifndef TN_RUNTIME_PMI_H
 #define TN_RUNTIME_PMI_H
 
+#include <stddef.h>
 #include "base/status.h"
 
 typedef struct {
@@ -35,5 +36,10 @@ tn_status_t tn_pmi_get(const char *key, char *value, int len);
 tn_status_t tn_pmi_finalize(void);
 /* Ask the launcher to end the job with exit code code. */
 void tn_pmi_abort(int code, const char *msg);
+
+/* The client's parser of the server's reply lines: the value of key in a
+ * "cmd=x key=value ..." line, cut to len - 1 bytes (len >= 1), into out;
+ * 1 if found, else 0.  Internal; public for tests/fuzz/fuzz_pmi.c. */
+int tn_pmi_field(const char *line, const char *key, char *out, size_t len);
 
 #endif

@@ -1,0 +1,106 @@
+/* Fuzz harness of the value parsers of strings from the environment and
+ * the key-value space: the configuration table (src/base/config.c: ints,
+ * sizes like "64k", doubles, booleans, strings), TERN_UDP_AUTH
+ * (tn_udp_auth_parse) and a peer's published udp addresses
+ * (tn_udp_sock_parse, "ip:port,ip:port" from the PMI key-value space).
+ *
+ * Input: a byte choosing the configuration variable (index modulo
+ * tn_config_count()), then its value (cut at the first NUL).  The value
+ * goes through tn_config_parse_size, tn_config_parse_bool,
+ * tn_udp_auth_parse and tn_udp_sock_parse directly, then into the
+ * environment as that variable, and tn_config_load parses it with the
+ * variable's type; tn_config_describe formats the result (into buffers of
+ * several sizes).  The variable is removed again before returning.
+ *
+ * Checked: a size or a bool that parses has no sign / is 0 or 1; a refused
+ * TERN_UDP_AUTH says why; tn_udp_sock_parse returns at most max addresses;
+ * describe NUL-terminates within its buffer (ASan: buffers of exact size). */
+#include "base/config.h"
+#include "xport/udp/udp_auth.h"
+#include "xport/udp/udp_conn.h"
+#include "xport/udp/udp_sock.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void fz_fail(const char *what, const char *val)
+{
+    fprintf(stderr, "fuzz_config: %s (value \"%s\")\n", what, val);
+    abort();
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    /* NAME=value for putenv: the environment points into it while set */
+    static char env[4096 + 128];
+    if (size < 1) {
+        return 0;
+    }
+    int n = tn_config_count();
+    if (n <= 0) {
+        return 0;
+    }
+    int idx = data[0] % n;
+    size_t len = size - 1;
+    if (len > 4096) {
+        len = 4096;
+    }
+    char *val = malloc(len + 1);
+    if (val == NULL) {
+        fz_fail("out of memory", "");
+    }
+    memcpy(val, data + 1, len);
+    val[len] = '\0';
+
+    uint64_t sz;
+    if (tn_config_parse_size(val, &sz) == TN_OK) {
+        if (val[0] == '-' || val[0] == '\0') {
+            fz_fail("a size with a sign or empty was accepted", val);
+        }
+    }
+    int b;
+    if (tn_config_parse_bool(val, &b) == TN_OK && b != 0 && b != 1) {
+        fz_fail("a bool other than 0 or 1", val);
+    }
+    const char *why = NULL;
+    int mode = tn_udp_auth_parse(val, &why);
+    if (mode < 0 && why == NULL) {
+        fz_fail("tn_udp_auth_parse refused without saying why", val);
+    }
+    struct sockaddr_in addrs[TN_UDP_MAX_RAILS];
+    for (int max = 1; max <= TN_UDP_MAX_RAILS; max += 3) {
+        int got = tn_udp_sock_parse(val, addrs, max);
+        if (got > max) {
+            fz_fail("tn_udp_sock_parse returned more addresses than max", val);
+        }
+    }
+
+    tn_config_desc_t desc;
+    char buf[64];
+    tn_config_describe(idx, &desc, buf, sizeof(buf));
+    snprintf(env, sizeof(env), "%s=%s", desc.name, val);
+    if (putenv(env) != 0) {
+        fz_fail("putenv", val);
+    }
+    tn_config_load(0);
+    static const int blens[] = { 1, 2, 7, 64, 300 };
+    for (size_t i = 0; i < sizeof(blens) / sizeof(blens[0]); i++) {
+        char *out = malloc((size_t)blens[i]);
+        if (out == NULL) {
+            fz_fail("out of memory", val);
+        }
+        tn_config_describe(idx, &desc, out, blens[i]);
+        if (memchr(out, '\0', (size_t)blens[i]) == NULL) {
+            fz_fail("describe did not NUL-terminate", val);
+        }
+        free(out);
+    }
+    unsetenv(desc.name);
+    tn_config_load(0);                  /* back to the defaults */
+    free(val);
+    return 0;
+}
