@@ -24,6 +24,9 @@ case $cmd in
 up)
     n=${3:?N}
     rails=${4:-1}
+    # a cluster of the same name left behind by a run that was killed
+    # (its cleanup never ran) would make every "ip netns add" below fail
+    "$0" down "$prefix" >/dev/null 2>&1 || true
     ip netns add "$prefix-sw"
     ip -n "$prefix-sw" link set lo up
     # A switch forwards frames without looking at their IP headers.  Where
