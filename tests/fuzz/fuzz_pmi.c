@@ -5,15 +5,17 @@
  *     src/runtime/pmi.c): reply lines from the launcher, as the client
  *     reads them (tn_pmi_call: cmd, then rc, value, kvsname, appnum, size).
  *
- * Input: a byte giving the number of ranks ((b & 3) + 1) and how the bytes
- * are cut (b >> 2), then text.  The text is fed to the server as the ranks'
- * input: line i (with its '\n') comes from rank i % ranks, in chunks of
- * (b >> 2) + 1 bytes when that is below 63, else whole.  After every chunk
- * each rank's replies are taken and parsed by the client's parser, and so
- * is every input line (the client parser on arbitrary lines).  At the end
- * every connection reaches end of file and the processes exit.  The server
- * runs with small limits (64 keys, 4 KiB of key-value space, 8 KiB of
- * replies queued per rank) so that the fuzzer reaches them.
+ * Input: a byte b giving the number of ranks ((b & 3) + 1), how the bytes
+ * are cut (b >> 2 & 15) and whether rank 0 reads its replies (b & 64: it
+ * does not, until the end), then text.  The text is fed to the server as
+ * the ranks' input: line i (with its '\n') comes from rank i % ranks, in
+ * chunks of (b >> 2 & 15) + 1 bytes, whole lines when that is 15.  After
+ * every chunk each rank's replies are taken and parsed by the client's
+ * parser, and so is every input line (the client parser on arbitrary
+ * lines).  At the end every connection reaches end of file and the
+ * processes exit.  The server runs with small limits (16 keys, 512 bytes
+ * of key-value space, 1 KiB of replies queued per rank) so that the fuzzer
+ * reaches them.
  *
  * Checked: replies are whole lines that start with "cmd=", at most
  * backlog_max bytes wait per rank; the client parser writes a NUL-ended
@@ -96,18 +98,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     }
     int ranks = (data[0] & 3) + 1;
-    size_t chunk = (size_t)(data[0] >> 2) + 1;
-    if (chunk >= 63) {
+    size_t chunk = (size_t)(data[0] >> 2 & 15) + 1;
+    if (chunk == 16) {
         chunk = SIZE_MAX;
     }
+    int deaf = data[0] & 64;                /* rank 0 does not read replies */
     const char *text = (const char *)data + 1;
     size_t len = size - 1;
 
     tn_pmi_srv_t srv;
     tn_pmi_srv_init(&srv, ranks, "tern-fuzz-kvs");
-    srv.kvs_max_keys = 64;
-    srv.kvs_max_bytes = 4096;
-    srv.backlog_max = 8192;
+    srv.kvs_max_keys = 16;
+    srv.kvs_max_bytes = 512;
+    srv.backlog_max = 1024;
 
     size_t off = 0;
     for (int i = 0; off < len; i++) {
@@ -132,8 +135,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 tn_pmi_srv_closed(&srv, r);
             }
             done += c;
-            for (int q = 0; q < ranks; q++) {
+            for (int q = deaf ? 1 : 0; q < ranks; q++) {
                 fz_replies(&srv, q);
+            }
+            if (srv.conns[0].out.len > srv.backlog_max) {
+                fz_fail("more replies queued than backlog_max");
             }
         }
         off += n;

@@ -8,6 +8,7 @@
  * Input: a header byte, then records until the input ends.
  *   header bit 0: authentication mode (0 off, 1 auth: tags with the key of
  *                 the all-zero secret, so fix-up can seal them)
+ *   header bit 1: two rails instead of one
  *   record: [op] [len lo] [len hi] [len bytes, cut at the end of input]
  *     op & 1     which connection receives / acts (0: rank 0, 1: rank 1)
  *     op >> 1 & 3  0: inject the bytes as a datagram, as they are
@@ -19,7 +20,9 @@
  *                  2: the connection sends the bytes as a message
  *                  3: the clock advances by len microseconds, then the
  *                     network runs (each side's output fed to the other)
- *     op & 8     fix-up also sets version and dst right
+ *     op & 8     fix-up also sets version and dst right; with 3 and two
+ *                rails, the connection takes rail 1 down first
+ *     op & 128   with 0 and 1 and two rails: the datagram arrives on rail 1
  *     op & 16    inject through the split path (tn_udp_packet_check_split,
  *                tn_udp_conn_input_split): the datagram is cut at
  *                op >> 5 * 32 + 72 bytes
@@ -49,7 +52,7 @@ static void fz_fail(const char *what)
     abort();
 }
 
-static tn_udp_conn_cfg_t fz_cfg(int mode)
+static tn_udp_conn_cfg_t fz_cfg(int mode, int nrails)
 {
     return (tn_udp_conn_cfg_t){
         .packet_size = FZ_PKT,
@@ -67,7 +70,7 @@ static tn_udp_conn_cfg_t fz_cfg(int mode)
         .cwnd_max = 64,
         .pace_burst = 16,
         .peer_timeout_ns = 100 * MS,
-        .nrails = 1,
+        .nrails = nrails,
         .secret = NULL,
         .auth = mode,
     };
@@ -77,6 +80,7 @@ typedef struct {
     tn_udp_conn_t *c[2];
     tn_udp_key_t   key[2];       /* key of datagrams to rank i (from 1 - i) */
     int            mode;
+    int            nrails;
     uint64_t       now;
 } fz_pair_t;
 
@@ -94,7 +98,8 @@ static void fz_drain(fz_pair_t *p, int me)
 }
 
 /* Feed a datagram to rank me the way the transport does: 1 if accepted. */
-static int fz_feed(fz_pair_t *p, int me, const uint8_t *pkt, size_t len, size_t cut, int split)
+static int fz_feed(fz_pair_t *p, int me, const uint8_t *pkt, size_t len, size_t cut, int split,
+                   int rail)
 {
     tn_udp_conn_t *c = p->c[me];
     const char *why;
@@ -106,15 +111,15 @@ static int fz_feed(fz_pair_t *p, int me, const uint8_t *pkt, size_t len, size_t 
                                       (uint32_t)me, &why) != TN_OK) {
             return 0;
         }
-        tn_udp_conn_input_split(c, pkt, cut, pkt + cut, len - cut, 0, 0, p->now);
+        tn_udp_conn_input_split(c, pkt, cut, pkt + cut, len - cut, 0, rail, p->now);
     } else {
         if (tn_udp_packet_check(pkt, len, tn_udp_conn_rx_id(c), (uint32_t)me, &why) != TN_OK) {
             return 0;
         }
         if (len & 1) {
-            tn_udp_conn_input_lent(c, pkt, len, 0, p->now);
+            tn_udp_conn_input_lent(c, pkt, len, rail, p->now);
         } else {
-            tn_udp_conn_input(c, pkt, len, 0, p->now);
+            tn_udp_conn_input(c, pkt, len, rail, p->now);
         }
     }
     fz_drain(p, me);
@@ -134,10 +139,10 @@ static void fz_network(fz_pair_t *p)
             if (n == 0) {
                 continue;
             }
-            if (n > FZ_PKT || rail != 0) {
+            if (n > FZ_PKT || rail < 0 || rail >= p->nrails) {
                 fz_fail("output larger than a packet, or on a rail that does not exist");
             }
-            if (!fz_feed(p, 1 - me, buf, n, n, 0)) {
+            if (!fz_feed(p, 1 - me, buf, n, n, 0, rail)) {
                 fz_fail("a connection's own datagram was rejected by its peer");
             }
             moved = 1;
@@ -190,8 +195,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (size < 1) {
         return 0;
     }
-    fz_pair_t p = { .mode = data[0] & 1 ? TN_UDP_AUTH_TAG : TN_UDP_AUTH_OFF, .now = 1 * MS };
-    tn_udp_conn_cfg_t cfg = fz_cfg(p.mode);
+    fz_pair_t p = { .mode = data[0] & 1 ? TN_UDP_AUTH_TAG : TN_UDP_AUTH_OFF,
+                    .nrails = data[0] & 2 ? 2 : 1, .now = 1 * MS };
+    tn_udp_conn_cfg_t cfg = fz_cfg(p.mode, p.nrails);
     if (tn_udp_conn_new(&cfg, 0, 1, &p.c[0]) != TN_OK ||
         tn_udp_conn_new(&cfg, 1, 0, &p.c[1]) != TN_OK) {
         fz_fail("tn_udp_conn_new");
@@ -219,7 +225,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             if ((op >> 1 & 3) == 1) {
                 fz_fixup(&p, me, pkt, len, op & 8);
             }
-            fz_feed(&p, me, pkt, len, (size_t)(op >> 5) * 32 + sizeof(tn_udp_hdr_t), op & 16);
+            fz_feed(&p, me, pkt, len, (size_t)(op >> 5) * 32 + sizeof(tn_udp_hdr_t), op & 16,
+                    p.nrails > 1 && (op & 128) ? 1 : 0);
             fz_network(&p);
             break;
         case 2: {
@@ -228,6 +235,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             break;
         }
         case 3:
+            if (p.nrails > 1 && (op & 8)) {
+                tn_udp_conn_rail_down(p.c[me], 1);
+            }
             p.now += (uint64_t)len * US;
             fz_network(&p);
             break;
