@@ -66,7 +66,7 @@ int tn_proto_send_cancel(struct tn_req *req)
     hdr.src = req->comm->rank;
     hdr.ctx = req->comm->ctx + req->coll;
     hdr.tag = req->tag;
-    hdr.sreq = (uint64_t)(uintptr_t)req;
+    hdr.sreq = tn_req_id(req);
     req->cancel = TN_CANCEL_ASKED;
     if (tn_proto_send_hdr(req->world, &hdr) != TN_OK) {
         req->cancel = TN_CANCEL_NONE;      /* not cancelled: completes normally */
@@ -74,17 +74,18 @@ int tn_proto_send_cancel(struct tn_req *req)
     return 0;
 }
 
-void tn_cancel_am_req(int world, const tn_am_hdr_t *hdr)
+/* Both take decoded messages (p2p/am_decode.c). */
+void tn_cancel_am_req(int world, const tn_am_msg_t *m)
 {
-    tn_match_ctx_t *mc = tn_match_ctx_get(hdr->ctx, 0);
+    tn_match_ctx_t *mc = tn_match_ctx_get(m->ctx, 0);
     tn_unexp_t *ux = NULL;
     if (mc != NULL) {
-        ux = tn_match_unexp_withdraw(mc, hdr->src, world, hdr->sreq);
+        ux = tn_match_unexp_withdraw(mc, m->src, world, m->peer_id);
     }
     tn_am_hdr_t ack;
     memset(&ack, 0, sizeof(ack));
     ack.type = TN_AM_CANCEL_ACK;
-    ack.sreq = hdr->sreq;
+    ack.sreq = m->peer_id;
     if (ux != NULL) {
         ack.flags = TN_AM_F_WITHDRAWN;
         tn_unexp_free(ux);
@@ -94,25 +95,12 @@ void tn_cancel_am_req(int world, const tn_am_hdr_t *hdr)
     }
 }
 
-void tn_cancel_am_ack(int world, const tn_am_hdr_t *hdr)
+void tn_cancel_am_ack(int world, const tn_am_msg_t *m)
 {
-    struct tn_req *req = (struct tn_req *)(uintptr_t)hdr->sreq;
-    if (req == NULL || req->magic != TN_REQ_MAGIC || req->kind != TN_REQ_SEND ||
-        req->world != world || req->cancel == TN_CANCEL_NONE) {
-        tn_log_error("p2p", "CANCEL_ACK for an unknown send from world rank %d", world);
-        return;
-    }
+    struct tn_req *req = m->req;      /* a send of ours to world, asked back */
     int held = (req->cancel == TN_CANCEL_HELD);
     req->cancel = TN_CANCEL_NONE;
-    if (!(hdr->flags & TN_AM_F_WITHDRAWN)) {
-        if (held) {
-            tn_proto_send_complete(req);
-        }
-        return;
-    }
-    if (held || req->stage != TN_SEND_WAIT) {
-        /* matched and withdrawn both: the receiver broke the protocol */
-        tn_log_error("p2p", "world rank %d withdrew a send it had answered", world);
+    if (!(m->flags & TN_AM_F_WITHDRAWN)) {
         if (held) {
             tn_proto_send_complete(req);
         }

@@ -1,8 +1,10 @@
 /* The point-to-point API over the protocols and matching. */
 #include "p2p/p2p_impl.h"
+#include "base/config.h"
 #include "base/log.h"
 #include "runtime/rt.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,6 +15,10 @@ tn_status_t tn_p2p_init(void)
 
 void tn_p2p_finalize(void)
 {
+    if (tn_cfg.stats) {
+        fprintf(stderr, "[tern stats] p2p: proto_errors=%llu\n",
+                (unsigned long long)tn_am_proto_errors);
+    }
     tn_proto_finalize();
     tn_match_finalize();
 }

@@ -61,6 +61,13 @@ typedef enum {
     TN_SEND_DONE,
 } tn_send_stage_t;
 
+/* Receive side of a rendezvous: after CTS the receive takes DATA pieces
+ * from the sender's world rank (req->world) until expect bytes are in. */
+typedef enum {
+    TN_RECV_IDLE = 0,
+    TN_RECV_STREAM,
+} tn_recv_stage_t;
+
 struct tn_unexp;
 
 struct tn_req {
@@ -73,7 +80,10 @@ struct tn_req {
     uint8_t          direct;        /* receive: the transport places DATA in buf
                                        (recv_direct), until recv_direct_end */
     uint8_t          cancel;        /* send: tn_cancel_state_t (p2p/cancel.c) */
+    uint8_t          rx;            /* recv: tn_recv_stage_t (rendezvous stream) */
     volatile int     complete;
+    uint32_t         slot;          /* index in the request id table (p2p/reqid.c) */
+    uint32_t         gen;           /* generation: bumped each time the slot is reused */
     int              user_freed;    /* MPI_Request_free: release at completion */
     int              in_posted;     /* on a posted-receive queue */
     int              pending;       /* counted in comm->pending */

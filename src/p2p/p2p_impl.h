@@ -4,6 +4,7 @@
 #define TN_P2P_P2P_IMPL_H
 
 #include "p2p/p2p.h"
+#include "p2p/am_decode.h"
 #include "xport/xport.h"
 
 typedef struct tn_unexp {
@@ -65,6 +66,45 @@ extern int tn_sends_inflight;       /* started sends not complete yet */
 
 /* request pool */
 struct tn_req *tn_req_alloc(tn_req_kind_t kind);
+
+/* Request ids on the wire.  No pointer crosses the wire: a request's id is
+ * its slot in this process's request table and the slot's generation,
+ * packed as gen << 32 | slot.  Pooled request memory keeps its slot for
+ * life (p2p/request.c); the generation is bumped each time the memory is
+ * handed out again, so the id of a released request never names its
+ * successor.  Generations start at 1: no id is 0.  Peers only echo our
+ * ids; tn_req_by_id is the one way back from an id to a request. */
+extern struct tn_req **tn_reqtab;
+extern uint32_t tn_reqtab_len;
+
+typedef enum {
+    TN_REQID_OK = 0,
+    TN_REQID_UNKNOWN,      /* no such slot, or a generation never issued */
+    TN_REQID_STALE,        /* the request was released (maybe reused since) */
+} tn_reqid_res_t;
+
+static inline uint64_t tn_req_id(const struct tn_req *req)
+{
+    return (uint64_t)req->gen << 32 | req->slot;
+}
+
+/* The live request named by id, or NULL with the reason in *res_p. */
+static inline struct tn_req *tn_req_by_id(uint64_t id, tn_reqid_res_t *res_p)
+{
+    uint32_t slot = (uint32_t)id, gen = (uint32_t)(id >> 32);
+    if (slot >= tn_reqtab_len || gen == 0) {
+        *res_p = TN_REQID_UNKNOWN;
+        return NULL;
+    }
+    struct tn_req *req = tn_reqtab[slot];
+    if (req->gen != gen || req->magic != TN_REQ_MAGIC) {
+        /* a later generation than the slot's was never handed out */
+        *res_p = (int32_t)(gen - req->gen) > 0 ? TN_REQID_UNKNOWN : TN_REQID_STALE;
+        return NULL;
+    }
+    *res_p = TN_REQID_OK;
+    return req;
+}
 void tn_req_release(struct tn_req *req);
 void tn_req_complete(struct tn_req *req);
 /* An operation on req->comm starts / is over: comm->pending counts them
@@ -111,8 +151,8 @@ tn_status_t tn_proto_send_hdr(int world, const tn_am_hdr_t *hdr);
  * ctrl set) to leave as PDATA pieces; it completes when the last is out. */
 tn_status_t tn_proto_send_part(struct tn_req *req);
 /* Partitioned messages (part.c). */
-void tn_part_am_cts(int world, const tn_am_hdr_t *hdr);
-void tn_part_am_data(int world, const tn_am_hdr_t *hdr, const void *payload, size_t len);
+void tn_part_am_cts(int world, const tn_am_msg_t *m);
+void tn_part_am_data(int world, const tn_am_msg_t *m);
 /* Deliver a matched unexpected message into a receive request. */
 void tn_proto_recv_unexp(struct tn_req *req, tn_unexp_t *ux);
 /* Send cancellation (cancel.c).  TN_CANCEL_ASKED: CANCEL went to the
@@ -127,8 +167,8 @@ int tn_proto_send_cancel(struct tn_req *req);
 int tn_proto_sq_withdraw(struct tn_req *req);
 /* Complete a finished send (stage TN_SEND_DONE) or a withdrawn one. */
 void tn_proto_send_complete(struct tn_req *req);
-void tn_cancel_am_req(int world, const tn_am_hdr_t *hdr);
-void tn_cancel_am_ack(int world, const tn_am_hdr_t *hdr);
+void tn_cancel_am_req(int world, const tn_am_msg_t *m);
+void tn_cancel_am_ack(int world, const tn_am_msg_t *m);
 tn_status_t tn_proto_init(int world_size, int world_rank);
 void tn_proto_finalize(void);
 void tn_p2p_am_recv(int peer, const tn_am_hdr_t *hdr, const void *payload, size_t len);

@@ -29,13 +29,14 @@
  * Non-contiguous types: the sender packs a partition when it is marked
  * ready, the receiver unpacks one when it has arrived.
  *
- * Request ids are tn_req pointers, checked on arrival by magic, kind and
- * serial, as the rendezvous CTS/FIN ids are.  Called with the progress lock
- * held. */
+ * Request ids are table ids (p2p_impl.h), checked on arrival with the
+ * serial, the peer and every offset by tn_part_decode before a handler
+ * runs.  Called with the progress lock held. */
 #include "p2p/p2p_impl.h"
 #include "base/log.h"
 #include "runtime/rt.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -86,20 +87,6 @@ static tn_part_t *tn_part_of(const tn_req_t *req)
 {
     return req->kind == TN_REQ_GENERIC && req->gen_start == tn_part_start ? req->cb_arg
                                                                           : NULL;
-}
-
-/* The partitioned request behind an id that came in a message, or NULL. */
-static tn_req_t *tn_part_lookup(uint64_t id, uint64_t serial, int is_send)
-{
-    tn_req_t *req = (tn_req_t *)(uintptr_t)id;
-    if (req == NULL || req->magic != TN_REQ_MAGIC) {
-        return NULL;
-    }
-    tn_part_t *p = tn_part_of(req);
-    if (p == NULL || p->serial != serial || p->is_send != is_send) {
-        return NULL;
-    }
-    return req;
 }
 
 /* Another thread may sleep waiting for what we just queued to ourselves. */
@@ -191,7 +178,7 @@ static tn_status_t tn_part_hello_send(tn_req_t *req, tn_part_t *p)
     hdr.ctx = req->comm->ctx | TN_PART_CTX_BIT;
     hdr.tag = req->tag;
     hdr.size = sizeof(p->hello_buf);
-    hdr.sreq = (uint64_t)(uintptr_t)req;
+    hdr.sreq = tn_req_id(req);
     hdr.rreq = p->total;
     hdr.addr = (uint64_t)p->serial << 32 | (uint32_t)p->parts;
     tn_status_t st = tn_proto_send_hdr(p->world, &hdr);
@@ -201,16 +188,12 @@ static tn_status_t tn_part_hello_send(tn_req_t *req, tn_part_t *p)
     return st;
 }
 
-void tn_part_am_cts(int world, const tn_am_hdr_t *hdr)
+void tn_part_am_cts(int world, const tn_am_msg_t *m)
 {
-    tn_req_t *req = tn_part_lookup(hdr->sreq, hdr->addr, 1);
-    if (req == NULL) {
-        tn_log_error("p2p", "PCTS for an unknown partitioned send from world rank %d", world);
-        return;
-    }
+    tn_req_t *req = m->req;
     tn_part_t *p = req->cb_arg;
-    p->rid = hdr->rreq;
-    p->rserial = hdr->size;
+    p->rid = m->id2;
+    p->rserial = m->size;
     p->cts++;
     if (req->active && !req->complete && p->cts >= p->epoch && p->unsent > 0) {
         tn_status_t st = tn_part_send_ready(req, p);
@@ -259,7 +242,7 @@ static tn_status_t tn_part_recv_go(tn_req_t *req, tn_part_t *p)
     hdr.type = TN_AM_PCTS;
     hdr.sreq = p->sid;
     hdr.addr = p->sserial;
-    hdr.rreq = (uint64_t)(uintptr_t)req;
+    hdr.rreq = tn_req_id(req);
     hdr.size = p->serial;
     tn_status_t st = tn_proto_send_hdr(p->world, &hdr);
     if (st != TN_OK) {
@@ -278,6 +261,10 @@ static void tn_part_hello_in(tn_req_t *h)
     p->stotal = p->hello_buf[1];
     p->sserial = p->hello_buf[2] >> 32;
     p->sparts = (int)(uint32_t)p->hello_buf[2];
+    if (p->sparts < 0) {
+        tn_am_violation(p->world, TN_AM_EAGER, "announcing a partitioned send with a "
+                        "negative partition count (field addr)");
+    }
     p->have_hello = 1;
     tn_req_release(h);
     if (req->active && !req->complete) {
@@ -333,16 +320,13 @@ static void tn_part_account(tn_req_t *req, tn_part_t *p, uint64_t off, size_t n)
     }
 }
 
-void tn_part_am_data(int world, const tn_am_hdr_t *hdr, const void *payload, size_t len)
+void tn_part_am_data(int world, const tn_am_msg_t *m)
 {
-    tn_req_t *req = tn_part_lookup(hdr->rreq, hdr->sreq, 0);
-    if (req == NULL || !req->active || req->complete) {
-        tn_log_error("p2p", "PDATA for an unknown or inactive partitioned receive from "
-                     "world rank %d dropped", world);
-        return;
-    }
+    tn_req_t *req = m->req;
     tn_part_t *p = req->cb_arg;
-    uint64_t off = hdr->addr;
+    uint64_t off = m->addr;
+    const void *payload = m->payload;
+    size_t len = m->len;
     if (len > 0) {
         if (off < p->total) {
             size_t n = p->total - off < len ? (size_t)(p->total - off) : len;
@@ -351,13 +335,96 @@ void tn_part_am_data(int world, const tn_am_hdr_t *hdr, const void *payload, siz
         }
         p->bytes_in += len;
     } else if (p->stotal == 0) {
-        int first = hdr->tag, n = (int)hdr->ctx;
+        int first = m->tag, n = (int)m->ctx;     /* inside the sender's partitions */
         p->empty_in += (uint64_t)n;
-        if (p->sparts == p->parts && first >= 0 && n <= p->parts - first) {
+        if (p->sparts == p->parts) {
             memset(p->state + first, 1, (size_t)n);
         }
     }
     tn_part_recv_check(req, p);
+}
+
+/* -------------------------------------------------------------- decode */
+
+/* PCTS and PDATA checked against the partitioned request they name
+ * (am_decode.h): an id of ours, of a partitioned request of the right
+ * side, with its serial, paired with world; PDATA inside the sender's
+ * message and partitions as its hello announced them. */
+tn_status_t tn_part_decode(int world, const tn_am_hdr_t *hdr, tn_am_msg_t *m,
+                           const char **why_p)
+{
+    int is_send = hdr->type == TN_AM_PCTS;
+    uint64_t id = is_send ? hdr->sreq : hdr->rreq;
+    uint64_t serial = is_send ? hdr->addr : hdr->sreq;
+    const char *f = is_send ? "sreq" : "rreq";
+    static char why[96];
+    tn_reqid_res_t res;
+    tn_req_t *req = tn_req_by_id(id, &res);
+    tn_part_t *p = req != NULL ? tn_part_of(req) : NULL;
+    if (hdr->flags != 0) {
+        *why_p = "with unknown flags (field flags)";
+        return TN_ERR_PROTO;
+    }
+    if (req == NULL) {
+        snprintf(why, sizeof(why), "naming %s request (field %s)",
+                 res == TN_REQID_STALE ? "a released" : "an unknown", f);
+        goto err;
+    }
+    if (p == NULL || p->is_send != is_send) {
+        snprintf(why, sizeof(why), "naming a request of another kind (field %s)", f);
+        goto err;
+    }
+    if (req->peer == TN_PROC_NULL || p->world != world) {
+        snprintf(why, sizeof(why), "naming another rank's request (field %s)", f);
+        goto err;
+    }
+    if (p->serial != serial) {
+        snprintf(why, sizeof(why), "naming a released request (field %s)",
+                 is_send ? "addr" : "sreq");
+        goto err;
+    }
+    m->req = req;
+    if (is_send) {
+        if (hdr->rreq == 0) {
+            *why_p = "naming no receive (field rreq)";
+            return TN_ERR_PROTO;
+        }
+        m->id2 = hdr->rreq;
+        return TN_OK;
+    }
+    if (!req->active || req->complete || !p->have_hello) {
+        *why_p = "for a receive in no epoch (field rreq)";
+        return TN_ERR_PROTO;
+    }
+    if (hdr->size != m->len) {
+        *why_p = "whose size is not its payload's (field size)";
+        return TN_ERR_PROTO;
+    }
+    if (m->len > 0) {
+        if (hdr->addr > p->stotal || m->len > p->stotal - hdr->addr) {
+            *why_p = "with a piece outside the message (field addr)";
+            return TN_ERR_PROTO;
+        }
+    } else {
+        int first = hdr->tag;
+        if (p->stotal != 0) {
+            *why_p = "with no data for a message that has some (field size)";
+            return TN_ERR_PROTO;
+        }
+        if (first < 0 || first > p->sparts) {
+            *why_p = "with a partition out of range (field tag)";
+            return TN_ERR_PROTO;
+        }
+        if (hdr->ctx > (uint32_t)(p->sparts - first)) {
+            *why_p = "with a partition count out of range (field ctx)";
+            return TN_ERR_PROTO;
+        }
+    }
+    m->addr = hdr->addr;
+    return TN_OK;
+err:
+    *why_p = why;
+    return TN_ERR_PROTO;
 }
 
 /* ------------------------------------------------------------- requests */

@@ -23,6 +23,7 @@
  * pieces as iovecs, TN_XPORT_GET_IOV a call) when those pieces are long
  * (tn_scatter_min); shorter ones are streamed after CTS as well. */
 #include "p2p/p2p_impl.h"
+#include "p2p/am_decode.h"
 #include "base/config.h"
 #include "base/log.h"
 #include "runtime/rt.h"
@@ -244,7 +245,7 @@ static tn_status_t tn_send_push(struct tn_req *req)
         hdr.ctx = req->comm->ctx + req->coll;
         hdr.tag = req->tag;
         hdr.size = req->bytes;
-        hdr.sreq = (uint64_t)(uintptr_t)req;
+        hdr.sreq = tn_req_id(req);
         hdr.rreq = 0;
         hdr.addr = 0;
         if (req->proto == TN_PROTO_RNDV) {
@@ -539,11 +540,13 @@ static void tn_rndv_recv(struct tn_req *req, int world, uint64_t sreq, uint64_t 
     }
     /* No single-copy path (or nothing to read in place): ask the sender to
      * stream expect bytes, which the transport may receive in place. */
+    req->world = world;
+    req->rx = TN_RECV_STREAM;      /* DATA from world inside [0, expect) */
     if (!req->pack && peer->xp->recv_direct != NULL) {
-        peer->xp->recv_direct(world, (uint64_t)(uintptr_t)req, req->buf, req->expect);
+        peer->xp->recv_direct(world, tn_req_id(req), req->buf, req->expect);
         req->direct = 1;
     }
-    tn_send_ctrl(world, TN_AM_CTS, sreq, (uint64_t)(uintptr_t)req, req->expect);
+    tn_send_ctrl(world, TN_AM_CTS, sreq, tn_req_id(req), req->expect);
 }
 
 void tn_proto_recv_unexp(struct tn_req *req, tn_unexp_t *ux)
@@ -570,31 +573,32 @@ void tn_proto_recv_unexp(struct tn_req *req, tn_unexp_t *ux)
     tn_req_complete(req);
 }
 
-static void tn_am_eager(int world, const tn_am_hdr_t *hdr, const void *payload, size_t len)
+/* The handlers below see only decoded messages (p2p/am_decode.c): every
+ * id names a live request of the right kind and state, every size and
+ * offset fits what it addresses. */
+static void tn_am_eager(int world, const tn_am_msg_t *m)
 {
     tn_peer_t *peer = &tn_peers[world];
-    tn_match_ctx_t *mc = tn_match_ctx_get(hdr->ctx, 1);
+    tn_match_ctx_t *mc = tn_match_ctx_get(m->ctx, 1);
     if (mc == NULL) {
         tn_rt_abort(1, "out of memory for a matching context");
     }
-    if (hdr->flags & TN_AM_F_INLINE) {
-        payload = &hdr->sreq;
-        len = hdr->size;
-    }
-    struct tn_req *req = tn_match_posted_take(mc, hdr->src, hdr->tag);
+    const void *payload = m->payload;
+    size_t len = m->len;
+    struct tn_req *req = tn_match_posted_take(mc, m->src, m->tag);
     if (req != NULL) {
-        tn_recv_set_envelope(req, hdr->src, hdr->tag, hdr->size);
+        tn_recv_set_envelope(req, m->src, m->tag, m->size);
         tn_recv_copy(req, 0, payload, len);
         req->offset = len;
-        if (len < hdr->size) {
+        if (len < m->size) {
             /* A synchronous sender takes FIN only once its last piece is
              * out (TN_SEND_WAIT): answer when that piece has arrived. */
-            req->rreq = (hdr->flags & TN_AM_F_SYNC) ? hdr->sreq : 0;
+            req->rreq = (m->flags & TN_AM_F_SYNC) ? m->peer_id : 0;
             peer->in_req = req;
             return;
         }
-        if (hdr->flags & TN_AM_F_SYNC) {
-            tn_send_ctrl(world, TN_AM_FIN, hdr->sreq, 0, 0);
+        if (m->flags & TN_AM_F_SYNC) {
+            tn_send_ctrl(world, TN_AM_FIN, m->peer_id, 0, 0);
         }
         tn_req_complete(req);
         return;
@@ -603,16 +607,16 @@ static void tn_am_eager(int world, const tn_am_hdr_t *hdr, const void *payload, 
     if (ux == NULL) {
         tn_rt_abort(1, "out of memory for an unexpected message");
     }
-    ux->src = hdr->src;
-    ux->tag = hdr->tag;
+    ux->src = m->src;
+    ux->tag = m->tag;
     ux->world = world;
     ux->type = TN_AM_EAGER;
-    ux->flags = hdr->flags;
-    ux->size = hdr->size;
-    ux->sreq = hdr->sreq;
+    ux->flags = m->flags;
+    ux->size = m->size;
+    ux->sreq = m->peer_id;
     ux->addr = 0;
     ux->waiting = NULL;
-    ux->data = hdr->size <= sizeof(ux->small) ? ux->small : malloc(hdr->size);
+    ux->data = m->size <= sizeof(ux->small) ? ux->small : malloc(m->size);
     if (ux->data == NULL) {
         tn_rt_abort(1, "out of memory for an unexpected message");
     }
@@ -620,20 +624,20 @@ static void tn_am_eager(int world, const tn_am_hdr_t *hdr, const void *payload, 
         memcpy(ux->data, payload, len);
     }
     ux->recvd = len;
-    ux->complete = (len == hdr->size);
+    ux->complete = (len == m->size);
     if (!ux->complete) {
         peer->in_unexp = ux;
     }
     tn_match_unexp_add(mc, ux);
 }
 
-static void tn_am_frag(int world, const tn_am_hdr_t *hdr, const void *payload, size_t len)
+static void tn_am_frag(int world, const tn_am_msg_t *m)
 {
     tn_peer_t *peer = &tn_peers[world];
-    if (peer->in_req != NULL) {
-        struct tn_req *req = peer->in_req;
-        tn_recv_copy(req, req->offset, payload, len);
-        req->offset += len;
+    if (m->req != NULL) {
+        struct tn_req *req = m->req;
+        tn_recv_copy(req, req->offset, m->payload, m->len);
+        req->offset += m->len;
         if (req->offset >= req->msg_size) {
             peer->in_req = NULL;
             if (req->rreq != 0) {
@@ -644,13 +648,9 @@ static void tn_am_frag(int world, const tn_am_hdr_t *hdr, const void *payload, s
         }
         return;
     }
-    tn_unexp_t *ux = peer->in_unexp;
-    if (ux == NULL) {
-        tn_log_error("p2p", "stray FRAG piece from world rank %d dropped", world);
-        return;
-    }
-    memcpy(ux->data + ux->recvd, payload, len);
-    ux->recvd += len;
+    tn_unexp_t *ux = m->ux;
+    memcpy(ux->data + ux->recvd, m->payload, m->len);
+    ux->recvd += m->len;
     if (ux->recvd < ux->size) {
         return;
     }
@@ -663,51 +663,56 @@ static void tn_am_frag(int world, const tn_am_hdr_t *hdr, const void *payload, s
     }
 }
 
-void tn_p2p_am_recv(int world, const tn_am_hdr_t *hdr, const void *payload, size_t len)
+static void tn_am_rts(int world, const tn_am_msg_t *m)
 {
-    switch (hdr->type) {
-    case TN_AM_EAGER:
-        tn_am_eager(world, hdr, payload, len);
-        return;
-    case TN_AM_FRAG:
-        tn_am_frag(world, hdr, payload, len);
-        return;
-    case TN_AM_RTS: {
-        tn_match_ctx_t *mc = tn_match_ctx_get(hdr->ctx, 1);
-        if (mc == NULL) {
-            tn_rt_abort(1, "out of memory for a matching context");
-        }
-        struct tn_req *req = tn_match_posted_take(mc, hdr->src, hdr->tag);
-        if (req != NULL) {
-            tn_recv_set_envelope(req, hdr->src, hdr->tag, hdr->size);
-            tn_rndv_recv(req, world, hdr->sreq, hdr->addr, hdr->flags);
-            return;
-        }
-        tn_unexp_t *ux = malloc(sizeof(*ux));
-        if (ux == NULL) {
-            tn_rt_abort(1, "out of memory for an unexpected message");
-        }
-        memset(ux, 0, sizeof(*ux));
-        ux->src = hdr->src;
-        ux->tag = hdr->tag;
-        ux->world = world;
-        ux->type = TN_AM_RTS;
-        ux->flags = hdr->flags;
-        ux->size = hdr->size;
-        ux->sreq = hdr->sreq;
-        ux->addr = hdr->addr;
-        ux->complete = 1;
-        tn_match_unexp_add(mc, ux);
+    tn_match_ctx_t *mc = tn_match_ctx_get(m->ctx, 1);
+    if (mc == NULL) {
+        tn_rt_abort(1, "out of memory for a matching context");
+    }
+    struct tn_req *req = tn_match_posted_take(mc, m->src, m->tag);
+    if (req != NULL) {
+        tn_recv_set_envelope(req, m->src, m->tag, m->size);
+        tn_rndv_recv(req, world, m->peer_id, m->addr, m->flags);
         return;
     }
-    case TN_AM_CTS: {
-        struct tn_req *req = (struct tn_req *)(uintptr_t)hdr->sreq;
-        if (req == NULL || req->magic != TN_REQ_MAGIC || req->stage != TN_SEND_WAIT) {
-            tn_log_error("p2p", "CTS for an unknown send from world rank %d", world);
-            return;
-        }
-        req->rreq = hdr->rreq;
-        req->bytes = hdr->size;         /* what the receiver can take */
+    tn_unexp_t *ux = malloc(sizeof(*ux));
+    if (ux == NULL) {
+        tn_rt_abort(1, "out of memory for an unexpected message");
+    }
+    memset(ux, 0, sizeof(*ux));
+    ux->src = m->src;
+    ux->tag = m->tag;
+    ux->world = world;
+    ux->type = TN_AM_RTS;
+    ux->flags = m->flags;
+    ux->size = m->size;
+    ux->sreq = m->peer_id;
+    ux->addr = m->addr;
+    ux->complete = 1;
+    tn_match_unexp_add(mc, ux);
+}
+
+void tn_p2p_am_recv(int world, const tn_am_hdr_t *hdr, const void *payload, size_t len)
+{
+    tn_am_msg_t m;
+    const char *why;
+    if (tn_am_decode(world, hdr, payload, len, &m, &why) != TN_OK) {
+        tn_am_violation(world, hdr->type, why);
+    }
+    struct tn_req *req = m.req;
+    switch (m.type) {
+    case TN_AM_EAGER:
+        tn_am_eager(world, &m);
+        return;
+    case TN_AM_FRAG:
+        tn_am_frag(world, &m);
+        return;
+    case TN_AM_RTS:
+        tn_am_rts(world, &m);
+        return;
+    case TN_AM_CTS:
+        req->rreq = m.id2;
+        req->bytes = m.size;            /* what the receiver can take (<= bytes) */
         req->offset = 0;
         req->stage = TN_SEND_PIECES;
         if (tn_peers[world].rndv_out > 0) {
@@ -715,62 +720,42 @@ void tn_p2p_am_recv(int world, const tn_am_hdr_t *hdr, const void *payload, size
         }
         tn_send_enqueue(req);
         return;
-    }
-    case TN_AM_DATA: {
-        struct tn_req *req = (struct tn_req *)(uintptr_t)hdr->rreq;
-        if (req == NULL || req->magic != TN_REQ_MAGIC) {
-            tn_log_error("p2p", "DATA for an unknown receive from world rank %d", world);
-            return;
-        }
-        tn_recv_copy(req, hdr->addr, payload, len);
-        req->offset += len;
+    case TN_AM_DATA:
+        tn_recv_copy(req, m.addr, m.payload, m.len);
+        req->offset += m.len;
         if (req->offset >= req->expect) {
+            req->rx = TN_RECV_IDLE;
             if (req->direct) {
-                tn_peers[world].xp->recv_direct_end(world, hdr->rreq);
+                tn_peers[world].xp->recv_direct_end(world, tn_req_id(req));
                 req->direct = 0;
             }
             tn_req_complete(req);
         }
         return;
-    }
     case TN_AM_PCTS:
-        tn_part_am_cts(world, hdr);
+        tn_part_am_cts(world, &m);
         return;
     case TN_AM_PDATA:
-        tn_part_am_data(world, hdr, payload, len);
+        tn_part_am_data(world, &m);
         return;
-    case TN_AM_HELP: {
+    case TN_AM_HELP:
         /* the receiver reads our buffer in place and asks us to write part
          * of it: the send is still waiting for its FIN */
-        struct tn_req *req = (struct tn_req *)(uintptr_t)hdr->sreq;
-        if (req == NULL || req->magic != TN_REQ_MAGIC || req->stage != TN_SEND_WAIT ||
-            req->pack || tn_peers[world].xp->coop_send == NULL) {
-            tn_log_error("p2p", "HELP for an unknown send from world rank %d", world);
-            return;
-        }
-        tn_peers[world].xp->coop_send(world, hdr->rreq, req->buf);
+        tn_peers[world].xp->coop_send(world, m.id2, req->buf);
         return;
-    }
-    case TN_AM_FIN: {
-        struct tn_req *req = (struct tn_req *)(uintptr_t)hdr->sreq;
-        if (req == NULL || req->magic != TN_REQ_MAGIC || req->stage != TN_SEND_WAIT) {
-            tn_log_error("p2p", "FIN for an unknown send from world rank %d", world);
-            return;
-        }
+    case TN_AM_FIN:
         if (req->proto == TN_PROTO_RNDV && tn_peers[world].rndv_out > 0) {
             tn_peers[world].rndv_out--;
         }
         tn_send_finish(req);
         return;
-    }
     case TN_AM_CANCEL:
-        tn_cancel_am_req(world, hdr);
+        tn_cancel_am_req(world, &m);
         return;
     case TN_AM_CANCEL_ACK:
-        tn_cancel_am_ack(world, hdr);
+        tn_cancel_am_ack(world, &m);
         return;
     default:
-        tn_log_error("p2p", "unknown active message type %u from world rank %d",
-                     hdr->type, world);
+        tn_am_violation(world, m.type, "(field type)");   /* decode let it through */
     }
 }

@@ -8,6 +8,32 @@
 
 static struct tn_req *tn_req_free_list;
 
+/* The request id table (p2p_impl.h): slot -> request memory, which is
+ * pooled and never freed, so a slot is never emptied. */
+struct tn_req **tn_reqtab;
+uint32_t tn_reqtab_len;
+static uint32_t tn_reqtab_cap;
+
+static int tn_reqtab_add(struct tn_req *req)
+{
+    if (tn_reqtab_len == tn_reqtab_cap) {
+        if (tn_reqtab_cap >= UINT32_MAX / 2) {
+            return -1;
+        }
+        uint32_t cap = tn_reqtab_cap ? tn_reqtab_cap * 2 : 256;
+        struct tn_req **t = realloc(tn_reqtab, (size_t)cap * sizeof(*t));
+        if (t == NULL) {
+            return -1;
+        }
+        tn_reqtab = t;
+        tn_reqtab_cap = cap;
+    }
+    req->slot = tn_reqtab_len;
+    req->gen = 0;
+    tn_reqtab[tn_reqtab_len++] = req;
+    return 0;
+}
+
 struct tn_req *tn_req_alloc(tn_req_kind_t kind)
 {
     struct tn_req *req = tn_req_free_list;
@@ -24,8 +50,16 @@ struct tn_req *tn_req_alloc(tn_req_kind_t kind)
             free(req);
             return NULL;
         }
+        if (tn_reqtab_add(req) != 0) {
+            tn_objreg_del(req);
+            free(req);
+            return NULL;
+        }
     }
+    uint32_t slot = req->slot, gen = req->gen + 1;
     memset(req, 0, sizeof(*req));
+    req->slot = slot;
+    req->gen = gen != 0 ? gen : 1;      /* 0 is no id */
     req->magic = TN_REQ_MAGIC;
     req->kind = (uint8_t)kind;
     return req;

@@ -62,8 +62,9 @@ typedef struct tn_am_hdr {
     uint32_t ctx;       /* context id */
     int32_t  tag;
     uint64_t size;      /* EAGER/RTS: message bytes; FRAG/DATA: bytes in this piece */
-    uint64_t sreq;      /* sender request id */
-    uint64_t rreq;      /* receiver request id */
+    uint64_t sreq;      /* sender request id: gen << 32 | slot of the sender's
+                           request table, never an address (p2p_impl.h) */
+    uint64_t rreq;      /* receiver request id, the same form */
     uint64_t addr;      /* RTS: sender address; DATA: offset */
 } tn_am_hdr_t;
 
