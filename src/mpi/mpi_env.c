@@ -221,7 +221,7 @@ int tn_mpi_Abort(MPI_Comm comm, int errorcode)
 {
     char msg[128];
     snprintf(msg, sizeof(msg), "MPI_Abort called with error code %d", errorcode);
-    tn_rt_abort(errorcode, msg);
+    tn_rt_abort_user(errorcode, msg);
 }
 
 double tn_mpi_Wtime(void)

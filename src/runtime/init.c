@@ -320,7 +320,20 @@ tn_status_t tn_rt_finalize(void)
     return st != TN_OK ? st : st2;
 }
 
+static void tn_rt_abort_common(int code, const char *msg, int user)
+    __attribute__((noreturn));
+
 void tn_rt_abort(int code, const char *msg)
+{
+    tn_rt_abort_common(code, msg, 0);
+}
+
+void tn_rt_abort_user(int code, const char *msg)
+{
+    tn_rt_abort_common(code, msg, 1);
+}
+
+static void tn_rt_abort_common(int code, const char *msg, int user)
 {
     if (msg != NULL) {
         fprintf(stderr, "[tern rank %d] %s\n", tn_rt.world_rank, msg);
@@ -330,7 +343,7 @@ void tn_rt_abort(int code, const char *msg)
     if (code == 0) {
         code = 1;
     }
-    tn_pmi_abort(code, msg);
+    tn_pmi_abort(code, msg, user);
     /* The launcher kills the job; exit in case there is none. */
     _exit(code & 0xff ? code & 0xff : 1);
 }

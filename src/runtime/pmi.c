@@ -355,14 +355,14 @@ tn_status_t tn_pmi_finalize(void)
     return st;
 }
 
-void tn_pmi_abort(int code, const char *msg)
+void tn_pmi_abort(int code, const char *msg, int user)
 {
     if (tn_pmi.singleton || tn_pmi.fd < 0 || getpid() != tn_pmi.pid) {
         return;
     }
     char line[TN_PMI_LINE];
     /* PMI-1 "abort": the server ends the job; we do not wait for a reply. */
-    snprintf(line, sizeof(line), "cmd=abort exitcode=%d\n", code);
+    snprintf(line, sizeof(line), "cmd=abort exitcode=%d%s\n", code, user ? "" : " internal=1");
     if (tn_pmi_write(line) == TN_OK) {
         /* Give the launcher the chance to report the abort before it sees
          * us exit: it ends the job (and us) right away. */

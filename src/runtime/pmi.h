@@ -35,7 +35,12 @@ tn_status_t tn_pmi_barrier(void);          /* also commits puts */
 tn_status_t tn_pmi_get(const char *key, char *value, int len);
 tn_status_t tn_pmi_finalize(void);
 /* Ask the launcher to end the job with exit code code. */
-void tn_pmi_abort(int code, const char *msg);
+/* Ask the launcher to end the job with exit code code.  user != 0: the
+ * application called MPI_Abort; otherwise Tern itself ends the job (a
+ * fatal MPI error, a peer that stopped answering, out of memory), which
+ * the request says with internal=1 so that the launcher does not report it
+ * as MPI_Abort (launchers that do not know the key ignore it). */
+void tn_pmi_abort(int code, const char *msg, int user);
 
 /* The client's parser of the server's reply lines: the value of key in a
  * "cmd=x key=value ..." line, cut to len - 1 bytes (len >= 1), into out;

@@ -73,8 +73,11 @@ tn_status_t tn_rt_finalize(void);
  * a thread level: raise the granted level to it (never lower); returns the
  * level now granted.  Call with no other thread inside MPI. */
 int tn_rt_raise_thread_level(int required);
-/* End the whole job now (MPI_Abort, fatal errors).  msg may be NULL. */
+/* End the whole job now: Tern's own fatal errors (tn_rt_abort) or the
+ * application's MPI_Abort (tn_rt_abort_user), which the launcher reports
+ * differently.  msg may be NULL. */
 void tn_rt_abort(int code, const char *msg) __attribute__((noreturn));
+void tn_rt_abort_user(int code, const char *msg) __attribute__((noreturn));
 
 /* ---- progress ------------------------------------------------------------ */
 /* One pass over every transport; returns the number of events handled. */

@@ -302,6 +302,10 @@ def test_abort():
     expect_death(res, 1, r"tern-run: rank 1 called MPI_Abort \(error code 300\)")
     res = run(["-n", "2", P(), "abort", "none", "1"])
     expect_death(res, 1, r"tern-run: rank 1 called MPI_Abort \(error code 1\)")
+    # Tern's own fatal error (a peer timeout, a fatal MPI error) is not MPI_Abort
+    res = run(["-n", "2", P(), "iabort", "3", "1"])
+    expect_death(res, 3, r"tern-run: rank 1 ended the job after an error \(exit code 3; "
+                 r"its message is above\)")
 
 
 def test_timeout():

@@ -9,6 +9,7 @@
  *   nofinalize RANK      RANK exits 0 after init, without finalize
  *   abort CODE RANK      RANK sends cmd=abort exitcode=CODE ("none": the
  *                        PMI-1.1 form without a code), then blocks
+ *   iabort CODE RANK     the same with internal=1 (Tern's own fatal error)
  *   spam LINES           every rank writes LINES lines to stdout and to
  *                        stderr, each in three write() calls
  *   hang                 init, then block
@@ -351,9 +352,11 @@ static void mode_one_rank(const char *mode, int argc, char **argv)
         die_by(parse_sig(argv[2]));
     } else if (strcmp(mode, "nofinalize") == 0) {
         exit(0);
-    } else if (strcmp(mode, "abort") == 0) {
+    } else if (strcmp(mode, "abort") == 0 || strcmp(mode, "iabort") == 0) {
         fprintf(stderr, "rank %d: aborting\n", my_rank);
-        if (strcmp(argv[2], "none") == 0) {
+        if (mode[0] == 'i') {
+            pmi_send("cmd=abort exitcode=%s internal=1", argv[2]);
+        } else if (strcmp(argv[2], "none") == 0) {
             pmi_send("cmd=abort");
         } else {
             pmi_send("cmd=abort exitcode=%s", argv[2]);
@@ -652,7 +655,7 @@ int main(int argc, char **argv)
     if (strcmp(mode, "exchange") == 0) {
         mode_exchange();
     } else if ((strcmp(mode, "exit") == 0 || strcmp(mode, "signal") == 0 ||
-                strcmp(mode, "abort") == 0) && argc == 4) {
+                strcmp(mode, "abort") == 0 || strcmp(mode, "iabort") == 0) && argc == 4) {
         mode_one_rank(mode, argc, argv);
     } else if (strcmp(mode, "nofinalize") == 0 && argc == 3) {
         mode_one_rank(mode, argc, argv);

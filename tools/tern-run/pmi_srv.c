@@ -214,8 +214,9 @@ static void pmi_abort(tn_pmi_srv_t *srv, int rank, const pmi_req_t *req)
         code = 1;
     }
     if (!conn->aborted) {
-        conn->aborted    = 1;
-        conn->abort_code = (int)code;
+        conn->aborted        = 1;
+        conn->abort_code     = (int)code;
+        conn->abort_internal = pmi_arg_long(req, "internal", 0) != 0;
     }
     if (srv->abort_rank < 0) {
         srv->abort_rank = rank;

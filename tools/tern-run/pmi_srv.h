@@ -28,7 +28,9 @@
  *                         | cmd=get_result rc=-1 msg=key_<k>_not_found value=unknown
  *   cmd=barrier_in       -> cmd=barrier_out to all ranks once all have entered
  *   cmd=finalize         -> cmd=finalize_ack
- *   cmd=abort [exitcode=N] -> no reply; recorded for the launcher
+ *   cmd=abort [exitcode=N] [internal=1] -> no reply; recorded for the
+ *                                launcher (internal: Tern's own fatal
+ *                                error, not the application's MPI_Abort)
  *   mcmd=spawn ... endcmd -> cmd=spawn_result rc=-1 (spawn is not supported)
  *   anything else        -> cmd=<name>_result rc=-1
  *
@@ -74,6 +76,7 @@ typedef struct {
     unsigned     broken     : 1;/* protocol error: input ignored from now on */
     unsigned     overflow   : 1;/* unread replies beyond backlog_max: dropped */
     int          abort_code;    /* exitcode of cmd=abort (1 when absent) */
+    int          abort_internal;/* internal=1: Tern ended the job, not MPI_Abort */
 } tn_pmi_conn_t;
 
 /* Defaults of the limits (tern-run takes TERN_RUN_KVS_KEYS,

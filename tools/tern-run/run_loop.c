@@ -159,7 +159,12 @@ static void loop_check_abort(tn_run_job_t *job)
         /* its error message, written before the abort, comes first */
         loop_read_output(job, r, 0, 1);
         loop_read_output(job, r, 1, 1);
-        tn_run_log("rank %d called MPI_Abort (error code %d)", r, code);
+        if (job->pmi.conns[r].abort_internal) {
+            tn_run_log("rank %d ended the job after an error (exit code %d; its message "
+                       "is above)", r, code);
+        } else {
+            tn_run_log("rank %d called MPI_Abort (error code %d)", r, code);
+        }
         loop_end(job, code >= 1 && code <= 255 ? code : 1, SIGTERM,
                  TN_RUN_GRACE_FAIL_MS);
     }
