@@ -608,6 +608,11 @@ def test_usage():
     check(res.returncode == 127 and len(tern_lines(res)) == 1, "missing program", res)
     res = run(["-n", "2", "no-such-program-anywhere"])
     check(res.returncode == 127, "program not in PATH", res)
+    # a missing network namespace is named, not the program
+    res = run(["--netns", "tern-no-such-ns", "-n", "1", P(), "exchange"])
+    check(res.returncode != 0 and
+          "open network namespace 'tern-no-such-ns'" in res.stderr and
+          "'" + P() + "'" not in res.stderr, "missing namespace named", res)
 
 
 def main():

@@ -143,6 +143,7 @@ static void proc_child(tn_run_job_t *job, int rank, int out_w, int err_w,
     const tn_run_rank_t *rk  = &job->ranks[rank];
     int                  in_fd = job->devnull_fd;
     const char          *what;
+    const char          *object = job->prog_path;   /* what the failure is about */
     char                 msg[512];
     int                  n;
 
@@ -192,6 +193,7 @@ static void proc_child(tn_run_job_t *job, int rank, int out_w, int err_w,
         char path[320];
         snprintf(path, sizeof(path), "/var/run/netns/%s", ns);
         what = "open network namespace";
+        object = ns;                    /* name the namespace, not the program */
         int nsfd = open(path, O_RDONLY | O_CLOEXEC);
         if (nsfd < 0) {
             goto err;
@@ -201,13 +203,14 @@ static void proc_child(tn_run_job_t *job, int rank, int out_w, int err_w,
             goto err;
         }
         close(nsfd);
+        object = job->prog_path;
     }
     what = "execve";
     execve(job->prog_path, job->opts->argv, envp);
 
 err:
     n = snprintf(msg, sizeof(msg), "tern-run: rank %d: %s '%s': %s\n", rank,
-                 what, job->prog_path, strerror(errno));
+                 what, object, strerror(errno));
     if (n > 0) {
         (void)!write(STDERR_FILENO, msg, (size_t)n < sizeof(msg) ? (size_t)n
                                                                 : sizeof(msg) - 1);
