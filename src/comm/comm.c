@@ -274,25 +274,20 @@ tn_status_t tn_comm_dup(tn_comm_t *comm, tn_comm_t **comm_p)
     if (comm->remote != NULL) {
         return tn_comm_inter_dup(comm, comm_p);
     }
+    /* agree first: a member that fails to allocate after it still took
+     * part, so no one waits for it */
     st = comm_agree_ctx(comm, &ctx);
     if (st != TN_OK) {
         return st;
     }
-    tn_group_retain(comm->group);
-    st = tn_comm_new(comm->group, ctx, comm, &nc);
-    if (st != TN_OK) {
-        return st;
-    }
-    if (comm->info != NULL) {
-        tn_info_retain(comm->info);
-        nc->info = comm->info;
-    }
-    if (comm->topo != NULL && (nc->topo = tn_topo_dup(comm->topo)) == NULL) {
+    st = tn_comm_dup_shell(comm, &nc);
+    if (st == TN_OK && (st = tn_comm_attach(nc, ctx)) != TN_OK) {
         tn_comm_release(nc);
-        return TN_ERR_NOMEM;
     }
-    *comm_p = nc;
-    return TN_OK;
+    if (st == TN_OK) {
+        *comm_p = nc;
+    }
+    return st;
 }
 
 tn_status_t tn_comm_attach(tn_comm_t *comm, uint32_t ctx)

@@ -103,6 +103,21 @@ static tn_status_t info_copy(const tn_info_t *src, tn_info_t **info_p)
     return src != NULL ? tn_info_dup(src, info_p) : tn_info_new(info_p);
 }
 
+/* The MPI layer's part of a duplicate nc of c: the hints ni (owned, when
+ * set_hints) replace the inherited ones, then the attribute copy
+ * callbacks.  On failure the caller releases nc. */
+static int dup_finish(const char *fn, tn_comm_t *c, tn_comm_t *nc, int set_hints,
+                      tn_info_t *ni)
+{
+    if (set_hints) {
+        if (nc->info != NULL) {
+            tn_info_release(nc->info);
+        }
+        nc->info = ni;
+    }
+    return tn_mpi_comm_attr_copy(fn, c, nc);
+}
+
 /* Every duplicating constructor: the core's collective dup, then the
  * attribute copy callbacks.  The duplicate keeps comm's hints, unless
  * set_hints, in which case it gets a copy of hints (NULL: none) instead. */
@@ -126,13 +141,7 @@ static int comm_dup_common(const char *fn, tn_comm_t *c, int set_hints, tn_info_
         tn_mpi_leave();
         return tn_mpi_err_status(c, st, fn);
     }
-    if (set_hints) {
-        if (nc->info != NULL) {
-            tn_info_release(nc->info);
-        }
-        nc->info = ni;
-    }
-    rc = tn_mpi_comm_attr_copy(fn, c, nc);
+    rc = dup_finish(fn, c, nc, set_hints, ni);
     if (rc != MPI_SUCCESS) {
         tn_comm_release(nc);
         tn_mpi_leave();
@@ -205,13 +214,7 @@ static int comm_idup_common(const char *fn, MPI_Comm comm, int set_hints, MPI_In
         tn_mpi_leave();
         return tn_mpi_err_status(c, st, fn);
     }
-    if (set_hints) {
-        if (nc->info != NULL) {
-            tn_info_release(nc->info);
-        }
-        nc->info = ni;
-    }
-    rc = tn_mpi_comm_attr_copy(fn, c, nc);
+    rc = dup_finish(fn, c, nc, set_hints, ni);
     if (rc != MPI_SUCCESS) {
         /* the agreement is under way with the other members: let it end,
          * the duplicate goes when the schedule lets it go */
