@@ -21,7 +21,7 @@ trap cleanup EXIT
 "$CLUSTER" up "$P" 3 1 >/dev/null || { echo "FAIL: no cluster"; exit 1; }
 
 TERN_UDP_AUTH=$MODE TERN_STATS=1 "$RUN" --netns "$P-n0,$P-n1" -n 2 -x TERN_XPORT=udp \
-  --timeout 120 "$VICTIM" 8 > "$OUT" 2>&1 &
+  --timeout 120 "$VICTIM" 5 > "$OUT" 2>&1 &
 job=$!
 
 # each rank's rail: its unconnected udp socket on the namespace's address
@@ -43,11 +43,11 @@ if [ "$HOW" = replay ]; then
   # node 0's port on the switch's bridge (netns_cluster.sh names it tns<k>-0-0)
   port=$(ip -n "$P-sw" -o link show master br0 | awk -F': ' '{ sub(/@.*/, "", $2); print $2 }' |
          grep -- '-0-0$' | head -1)
-  ip netns exec "$P-sw" "$FORGE" --replay "$port" br0 5
+  ip netns exec "$P-sw" "$FORGE" --replay "$port" br0 3
 else
   extra=()
   [ "$HOW" = spoof ] && extra=(--spoof)
-  ip netns exec "$P-n2" "$FORGE" "${extra[@]}" 5 2 "${targets[@]}"
+  ip netns exec "$P-n2" "$FORGE" "${extra[@]}" 3 2 "${targets[@]}"
 fi
 wait $job
 rc=$?
