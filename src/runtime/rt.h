@@ -84,7 +84,9 @@ void tn_rt_abort_user(int code, const char *msg) __attribute__((noreturn));
 int tn_progress(void);
 
 typedef int (tn_wait_cond_fn_t)(void *arg);
-/* Drive progress until done(arg) returns non-zero. */
+/* Drive progress until done(arg) returns non-zero.  done may be called
+ * again after it returned non-zero (once more before sleeping, and after
+ * waking): a condition that consumes something must remember it. */
 void tn_rt_wait(tn_wait_cond_fn_t *done, void *arg);
 
 /* Key/value exchange through PMI (or local for a singleton): publish, then

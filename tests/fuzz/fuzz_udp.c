@@ -33,6 +33,7 @@
  * connection writes passes its peer's checks. */
 #include "xport/udp/udp_auth.h"
 #include "xport/udp/udp_conn.h"
+#include "../udp/conn_cfg.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -54,26 +55,11 @@ static void fz_fail(const char *what)
 
 static tn_udp_conn_cfg_t fz_cfg(int mode, int nrails)
 {
-    return (tn_udp_conn_cfg_t){
-        .packet_size = FZ_PKT,
-        .window = 64,
-        .sendq_max = 64,
-        .ack_every = 8,
-        .ack_delay_ns = 20 * US,
-        .rto_init_ns = 2 * MS,
-        .rto_min_ns = 200 * US,
-        .rto_max_ns = 50 * MS,
-        .dupthresh = 3,
-        .probes = 2,
-        .cwnd_init = 16,
-        .cwnd_min = 2,
-        .cwnd_max = 64,
-        .pace_burst = 16,
-        .peer_timeout_ns = 100 * MS,
-        .nrails = nrails,
-        .secret = NULL,
-        .auth = mode,
-    };
+    tn_udp_conn_cfg_t cfg = tn_test_conn_cfg(FZ_PKT, NULL, mode);
+    cfg.probes = 2;
+    cfg.pace_burst = 16;
+    cfg.nrails = nrails;
+    return cfg;
 }
 
 typedef struct {

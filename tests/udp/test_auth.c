@@ -16,6 +16,7 @@
  *   - TERN_UDP_AUTH parsing. */
 #include "xport/udp/udp_auth.h"
 #include "xport/udp/udp_conn.h"
+#include "conn_cfg.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,29 +25,11 @@
 #include "../check.h"
 
 #define PKT 2048
-#define US 1000ull
 #define MS 1000000ull
 
 static tn_udp_conn_cfg_t cfg_of(const uint8_t *secret, int mode)
 {
-    return (tn_udp_conn_cfg_t){
-        .packet_size = PKT,
-        .window = 64,
-        .sendq_max = 64,
-        .ack_every = 8,
-        .ack_delay_ns = 20 * US,
-        .rto_init_ns = 2 * MS,
-        .rto_min_ns = 200 * US,
-        .rto_max_ns = 50 * MS,
-        .dupthresh = 3,
-        .cwnd_init = 16,
-        .cwnd_min = 2,
-        .cwnd_max = 64,
-        .peer_timeout_ns = 100 * MS,
-        .nrails = 1,
-        .secret = secret,
-        .auth = mode,
-    };
+    return tn_test_conn_cfg(PKT, secret, mode);
 }
 
 static void test_derive(void)

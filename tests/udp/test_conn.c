@@ -18,6 +18,7 @@
  * (credits, probes, no false death); a 16-packet window; the transport's
  * defaults.  Seeds are fixed: results are reproducible. */
 #include "xport/udp/udp_conn.h"
+#include "conn_cfg.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -281,22 +282,7 @@ typedef struct {
 
 static tn_udp_conn_cfg_t default_cfg(void)
 {
-    return (tn_udp_conn_cfg_t){
-        .packet_size = PKT,
-        .window = 64,
-        .sendq_max = 64,
-        .ack_every = 8,
-        .ack_delay_ns = 20 * US,
-        .rto_init_ns = 2 * MS,
-        .rto_min_ns = 200 * US,
-        .rto_max_ns = 50 * MS,
-        .dupthresh = 3,
-        .cwnd_init = 16,
-        .cwnd_min = 2,
-        .cwnd_max = 64,
-        .peer_timeout_ns = 100 * MS,
-        .nrails = 1,
-    };
+    return tn_test_conn_cfg(PKT, NULL, TN_UDP_AUTH_OFF);
 }
 
 static void sim_init(sim_t *s, const tn_udp_conn_cfg_t *cfg, uint64_t delay, uint64_t seed,

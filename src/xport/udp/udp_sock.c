@@ -784,9 +784,6 @@ int tn_udp_sock_recv(tn_udp_sock_t *s, int rail, char *base, size_t cap, size_t 
         built_cap = cap;
         built_from = from;
     }
-    for (int i = 1; i < max; i++) {
-        msgs[i].msg_hdr.msg_namelen = sizeof(from[i]);   /* the kernel shortens it */
-    }
     /* One plain recv first: an empty socket (the common case while
      * waiting) costs the least that way, with no message header for the
      * kernel to import; the rest of a burst in one recvmmsg.  No control
@@ -821,6 +818,9 @@ int tn_udp_sock_recv(tn_udp_sock_t *s, int rail, char *base, size_t cap, size_t 
     }
     if (max > 1 && (s->more[rail] || s->hits[rail] >= 2)) {
         int m;
+        for (int i = 1; i < max; i++) {
+            msgs[i].msg_hdr.msg_namelen = sizeof(from[i]);   /* the kernel shortens it */
+        }
         do {
             m = recvmmsg(s->fd[rail], msgs + 1, (unsigned)(max - 1), MSG_DONTWAIT, NULL);
         } while (m < 0 && errno == EINTR);
