@@ -73,7 +73,7 @@
     X(udp_rails, UDP_RAILS, STRING, "auto", "",                                \
       "udp: comma-separated local IPv4 addresses or interface names to use as rails, or auto") \
     X(udp_auth, UDP_AUTH, STRING, "auth", "",                                  \
-      "udp: datagram authentication: auth (a tag over every header, keys from the job's secret), off (trusted fabrics only; ids still secret-derived)") \
+      "udp: datagram authentication: auth (a tag over every header, which holds the payload's CRC), aead (the tag covers the payload too), encrypt (aead, payload encrypted), off (trusted fabrics only; ids still secret-derived)") \
     X(udp_rto_min, UDP_RTO_MIN, INT, "200", "1..60000000",                     \
       "udp: smallest retransmission timeout, microseconds")                    \
     X(udp_rto_max, UDP_RTO_MAX, INT, "200000", "1..60000000",                  \

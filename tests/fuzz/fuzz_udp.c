@@ -6,16 +6,17 @@
  * checks below).
  *
  * Input: a header byte, then records until the input ends.
- *   header bit 0: authentication mode (0 off, 1 auth: tags with the key of
- *                 the all-zero secret, so fix-up can seal them)
+ *   header bits 0 and 2: authentication mode, bit 0 + 2 * bit 2 (0 off,
+ *                 1 auth, 2 aead, 3 encrypt: keys of the all-zero secret,
+ *                 so fix-up can seal datagrams; keys rotate every 16)
  *   header bit 1: two rails instead of one
  *   record: [op] [len lo] [len hi] [len bytes, cut at the end of input]
  *     op & 1     which connection receives / acts (0: rank 0, 1: rank 1)
  *     op >> 1 & 3  0: inject the bytes as a datagram, as they are
  *                  1: inject them "fixed up": connection id set to the
- *                     receiver's (tn_udp_conn_rx_id), then the CRC and, in
- *                     mode auth, the tag recomputed (mode off: the tag
- *                     zeroed), so that the fuzzer gets past the id, the
+ *                     receiver's (tn_udp_conn_rx_id), then the CRC and the
+ *                     tag recomputed (mode encrypt: the payload encrypted;
+ *                     mode off: the tag zeroed), so that the fuzzer gets past the id, the
  *                     CRC and the tag to the fields behind them
  *                  2: the connection sends the bytes as a message
  *                  3: the clock advances by len microseconds, then the
@@ -44,6 +45,7 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define FZ_PKT 1200
+#define FZ_EPOCH_BITS 4             /* keys rotate every 16 datagrams */
 #define US     1000ull
 #define MS     1000000ull
 
@@ -59,6 +61,7 @@ static tn_udp_conn_cfg_t fz_cfg(int mode, int nrails)
     cfg.probes = 2;
     cfg.pace_burst = 16;
     cfg.nrails = nrails;
+    cfg.epoch_bits = FZ_EPOCH_BITS;
     return cfg;
 }
 
@@ -68,6 +71,10 @@ typedef struct {
     int            mode;
     int            nrails;
     uint64_t       now;
+    /* a fixed-up datagram to rank i, sealed with the key, took its
+     * receiver to a key epoch ahead of the genuine sender's: the sender's
+     * own datagrams may fail from then on (only a holder of the key can) */
+    int            ahead[2];
 } fz_pair_t;
 
 static void fz_drain(fz_pair_t *p, int me)
@@ -84,7 +91,7 @@ static void fz_drain(fz_pair_t *p, int me)
 }
 
 /* Feed a datagram to rank me the way the transport does: 1 if accepted. */
-static int fz_feed(fz_pair_t *p, int me, const uint8_t *pkt, size_t len, size_t cut, int split,
+static int fz_feed(fz_pair_t *p, int me, uint8_t *pkt, size_t len, size_t cut, int split,
                    int rail)
 {
     tn_udp_conn_t *c = p->c[me];
@@ -128,7 +135,7 @@ static void fz_network(fz_pair_t *p)
             if (n > FZ_PKT || rail < 0 || rail >= p->nrails) {
                 fz_fail("output larger than a packet, or on a rail that does not exist");
             }
-            if (!fz_feed(p, 1 - me, buf, n, n, 0, rail)) {
+            if (!fz_feed(p, 1 - me, buf, n, n, 0, rail) && !p->ahead[1 - me]) {
                 fz_fail("a connection's own datagram was rejected by its peer");
             }
             moved = 1;
@@ -164,8 +171,12 @@ static void fz_fixup(fz_pair_t *p, int me, uint8_t *pkt, size_t len, int fields)
     h.crc = tn_udp_packet_crc(pkt, len);
     memcpy(pkt + offsetof(tn_udp_hdr_t, crc), &h.crc, sizeof(h.crc));
     size_t head = sizeof(h) + (size_t)h.nsack * sizeof(tn_udp_sack_t);
-    if (p->mode == TN_UDP_AUTH_TAG && h.nsack <= TN_UDP_MAX_SACK && head <= len) {
-        tn_udp_auth_seal(&p->key[me], h.seq, pkt, head, TN_UDP_TAG_OFF);
+    if (p->mode != TN_UDP_AUTH_OFF && h.nsack <= TN_UDP_MAX_SACK && head <= len) {
+        struct iovec pay = { pkt + head, len - head };
+        if (tn_udp_auth_seal(&p->key[me], h.seq, pkt, head, TN_UDP_TAG_OFF, &pay, 1) !=
+            TN_OK) {
+            fz_fail("tn_udp_auth_seal");
+        }
     }
 }
 
@@ -181,7 +192,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (size < 1) {
         return 0;
     }
-    fz_pair_t p = { .mode = data[0] & 1 ? TN_UDP_AUTH_TAG : TN_UDP_AUTH_OFF,
+    fz_pair_t p = { .mode = (data[0] & 1) | (data[0] >> 1 & 2),
                     .nrails = data[0] & 2 ? 2 : 1, .now = 1 * MS };
     tn_udp_conn_cfg_t cfg = fz_cfg(p.mode, p.nrails);
     if (tn_udp_conn_new(&cfg, 0, 1, &p.c[0]) != TN_OK ||
@@ -190,7 +201,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     for (int me = 0; me < 2; me++) {
         tn_udp_dir_t dir;
-        tn_udp_auth_derive(NULL, (uint32_t)(1 - me), (uint32_t)me, p.mode, &dir, &p.key[me]);
+        if (tn_udp_auth_derive(NULL, (uint32_t)(1 - me), (uint32_t)me, p.mode, FZ_EPOCH_BITS,
+                               &dir, &p.key[me]) != TN_OK) {
+            fz_fail("tn_udp_auth_derive");
+        }
     }
     static uint8_t pkt[65536 + 3];
     size_t off = 1;
@@ -211,8 +225,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             if ((op >> 1 & 3) == 1) {
                 fz_fixup(&p, me, pkt, len, op & 8);
             }
-            fz_feed(&p, me, pkt, len, (size_t)(op >> 5) * 32 + sizeof(tn_udp_hdr_t), op & 16,
-                    p.nrails > 1 && (op & 128) ? 1 : 0);
+            if (fz_feed(&p, me, pkt, len, (size_t)(op >> 5) * 32 + sizeof(tn_udp_hdr_t),
+                        op & 16, p.nrails > 1 && (op & 128) ? 1 : 0) &&
+                (op >> 1 & 3) == 1 && len >= sizeof(tn_udp_hdr_t)) {
+                tn_udp_hdr_t h;
+                memcpy(&h, pkt, sizeof(h));
+                if (h.seq >> FZ_EPOCH_BITS > tn_udp_conn_key_epoch(p.c[1 - me], 0)) {
+                    p.ahead[me] = 1;
+                }
+            }
             fz_network(&p);
             break;
         case 2: {

@@ -13,6 +13,11 @@
  *     in mode off (the documented limit of that mode);
  *   - another secret's datagrams carry another connection id;
  *   - a replayed datagram is not delivered twice;
+ *   - modes aead and encrypt: the tag covers the payload (sent from the
+ *     packet buffer, gathered from the sent map, or by reference), and
+ *     encrypt leaves no plaintext on the wire;
+ *   - keys rotate every 2^bits datagrams: a receiver takes the epochs
+ *     around the newest it authenticated, in any order, and no other;
  *   - TERN_UDP_AUTH parsing. */
 #include "xport/udp/udp_auth.h"
 #include "xport/udp/udp_conn.h"
@@ -40,13 +45,16 @@ static void test_derive(void)
     CHECK(memcmp(s1, s2, sizeof(s1)) != 0);
     tn_udp_dir_t a, b, c, d, z;
     tn_udp_key_t ka, kb, kc;
-    tn_udp_auth_derive(s1, 0, 1, TN_UDP_AUTH_TAG, &a, &ka);
-    tn_udp_auth_derive(s1, 0, 1, TN_UDP_AUTH_TAG, &b, &kb);
-    tn_udp_auth_derive(s1, 1, 0, TN_UDP_AUTH_TAG, &c, &kc);
-    tn_udp_auth_derive(s2, 0, 1, TN_UDP_AUTH_TAG, &d, NULL);
-    tn_udp_auth_derive(NULL, 0, 1, TN_UDP_AUTH_TAG, &z, NULL);
-    CHECK(a.conn == b.conn && a.psn0 == b.psn0 && memcmp(ka.key, kb.key, 32) == 0);
-    CHECK(a.conn != c.conn && memcmp(ka.key, kc.key, 32) != 0);
+    CHECK(tn_udp_auth_derive(s1, 0, 1, TN_UDP_AUTH_TAG, 0, &a, &ka) == TN_OK);
+    CHECK(tn_udp_auth_derive(s1, 0, 1, TN_UDP_AUTH_TAG, 0, &b, &kb) == TN_OK);
+    CHECK(tn_udp_auth_derive(s1, 1, 0, TN_UDP_AUTH_TAG, 0, &c, &kc) == TN_OK);
+    tn_udp_auth_derive(s2, 0, 1, TN_UDP_AUTH_TAG, 0, &d, NULL);
+    tn_udp_auth_derive(NULL, 0, 1, TN_UDP_AUTH_TAG, 0, &z, NULL);
+    CHECK(a.conn == b.conn && a.psn0 == b.psn0 && memcmp(ka.base, kb.base, 32) == 0);
+    CHECK(a.conn != c.conn && memcmp(ka.base, kc.base, 32) != 0);
+    tn_udp_auth_wipe(&ka);
+    tn_udp_auth_wipe(&kb);
+    tn_udp_auth_wipe(&kc);
     CHECK(a.conn != d.conn);
     CHECK(a.psn0 >= 1 && a.psn0 <= (1ull << 40) && c.psn0 >= 1 && d.psn0 <= (1ull << 40));
     CHECK(z.psn0 == 1);
@@ -54,21 +62,31 @@ static void test_derive(void)
     int big = 0;
     for (int i = 0; i < 64; i++) {
         tn_udp_auth_random(s2, sizeof(s2));
-        tn_udp_auth_derive(s2, 3, 4, TN_UDP_AUTH_OFF, &d, NULL);
+        tn_udp_auth_derive(s2, 3, 4, TN_UDP_AUTH_OFF, 0, &d, NULL);
         big += d.psn0 > (1ull << 30);
     }
     CHECK(big > 32);
 }
 
-/* One datagram out of c at time now into buf; returns its length. */
+/* One datagram out of c at time now into buf; returns its length.  Data
+ * leaves as the transport sends it: the payload gathered from where it is
+ * (the sent map, or the sender's buffer for a message by reference), which
+ * goes after the header here. */
 static size_t out1(tn_udp_conn_t *c, unsigned char *buf, uint64_t now)
 {
-    int rail;
-    return tn_udp_conn_output(c, buf, PKT, &rail, now);
+    int rail, ref;
+    const void *payload;
+    size_t plen;
+    size_t n = tn_udp_conn_output_gather(c, buf, PKT, &payload, &plen, &ref, &rail, now, 1);
+    if (n != 0 && payload != NULL) {
+        memcpy(buf + n, payload, plen);
+        n += plen;
+    }
+    return n;
 }
 
 /* How the transport takes a datagram in: 1 when accepted. */
-static int accept(tn_udp_conn_t *rx, uint32_t me, const unsigned char *pkt, size_t len)
+static int accept(tn_udp_conn_t *rx, uint32_t me, unsigned char *pkt, size_t len)
 {
     const char *why;
     return tn_udp_conn_authentic(rx, pkt, len) == TN_UDP_AUTH_GOOD &&
@@ -84,15 +102,22 @@ static void test_pair(int mode)
     CHECK(tn_udp_conn_new(&cfg, 0, 1, &a) == TN_OK);
     CHECK(tn_udp_conn_new(&cfg, 1, 0, &b) == TN_OK);
     tn_udp_dir_t dir;
-    tn_udp_auth_derive(secret, 0, 1, mode, &dir, NULL);
+    tn_udp_auth_derive(secret, 0, 1, mode, 0, &dir, NULL);
 
     unsigned char pkt[PKT], copy[PKT];
     char msg[64];
     uint64_t now = 0, last_seq = 0;
+    static char ext[4][64];     /* messages 1 and 3: a head and the rest by reference */
     for (int i = 0; i < 5; i++) {
         snprintf(msg, sizeof(msg), "message %d", i);
         struct iovec iov = { msg, strlen(msg) + 1 };
-        CHECK(tn_udp_conn_send(a, &iov, 1, now) == TN_OK);
+        if (i % 2 == 1) {
+            snprintf(ext[i], sizeof(ext[i]), "%s", msg + 3);
+            CHECK(tn_udp_conn_send_ref(a, msg, 3, ext[i], strlen(ext[i]) + 1, NULL, now) ==
+                  TN_OK);
+        } else {
+            CHECK(tn_udp_conn_send(a, &iov, 1, now) == TN_OK);
+        }
     }
     /* five data packets at the derived packet numbers, each seq new */
     size_t lens[5];
@@ -106,8 +131,14 @@ static void test_pair(int mode)
         CHECK(h.seq > last_seq);
         last_seq = h.seq;
         static const unsigned char zero[TN_UDP_TAG_BYTES];
-        CHECK((memcmp(h.tag, zero, sizeof(zero)) != 0) == (mode == TN_UDP_AUTH_TAG));
+        CHECK((memcmp(h.tag, zero, sizeof(zero)) != 0) == (mode != TN_UDP_AUTH_OFF));
+        /* the text on the wire: in clear but in mode encrypt */
+        snprintf(msg, sizeof(msg), "sage %d", i);
+        CHECK((memmem(pkts[i], lens[i], msg, strlen(msg)) != NULL) ==
+              (mode != TN_UDP_AUTH_ENCRYPT));
     }
+    unsigned char replay[PKT];          /* the third as it was on the wire */
+    memcpy(replay, pkts[2], lens[2]);
     /* every flipped bit is rejected */
     for (size_t i = 0; i < lens[0]; i++) {
         for (int bit = 0; bit < 8; bit += 3) {
@@ -128,8 +159,8 @@ static void test_pair(int mode)
         CHECK(accept(b, 1, pkts[i], lens[i]));
         tn_udp_conn_input(b, pkts[i], lens[i], 0, now);
         if (i == 2) {
-            CHECK(accept(b, 1, pkts[i], lens[i]));      /* authentic, and a duplicate */
-            tn_udp_conn_input(b, pkts[i], lens[i], 0, now);
+            CHECK(accept(b, 1, replay, lens[i]));       /* authentic, and a duplicate */
+            tn_udp_conn_input(b, replay, lens[i], 0, now);
         }
     }
     for (int i = 0; i < 5; i++) {
@@ -172,10 +203,137 @@ static void test_pair(int mode)
     oh.conn = tn_udp_conn_rx_id(o);
     memcpy(copy, &oh, sizeof(oh));
     CHECK(tn_udp_conn_authentic(o, copy, lens[0]) ==
-          (mode == TN_UDP_AUTH_TAG ? TN_UDP_AUTH_BAD_TAG : TN_UDP_AUTH_GOOD));
+          (mode != TN_UDP_AUTH_OFF ? TN_UDP_AUTH_BAD_TAG : TN_UDP_AUTH_GOOD));
     tn_udp_conn_free(o);
     tn_udp_conn_free(a);
     tn_udp_conn_free(b);
+}
+
+/* Keys rotate every 2^2 datagrams: a receiver opens what a sender sealed,
+ * in any order within the epochs before and after the newest it has
+ * authenticated; a genuine datagram two epochs ahead fails until the
+ * receiver has moved on.  Mode encrypt decrypts in place. */
+static void test_epochs_raw(int mode)
+{
+    if (mode == TN_UDP_AUTH_OFF) {
+        return;
+    }
+    uint8_t secret[TN_UDP_SECRET_BYTES];
+    tn_udp_auth_random(secret, sizeof(secret));
+    tn_udp_key_t tx, rx;
+    CHECK(tn_udp_auth_derive(secret, 0, 1, mode, 2, NULL, &tx) == TN_OK);
+    CHECK(tn_udp_auth_derive(secret, 0, 1, mode, 2, NULL, &rx) == TN_OK);
+    enum { N = 40, HL = 72 };
+    unsigned char head[N][HL], body[N][32], copy[HL], bcopy[32];
+    for (int s = 1; s < N; s++) {
+        memset(head[s], s, HL);
+        snprintf((char *)body[s], sizeof(body[s]), "payload of datagram %d", s);
+        struct iovec pay = { body[s], sizeof(body[s]) };
+        CHECK(tn_udp_auth_seal(&tx, (uint64_t)s, head[s], HL, 40, &pay, 1) == TN_OK);
+    }
+    CHECK(tn_udp_auth_epoch(&tx) == (N - 1) >> 2);
+    /* open datagram s: 1 when it authenticates (a copy: the original stays) */
+#define OPEN(s) (memcpy(copy, head[s], HL), memcpy(bcopy, body[s], 32),                     \
+                 tn_udp_auth_open(&rx, (uint64_t)(s), copy, HL, 40,                         \
+                                  &(struct iovec){ bcopy, 32 }, 1))
+    CHECK(OPEN(3) && OPEN(1) && OPEN(5));           /* epochs 0, 0, 1 */
+    CHECK(tn_udp_auth_epoch(&rx) == 1);
+    char text[32];
+    snprintf(text, sizeof(text), "payload of datagram %d", 5);
+    CHECK(strcmp((char *)bcopy, text) == 0);        /* decrypted (or never encrypted) */
+    CHECK(!OPEN(13));                               /* epoch 3: not at hand */
+    CHECK(OPEN(9) && tn_udp_auth_epoch(&rx) == 2);  /* epoch 2 moves on */
+    CHECK(OPEN(6));                                 /* epoch 1: the one before */
+    CHECK(!OPEN(2));                                /* epoch 0: too old */
+    CHECK(OPEN(13) && tn_udp_auth_epoch(&rx) == 3);
+    CHECK(!OPEN(7));                                /* epoch 1 with 3 the newest */
+    CHECK(OPEN(15) && OPEN(17) && OPEN(21) && OPEN(25) && OPEN(29) && OPEN(33) && OPEN(37));
+    CHECK(tn_udp_auth_epoch(&rx) == 9);
+    /* a flipped bit in the payload fails in every mode that covers it */
+    memcpy(copy, head[38], HL);
+    memcpy(bcopy, body[38], 32);
+    bcopy[7] ^= 1;
+    CHECK(tn_udp_auth_open(&rx, 38, copy, HL, 40, &(struct iovec){ bcopy, 32 }, 1) ==
+          (mode == TN_UDP_AUTH_TAG));
+#undef OPEN
+    tn_udp_auth_wipe(&tx);
+    tn_udp_auth_wipe(&rx);
+}
+
+/* A connection pair whose keys rotate every 8 datagrams: 300 messages,
+ * every fifth datagram lost and every seventh delayed behind the next,
+ * all delivered in order, both directions many epochs on. */
+static void test_epochs_conn(int mode)
+{
+    uint8_t secret[TN_UDP_SECRET_BYTES];
+    tn_udp_auth_random(secret, sizeof(secret));
+    tn_udp_conn_cfg_t cfg = cfg_of(secret, mode);
+    cfg.epoch_bits = 3;
+    tn_udp_conn_t *c[2];
+    CHECK(tn_udp_conn_new(&cfg, 0, 1, &c[0]) == TN_OK);
+    CHECK(tn_udp_conn_new(&cfg, 1, 0, &c[1]) == TN_OK);
+    enum { MSGS = 300 };
+    static unsigned char pkt[PKT], held[PKT];
+    size_t held_len = 0;
+    int held_from = 0, sent = 0, got = 0, n = 0, bad = 0;
+    uint64_t now = 0;
+    char msg[64];
+    for (int round = 0; round < 20000 && got < MSGS; round++) {
+        while (sent < MSGS) {
+            snprintf(msg, sizeof(msg), "rotating %d", sent);
+            struct iovec iov = { msg, strlen(msg) + 1 };
+            if (tn_udp_conn_send(c[0], &iov, 1, now) != TN_OK) {
+                break;
+            }
+            sent++;
+        }
+        for (int from = 0; from < 2; from++) {
+            size_t len;
+            while ((len = out1(c[from], pkt, now)) != 0) {
+                n++;
+                if (n % 5 == 0) {
+                    continue;                       /* lost */
+                }
+                if (n % 7 == 0 && held_len == 0) {
+                    memcpy(held, pkt, len);         /* overtaken by the next */
+                    held_len = len;
+                    held_from = from;
+                    continue;
+                }
+                tn_udp_conn_t *to = c[1 - from];
+                if (accept(to, (uint32_t)(1 - from), pkt, len)) {
+                    tn_udp_conn_input(to, pkt, len, 0, now);
+                } else {
+                    bad++;
+                }
+                if (held_len != 0 && from == held_from) {
+                    if (accept(to, (uint32_t)(1 - from), held, held_len)) {
+                        tn_udp_conn_input(to, held, held_len, 0, now);
+                    } else {
+                        bad++;
+                    }
+                    held_len = 0;
+                }
+            }
+        }
+        size_t len;
+        const char *d;
+        while ((d = tn_udp_conn_deliver(c[1], &len)) != NULL) {
+            snprintf(msg, sizeof(msg), "rotating %d", got);
+            CHECK(len == strlen(msg) + 1 && strcmp(d, msg) == 0);
+            got++;
+        }
+        now += 100000;                              /* 100 us */
+    }
+    CHECK(got == MSGS);
+    CHECK(bad == 0);
+    if (mode != TN_UDP_AUTH_OFF) {
+        CHECK(tn_udp_conn_key_epoch(c[0], 0) >= 40);
+        CHECK(tn_udp_conn_key_epoch(c[1], 1) + 1 >= tn_udp_conn_key_epoch(c[0], 0));
+        CHECK(tn_udp_conn_key_epoch(c[1], 0) >= 5);  /* the acks rotated too */
+    }
+    tn_udp_conn_free(c[0]);
+    tn_udp_conn_free(c[1]);
 }
 
 static void test_parse(void)
@@ -184,18 +342,24 @@ static void test_parse(void)
     CHECK(tn_udp_auth_parse("auth", &why) == TN_UDP_AUTH_TAG);
     CHECK(tn_udp_auth_parse(NULL, &why) == TN_UDP_AUTH_TAG);
     CHECK(tn_udp_auth_parse("off", &why) == TN_UDP_AUTH_OFF);
-    CHECK(tn_udp_auth_parse("aead", &why) == -1 && strstr(why, "not implemented") != NULL);
-    CHECK(tn_udp_auth_parse("encrypt", &why) == -1 && strstr(why, "not implemented") != NULL);
+    CHECK(tn_udp_auth_parse("aead", &why) == TN_UDP_AUTH_AEAD);
+    CHECK(tn_udp_auth_parse("encrypt", &why) == TN_UDP_AUTH_ENCRYPT);
     CHECK(tn_udp_auth_parse("foo", &why) == -1 && strstr(why, "not a mode") != NULL);
-    CHECK(strcmp(tn_udp_auth_name(TN_UDP_AUTH_TAG), "auth") == 0);
+    CHECK(tn_udp_auth_parse("Auth", &why) == -1);
+    for (int m = TN_UDP_AUTH_OFF; m <= TN_UDP_AUTH_ENCRYPT; m++) {
+        CHECK(tn_udp_auth_parse(tn_udp_auth_name(m), &why) == m);
+    }
 }
 
 int main(void)
 {
     CHECK(tn_udp_auth_init() == TN_OK);
     test_derive();
-    test_pair(TN_UDP_AUTH_TAG);
-    test_pair(TN_UDP_AUTH_OFF);
+    for (int m = TN_UDP_AUTH_OFF; m <= TN_UDP_AUTH_ENCRYPT; m++) {
+        test_pair(m);
+        test_epochs_raw(m);
+        test_epochs_conn(m);
+    }
     test_parse();
     return tn_check_report("test_auth");
 }

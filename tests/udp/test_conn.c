@@ -33,7 +33,7 @@
 static uint32_t rxid(uint32_t me)
 {
     tn_udp_dir_t d;
-    tn_udp_auth_derive(NULL, 1 - me, me, TN_UDP_AUTH_OFF, &d, NULL);
+    tn_udp_auth_derive(NULL, 1 - me, me, TN_UDP_AUTH_OFF, 0, &d, NULL);
     return d.conn;
 }
 #define PKT 1200

@@ -123,6 +123,10 @@ static tn_status_t tn_udp_secret_put(const tn_xport_job_t *job)
     val[2 * TN_UDP_SECRET_BYTES] = '\0';
     st = job->kv_put(TN_UDP_SECRET_KEY, val);
     memset(val, 0, sizeof(val));
+    if (st == TN_OK) {
+        /* everyone checks that it runs rank 0's mode */
+        st = job->kv_put("udpauth", tn_udp_auth_name(tn_udp.auth));
+    }
     return st;
 }
 
@@ -138,6 +142,13 @@ static tn_status_t tn_udp_secret_get(const tn_xport_job_t *job)
 
     if (job->world_rank == 0) {
         return TN_OK;
+    }
+    if (job->kv_get(0, "udpauth", val, sizeof(val)) == TN_OK &&
+        strcmp(val, tn_udp_auth_name(tn_udp.auth)) != 0) {
+        char msg[160];
+        snprintf(msg, sizeof(msg), "TERN_UDP_AUTH is %s here and %.16s on rank 0: every "
+                 "rank must use the same mode", tn_udp_auth_name(tn_udp.auth), val);
+        job->fatal(msg);
     }
     if (job->kv_get(0, TN_UDP_SECRET_KEY, val, sizeof(val)) != TN_OK ||
         strlen(val) != 2 * TN_UDP_SECRET_BYTES) {
@@ -214,7 +225,8 @@ tn_status_t tn_xport_udp_init(const tn_xport_job_t *job)
         job->fatal(msg);
     }
     if (tn_udp_auth_init() != TN_OK) {
-        job->fatal("the udp transport's cryptography library (libsodium) did not start");
+        job->fatal("the udp transport's cryptography libraries (libsodium, libcrypto) did not "
+                   "start");
     }
     tn_udp.handler = job->am_handler;
     tn_udp.ref_done = job->ref_done;
@@ -711,7 +723,9 @@ static void tn_udp_input(int rail, const void *pkt, size_t len, const void *tail
         return;
     }
     tn_udp_conn_t *conn = tn_udp_conn_of((int)src);
-    int a = tn_udp_conn_authentic(conn, pkt, len);
+    /* the receive buffers are ours and writable: mode encrypt decrypts
+     * the payload where it landed */
+    int a = tn_udp_conn_authentic_split(conn, (void *)pkt, len, (void *)tail, tail_len);
     if (a != TN_UDP_AUTH_GOOD) {
         if (a == TN_UDP_AUTH_BAD_CONN) {
             tn_udp.bad_conn++;
@@ -774,11 +788,18 @@ static int tn_udp_service(uint64_t now, int timers)
             (dead = tn_udp_conn_dead(conn, now)) != 0) {
             char msg[256], ip[INET_ADDRSTRLEN];
             inet_ntop(AF_INET, &tn_udp.peers[peer].addr[0].sin_addr, ip, sizeof(ip));
-            snprintf(msg, sizeof(msg), "rank %d (udp %s:%u) %s for %.0f s; ending the job",
-                     peer, ip, (unsigned)ntohs(tn_udp.peers[peer].addr[0].sin_port),
-                     dead == TN_UDP_DEAD_SILENT ? "stopped answering"
-                                                : "acknowledged none of our packets in flight",
-                     tn_cfg.udp_peer_timeout);
+            unsigned port = ntohs(tn_udp.peers[peer].addr[0].sin_port);
+            if (dead == TN_UDP_DEAD_CRYPTO) {
+                snprintf(msg, sizeof(msg), "datagrams to rank %d (udp %s:%u) could not be "
+                         "sealed (see the error above); ending the job", peer, ip, port);
+            } else {
+                snprintf(msg, sizeof(msg), "rank %d (udp %s:%u) %s for %.0f s; ending the job",
+                         peer, ip, port,
+                         dead == TN_UDP_DEAD_SILENT ? "stopped answering"
+                                                    : "acknowledged none of our packets in "
+                                                      "flight",
+                         tn_cfg.udp_peer_timeout);
+            }
             tn_udp.fatal(msg);
         }
     }
@@ -931,7 +952,10 @@ static tn_status_t tn_udp_am_send_fill(int peer, const tn_am_hdr_t *hdr, size_t 
 
 static void tn_udp_recv_direct_add(int peer, uint64_t rreq, void *buf, size_t len)
 {
-    if (!tn_cfg.udp_direct || peer < 0 || peer >= tn_udp.world_size ||
+    /* mode encrypt decrypts datagrams where they land, after their tag is
+     * checked: never in a user's buffer */
+    if (!tn_cfg.udp_direct || tn_udp.auth == TN_UDP_AUTH_ENCRYPT || peer < 0 ||
+        peer >= tn_udp.world_size ||
         tn_udp.peers[peer].nrails == 0) {
         return;
     }

@@ -89,6 +89,8 @@ struct tn_udp_conn {
     tn_udp_dir_t      tx_dir, rx_dir;
     tn_udp_key_t      tx_key, rx_key;
     uint64_t          tx_seq;        /* datagrams sent so far */
+    int               crypto_failed; /* sealing failed: nothing can be sent */
+    size_t            out_head;      /* header + SACK bytes of the datagram just built */
 
     /* send side */
     tn_udp_sentmap_t  sm;
@@ -148,7 +150,7 @@ tn_status_t tn_udp_conn_new(const tn_udp_conn_cfg_t *cfg, uint32_t me, uint32_t 
     if (cfg->packet_size <= TN_UDP_OVERHEAD || cfg->packet_size > 65507 || cfg->window == 0 ||
         cfg->window > (1u << 24) || cfg->sendq_max == 0 || cfg->sendq_max > (1u << 24) ||
         cfg->nrails < 1 || cfg->nrails > TN_UDP_MAX_RAILS ||
-        (cfg->auth != TN_UDP_AUTH_OFF && cfg->auth != TN_UDP_AUTH_TAG)) {
+        cfg->auth < TN_UDP_AUTH_OFF || cfg->auth > TN_UDP_AUTH_ENCRYPT) {
         tn_log_error("udp", "bad connection configuration (packet %u, window %u, queue %u, "
                      "rails %d)", cfg->packet_size, cfg->window, cfg->sendq_max, cfg->nrails);
         return TN_ERR_INVAL;
@@ -169,8 +171,14 @@ tn_status_t tn_udp_conn_new(const tn_udp_conn_cfg_t *cfg, uint32_t me, uint32_t 
     c->me = me;
     c->peer = peer;
     c->cfg.secret = NULL;       /* the keys below are all it needs of it */
-    tn_udp_auth_derive(cfg->secret, me, peer, cfg->auth, &c->tx_dir, &c->tx_key);
-    tn_udp_auth_derive(cfg->secret, peer, me, cfg->auth, &c->rx_dir, &c->rx_key);
+    if ((st = tn_udp_auth_derive(cfg->secret, me, peer, cfg->auth, cfg->epoch_bits,
+                                 &c->tx_dir, &c->tx_key)) != TN_OK) {
+        goto err_free;
+    }
+    if ((st = tn_udp_auth_derive(cfg->secret, peer, me, cfg->auth, cfg->epoch_bits,
+                                 &c->rx_dir, &c->rx_key)) != TN_OK) {
+        goto err_free;
+    }
     c->max_msg = cfg->packet_size - TN_UDP_OVERHEAD;
     st = tn_udp_sentmap_init(&c->sm, cfg->window + cfg->sendq_max, c->max_msg,
                              c->tx_dir.psn0);
@@ -338,7 +346,8 @@ static int tn_conn_next_up(const tn_udp_conn_t *c, int rail)
  * copied: buf gets the header and SACK blocks only (their length is
  * returned) and the payload goes out from where it is, the CRC covering
  * both.  pcrc: the payload's CRC32C (0 for none), which the wire CRC
- * continues over the header. */
+ * continues over the header.  The datagram is sealed (tn_conn_seal) once
+ * its payload is in place. */
 static size_t tn_conn_build(tn_udp_conn_t *c, void *buf, size_t cap, uint8_t type,
                             uint16_t flags, uint64_t psn, const void *payload, uint32_t len,
                             uint32_t pcrc, int gather)
@@ -387,7 +396,7 @@ static size_t tn_conn_build(tn_udp_conn_t *c, void *buf, size_t cap, uint8_t typ
         memcpy(p, payload, len);
     }
     memcpy((char *)buf + offsetof(tn_udp_hdr_t, crc), &crc, sizeof(crc));
-    tn_udp_auth_seal(&c->tx_key, h.seq, buf, head, TN_UDP_TAG_OFF);
+    c->out_head = head;
     /* every packet carries the ack: nothing is owed any more */
     c->late = 0;
     c->ack_pending = 0;
@@ -395,6 +404,29 @@ static size_t tn_conn_build(tn_udp_conn_t *c, void *buf, size_t cap, uint8_t typ
     c->unacked = 0;
     c->adv_limit = tn_udp_credit_limit(&c->rx);
     return total;
+}
+
+/* Seal the datagram tn_conn_build just wrote into buf (its header, c->tx_seq
+ * its nonce), whose payload is pay[0, npay) (encrypted there in mode
+ * encrypt).  0 when the library failed: the connection is dead
+ * (TN_UDP_DEAD_CRYPTO). */
+static int tn_conn_seal(tn_udp_conn_t *c, void *buf, const struct iovec *pay, int npay)
+{
+    /* seq is the nonce: a connection that sent 2^62 datagrams (centuries
+     * at line rate) stops rather than come near a repeat */
+    if (c->tx_seq >= UINT64_C(1) << 62 ||
+        tn_udp_auth_seal(&c->tx_key, c->tx_seq, buf, c->out_head, TN_UDP_TAG_OFF, pay,
+                         npay) != TN_OK) {
+        if (!c->crypto_failed) {
+            tn_log_error("udp", "%s a datagram to rank %u",
+                         c->tx_seq >= UINT64_C(1) << 62 ? "out of nonces for"
+                                                        : "the cryptography library failed "
+                                                          "to seal", c->peer);
+        }
+        c->crypto_failed = 1;
+        return 0;
+    }
+    return 1;
 }
 
 /* Account losses found by a detection pass. */
@@ -507,10 +539,19 @@ static size_t tn_conn_send_data(tn_udp_conn_t *c, tn_udp_sent_t *e, int rail, vo
         c->since_ask = 0;
     }
     c->out_ref = e->ext != NULL;
+    if (c->cfg.auth == TN_UDP_AUTH_ENCRYPT) {
+        payload_p = NULL;           /* encrypted into buf: the plaintext stays */
+    }
+    struct iovec pay[2];
     if (e->ext == NULL) {
         size_t n = tn_conn_build(c, buf, cap, TN_UDP_PKT_DATA, flags, e->psn, e->data, e->len,
                                  e->crc, payload_p != NULL);
         if (n == 0) {
+            return 0;
+        }
+        pay[0].iov_base = payload_p != NULL ? e->data : (char *)buf + c->out_head;
+        pay[0].iov_len = e->len;
+        if (!tn_conn_seal(c, buf, pay, 1)) {
             return 0;
         }
         if (payload_p != NULL) {
@@ -528,13 +569,25 @@ static size_t tn_conn_send_data(tn_udp_conn_t *c, tn_udp_sent_t *e, int rail, vo
         return 0;
     }
     memcpy((char *)buf + n, e->data, head_len);
+    pay[0].iov_base = (char *)buf + n;
+    pay[0].iov_len = head_len;
     n += head_len;
     if (payload_p != NULL) {
         *payload_p = e->ext;
         *plen_p = e->ext_len;
+        pay[1].iov_base = (void *)e->ext;
     } else {
         memcpy((char *)buf + n, e->ext, e->ext_len);
+        pay[1].iov_base = (char *)buf + n;
         n += e->ext_len;
+    }
+    pay[1].iov_len = e->ext_len;
+    if (!tn_conn_seal(c, buf, pay, 2)) {
+        if (payload_p != NULL) {
+            *payload_p = NULL;
+            *plen_p = 0;
+        }
+        return 0;
     }
     tn_conn_sent_data(c, e, rail, now);
     return n;
@@ -636,7 +689,7 @@ static size_t tn_conn_output(tn_udp_conn_t *c, void *buf, size_t cap,
         return 0;
     }
     size_t n = tn_conn_build(c, buf, cap, type, flags, 0, NULL, 0, 0, 0);
-    if (n == 0) {
+    if (n == 0 || !tn_conn_seal(c, buf, NULL, 0)) {
         return 0;
     }
     /* control packets go back the way the peer's last packet came, which is
@@ -941,6 +994,9 @@ const void *tn_udp_conn_deliver_split(tn_udp_conn_t *conn, size_t *len_p, const 
 int tn_udp_conn_dead(const tn_udp_conn_t *conn, uint64_t now)
 {
     const tn_udp_conn_t *c = conn;
+    if (c->crypto_failed) {
+        return TN_UDP_DEAD_CRYPTO;
+    }
     if (c->cfg.peer_timeout_ns == 0 || tn_udp_sentmap_outstanding(&c->sm) == 0) {
         return 0;
     }
@@ -1033,7 +1089,13 @@ uint32_t tn_udp_conn_rx_id(const tn_udp_conn_t *conn)
     return conn->rx_dir.conn;
 }
 
-int tn_udp_conn_authentic(const tn_udp_conn_t *conn, const void *pkt, size_t len)
+int tn_udp_conn_authentic(tn_udp_conn_t *conn, void *pkt, size_t len)
+{
+    return tn_udp_conn_authentic_split(conn, pkt, len, NULL, 0);
+}
+
+int tn_udp_conn_authentic_split(tn_udp_conn_t *conn, void *pkt, size_t len, void *tail,
+                                size_t tail_len)
 {
     tn_udp_hdr_t h;
     if (len < sizeof(h)) {
@@ -1044,11 +1106,20 @@ int tn_udp_conn_authentic(const tn_udp_conn_t *conn, const void *pkt, size_t len
         return TN_UDP_AUTH_BAD_CONN;
     }
     size_t head = sizeof(h) + (size_t)h.nsack * sizeof(tn_udp_sack_t);
-    if (h.nsack > TN_UDP_MAX_SACK || head > len ||
-        !tn_udp_auth_open(&conn->rx_key, h.seq, pkt, head, TN_UDP_TAG_OFF)) {
+    if (h.nsack > TN_UDP_MAX_SACK || head > len) {
+        return TN_UDP_AUTH_BAD_TAG;
+    }
+    struct iovec pay[2] = { { (char *)pkt + head, len - head }, { tail, tail_len } };
+    if (!tn_udp_auth_open(&conn->rx_key, h.seq, pkt, head, TN_UDP_TAG_OFF, pay,
+                          tail != NULL ? 2 : 1)) {
         return TN_UDP_AUTH_BAD_TAG;
     }
     return TN_UDP_AUTH_GOOD;
+}
+
+uint64_t tn_udp_conn_key_epoch(const tn_udp_conn_t *conn, int rx)
+{
+    return tn_udp_auth_epoch(rx ? &conn->rx_key : &conn->tx_key);
 }
 
 tn_status_t tn_udp_packet_check_split(const void *pkt, size_t len, const void *tail,

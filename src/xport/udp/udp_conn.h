@@ -68,6 +68,7 @@ typedef struct {
      * only */
     const uint8_t *secret;
     int      auth;
+    unsigned epoch_bits;       /* datagrams per key: 2^this (0: TN_UDP_EPOCH_BITS) */
     /* a message sent by reference is acked (or sacked): its memory is free */
     void   (*release)(void *cookie);
 } tn_udp_conn_cfg_t;
@@ -188,8 +189,9 @@ uint64_t tn_udp_conn_deadline(const tn_udp_conn_t *conn);
  * ack acknowledged anything new for peer_timeout although the peer still
  * sends (TN_UDP_DEAD_STUCK: acks, pings or data keep coming, our packets
  * do not get through).  A receiver that only withholds credits, with
- * nothing in flight, is not dead. */
-enum { TN_UDP_DEAD_SILENT = 1, TN_UDP_DEAD_STUCK = 2 };
+ * nothing in flight, is not dead.  TN_UDP_DEAD_CRYPTO: the cryptography
+ * library failed to seal a datagram (nothing can be sent). */
+enum { TN_UDP_DEAD_SILENT = 1, TN_UDP_DEAD_STUCK = 2, TN_UDP_DEAD_CRYPTO = 3 };
 int tn_udp_conn_dead(const tn_udp_conn_t *conn, uint64_t now);
 
 /* Nothing queued or in flight in either direction's send side. */
@@ -205,10 +207,17 @@ const tn_udp_conn_stats_t *tn_udp_conn_stats(const tn_udp_conn_t *conn);
 
 /* Whether a datagram from the connection's peer is genuine: its connection
  * id is the one the peer's direction derived, and its tag authenticates
- * the header and SACK ranges (mode off: the id only).  Looks at nothing
- * else; run it before tn_udp_packet_check. */
+ * the header and SACK ranges, and in modes aead and encrypt the payload
+ * too (mode off: the id only).  The datagram is pkt[0, len) and, when tail
+ * is not NULL, tail[0, tail_len) after it.  Mode encrypt decrypts the
+ * payload in place (whatever the outcome: what fails is garbage).  Looks
+ * at nothing else; run it before tn_udp_packet_check. */
 enum { TN_UDP_AUTH_GOOD = 0, TN_UDP_AUTH_BAD_CONN = 1, TN_UDP_AUTH_BAD_TAG = 2 };
-int tn_udp_conn_authentic(const tn_udp_conn_t *conn, const void *pkt, size_t len);
+int tn_udp_conn_authentic(tn_udp_conn_t *conn, void *pkt, size_t len);
+int tn_udp_conn_authentic_split(tn_udp_conn_t *conn, void *pkt, size_t len, void *tail,
+                                size_t tail_len);
+/* The key epoch of each direction (tests: keys rotate). */
+uint64_t tn_udp_conn_key_epoch(const tn_udp_conn_t *conn, int rx);
 /* The connection id datagrams from the peer carry. */
 uint32_t tn_udp_conn_rx_id(const tn_udp_conn_t *conn);
 
