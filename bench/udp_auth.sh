@@ -2,16 +2,18 @@
 # What datagram authentication costs the udp transport, across two network
 # namespaces (tests/net/netns_cluster.sh, MTU 1500 unless given): the
 # latency (8 B .. 1 KiB) and bandwidth (64 KiB .. 4 MiB) benchmarks with
-# TERN_UDP_AUTH=auth and TERN_UDP_AUTH=off, interleaved, REPS runs each,
-# ranks bound to cores; prints the medians and auth/off (bandwidth ratio,
-# latency difference in us).  Root only (namespaces).
+# TERN_UDP_AUTH=off and each of MODES (default: auth aead encrypt),
+# interleaved, REPS runs each, ranks bound to cores; prints the medians and
+# mode/off (bandwidth ratio, latency difference in us).  Root only
+# (namespaces).
 #
-#   bench/udp_auth.sh [BUILD_DIR] [REPS] [MTU]
+#   bench/udp_auth.sh [BUILD_DIR] [REPS] [MTU] [MODES]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${1:-build}
 REPS=${2:-5}
 MTU=${3:-1500}
+MODES=${4:-auth aead encrypt}
 CLUSTER=tests/net/netns_cluster.sh
 NS=tba
 RUN="$BUILD/bin/tern-run"
@@ -29,15 +31,15 @@ run() {   # mode bench args...
 }
 
 for rep in $(seq 1 "$REPS"); do
-  for mode in auth off; do
+  for mode in $MODES off; do
     run $mode tern_latency -m 8:1024 -t 0.3 >> "$OUT/lat.$mode"
     run $mode tern_bw -m 65536:4194304 -t 0.3 >> "$OUT/bw.$mode"
   done
 done
 
-python3 - "$OUT" "$REPS" "$MTU" <<'EOF'
+python3 - "$OUT" "$REPS" "$MTU" $MODES <<'EOF'
 import statistics, sys
-out, reps, mtu = sys.argv[1], sys.argv[2], sys.argv[3]
+out, reps, mtu, modes = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
 def load(name):
     d = {}
     for line in open(f"{out}/{name}"):
@@ -45,12 +47,16 @@ def load(name):
         d.setdefault(int(s), []).append(float(v))
     return {k: statistics.median(v) for k, v in d.items()}
 print(f"# udp authentication across two namespaces, MTU {mtu}, medians of {reps} interleaved runs")
-la, lo = load("lat.auth"), load("lat.off")
-print("# size   latency auth (us)   off (us)   auth - off (us)")
-for s in sorted(la):
-    print(f"{s:<8} {la[s]:>17.2f} {lo[s]:>10.2f} {la[s] - lo[s]:>17.2f}")
-ba, bo = load("bw.auth"), load("bw.off")
-print("# size   bandwidth auth (MB/s)   off (MB/s)   auth / off")
-for s in sorted(ba):
-    print(f"{s:<8} {ba[s]:>21.0f} {bo[s]:>12.0f} {ba[s] / bo[s]:>12.3f}")
+lat = {m: load(f"lat.{m}") for m in modes + ["off"]}
+bw = {m: load(f"bw.{m}") for m in modes + ["off"]}
+print("# size   latency (us): off " + " ".join(f"{m:>8}" for m in modes) + "   "
+      + " ".join(f"{m + '-off':>11}" for m in modes))
+for s in sorted(lat["off"]):
+    print(f"{s:<8} {lat['off'][s]:>18.2f} " + " ".join(f"{lat[m][s]:>8.2f}" for m in modes)
+          + "   " + " ".join(f"{lat[m][s] - lat['off'][s]:>11.2f}" for m in modes))
+print("# size   bandwidth (MB/s): off " + " ".join(f"{m:>8}" for m in modes) + "   "
+      + " ".join(f"{m + '/off':>11}" for m in modes))
+for s in sorted(bw["off"]):
+    print(f"{s:<8} {bw['off'][s]:>22.0f} " + " ".join(f"{bw[m][s]:>8.0f}" for m in modes)
+          + "   " + " ".join(f"{bw[m][s] / bw['off'][s]:>11.3f}" for m in modes))
 EOF

@@ -107,7 +107,7 @@ static int walk_same(tn_udp_dplan_t *pl, size_t nbytes, dgram_t *const *dg, int 
 {
     tn_udp_dgram_t d;
     int k = 0, hits = 0;
-    tn_udp_direct_begin(pl, nbytes, scratch);
+    tn_udp_direct_begin(pl, nbytes, n > 1 ? dg[0]->len : nbytes, scratch);
     while (tn_udp_direct_next(pl, nbytes, scratch, &d)) {
         CHECK(k < n);
         if (k >= n) {
@@ -363,7 +363,7 @@ static void test_random(void)
             size_t nb = deliver(&pl, grp, n);
             tn_udp_dgram_t d;
             int k = 0;
-            tn_udp_direct_begin(&pl, nb, scratch);
+            tn_udp_direct_begin(&pl, nb, n > 1 ? grp[0]->len : nb, scratch);
             while (tn_udp_direct_next(&pl, nb, scratch, &d)) {
                 char whole[2048];
                 memcpy(whole, d.pkt, d.len);

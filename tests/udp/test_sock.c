@@ -6,6 +6,8 @@
 #include "xport/udp/udp_proto.h"
 
 #include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/udp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -297,6 +299,35 @@ int main(void)
         CHECK(n == 1 && lens[0] == sizeof(liar.h) + 100 && segs[0] == lens[0],
               "a header claiming too much: n %d, len %zu, seg %zu", n, n > 0 ? lens[0] : 0,
               n > 0 ? segs[0] : 0);
+    }
+    /* coalesced datagrams are cut where the kernel says, never where the
+     * first one's header says: four segments of 500 bytes sent as one GSO
+     * send, the first claiming to be 148 bytes long */
+#ifndef UDP_SEGMENT
+#define UDP_SEGMENT 103
+#endif
+    int seg = 500;
+    static char gso[2000];
+    memset(gso, 0x33, sizeof(gso));
+    liar.h.len = 76;                    /* the header and 76 bytes: 148 */
+    memcpy(gso, &liar, sizeof(liar.h));
+    if (b.gro[0] && setsockopt(fd, SOL_UDP, UDP_SEGMENT, &seg, sizeof(seg)) == 0 &&
+        sendto(fd, gso, sizeof(gso), 0, (struct sockaddr *)&b.addr[0], sizeof(b.addr[0])) ==
+            (ssize_t)sizeof(gso)) {
+        size_t got = 0;
+        int bufs = 0;
+        for (int tries = 0; got < sizeof(gso) && tries < 100; tries++) {
+            tn_udp_sock_wait(&b, 10000000, -1);
+            int n = tn_udp_sock_recv(&b, 0, rbuf, CAP, lens, segs, from, 32);
+            for (int i = 0; i < n; i++) {
+                CHECK(segs[i] == 500, "a coalesced buffer of %zu bytes cut at %zu, not 500",
+                      lens[i], segs[i]);
+                got += lens[i];
+                bufs++;
+            }
+        }
+        CHECK(got == sizeof(gso), "GSO send: %zu of %zu bytes arrived", got, sizeof(gso));
+        printf("gso send of 4 x 500 B arrived in %d buffer(s)\n", bufs);
     }
     close(fd);
 

@@ -837,7 +837,8 @@ static int tn_udp_recv_direct(int r, uint64_t *now_p, int late)
                            (uint32_t)peer, tn_udp_max_payload(), tn_udp.rcap, tn_udp.dheads,
                            spill);
         struct sockaddr_in from;
-        ssize_t n = tn_udp_sock_recv_iov(&tn_udp.sock, r, pl->iov, pl->niov, &from);
+        size_t seg = 0;
+        ssize_t n = tn_udp_sock_recv_iov(&tn_udp.sock, r, pl->iov, pl->niov, &from, &seg);
         if (n == 0) {
             break;
         }
@@ -845,7 +846,7 @@ static int tn_udp_recv_direct(int r, uint64_t *now_p, int late)
             tn_udp.bad_packets++;
             continue;
         }
-        tn_udp_direct_begin(pl, (size_t)n, scratch);
+        tn_udp_direct_begin(pl, (size_t)n, seg, scratch);
         tn_udp_dgram_t d;
         size_t ndg = 0;
         while (tn_udp_direct_next(pl, (size_t)n, scratch, &d)) {

@@ -261,20 +261,12 @@ static int tn_direct_landed_in(const tn_udp_dplan_t *pl, size_t p, size_t dlen, 
     return 0;
 }
 
-void tn_udp_direct_begin(tn_udp_dplan_t *pl, size_t nbytes, char *scratch)
+void tn_udp_direct_begin(tn_udp_dplan_t *pl, size_t nbytes, size_t seg, char *scratch)
 {
     pl->at = 0;
     pl->k = 0;
     pl->nk = 0;
-    pl->seg = nbytes;
-    if (nbytes >= sizeof(tn_udp_hdr_t)) {
-        tn_udp_hdr_t h;
-        tn_direct_gather(pl, 0, sizeof(h), (char *)&h);
-        size_t dlen = sizeof(h) + (size_t)h.nsack * sizeof(tn_udp_sack_t) + h.len;
-        if (dlen != 0 && dlen < nbytes) {
-            pl->seg = dlen;     /* GRO: datagrams of this size, the last one the rest */
-        }
-    }
+    pl->seg = seg != 0 && seg < nbytes ? seg : nbytes;
     if (pl->n == 0 || pl->seg == 0) {
         return;                 /* all in the spill area */
     }

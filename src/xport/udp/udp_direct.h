@@ -111,8 +111,9 @@ typedef struct {
     int         hit;        /* lies where it belongs: keep the tail */
 } tn_udp_dgram_t;
 
-/* Walk the nbytes received under pl: the datagrams in order (GRO: equal
- * sizes read from the first one's header, the last one the rest).
+/* Walk the nbytes received under pl: the datagrams in order, seg bytes
+ * each, the last one the rest (seg: the kernel's GRO segment size, nbytes
+ * for a single datagram).
  *
  * begin looks at them all first: a datagram that is not a hit but landed
  * in a user's buffer is copied out (into scratch, at its place in the
@@ -120,7 +121,7 @@ typedef struct {
  * that one's delivery would overwrite it.  One spread over several pieces
  * is gathered into scratch too.  scratch holds 2 x cap bytes.  next
  * returns 0 when none is left. */
-void tn_udp_direct_begin(tn_udp_dplan_t *pl, size_t nbytes, char *scratch);
+void tn_udp_direct_begin(tn_udp_dplan_t *pl, size_t nbytes, size_t seg, char *scratch);
 int tn_udp_direct_next(tn_udp_dplan_t *pl, size_t nbytes, char *scratch, tn_udp_dgram_t *d);
 
 #endif

@@ -739,20 +739,28 @@ size_t tn_udp_sock_recv_cap(const tn_udp_sock_t *s, size_t packet_size)
     return packet_size;
 }
 
-/* Size of the datagrams in a received buffer of len bytes.  Each of ours
- * says how long it is (header, SACK ranges, payload), and a coalesced (GRO)
- * buffer holds datagrams of one size but the last: the first one's length
- * is the segment size.  A buffer this cannot read (too short, a length
- * past its end) is taken whole and fails the checks as one datagram. */
-static size_t tn_udp_seg_size(const char *buf, size_t len)
+/* Room for the one control message a receive can carry: UDP_GRO's segment
+ * size, which the kernel adds to a buffer that holds coalesced datagrams
+ * (and to no other). */
+#define TN_UDP_CMSG_ROOM CMSG_SPACE(sizeof(int))
+
+/* Size of the datagrams in a received buffer of len bytes: the kernel's
+ * segment size when it coalesced several (each that long, the last one the
+ * rest), else len.  Never read from the datagrams themselves: one forged
+ * datagram coalesced with genuine ones could otherwise say how the rest is
+ * cut. */
+static size_t tn_udp_seg_size(const struct msghdr *h, size_t len)
 {
-    tn_udp_hdr_t h;
-    if (len < sizeof(h)) {
-        return len;
+    for (const struct cmsghdr *c = CMSG_FIRSTHDR(h); c != NULL;
+         c = CMSG_NXTHDR((struct msghdr *)h, (struct cmsghdr *)c)) {
+        if (c->cmsg_level == SOL_UDP && c->cmsg_type == UDP_GRO &&
+            c->cmsg_len >= CMSG_LEN(sizeof(int))) {
+            int gso;
+            memcpy(&gso, CMSG_DATA(c), sizeof(gso));
+            return gso > 0 && (size_t)gso < len ? (size_t)gso : len;
+        }
     }
-    memcpy(&h, buf, sizeof(h));
-    size_t dlen = sizeof(h) + (size_t)h.nsack * sizeof(tn_udp_sack_t) + h.len;
-    return dlen < len ? dlen : len;
+    return len;
 }
 
 int tn_udp_sock_recv(tn_udp_sock_t *s, int rail, char *base, size_t cap, size_t *lens,
@@ -762,6 +770,10 @@ int tn_udp_sock_recv(tn_udp_sock_t *s, int rail, char *base, size_t cap, size_t 
      * poll of an idle socket, where only the syscall should cost. */
     static struct mmsghdr msgs[TN_UDP_SEND_BATCH];
     static struct iovec iovs[TN_UDP_SEND_BATCH];
+    static union {
+        struct cmsghdr align;
+        char           buf[TN_UDP_CMSG_ROOM];
+    } ctl[TN_UDP_SEND_BATCH];
     static char *built_base;
     static size_t built_cap;
     static struct sockaddr_in *built_from;
@@ -779,25 +791,24 @@ int tn_udp_sock_recv(tn_udp_sock_t *s, int rail, char *base, size_t cap, size_t 
             msgs[i].msg_hdr.msg_iov = &iovs[i];
             msgs[i].msg_hdr.msg_iovlen = 1;
             msgs[i].msg_hdr.msg_name = &from[i];
+            msgs[i].msg_hdr.msg_control = ctl[i].buf;
         }
         built_base = base;
         built_cap = cap;
         built_from = from;
     }
-    /* One plain recv first: an empty socket (the common case while
-     * waiting) costs the least that way, with no message header for the
-     * kernel to import; the rest of a burst in one recvmmsg.  No control
-     * messages: GRO's segment size is read from our own headers.
-     * MSG_TRUNC makes recv return a datagram's full length, so one larger
-     * than any of ours shows. */
+    /* One receive first: an empty socket (the common case while waiting)
+     * costs the least that way; the rest of a burst in one recvmmsg.  A
+     * socket with GRO takes the control message that says how its buffer
+     * is cut (tn_udp_seg_size); one without gets one datagram per buffer
+     * and no control room.  MSG_TRUNC in msg_flags: a datagram larger
+     * than any of ours. */
+    size_t room = s->gro[rail] ? TN_UDP_CMSG_ROOM : 0;
     ssize_t r;
     do {
-        socklen_t fl = sizeof(from[0]);
-        r = recvfrom(s->fd[rail], base, cap, MSG_DONTWAIT | MSG_TRUNC,
-                     (struct sockaddr *)&from[0], &fl);
-        if (r >= 0 && fl != sizeof(from[0])) {
-            from[0].sin_family = AF_UNSPEC;     /* not IPv4: no peer's */
-        }
+        msgs[0].msg_hdr.msg_namelen = sizeof(from[0]);
+        msgs[0].msg_hdr.msg_controllen = room;
+        r = recvmsg(s->fd[rail], &msgs[0].msg_hdr, MSG_DONTWAIT);
     } while (r < 0 && errno == EINTR);
     if (r < 0) {
         if (errno != EAGAIN && errno != EWOULDBLOCK && errno != ECONNREFUSED) {
@@ -807,7 +818,6 @@ int tn_udp_sock_recv(tn_udp_sock_t *s, int rail, char *base, size_t cap, size_t 
         return 0;
     }
     msgs[0].msg_len = (unsigned)r;
-    msgs[0].msg_hdr.msg_flags = (size_t)r > cap ? MSG_TRUNC : 0;
     int k = 1;
     /* Look for more in the same call only while that pays: a lone message
      * (a ping-pong) would pay a second, empty system call on its critical
@@ -819,7 +829,8 @@ int tn_udp_sock_recv(tn_udp_sock_t *s, int rail, char *base, size_t cap, size_t 
     if (max > 1 && (s->more[rail] || s->hits[rail] >= 2)) {
         int m;
         for (int i = 1; i < max; i++) {
-            msgs[i].msg_hdr.msg_namelen = sizeof(from[i]);   /* the kernel shortens it */
+            msgs[i].msg_hdr.msg_namelen = sizeof(from[i]);   /* the kernel shortens them */
+            msgs[i].msg_hdr.msg_controllen = room;
         }
         do {
             m = recvmmsg(s->fd[rail], msgs + 1, (unsigned)(max - 1), MSG_DONTWAIT, NULL);
@@ -831,14 +842,14 @@ int tn_udp_sock_recv(tn_udp_sock_t *s, int rail, char *base, size_t cap, size_t 
     }
     for (int i = 0; i < k; i++) {
         lens[i] = msgs[i].msg_len;
-        if (i > 0 && msgs[i].msg_hdr.msg_namelen != sizeof(from[i])) {
-            from[i].sin_family = AF_UNSPEC;
+        if (msgs[i].msg_hdr.msg_namelen != sizeof(from[i])) {
+            from[i].sin_family = AF_UNSPEC;     /* not IPv4: no peer's */
         }
         if (msgs[i].msg_hdr.msg_flags & MSG_TRUNC) {
             lens[i] = segs[i] = 0;      /* larger than any of ours: foreign, drop */
             continue;
         }
-        segs[i] = tn_udp_seg_size(base + (size_t)i * cap, lens[i]);
+        segs[i] = tn_udp_seg_size(&msgs[i].msg_hdr, lens[i]);
         size_t ndg = segs[i] != 0 ? (lens[i] + segs[i] - 1) / segs[i] : 1;
         if (ndg > 1) {
             s->stats.gro_recvs++;
@@ -850,14 +861,20 @@ int tn_udp_sock_recv(tn_udp_sock_t *s, int rail, char *base, size_t cap, size_t 
 }
 
 ssize_t tn_udp_sock_recv_iov(tn_udp_sock_t *s, int rail, struct iovec *iov, int niov,
-                             struct sockaddr_in *from)
+                             struct sockaddr_in *from, size_t *seg_p)
 {
+    union {
+        struct cmsghdr align;
+        char           buf[TN_UDP_CMSG_ROOM];
+    } ctl;
     struct msghdr h;
     memset(&h, 0, sizeof(h));
     h.msg_iov = iov;
     h.msg_iovlen = (size_t)niov;
     h.msg_name = from;
     h.msg_namelen = sizeof(*from);
+    h.msg_control = ctl.buf;
+    h.msg_controllen = s->gro[rail] ? sizeof(ctl.buf) : 0;
     ssize_t r;
     do {
         r = recvmsg(s->fd[rail], &h, MSG_DONTWAIT);
@@ -874,6 +891,7 @@ ssize_t tn_udp_sock_recv_iov(tn_udp_sock_t *s, int rail, struct iovec *iov, int 
     if (h.msg_namelen != sizeof(*from)) {
         from->sin_family = AF_UNSPEC;
     }
+    *seg_p = tn_udp_seg_size(&h, (size_t)r);
     return r;
 }
 

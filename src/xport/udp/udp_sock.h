@@ -159,7 +159,8 @@ int tn_udp_sock_send(tn_udp_sock_t *s, const tn_udp_out_t *out, int n, int *fail
 /* Receive up to max buffers from rail into base + i * cap (each cap
  * bytes); lens[i] gets their sizes and segs[i] the size of the datagrams in it:
  * lens[i] for a single datagram, less when GRO coalesced several (each
- * segs[i] bytes, the last one the rest), from[i] its source address
+ * segs[i] bytes, the last one the rest: the kernel's segment size, never
+ * read from the datagrams), from[i] its source address
  * (sin_family AF_UNSPEC when not IPv4).  Non-blocking; returns the count
  * of buffers filled (0 if none).  Consecutive calls must pass the same
  * base, cap and from (the message headers are built once). */
@@ -169,10 +170,11 @@ int tn_udp_sock_recv(tn_udp_sock_t *s, int rail, char *base, size_t cap, size_t 
 /* Receive one buffer (a datagram, or several coalesced by GRO) from rail
  * into the niov pieces of iov, non-blocking.  Returns its length, 0 when
  * none waits, or -1 when it was longer than the pieces (dropped); *from
- * gets its source address.  The
- * caller counts what it holds with tn_udp_sock_note_recv. */
+ * gets its source address, *seg_p the size of the datagrams in it (as
+ * segs in tn_udp_sock_recv: the kernel's).  The caller counts what it
+ * holds with tn_udp_sock_note_recv. */
 ssize_t tn_udp_sock_recv_iov(tn_udp_sock_t *s, int rail, struct iovec *iov, int niov,
-                             struct sockaddr_in *from);
+                             struct sockaddr_in *from, size_t *seg_p);
 /* ndg datagrams arrived in one buffer (statistics). */
 void tn_udp_sock_note_recv(tn_udp_sock_t *s, size_t ndg);
 
