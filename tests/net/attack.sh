@@ -8,12 +8,13 @@
 # must finish with every byte right, and the forged datagrams must show in
 # the drop counters under the reason that fits.  Root only.
 #
-#   attack.sh TERN_RUN UNDER_ATTACK FORGE MODE(auth|off) plain|spoof
+#   attack.sh TERN_RUN UNDER_ATTACK FORGE MODE(auth|aead|encrypt|off) plain|spoof|replay
 set -u
 RUN=$1 VICTIM=$2 FORGE=$3 MODE=$4 HOW=$5
 HERE=$(cd "$(dirname "$0")" && pwd)
 CLUSTER=$HERE/netns_cluster.sh
-P=tk${MODE:0:1}${HOW:0:1}
+case $MODE in aead) m=d ;; *) m=${MODE:0:1} ;; esac
+P=tk$m${HOW:0:1}
 OUT=$(mktemp)
 cleanup() { "$CLUSTER" down "$P" >/dev/null 2>&1; rm -f "$OUT"; }
 trap cleanup EXIT

@@ -2,7 +2,7 @@
  * forged traffic at a running job's udp ports for a while.  Not an MPI
  * program; it knows the wire format (udp_proto.h) but not the job's secret.
  *
- *   forge [--spoof] SECONDS NRANKS IP:PORT...
+ *   forge [--spoof] [--flood] SECONDS NRANKS IP:PORT...
  *   forge --replay CAPTURE_IFACE INJECT_IFACE SECONDS
  *
  * Each IP:PORT is a rank's rail (world rank = its position).  Rounds of:
@@ -21,6 +21,7 @@
  * again as they were (replays) and altered with a recomputed CRC (acks
  * that acknowledge much more, SACK ranges to infinity, payload bytes
  * changed), by re-injecting the captured frames.
+ * Rounds are 200 us apart, or back to back with --flood (bench/udp_flood.sh).
  * Prints how many datagrams it sent. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -226,16 +227,20 @@ static int replay(const char *iface, const char *inject, double secs)
 
 int main(int argc, char **argv)
 {
-    int a = 1, spoof = 0;
+    int a = 1, spoof = 0, flood = 0;
     if (argc == 5 && strcmp(argv[1], "--replay") == 0) {
         return replay(argv[2], argv[3], atof(argv[4]));
     }
-    if (argc > 1 && strcmp(argv[1], "--spoof") == 0) {
+    if (argc > a && strcmp(argv[a], "--spoof") == 0) {
         spoof = 1;
         a++;
     }
+    if (argc > a && strcmp(argv[a], "--flood") == 0) {
+        flood = 1;
+        a++;
+    }
     if (argc - a < 3) {
-        fprintf(stderr, "usage: forge [--spoof] SECONDS NRANKS IP:PORT...\n");
+        fprintf(stderr, "usage: forge [--spoof] [--flood] SECONDS NRANKS IP:PORT...\n");
         return 2;
     }
     double secs = atof(argv[a]);
@@ -297,7 +302,9 @@ int main(int argc, char **argv)
             size_t n = forge_pkt(buf, TN_UDP_PKT_PING, src, dst, 0, 1, 0, pay, 0);
             emit(buf, n, dst, spoof ? src : -1);
         }
-        usleep(200);
+        if (!flood) {
+            usleep(200);
+        }
     }
     printf("forge: sent %llu datagrams\n", sent);
     return 0;

@@ -17,6 +17,12 @@
 #include <time.h>
 
 #define TN_UDP_RECV_BATCH 32
+/* Batches one progress call reads from a rail at most: whatever arrives,
+ * junk included, a call returns (and the rank gets on with its other
+ * work) after this many; what is left waits in the socket for the next.
+ * 8 batches of up to 64 GRO buffers: far more than a window of data. */
+#define TN_UDP_RECV_ROUNDS 8
+
 /* Packets one flush gathers at most: two full GSO messages of the
  * smallest packets (1472 bytes on a 1500-byte MTU: 2 x 44). */
 #define TN_UDP_SEND_MAX 128
@@ -831,7 +837,9 @@ static int tn_udp_recv_direct(int r, uint64_t *now_p, int late)
     uint64_t now = *now_p;
     tn_udp_dplan_t *pl = &tn_udp.dplan;
     char *spill = tn_udp.rbuf, *scratch = tn_udp.rbuf + tn_udp.rcap;
-    while (tn_udp.ndirect != 0) {
+    /* bounded, like tn_udp_progress's reads: a flood does not keep us here */
+    for (int reads = 0; tn_udp.ndirect != 0 && reads < TN_UDP_RECV_ROUNDS * tn_udp.batch;
+         reads++) {
         int peer = tn_udp_direct_pick(r);
         tn_udp_direct_plan(pl, peer >= 0 ? &tn_udp.peers[peer].direct : NULL,
                            (uint32_t)peer, tn_udp_max_payload(), tn_udp.rcap, tn_udp.dheads,
@@ -890,8 +898,9 @@ static int tn_udp_progress(void)
                 continue;
             }
         }
-        int n;
-        while ((n = tn_udp_sock_recv(&tn_udp.sock, r, tn_udp.rbuf, cap, lens, segs, from,
+        int n, rounds = 0;
+        while (rounds++ < TN_UDP_RECV_ROUNDS &&
+               (n = tn_udp_sock_recv(&tn_udp.sock, r, tn_udp.rbuf, cap, lens, segs, from,
                                      tn_udp.batch)) > 0) {
             for (int i = 0; i < n; i++) {
                 char *buf = tn_udp.rbuf + (size_t)i * cap;
