@@ -181,6 +181,22 @@ static void tn_config_cross_check(int warn)
             }
         }
     }
+    /* a port range: both ends, or neither (ephemeral ports) */
+    if (!(tn_cfg.udp_port_min == 0 && tn_cfg.udp_port_max == 0) &&
+        !(tn_cfg.udp_port_min >= 1 && tn_cfg.udp_port_min <= tn_cfg.udp_port_max)) {
+        if (warn) {
+            tn_log_warn("base", "ignoring TERN_UDP_PORT_MIN=%lld, TERN_UDP_PORT_MAX=%lld: a "
+                        "port range needs 1 <= min <= max (keeping ephemeral ports)",
+                        (long long)tn_cfg.udp_port_min, (long long)tn_cfg.udp_port_max);
+        }
+        for (int i = 0; i < TN_CONFIG_N; i++) {
+            const tn_config_entry_t *e = &tn_config_entries[i];
+            if (e->field == &tn_cfg.udp_port_min || e->field == &tn_cfg.udp_port_max) {
+                tn_config_parse(e, e->def);
+                tn_config_is_set[i] = 0;
+            }
+        }
+    }
 }
 
 void tn_config_load(int warn_unknown)

@@ -71,7 +71,12 @@
     X(udp_eager_threshold, UDP_EAGER_THRESHOLD, SIZE, "64k", "0..1g",          \
       "udp: largest message sent eagerly; larger ones use rendezvous")         \
     X(udp_rails, UDP_RAILS, STRING, "auto", "",                                \
-      "udp: comma-separated local IPv4 addresses or interface names to use as rails, or auto") \
+      "udp: comma-separated local IPv4 addresses or interface names to use as rails, or auto " \
+      "(interfaces whose addresses no other node has and that share a subnet or route with a peer's)") \
+    X(udp_port_min, UDP_PORT_MIN, INT, "0", "0..65535",                        \
+      "udp: lowest port of the range the rails' sockets bind in (0: ephemeral ports; set with TERN_UDP_PORT_MAX)") \
+    X(udp_port_max, UDP_PORT_MAX, INT, "0", "0..65535",                        \
+      "udp: highest port of that range (at least the ranks per node; 0 with TERN_UDP_PORT_MIN=0)") \
     X(udp_auth, UDP_AUTH, STRING, "auth", "",                                  \
       "udp: datagram authentication: auth (a tag over every header, which holds the payload's CRC), aead (the tag covers the payload too), encrypt (aead, payload encrypted), off (trusted fabrics only; ids still secret-derived)") \
     X(udp_rto_min, UDP_RTO_MIN, INT, "200", "1..60000000",                     \

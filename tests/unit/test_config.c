@@ -112,6 +112,28 @@ int main(void)
     setenv("TERN_UDP_RTO_MAX", "100000", 1);
     tn_config_load(0);
     CHECK(tn_cfg.udp_rto_min == 500 && tn_cfg.udp_rto_max == 100000);
+    /* a udp port range: both ends with 1 <= min <= max, else ephemeral */
+    CHECK(tn_cfg.udp_port_min == 0 && tn_cfg.udp_port_max == 0);
+    setenv("TERN_UDP_PORT_MIN", "61000", 1);
+    setenv("TERN_UDP_PORT_MAX", "61099", 1);
+    tn_config_load(0);
+    CHECK(tn_cfg.udp_port_min == 61000 && tn_cfg.udp_port_max == 61099);
+    setenv("TERN_UDP_PORT_MAX", "60999", 1);            /* max below min */
+    tn_config_load(0);
+    CHECK(tn_cfg.udp_port_min == 0 && tn_cfg.udp_port_max == 0);
+    unsetenv("TERN_UDP_PORT_MAX");                      /* only one end */
+    tn_config_load(0);
+    CHECK(tn_cfg.udp_port_min == 0 && tn_cfg.udp_port_max == 0);
+    setenv("TERN_UDP_PORT_MIN", "0", 1);
+    setenv("TERN_UDP_PORT_MAX", "70000", 1);            /* out of range */
+    tn_config_load(0);
+    CHECK(tn_cfg.udp_port_min == 0 && tn_cfg.udp_port_max == 0);
+    setenv("TERN_UDP_PORT_MIN", "61000", 1);
+    setenv("TERN_UDP_PORT_MAX", "61000", 1);            /* one port */
+    tn_config_load(0);
+    CHECK(tn_cfg.udp_port_min == 61000 && tn_cfg.udp_port_max == 61000);
+    unsetenv("TERN_UDP_PORT_MIN");
+    unsetenv("TERN_UDP_PORT_MAX");
     if (failures == 0) {
         printf("config: all checks passed\n");
     }
