@@ -249,6 +249,7 @@ tn_status_t tn_rt_init(int required, int *provided_p, const tn_rt_hooks_t *hooks
         .world_of_local = tn_rt.world_of_local,
         .local_of_world = tn_rt.local_of_world,
         .node_id = tn_rt.node_id,
+        .node_of_world = tn_rt.node_of_world,
         .oversubscribed = tn_rt.oversubscribed,
         .nnodes = tn_rt.nnodes,
         .fence = tn_rt_fence,

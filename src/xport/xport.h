@@ -157,6 +157,9 @@ typedef struct {
     const int  *world_of_local;
     const int  *local_of_world;     /* -1 for ranks on other nodes */
     int         node_id;
+    const int  *node_of_world;      /* world rank -> node index, the same on
+                                       every rank (host name and network
+                                       namespace) */
     int         oversubscribed;
     int         nnodes;
     tn_status_t (*fence)(void);     /* job-wide barrier */

@@ -1,24 +1,25 @@
 /* Fuzz harness of the value parsers of strings from the environment and
  * the key-value space: the configuration table (src/base/config.c: ints,
  * sizes like "64k", doubles, booleans, strings), TERN_UDP_AUTH
- * (tn_udp_auth_parse) and a peer's published udp addresses
- * (tn_udp_sock_parse, "ip:port,ip:port" from the PMI key-value space).
+ * (tn_udp_auth_parse) and a peer's published udp rails (tn_udp_card_parse,
+ * "a,ip/len:port+net/len,..." from the PMI key-value space).
  *
  * Input: a byte choosing the configuration variable (index modulo
  * tn_config_count()), then its value (cut at the first NUL).  The value
  * goes through tn_config_parse_size, tn_config_parse_bool,
- * tn_udp_auth_parse and tn_udp_sock_parse directly, then into the
+ * tn_udp_auth_parse and tn_udp_card_parse directly, then into the
  * environment as that variable, and tn_config_load parses it with the
  * variable's type; tn_config_describe formats the result (into buffers of
  * several sizes).  The variable is removed again before returning.
  *
  * Checked: a size or a bool that parses has no sign / is 0 or 1; a refused
- * TERN_UDP_AUTH says why; tn_udp_sock_parse returns at most max addresses;
+ * TERN_UDP_AUTH says why; a card that parses is within its limits and
+ * formats into a string that parses to the same card;
  * describe NUL-terminates within its buffer (ASan: buffers of exact size). */
 #include "base/config.h"
 #include "xport/udp/udp_auth.h"
 #include "xport/udp/udp_conn.h"
-#include "xport/udp/udp_sock.h"
+#include "xport/udp/udp_rails.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -71,11 +72,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (mode < 0 && why == NULL) {
         fz_fail("tn_udp_auth_parse refused without saying why", val);
     }
-    struct sockaddr_in addrs[TN_UDP_MAX_RAILS];
-    for (int max = 1; max <= TN_UDP_MAX_RAILS; max += 3) {
-        int got = tn_udp_sock_parse(val, addrs, max);
-        if (got > max) {
-            fz_fail("tn_udp_sock_parse returned more addresses than max", val);
+    tn_udp_card_t card, again;
+    if (tn_udp_card_parse(val, &card) == TN_OK) {
+        char out[TN_UDP_CARD_LEN];
+        if (card.n < 0 || card.n > TN_UDP_MAX_CANDS) {
+            fz_fail("a card with too many candidates", val);
+        }
+        for (int i = 0; i < card.n; i++) {
+            if (card.c[i].len > 32 || card.c[i].port == 0 ||
+                card.c[i].nroutes > TN_UDP_CAND_ROUTES) {
+                fz_fail("a card candidate out of range", val);
+            }
+        }
+        if (tn_udp_card_format(&card, out, sizeof(out)) == 0 ||
+            tn_udp_card_parse(out, &again) != TN_OK || memcmp(&card, &again, sizeof(card)) != 0) {
+            fz_fail("a card does not survive format and parse", val);
         }
     }
 

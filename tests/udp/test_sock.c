@@ -148,8 +148,8 @@ int main(void)
 {
     tn_udp_fault_cfg_t nofault = { 0 };
     tn_udp_sock_t a, b;
-    if (tn_udp_sock_open(&a, "127.0.0.1", 1, 4 << 20, 1, &nofault) != TN_OK ||
-        tn_udp_sock_open(&b, "127.0.0.1", 1, 4 << 20, 1, &nofault) != TN_OK) {
+    if (tn_udp_sock_open(&a, "127.0.0.1", 1, 4 << 20, 1, &nofault, 0, 0) != TN_OK ||
+        tn_udp_sock_open(&b, "127.0.0.1", 1, 4 << 20, 1, &nofault, 0, 0) != TN_OK) {
         fprintf(stderr, "cannot open loopback sockets\n");
         return 1;
     }
@@ -213,7 +213,8 @@ int main(void)
      * (counted), the pipe is left empty, and zero-copy goes on */
     {
         tn_udp_sock_t c;
-        CHECK(tn_udp_sock_open(&c, "127.0.0.1", 1, 1 << 20, 0, &nofault) == TN_OK, "open c");
+        CHECK(tn_udp_sock_open(&c, "127.0.0.1", 1, 1 << 20, 0, &nofault, 0, 0) == TN_OK,
+              "open c");
         CHECK(tn_udp_sock_gso_segs(&c, 1472) == 1, "no gso: one datagram per send");
         tn_udp_sock_set_routes(&a, 2);
         int dead = tn_udp_sock_route(&a, 0, &c.addr[0]);
@@ -241,7 +242,7 @@ int main(void)
     {
         tn_udp_fault_cfg_t dup = { .dup = 100, .seed = 7 };
         tn_udp_sock_t f;
-        CHECK(tn_udp_sock_open(&f, "127.0.0.1", 1, 4 << 20, 1, &dup) == TN_OK, "open f");
+        CHECK(tn_udp_sock_open(&f, "127.0.0.1", 1, 4 << 20, 1, &dup, 0, 0) == TN_OK, "open f");
         tn_udp_sock_set_routes(&f, 1);
         int fr = tn_udp_sock_route(&f, 0, &b.addr[0]);
         CHECK(fr == 0 && tn_udp_sock_set_splice(&f, 4096) == 1, "route / splice on f");

@@ -31,8 +31,12 @@ typedef struct {
     tn_udp_conn_t      *conn;
     int                 fin;           /* the peer's FIN arrived: it is finalizing */
     uint64_t            fin_at;        /* when we noticed (finalize only) */
+    /* the connection's rails (udp_rails.h): rail i goes from local socket
+     * lrail[i] to the peer's addr[i]; pair_of[socket] is the reverse (-1) */
     int                 nrails;
     struct sockaddr_in  addr[TN_UDP_MAX_RAILS];
+    int                 lrail[TN_UDP_MAX_RAILS];
+    int8_t              pair_of[TN_UDP_MAX_SOCKS];
     int                 route[TN_UDP_MAX_RAILS];    /* connected socket, or -1 */
     uint64_t            due;           /* the connection's deadline, kept current */
     tn_udp_dpeer_t      direct;        /* rendezvous streams to receive in place */
@@ -61,7 +65,7 @@ static struct {
     int                 *dlist;
     int                  ndlist;
     int                  ndirect;        /* streams registered, all peers */
-    int                  dlast[TN_UDP_MAX_RAILS];
+    int                  dlast[TN_UDP_MAX_SOCKS];
     char               (*dheads)[TN_UDP_DIRECT_HEAD];
     tn_udp_dplan_t       dplan;
     uint64_t             direct_hits;    /* datagrams received in place */
@@ -213,6 +217,83 @@ static uint32_t tn_udp_window(size_t ps)
     return (uint32_t)(w < fit ? w : fit);
 }
 
+/* The rails (udp_rails.h): every rank's card, read after the fence (mine
+ * is the one I published), then my rails towards each udp peer; the
+ * sockets that no pair uses are closed.  A duplicated pinned address or a
+ * peer without a usable rail ends the job with a message. */
+static tn_status_t tn_udp_rails_setup(const tn_xport_job_t *job, const char *mine)
+{
+    int n = job->world_size, me = job->world_rank;
+    tn_udp_card_t *cards = calloc((size_t)n, sizeof(*cards));
+    uint32_t *dup = calloc((size_t)n, sizeof(*dup));
+    tn_udp_rails_t *rails = calloc((size_t)n, sizeof(*rails));
+    char val[TN_UDP_CARD_LEN + 8], msg[1024];
+    unsigned used = 0;
+    tn_status_t st = TN_ERR_NOMEM;
+
+    if (cards == NULL || dup == NULL || rails == NULL) {
+        goto out;
+    }
+    for (int r = 0; r < n; r++) {
+        const char *v = mine;
+        if (r != me) {
+            if ((st = job->kv_get(r, "udp", val, sizeof(val))) != TN_OK) {
+                tn_log_error("udp", "rank %d published no udp rails", r);
+                goto out;
+            }
+            v = val;
+        }
+        if ((st = tn_udp_card_parse(v, &cards[r])) != TN_OK) {
+            tn_log_error("udp", "rank %d published bad udp rails '%.200s'", r, v);
+            goto out;
+        }
+    }
+    st = tn_udp_rails_plan(cards, job->node_of_world, n, me, job->use, dup, rails, &used, msg,
+                           sizeof(msg));
+    if (st == TN_ERR_INVAL) {
+        job->fatal(msg);
+    }
+    if (st != TN_OK) {
+        goto out;
+    }
+    tn_udp_rails_summary(cards, job->node_of_world, n, me, dup, rails, job->use,
+                         (const char (*)[16])tn_udp.sock.ifname, msg, sizeof(msg));
+    tn_log_info("udp", "rails: %s", msg);
+    /* the kept sockets are numbered again from 0 */
+    int renum[TN_UDP_MAX_SOCKS];
+    for (int i = 0, k = 0; i < TN_UDP_MAX_SOCKS; i++) {
+        renum[i] = used >> i & 1 ? k++ : -1;
+    }
+    tn_udp_sock_keep(&tn_udp.sock, used);
+    for (int r = 0; r < n; r++) {
+        if (r == me || !job->use[r]) {
+            continue;
+        }
+        tn_udp_peer_t *p = &tn_udp.peers[r];
+        memset(p->pair_of, -1, sizeof(p->pair_of));
+        p->nrails = rails[r].n;
+        for (int i = 0; i < p->nrails; i++) {
+            const tn_udp_cand_t *c = &cards[r].c[rails[r].pair[i].peer];
+            p->lrail[i] = renum[rails[r].pair[i].mine];
+            p->pair_of[p->lrail[i]] = (int8_t)i;
+            memset(&p->addr[i], 0, sizeof(p->addr[i]));
+            p->addr[i].sin_family = AF_INET;
+            p->addr[i].sin_addr.s_addr = c->addr;
+            p->addr[i].sin_port = htons(c->port);
+            char a[INET_ADDRSTRLEN], b[INET_ADDRSTRLEN];
+            inet_ntop(AF_INET, &tn_udp.sock.addr[p->lrail[i]].sin_addr, a, sizeof(a));
+            inet_ntop(AF_INET, &c->addr, b, sizeof(b));
+            tn_log_debug("udp", "rail %d to rank %d: %s -> %s:%u", i, r, a, b, (unsigned)c->port);
+        }
+        tn_udp.list[tn_udp.nlist++] = r;
+    }
+out:
+    free(cards);
+    free(dup);
+    free(rails);
+    return st;
+}
+
 tn_status_t tn_xport_udp_init(const tn_xport_job_t *job)
 {
     tn_status_t st;
@@ -248,18 +329,18 @@ tn_status_t tn_xport_udp_init(const tn_xport_job_t *job)
         .seed = (uint64_t)tn_cfg.udp_fault_seed * 1000003ull + (uint64_t)job->world_rank,
     };
     st = tn_udp_sock_open(&tn_udp.sock, tn_cfg.udp_rails, job->nnodes == 1,
-                          tn_cfg.udp_sockbuf, tn_cfg.udp_gso, &fault);
+                          tn_cfg.udp_sockbuf, tn_cfg.udp_gso, &fault,
+                          (unsigned)tn_cfg.udp_port_min, (unsigned)tn_cfg.udp_port_max);
     if (st != TN_OK) {
         return st;
     }
-    tn_udp_sock_set_routes(&tn_udp.sock, (int)tn_cfg.udp_connect);
-    if (tn_cfg.udp_splice != 0) {
-        tn_udp_sock_set_splice(&tn_udp.sock, tn_cfg.udp_splice);
-    }
     tn_udp.next_due = UINT64_MAX;
-    char addrs[256];
-    tn_udp_sock_format(&tn_udp.sock, addrs, sizeof(addrs));
-    if ((st = job->kv_put("udp", addrs)) != TN_OK || (st = tn_udp_secret_put(job)) != TN_OK ||
+    char card[TN_UDP_CARD_LEN];
+    if (tn_udp_card_format(&tn_udp.sock.card, card, sizeof(card)) == 0) {
+        st = TN_ERR_INVAL;
+        goto err_close;
+    }
+    if ((st = job->kv_put("udp", card)) != TN_OK || (st = tn_udp_secret_put(job)) != TN_OK ||
         (st = job->fence()) != TN_OK || (st = tn_udp_secret_get(job)) != TN_OK) {
         goto err_close;
     }
@@ -267,7 +348,7 @@ tn_status_t tn_xport_udp_init(const tn_xport_job_t *job)
     tn_udp.list = calloc((size_t)job->world_size, sizeof(int));
     tn_udp.dlist = calloc((size_t)job->world_size, sizeof(int));
     tn_udp.dheads = calloc(TN_UDP_DIRECT_MAX, TN_UDP_DIRECT_HEAD);
-    for (int r = 0; r < TN_UDP_MAX_RAILS; r++) {
+    for (int r = 0; r < TN_UDP_MAX_SOCKS; r++) {
         tn_udp.dlast[r] = -1;
     }
     if (tn_udp.peers == NULL || tn_udp.list == NULL || tn_udp.dlist == NULL ||
@@ -275,23 +356,12 @@ tn_status_t tn_xport_udp_init(const tn_xport_job_t *job)
         st = TN_ERR_NOMEM;
         goto err_close;
     }
-    for (int r = 0; r < job->world_size; r++) {
-        if (r == job->world_rank || !job->use[r]) {
-            continue;
-        }
-        char val[256];
-        if ((st = job->kv_get(r, "udp", val, sizeof(val))) != TN_OK) {
-            tn_log_error("udp", "rank %d published no udp address", r);
-            goto err_close;
-        }
-        int n = tn_udp_sock_parse(val, tn_udp.peers[r].addr, TN_UDP_MAX_RAILS);
-        if (n <= 0) {
-            tn_log_error("udp", "rank %d published a bad udp address '%s'", r, val);
-            st = TN_ERR_PROTO;
-            goto err_close;
-        }
-        tn_udp.peers[r].nrails = n < tn_udp.sock.nrails ? n : tn_udp.sock.nrails;
-        tn_udp.list[tn_udp.nlist++] = r;
+    if ((st = tn_udp_rails_setup(job, card)) != TN_OK) {
+        goto err_close;
+    }
+    tn_udp_sock_set_routes(&tn_udp.sock, (int)tn_cfg.udp_connect);
+    if (tn_cfg.udp_splice != 0) {
+        tn_udp_sock_set_splice(&tn_udp.sock, tn_cfg.udp_splice);
     }
     size_t ps = tn_udp_packet_size();
     uint32_t window = tn_udp_window(ps);
@@ -319,7 +389,7 @@ tn_status_t tn_xport_udp_init(const tn_xport_job_t *job)
         .cwnd_max = window,
         .pace_burst = (uint32_t)tn_udp.send_batch,
         .peer_timeout_ns = (uint64_t)(tn_cfg.udp_peer_timeout * 1e9),
-        .nrails = tn_udp.sock.nrails,
+        .nrails = 1,            /* per connection: its peer's rails */
         .release = tn_udp_release,
         .secret = tn_udp.secret,
         .auth = tn_udp.auth,
@@ -332,8 +402,8 @@ tn_status_t tn_xport_udp_init(const tn_xport_job_t *job)
         goto err_close;
     }
     tn_udp.active = tn_udp.nlist > 0;
-    tn_log_debug("udp", "rank %d: rails %s, packet size %zu, %d udp peers, authentication %s",
-                 job->world_rank, addrs, ps, tn_udp.nlist, tn_udp_auth_name(tn_udp.auth));
+    tn_log_debug("udp", "rank %d: card %s, packet size %zu, %d udp peers, authentication %s",
+                 job->world_rank, card, ps, tn_udp.nlist, tn_udp_auth_name(tn_udp.auth));
     return TN_OK;
 
 err_close:
@@ -477,7 +547,7 @@ static tn_udp_conn_t *tn_udp_conn_of(int peer)
             tn_udp.fatal("out of memory for a udp connection");
         }
         for (int r = 0; r < p->nrails; r++) {
-            p->route[r] = tn_udp_sock_route(&tn_udp.sock, r, &p->addr[r]);
+            p->route[r] = tn_udp_sock_route(&tn_udp.sock, p->lrail[r], &p->addr[r]);
         }
         p->due = UINT64_MAX;
     }
@@ -529,9 +599,10 @@ static int tn_udp_flush(int peer, uint64_t now, int timers)
              * eager messages (a packet or two, latency-bound) are copied:
              * splice's extra system calls cost them more than the copy */
             out[n].zcopy = ref;
-            out[n].rail = rail < p->nrails ? rail : 0;
-            out[n].route = p->route[out[n].rail];
-            out[n].to = p->addr[out[n].rail];
+            rail = rail < p->nrails ? rail : 0;
+            out[n].rail = p->lrail[rail];
+            out[n].route = p->route[rail];
+            out[n].to = p->addr[rail];
             n++;
         }
         if (n == 0) {
@@ -540,10 +611,10 @@ static int tn_udp_flush(int peer, uint64_t now, int timers)
         }
         int failed = -1;
         tn_udp_sock_send(&tn_udp.sock, out, n, &failed);
-        if (failed >= 0) {
+        if (failed >= 0 && p->pair_of[failed] >= 0) {
             tn_log_warn("udp", "rail %d towards rank %d failed; continuing on the others",
-                        failed, peer);
-            tn_udp_conn_rail_down(p->conn, failed);
+                        p->pair_of[failed], peer);
+            tn_udp_conn_rail_down(p->conn, p->pair_of[failed]);
         }
         total += n;
         if (n < tn_udp.send_batch) {
@@ -679,22 +750,21 @@ static void tn_udp_direct_note(int rail, uint32_t src, const void *pkt, size_t l
     }
 }
 
-/* Whether from is one of peer p's published rails.  The address always;
- * the port only when no rank sends from connected sockets
+/* The connection rail of peer p that a datagram from address from on
+ * local socket rail belongs to, or -1 when it came on a socket that no
+ * rail to p uses or not from the peer's end of that rail.  The address
+ * always; the port only when no rank sends from connected sockets
  * (TERN_UDP_CONNECT=0, the same on every rank): a connected socket sends
  * from a port of its own, which is not published. */
-static int tn_udp_from_peer(const tn_udp_peer_t *p, const struct sockaddr_in *from)
+static int tn_udp_from_peer(const tn_udp_peer_t *p, int rail, const struct sockaddr_in *from)
 {
-    if (from->sin_family != AF_INET) {
-        return 0;
+    int i = p->pair_of[rail];
+    if (i < 0 || from->sin_family != AF_INET ||
+        p->addr[i].sin_addr.s_addr != from->sin_addr.s_addr ||
+        (tn_cfg.udp_connect == 0 && p->addr[i].sin_port != from->sin_port)) {
+        return -1;
     }
-    for (int r = 0; r < p->nrails; r++) {
-        if (p->addr[r].sin_addr.s_addr == from->sin_addr.s_addr &&
-            (tn_cfg.udp_connect > 0 || p->addr[r].sin_port == from->sin_port)) {
-            return 1;
-        }
-    }
-    return 0;
+    return i;
 }
 
 /* One received datagram, pkt[0, len) then tail[0, tail_len) when tail is
@@ -723,7 +793,8 @@ static void tn_udp_input(int rail, const void *pkt, size_t len, const void *tail
         tn_udp.foreign_packets++;
         return;
     }
-    if (!tn_udp_from_peer(&tn_udp.peers[src], from)) {
+    int prail = tn_udp_from_peer(&tn_udp.peers[src], rail, from);
+    if (prail < 0) {
         tn_udp.bad_source++;
         tn_log_data("udp", "dropped a datagram naming rank %u from an address not its", src);
         return;
@@ -758,9 +829,9 @@ static void tn_udp_input(int rail, const void *pkt, size_t len, const void *tail
     /* in-order payloads are delivered straight from pkt: dispatch drains
      * the connection before the receive buffer is reused */
     if (tail != NULL) {
-        tn_udp_conn_input_split(conn, pkt, len, tail, tail_len, keep, rail, now);
+        tn_udp_conn_input_split(conn, pkt, len, tail, tail_len, keep, prail, now);
     } else {
-        tn_udp_conn_input_lent(conn, pkt, len, rail, now);
+        tn_udp_conn_input_lent(conn, pkt, len, prail, now);
     }
     tn_udp_dispatch((int)src, conn);
     tn_udp_due((int)src);
@@ -1053,9 +1124,13 @@ void tn_xport_udp_print_stats(void)
                 (unsigned long long)s->probes, (unsigned long long)s->late_acks,
                 (unsigned long long)s->rails_down, (unsigned long long)s->bad_acks);
         for (int r = 0; r < tn_udp.peers[peer].nrails; r++) {
-            fprintf(stderr, "[tern stats] rank %d udp peer %d rail %d: sent=%llu lost=%llu\n",
-                    tn_udp.me, peer, r, (unsigned long long)s->rail_sent[r],
-                    (unsigned long long)s->rail_lost[r]);
+            const tn_udp_peer_t *p = &tn_udp.peers[peer];
+            char a[INET_ADDRSTRLEN], b[INET_ADDRSTRLEN];
+            inet_ntop(AF_INET, &tn_udp.sock.addr[p->lrail[r]].sin_addr, a, sizeof(a));
+            inet_ntop(AF_INET, &p->addr[r].sin_addr, b, sizeof(b));
+            fprintf(stderr, "[tern stats] rank %d udp peer %d rail %d %s->%s: sent=%llu "
+                    "lost=%llu\n", tn_udp.me, peer, r, a, b,
+                    (unsigned long long)s->rail_sent[r], (unsigned long long)s->rail_lost[r]);
         }
     }
 }

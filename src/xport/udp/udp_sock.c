@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -62,7 +63,7 @@ static int tn_udp_chance(tn_udp_sock_t *s, double percent)
     return (double)(tn_udp_rand(s) % 1000000) < percent * 10000.0;
 }
 
-/* Interface name and MTU of a local address (name "" if unknown). */
+/* MTU of an interface (0 if unknown). */
 static int tn_udp_if_mtu(const char *ifname)
 {
     struct ifreq ifr;
@@ -77,9 +78,84 @@ static int tn_udp_if_mtu(const char *ifname)
     return mtu;
 }
 
-/* Resolve one rail token (address or interface name) to an address and the
- * MTU of its interface. */
-static tn_status_t tn_udp_resolve(const char *tok, struct in_addr *addr_p, int *mtu_p)
+/* host-order mask of a prefix length */
+static uint32_t tn_udp_hmask(unsigned len)
+{
+    return len == 0 ? 0 : 0xFFFFFFFFu << (32 - len);
+}
+
+int tn_udp_sock_routes(const char *path, const char *ifname, uint32_t net, unsigned len,
+                       tn_udp_prefix_t *out, int max)
+{
+    FILE *f = fopen(path, "re");
+    char line[512];
+    int n = 0;
+    if (f == NULL) {
+        return 0;
+    }
+    /* Iface Destination Gateway Flags RefCnt Use Metric Mask ...: addresses
+     * and masks in hex as the kernel holds them (network byte order) */
+    while (fgets(line, sizeof(line), f) != NULL) {
+        char dev[64];
+        unsigned dest, gw, flags, mask;
+        if (sscanf(line, "%63s %x %x %x %*d %*d %*d %x", dev, &dest, &gw, &flags, &mask) != 5 ||
+            strcmp(dev, ifname) != 0 || !(flags & 1u /* RTF_UP */) || mask == 0) {
+            continue;
+        }
+        unsigned rl = (unsigned)__builtin_popcount(mask);
+        if (ntohl(mask) != tn_udp_hmask(rl) || (dest & ~mask) != 0 ||
+            (rl == len && dest == (net & htonl(tn_udp_hmask(len))))) {
+            continue;           /* not a prefix, or the interface's own subnet */
+        }
+        /* the widest first: insert by length */
+        int at = n;
+        while (at > 0 && out[at - 1].len > rl) {
+            at--;
+        }
+        if (at == max) {
+            continue;
+        }
+        if (n < max) {
+            n++;
+        }
+        memmove(&out[at + 1], &out[at], (size_t)(n - 1 - at) * sizeof(*out));
+        out[at] = (tn_udp_prefix_t){ dest, (uint8_t)rl };
+    }
+    fclose(f);
+    return n;
+}
+
+/* A candidate rail: its address, subnet, routes, MTU and interface. */
+typedef struct {
+    struct in_addr addr;
+    int            mtu;
+    tn_udp_cand_t  cand;          /* port still 0 */
+    char           ifname[16];
+} tn_udp_if_t;
+
+static void tn_udp_if_fill(const struct ifaddrs *ifa, tn_udp_if_t *out)
+{
+    memset(out, 0, sizeof(*out));
+    out->addr = ((const struct sockaddr_in *)ifa->ifa_addr)->sin_addr;
+    snprintf(out->ifname, sizeof(out->ifname), "%s", ifa->ifa_name);
+    out->mtu = tn_udp_if_mtu(ifa->ifa_name);
+    uint32_t mask = 0;
+    if (ifa->ifa_netmask != NULL && ifa->ifa_netmask->sa_family == AF_INET) {
+        mask = ((const struct sockaddr_in *)ifa->ifa_netmask)->sin_addr.s_addr;
+    }
+    unsigned len = (unsigned)__builtin_popcount(mask);
+    if (ntohl(mask) != tn_udp_hmask(len)) {
+        len = 32;               /* not a prefix: the address alone */
+    }
+    out->cand.addr = out->addr.s_addr;
+    out->cand.len = (uint8_t)len;
+    out->cand.nroutes = (uint8_t)tn_udp_sock_routes("/proc/net/route", out->ifname,
+                                                    out->addr.s_addr, len, out->cand.route,
+                                                    TN_UDP_CAND_ROUTES);
+}
+
+/* Resolve one pinned rail (address or interface name). */
+static tn_status_t tn_udp_resolve(const char *tok, tn_udp_if_t *out)
 {
     struct ifaddrs *ifs, *ifa;
     struct in_addr want;
@@ -94,39 +170,56 @@ static tn_status_t tn_udp_resolve(const char *tok, struct in_addr *addr_p, int *
         }
         struct in_addr a = ((struct sockaddr_in *)ifa->ifa_addr)->sin_addr;
         if ((by_addr && a.s_addr == want.s_addr) || (!by_addr && strcmp(ifa->ifa_name, tok) == 0)) {
-            *addr_p = a;
-            *mtu_p = tn_udp_if_mtu(ifa->ifa_name);
+            tn_udp_if_fill(ifa, out);
             freeifaddrs(ifs);
             return TN_OK;
         }
     }
     freeifaddrs(ifs);
-    tn_log_error("udp", "rail '%s' is not a local IPv4 address or interface", tok);
+    tn_log_error("udp", "TERN_UDP_RAILS: '%s' is not a local IPv4 address or interface", tok);
     return TN_ERR_INVAL;
 }
 
-/* auto: every IPv4 interface that is up and not loopback, else loopback. */
-static int tn_udp_auto_rails(struct in_addr *addrs, int *mtus, int max, int loopback_only)
+/* auto: every IPv4 address of an interface that is up and not loopback
+ * (each address once), or 127.0.0.1 alone when loopback_only. */
+static int tn_udp_auto_rails(tn_udp_if_t *ifs_out, int max, int loopback_only)
 {
     int n = 0;
     struct ifaddrs *ifs, *ifa;
-    if (!loopback_only && getifaddrs(&ifs) == 0) {
-        for (ifa = ifs; ifa != NULL && n < max; ifa = ifa->ifa_next) {
-            if (ifa->ifa_addr == NULL || ifa->ifa_addr->sa_family != AF_INET ||
-                !(ifa->ifa_flags & IFF_UP) || (ifa->ifa_flags & IFF_LOOPBACK)) {
-                continue;
-            }
-            addrs[n] = ((struct sockaddr_in *)ifa->ifa_addr)->sin_addr;
-            mtus[n] = tn_udp_if_mtu(ifa->ifa_name);
-            n++;
+    if (loopback_only) {
+        memset(&ifs_out[0], 0, sizeof(ifs_out[0]));
+        inet_pton(AF_INET, "127.0.0.1", &ifs_out[0].addr);
+        snprintf(ifs_out[0].ifname, sizeof(ifs_out[0].ifname), "lo");
+        ifs_out[0].mtu = tn_udp_if_mtu("lo");
+        ifs_out[0].cand.addr = ifs_out[0].addr.s_addr;
+        ifs_out[0].cand.len = 8;
+        return 1;
+    }
+    if (getifaddrs(&ifs) != 0) {
+        tn_log_error("udp", "getifaddrs failed: %m");
+        return 0;
+    }
+    for (ifa = ifs; ifa != NULL; ifa = ifa->ifa_next) {
+        if (ifa->ifa_addr == NULL || ifa->ifa_addr->sa_family != AF_INET ||
+            !(ifa->ifa_flags & IFF_UP) || (ifa->ifa_flags & IFF_LOOPBACK)) {
+            continue;
         }
-        freeifaddrs(ifs);
+        uint32_t a = ((struct sockaddr_in *)ifa->ifa_addr)->sin_addr.s_addr;
+        int seen = 0;
+        for (int i = 0; i < n && !seen; i++) {
+            seen = ifs_out[i].addr.s_addr == a;
+        }
+        if (seen) {
+            continue;
+        }
+        if (n == max) {
+            tn_log_info("udp", "more than %d IPv4 interfaces: %s and later ones are not "
+                        "candidate rails (pin TERN_UDP_RAILS to choose)", max, ifa->ifa_name);
+            break;
+        }
+        tn_udp_if_fill(ifa, &ifs_out[n++]);
     }
-    if (n == 0) {
-        inet_pton(AF_INET, "127.0.0.1", &addrs[0]);
-        mtus[0] = tn_udp_if_mtu("lo");
-        n = 1;
-    }
+    freeifaddrs(ifs);
     return n;
 }
 
@@ -147,8 +240,31 @@ static int tn_udp_socket(size_t sockbuf)
     return fd;
 }
 
-static tn_status_t tn_udp_open_rail(tn_udp_sock_t *s, int r, struct in_addr a, size_t sockbuf,
-                                    int gso)
+/* Bind fd to sin's address and a port: ephemeral when lo is 0, else the
+ * first free one of lo..hi from lo + start (wrapping).  0 or -1 (errno). */
+static int tn_udp_bind(int fd, struct sockaddr_in *sin, unsigned lo, unsigned hi,
+                       unsigned start)
+{
+    if (lo == 0) {
+        sin->sin_port = 0;
+        return bind(fd, (struct sockaddr *)sin, sizeof(*sin));
+    }
+    unsigned span = hi - lo + 1;
+    for (unsigned k = 0; k < span; k++) {
+        sin->sin_port = htons((uint16_t)(lo + (start + k) % span));
+        if (bind(fd, (struct sockaddr *)sin, sizeof(*sin)) == 0) {
+            return 0;
+        }
+        if (errno != EADDRINUSE) {
+            return -1;
+        }
+    }
+    return -1;
+}
+
+static tn_status_t tn_udp_open_rail(tn_udp_sock_t *s, int r, const tn_udp_if_t *rail,
+                                    size_t sockbuf, int gso, unsigned lo, unsigned hi,
+                                    unsigned start)
 {
     int fd = tn_udp_socket(sockbuf);
     if (fd < 0) {
@@ -157,19 +273,28 @@ static tn_status_t tn_udp_open_rail(tn_udp_sock_t *s, int r, struct in_addr a, s
     struct sockaddr_in sin;
     memset(&sin, 0, sizeof(sin));
     sin.sin_family = AF_INET;
-    sin.sin_addr = a;
-    sin.sin_port = 0;
+    sin.sin_addr = rail->addr;
     socklen_t slen = sizeof(sin);
-    if (bind(fd, (struct sockaddr *)&sin, sizeof(sin)) != 0 ||
+    if (tn_udp_bind(fd, &sin, lo, hi, start) != 0 ||
         getsockname(fd, (struct sockaddr *)&sin, &slen) != 0) {
         char ip[INET_ADDRSTRLEN];
-        inet_ntop(AF_INET, &a, ip, sizeof(ip));
-        tn_log_error("udp", "cannot bind a UDP socket to %s: %m", ip);
+        inet_ntop(AF_INET, &rail->addr, ip, sizeof(ip));
+        if (lo != 0 && errno == EADDRINUSE) {
+            tn_log_error("udp", "no free UDP port on %s (%s) in TERN_UDP_PORT_MIN.."
+                         "TERN_UDP_PORT_MAX = %u..%u: all %u are in use", ip, rail->ifname,
+                         lo, hi, hi - lo + 1);
+        } else {
+            tn_log_error("udp", "cannot bind a UDP socket to %s (%s): %m", ip, rail->ifname);
+        }
         close(fd);
         return TN_ERR_IO;
     }
     s->fd[r] = fd;
     s->addr[r] = sin;
+    s->mtu[r] = rail->mtu;
+    s->card.c[r] = rail->cand;
+    s->card.c[r].port = ntohs(sin.sin_port);
+    snprintf(s->ifname[r], sizeof(s->ifname[r]), "%s", rail->ifname);
     if (gso) {
         /* GSO needs no socket option (a control message per send); GRO
          * does, and older kernels refuse it */
@@ -180,40 +305,60 @@ static tn_status_t tn_udp_open_rail(tn_udp_sock_t *s, int r, struct in_addr a, s
     return TN_OK;
 }
 
-tn_status_t tn_udp_sock_open(tn_udp_sock_t *s, const char *rails, int loopback_only,
-                             size_t sockbuf, int gso, const tn_udp_fault_cfg_t *fault)
+/* Where a rank starts looking in a port range: random, so that the ranks
+ * of a node do not all try the same ports first. */
+static unsigned tn_udp_port_start(void)
 {
-    struct in_addr addrs[TN_UDP_MAX_RAILS];
-    int mtus[TN_UDP_MAX_RAILS];
-    int n = 0;
+    unsigned v;
+    if (getrandom(&v, sizeof(v), GRND_NONBLOCK) != (ssize_t)sizeof(v)) {
+        v = (unsigned)getpid() * 2654435761u;
+    }
+    return v;
+}
+
+tn_status_t tn_udp_sock_open(tn_udp_sock_t *s, const char *rails, int loopback_only,
+                             size_t sockbuf, int gso, const tn_udp_fault_cfg_t *fault,
+                             unsigned port_lo, unsigned port_hi)
+{
+    tn_udp_if_t ifs[TN_UDP_MAX_SOCKS];
+    int n = 0, pinned = 0;
     memset(s, 0, sizeof(*s));
-    for (int r = 0; r < TN_UDP_MAX_RAILS; r++) {
+    for (int r = 0; r < TN_UDP_MAX_SOCKS; r++) {
         s->fd[r] = -1;
     }
     s->pipe[0] = s->pipe[1] = s->null_fd = -1;
     s->sockbuf = sockbuf;
     if (rails == NULL || strcmp(rails, "auto") == 0 || rails[0] == '\0') {
-        n = tn_udp_auto_rails(addrs, mtus, TN_UDP_MAX_RAILS, loopback_only);
+        n = tn_udp_auto_rails(ifs, TN_UDP_MAX_SOCKS, loopback_only);
     } else {
         char copy[512], *save = NULL;
+        pinned = 1;
         snprintf(copy, sizeof(copy), "%s", rails);
-        for (char *tok = strtok_r(copy, ",", &save); tok != NULL && n < TN_UDP_MAX_RAILS;
+        for (char *tok = strtok_r(copy, ",", &save); tok != NULL;
              tok = strtok_r(NULL, ",", &save)) {
-            tn_status_t st = tn_udp_resolve(tok, &addrs[n], &mtus[n]);
+            if (n == TN_UDP_MAX_SOCKS) {
+                tn_log_error("udp", "TERN_UDP_RAILS names more than %d rails", TN_UDP_MAX_SOCKS);
+                return TN_ERR_INVAL;
+            }
+            tn_status_t st = tn_udp_resolve(tok, &ifs[n]);
             if (st != TN_OK) {
                 return st;
             }
             n++;
         }
     }
+    if (port_lo == 0 || port_hi < port_lo || port_hi > 65535) {
+        port_lo = port_hi = 0;
+    }
+    unsigned start = port_lo != 0 ? tn_udp_port_start() % (port_hi - port_lo + 1) : 0;
+    s->card.pinned = pinned;
     for (int r = 0; r < n; r++) {
-        tn_status_t st = tn_udp_open_rail(s, r, addrs[r], sockbuf, gso);
+        tn_status_t st = tn_udp_open_rail(s, r, &ifs[r], sockbuf, gso, port_lo, port_hi, start);
         if (st != TN_OK) {
             tn_udp_sock_close(s);
             return st;
         }
-        s->mtu[r] = mtus[r];
-        s->nrails = r + 1;
+        s->nrails = s->card.n = r + 1;
     }
     s->fault = *fault;
     s->rng = fault->seed * 0x9E3779B97F4A7C15ull + 0x632BE59BD9B4E019ull;
@@ -221,6 +366,32 @@ tn_status_t tn_udp_sock_open(tn_udp_sock_t *s, const char *rails, int loopback_o
         s->rng = 1;
     }
     return TN_OK;
+}
+
+void tn_udp_sock_keep(tn_udp_sock_t *s, unsigned mask)
+{
+    int k = 0;
+    for (int r = 0; r < s->nrails; r++) {
+        if (!(mask >> r & 1)) {
+            close(s->fd[r]);
+            s->fd[r] = -1;
+            continue;
+        }
+        if (k != r) {
+            s->fd[k] = s->fd[r];
+            s->fd[r] = -1;
+            s->addr[k] = s->addr[r];
+            s->mtu[k] = s->mtu[r];
+            s->gso[k] = s->gso[r];
+            s->gro[k] = s->gro[r];
+            s->hits[k] = s->hits[r];
+            s->more[k] = s->more[r];
+            s->card.c[k] = s->card.c[r];
+            memcpy(s->ifname[k], s->ifname[r], sizeof(s->ifname[k]));
+        }
+        k++;
+    }
+    s->nrails = s->card.n = k;
 }
 
 void tn_udp_sock_set_routes(tn_udp_sock_t *s, int per_rail)
@@ -316,7 +487,7 @@ void tn_udp_sock_close(tn_udp_sock_t *s)
     free(s->route_fd);
     s->route_fd = NULL;
     s->nroutes = s->max_routes = 0;
-    for (int r = 0; r < TN_UDP_MAX_RAILS; r++) {
+    for (int r = 0; r < TN_UDP_MAX_SOCKS; r++) {
         if (s->fd[r] >= 0) {
             close(s->fd[r]);
             s->fd[r] = -1;
@@ -326,41 +497,6 @@ void tn_udp_sock_close(tn_udp_sock_t *s)
     s->held = NULL;
     s->nrails = 0;
     tn_udp_sock_set_splice(s, 0);
-}
-
-void tn_udp_sock_format(const tn_udp_sock_t *s, char *buf, size_t len)
-{
-    size_t off = 0;
-    buf[0] = '\0';
-    for (int r = 0; r < s->nrails && off < len; r++) {
-        char ip[INET_ADDRSTRLEN];
-        inet_ntop(AF_INET, &s->addr[r].sin_addr, ip, sizeof(ip));
-        off += (size_t)snprintf(buf + off, len - off, "%s%s:%u", r ? "," : "", ip,
-                                (unsigned)ntohs(s->addr[r].sin_port));
-    }
-}
-
-int tn_udp_sock_parse(const char *str, struct sockaddr_in *addrs, int max)
-{
-    char copy[512], *save = NULL;
-    int n = 0;
-    snprintf(copy, sizeof(copy), "%s", str);
-    for (char *tok = strtok_r(copy, ",", &save); tok != NULL && n < max;
-         tok = strtok_r(NULL, ",", &save)) {
-        char *colon = strrchr(tok, ':');
-        if (colon == NULL) {
-            return -1;
-        }
-        *colon = '\0';
-        memset(&addrs[n], 0, sizeof(addrs[n]));
-        addrs[n].sin_family = AF_INET;
-        addrs[n].sin_port = htons((uint16_t)atoi(colon + 1));
-        if (inet_pton(AF_INET, tok, &addrs[n].sin_addr) != 1) {
-            return -1;
-        }
-        n++;
-    }
-    return n;
 }
 
 /* Datagrams gathered for one sendmmsg call. */
@@ -906,7 +1042,7 @@ void tn_udp_sock_note_recv(tn_udp_sock_t *s, size_t ndg)
 
 void tn_udp_sock_wait(tn_udp_sock_t *s, uint64_t timeout_ns, int extra_fd)
 {
-    struct pollfd pfd[TN_UDP_MAX_RAILS + 1];
+    struct pollfd pfd[TN_UDP_MAX_SOCKS + 1];
     nfds_t n = 0;
     for (int r = 0; r < s->nrails; r++) {
         pfd[n].fd = s->fd[r];

@@ -1,7 +1,12 @@
 /* Socket I/O of the udp transport: the only file that makes system calls.
  *
  * A rank has one UDP socket per rail, bound to that rail's local IPv4
- * address with an ephemeral port.  Sends and receives are batched
+ * address with an ephemeral port, or a free one of a port range.  At
+ * start-up it opens one on each candidate interface (auto: every IPv4
+ * interface that is up and not loopback; or the pinned TERN_UDP_RAILS
+ * list), publishes them as a card (udp_rails.h) with each interface's
+ * subnet and routes, and after the address exchange keeps only the
+ * sockets that some pair of ranks uses (tn_udp_sock_keep).  Sends and receives are batched
  * (sendmmsg/recvmmsg) and non-blocking; tn_udp_sock_wait() blocks in poll()
  * until a socket is readable or a deadline passes.  The fault injector sits
  * here, on the send side, so it can drop, duplicate, hold back (reorder)
@@ -54,6 +59,10 @@
 #include <stdint.h>
 #include "base/status.h"
 #include "xport/udp/udp_conn.h"
+#include "xport/udp/udp_rails.h"
+
+/* sockets (rails) a rank may have open: every candidate interface */
+#define TN_UDP_MAX_SOCKS TN_UDP_MAX_CANDS
 
 typedef struct {
     double   drop, dup, reorder, corrupt;   /* percent */
@@ -69,20 +78,26 @@ typedef struct {
 } tn_udp_sock_stats_t;
 
 typedef struct {
+    /* per rail (local socket): every array indexed by rail is compacted
+     * by tn_udp_sock_keep */
     int                 nrails;
-    int                 fd[TN_UDP_MAX_RAILS];
+    int                 fd[TN_UDP_MAX_SOCKS];
     /* connected send sockets (see above) */
     int                *route_fd;
     int                 nroutes, max_routes;
     size_t              sockbuf;
-    struct sockaddr_in  addr[TN_UDP_MAX_RAILS];   /* bound local addresses */
-    int                 mtu[TN_UDP_MAX_RAILS];    /* interface MTU (0 unknown) */
-    int                 gso[TN_UDP_MAX_RAILS];    /* UDP_SEGMENT sends work on this rail */
-    int                 gro[TN_UDP_MAX_RAILS];    /* UDP_GRO enabled on this rail's socket */
+    struct sockaddr_in  addr[TN_UDP_MAX_SOCKS];   /* bound local addresses */
+    int                 mtu[TN_UDP_MAX_SOCKS];    /* interface MTU (0 unknown) */
+    int                 gso[TN_UDP_MAX_SOCKS];    /* UDP_SEGMENT sends work on this rail */
+    int                 gro[TN_UDP_MAX_SOCKS];    /* UDP_GRO enabled on this rail's socket */
     /* recv: successful first reads in a row, and whether the last look for
      * more (recvmmsg) found any; see tn_udp_sock_recv */
-    int                 hits[TN_UDP_MAX_RAILS];
-    int                 more[TN_UDP_MAX_RAILS];
+    int                 hits[TN_UDP_MAX_SOCKS];
+    int                 more[TN_UDP_MAX_SOCKS];
+    /* what is published of each rail (card.c[r]: address, port, subnet,
+     * routes) and its interface's name, for logs */
+    tn_udp_card_t       card;
+    char                ifname[TN_UDP_MAX_SOCKS][16];
     /* zero-copy sends (see above): smallest zcopy second part sent by
      * splice (0: off), the pipe, /dev/null to empty it after a failure,
      * its capacity in pages (of page bytes), bytes in it, the header ring */
@@ -105,11 +120,20 @@ typedef struct {
     tn_udp_sock_stats_t stats;
 } tn_udp_sock_t;
 
-/* Open one socket per rail.  rails: "auto" or a comma-separated list of
- * IPv4 addresses / interface names; loopback_only picks 127.0.0.1 for auto.
- * gso: try UDP segmentation and receive offload (see above). */
+/* Open one socket per candidate rail.  rails: "auto" or a comma-separated
+ * list of IPv4 addresses / interface names (pinned); auto takes every IPv4
+ * interface that is up and not loopback (at most TN_UDP_MAX_SOCKS, one per
+ * address), or 127.0.0.1 alone when loopback_only.  port_lo..port_hi:
+ * bind each socket to a free port of that range (tried from a random
+ * start; 0..0: an ephemeral port).  gso: try UDP segmentation and receive
+ * offload (see above).  Fails with a message when a pinned rail is not a
+ * local address or interface or no port of the range is free. */
 tn_status_t tn_udp_sock_open(tn_udp_sock_t *s, const char *rails, int loopback_only,
-                             size_t sockbuf, int gso, const tn_udp_fault_cfg_t *fault);
+                             size_t sockbuf, int gso, const tn_udp_fault_cfg_t *fault,
+                             unsigned port_lo, unsigned port_hi);
+/* Keep the rails whose bit is set in mask, close the others, and number
+ * the kept ones from 0 in their order.  Only before the first route. */
+void tn_udp_sock_keep(tn_udp_sock_t *s, unsigned mask);
 /* Allow up to per_rail connected routes on each rail (0: none). */
 void tn_udp_sock_set_routes(tn_udp_sock_t *s, int per_rail);
 
@@ -130,10 +154,12 @@ int tn_udp_sock_gso_segs(const tn_udp_sock_t *s, size_t dgram);
 size_t tn_udp_sock_recv_cap(const tn_udp_sock_t *s, size_t packet_size);
 void tn_udp_sock_close(tn_udp_sock_t *s);
 
-/* "ip:port,ip:port" of the local rails, for the address exchange. */
-void tn_udp_sock_format(const tn_udp_sock_t *s, char *buf, size_t len);
-/* Parse the peer's published form into addrs (up to TN_UDP_MAX_RAILS). */
-int tn_udp_sock_parse(const char *str, struct sockaddr_in *addrs, int max);
+/* Routes of the kernel's main table (path: /proc/net/route) that leave
+ * through interface ifname, not the default route and not the subnet
+ * net/len the interface's address is on: at most max into out, the widest
+ * first.  Returns how many (0 when the table cannot be read). */
+int tn_udp_sock_routes(const char *path, const char *ifname, uint32_t net, unsigned len,
+                       tn_udp_prefix_t *out, int max);
 
 /* One datagram to send: buf, then buf2 (len2 may be 0).  zcopy: buf2
  * stays as it is until the datagram is acknowledged, so the kernel may
