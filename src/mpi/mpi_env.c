@@ -273,9 +273,13 @@ int tn_mpi_Get_library_version(char *version, int *resultlen)
         return tn_mpi_err(NULL, MPI_ERR_ARG, "MPI_Get_library_version",
                           version == NULL ? "version" : "resultlen", "NULL pointer");
     }
+    /* the transports this process uses, which only MPI_Init decides */
+    char xports[64];
+    tn_rt_xports_in_use(xports, sizeof(xports));
     snprintf(version, MPI_MAX_LIBRARY_VERSION_STRING,
-             "Tern %s (MPI %d.%d, standard ABI %d.%d); transports: self, shm",
-             TERN_VERSION, MPI_VERSION, MPI_SUBVERSION, MPI_ABI_VERSION, MPI_ABI_SUBVERSION);
+             "Tern %s (MPI %d.%d, standard ABI %d.%d); transports: %s",
+             TERN_VERSION, MPI_VERSION, MPI_SUBVERSION, MPI_ABI_VERSION, MPI_ABI_SUBVERSION,
+             xports[0] != '\0' ? xports : "none started");
     *resultlen = (int)strlen(version);
     return MPI_SUCCESS;
 }

@@ -292,6 +292,36 @@ int tn_rt_raise_thread_level(int required)
     return tn_rt.thread_level;
 }
 
+void tn_rt_xports_in_use(char *buf, size_t len)
+{
+    static const tn_xport_ops_t *const order[] = {
+        &tn_xport_self_ops, &tn_xport_shm_ops, &tn_xport_udp_ops,
+    };
+    size_t used = 0;
+    if (len == 0) {
+        return;
+    }
+    buf[0] = '\0';
+    if (!tn_rt.initialized || tn_rt.finalized || tn_rt.xport_of == NULL) {
+        return;
+    }
+    for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+        int r = 0;
+        while (r < tn_rt.world_size && tn_rt.xport_of[r] != order[i]) {
+            r++;
+        }
+        if (r == tn_rt.world_size) {
+            continue;
+        }
+        int n = snprintf(buf + used, len - used, "%s%s", used > 0 ? ", " : "",
+                         order[i]->name);
+        if (n < 0 || (size_t)n >= len - used) {
+            return;                             /* truncated, still terminated */
+        }
+        used += (size_t)n;
+    }
+}
+
 tn_status_t tn_rt_finalize(void)
 {
     /* Every udp packet of ours acknowledged, every udp peer finalizing

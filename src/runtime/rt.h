@@ -73,6 +73,10 @@ tn_status_t tn_rt_finalize(void);
  * a thread level: raise the granted level to it (never lower); returns the
  * level now granted.  Call with no other thread inside MPI. */
 int tn_rt_raise_thread_level(int required);
+/* The names of the transports that serve some peer of this process (self
+ * for itself included), comma-separated in a fixed order ("self, shm, udp"),
+ * into buf; "" outside tn_rt_init..tn_rt_finalize.  Truncated to len. */
+void tn_rt_xports_in_use(char *buf, size_t len);
 /* End the whole job now: Tern's own fatal errors (tn_rt_abort) or the
  * application's MPI_Abort (tn_rt_abort_user), which the launcher reports
  * differently.  msg may be NULL. */
