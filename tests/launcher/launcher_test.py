@@ -9,6 +9,7 @@ which speaks PMI-1 itself (no MPI library).
 import argparse
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -58,6 +59,31 @@ def expect_death(res, rc, pattern):
     check(re.fullmatch(pattern, lines[0]) is not None,
           "message matches %r" % pattern, res)
     check(res.secs < 10, "job ended promptly (%.1f s)" % res.secs, res)
+
+
+NO_PMI_WARN = re.compile(
+    r"tern-run: warning: (ranks?) (\S+) of (\d+) never contacted tern-run's PMI "
+    r"server: if (\S+) is an MPI program, (it|each) ran alone as a singleton "
+    r"\(rank 0 of 1\), not as part of one job")
+NO_PMI_HINT = re.compile(
+    r"tern-run: hint: a program built with another MPI's mpicc \(Open MPI's\) "
+    r"does that; build it with Tern's mpicc \(ldd (\S+) \| grep libmpi shows "
+    r"which MPI it uses\)\. Not an MPI program\? Ignore this, or hide it with -q")
+
+
+def expect_no_pmi_warning(res, ranks, n, prog, path):
+    """Exit 0 and tern-run's two lines about ranks that never spoke PMI."""
+    check(res.returncode == 0, "exit 0", res)
+    lines = tern_lines(res)
+    check(len(lines) == 2, "a warning and a hint, nothing else", res)
+    w = NO_PMI_WARN.fullmatch(lines[0])
+    check(w is not None, "the warning's wording", res)
+    one = "," not in ranks and "-" not in ranks
+    check(w.groups() == ("rank" if one else "ranks", ranks, str(n), prog,
+                         "it" if one else "each"),
+          "warning names ranks %s of %d and %s" % (ranks, n, prog), res)
+    h = NO_PMI_HINT.fullmatch(lines[1])
+    check(h is not None and h.group(1) == path, "the hint names " + path, res)
 
 
 def gone(pid):
@@ -122,7 +148,7 @@ def test_exit_status():
     res = run(["-n", "2", P(), "exit", "255", "0"])
     expect_death(res, 255, r"tern-run: rank 0 \(pid \d+\) exited with status 255")
     res = run(["-n", "2", "sh", "-c", "exit 0"])
-    check(res.returncode == 0 and tern_lines(res) == [], "non-PMI ranks exit 0", res)
+    expect_no_pmi_warning(res, "0-1", 2, "sh", shutil.which("sh"))
     # the rank's last words on stderr come before tern-run's line
     res = run(["-n", "3", "sh", "-c", "if [ $PMI_RANK = 1 ]; then "
                "echo last words >&2; exit 5; fi; exec sleep 100"])
@@ -163,10 +189,11 @@ def test_early_exit():
     res = run(["-n", "3", P(), "afterfin", "2"])
     expect_death(res, 1, r"tern-run: rank 2 \(pid \d+\) exited after "
                  r"MPI_Finalize while other ranks wait for it")
-    # ranks that never speak PMI, and ranks that finish together, are fine
+    # ranks that never speak PMI, and ranks that finish together, end the
+    # job well (with a warning about PMI: test_no_pmi)
     res = run(["-n", "2", "sh", "-c", "if [ $PMI_RANK = 1 ]; then exit 0; fi; "
                "sleep 0.3"])
-    check(res.returncode == 0 and tern_lines(res) == [], "no PMI, no message", res)
+    expect_no_pmi_warning(res, "0-1", 2, "sh", shutil.which("sh"))
 
 
 def test_early_exit_mpi():
@@ -590,6 +617,28 @@ def test_initack():
     res = run(["-n", "3", P(), "initack"])
     check(res.returncode == 0 and res.stdout.count("initack ok") == 3,
           "initack handshake", res)
+
+
+def test_no_pmi():
+    """Ranks that exit 0 without ever contacting their PMI server (a plain C
+    program; a program of an MPI whose library does not speak PMI-1 runs as
+    singletons the same way): the job exits 0 with a warning naming them and
+    a hint; not with -q, not for a one-rank job, not when they all spoke
+    PMI."""
+    true = shutil.which("true")
+    res = run(["-n", "4", "true"])
+    expect_no_pmi_warning(res, "0-3", 4, "true", true)
+    check(res.stdout == "", "nothing on stdout", res)
+    res = run(["-n", "3", "sh", "-c", 'if [ "$PMI_RANK" != 1 ]; then exec "$0" '
+               'closepmi; fi', P()])
+    expect_no_pmi_warning(res, "1", 3, "sh", shutil.which("sh"))
+    res = run(["-n", "7", "sh", "-c", 'case "$PMI_RANK" in 2|5) exec "$0" '
+               'closepmi;; esac', P()])
+    expect_no_pmi_warning(res, "0-1,3-4,6", 7, "sh", shutil.which("sh"))
+    for args in (["-q", "-n", "4", true], ["--quiet", "-n", "2", true],
+                 ["-n", "1", true], ["-n", "3", P(), "closepmi"]):
+        res = run(args)
+        check(res.returncode == 0 and res.stderr == "", "no warning: %s" % args, res)
 
 
 def test_usage():

@@ -50,7 +50,9 @@ static void test_pmi_basic(size_t step)
     char         want[256];
 
     tn_pmi_srv_init(&srv, 3, "tern-1-abc");
+    CHECK(!srv.conns[0].contacted && !srv.conns[1].contacted);
     feed(&srv, 0, "cmd=init pmi_version=1 pmi_subversion=1\n", step);
+    CHECK(srv.conns[0].contacted && !srv.conns[1].contacted);
     CHECK(strcmp(take(&srv, 0), "cmd=response_to_init pmi_version=1 "
                  "pmi_subversion=1 rc=0\n") == 0);
     CHECK(srv.conns[0].inited);
@@ -61,6 +63,7 @@ static void test_pmi_basic(size_t step)
                  "cmd=universe_size size=3\n"
                  "cmd=my_kvsname kvsname=tern-1-abc\n") == 0);
     feed(&srv, 1, "cmd=put kvsname=tern-1-abc key=a value=1\n", step);
+    CHECK(srv.conns[1].contacted && !srv.conns[1].inited);
     CHECK(strcmp(take(&srv, 1), "cmd=put_result rc=0 msg=success\n") == 0);
     feed(&srv, 2, "cmd=put kvsname=tern-1-abc key=a value=2\n", step);
     CHECK(strcmp(take(&srv, 2), "cmd=put_result rc=0 msg=success\n") == 0);
@@ -344,6 +347,41 @@ static void test_fwd(void)
     }
 }
 
+static void ranges_check(const char *flags, size_t max, const char *want)
+{
+    unsigned char f[64];
+    tn_run_buf_t  buf = { 0 };
+    int           n   = (int)strlen(flags);
+
+    for (int i = 0; i < n; i++) {
+        f[i] = flags[i] == '1';
+    }
+    tn_run_ranges(&buf, f, n, max);
+    tn_run_buf_append(&buf, "", 1);
+    if (strcmp(buf.data, want) != 0) {
+        fprintf(stderr, "ranges of %s (max %zu): '%s', want '%s'\n", flags, max,
+                buf.data, want);
+        failures++;
+    }
+    tn_run_buf_free(&buf);
+}
+
+static void test_ranges(void)
+{
+    ranges_check("", 64, "");
+    ranges_check("000", 64, "");
+    ranges_check("1", 64, "0");
+    ranges_check("1111", 64, "0-3");
+    ranges_check("0100", 64, "1");
+    ranges_check("11011", 64, "0-1,3-4");
+    ranges_check("1010101", 64, "0,2,4,6");
+    ranges_check("0111011", 64, "1-3,5-6");
+    ranges_check("1010101", 3, "0,2,...");
+    ranges_check("1010101", 4, "0,2,4,...");
+    ranges_check("1010101", 5, "0,2,4,...");
+    ranges_check("1010101", 6, "0,2,4,6");
+}
+
 int main(void)
 {
     test_pmi_basic(1);
@@ -356,6 +394,7 @@ int main(void)
     test_kvs_fresh();
     test_kvs();
     test_fwd();
+    test_ranges();
     if (failures != 0) {
         fprintf(stderr, "%d check(s) failed\n", failures);
         return 1;

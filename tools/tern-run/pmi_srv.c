@@ -346,6 +346,7 @@ int tn_pmi_srv_input(tn_pmi_srv_t *srv, int rank, const char *data, size_t len)
     if (conn->broken || conn->closed || len == 0) {
         return 0;                   /* ignored: the job is ending */
     }
+    conn->contacted = 1;
     tn_run_buf_append(&conn->in, data, len);
     while ((nl = memchr(conn->in.data + scanned, '\n',
                         conn->in.len - scanned)) != NULL) {

@@ -67,6 +67,7 @@ typedef struct {
     tn_run_buf_t in;            /* received bytes not yet ending a line */
     tn_run_buf_t out;           /* replies not yet written */
     unsigned     closed     : 1;/* tn_pmi_srv_closed() was called */
+    unsigned     contacted  : 1;/* sent anything at all */
     unsigned     inited     : 1;/* sent cmd=init */
     unsigned     finalized  : 1;/* sent cmd=finalize */
     unsigned     in_barrier : 1;/* sent barrier_in, waits for barrier_out */

@@ -11,7 +11,13 @@
  * or a terminating signal to tern-run (forwarded, not reported).
  * The ranks' group then gets SIGTERM (or the forwarded signal) and SIGKILL
  * after a grace period.  The loop ends when every rank has exited and their
- * pipes are drained. */
+ * pipes are drained.
+ *
+ * A job that ends well may still earn a warning: ranks that exited 0 without
+ * ever writing to their PMI socket.  Tern's library (and MPICH's) always
+ * speaks PMI under tern-run, so such a rank either is no MPI program or was
+ * built for an MPI whose library does not speak PMI-1 (Open MPI's): each of
+ * those ranks ran alone, as a singleton, and the job "succeeded". */
 #include "run.h"
 
 #include <errno.h>
@@ -272,6 +278,43 @@ static void loop_on_exit(tn_run_job_t *job, int rank)
     }
 }
 
+/* The warning of the header comment, in two lines (what, then why and what
+ * to do); -q and one-rank jobs (where a singleton is the whole job) go
+ * without. */
+static void loop_warn_no_pmi(const tn_run_job_t *job)
+{
+    unsigned char *silent;
+    int            nsilent = 0;
+    tn_run_buf_t   ranks   = { 0 };
+    const char    *prog    = job->opts->argv[0];
+
+    if (job->opts->quiet || job->nranks < 2) {
+        return;
+    }
+    silent = tn_run_xmalloc((size_t)job->nranks);
+    for (int r = 0; r < job->nranks; r++) {
+        const tn_run_rank_t *rk = &job->ranks[r];
+
+        silent[r] = rk->exited && rk->exit_how == CLD_EXITED &&
+                    rk->exit_info == 0 && !job->pmi.conns[r].contacted;
+        nsilent += silent[r];
+    }
+    if (nsilent > 0) {
+        tn_run_ranges(&ranks, silent, job->nranks, 64);
+        tn_run_log("warning: %s %.*s of %d never contacted tern-run's PMI "
+                   "server: if %s is an MPI program, %s ran alone as a "
+                   "singleton (rank 0 of 1), not as part of one job",
+                   nsilent == 1 ? "rank" : "ranks", (int)ranks.len, ranks.data,
+                   job->nranks, prog, nsilent == 1 ? "it" : "each");
+        tn_run_log("hint: a program built with another MPI's mpicc (Open MPI's) "
+                   "does that; build it with Tern's mpicc (ldd %s | grep libmpi "
+                   "shows which MPI it uses). Not an MPI program? Ignore this, "
+                   "or hide it with -q", job->prog_path);
+    }
+    tn_run_buf_free(&ranks);
+    free(silent);
+}
+
 static void loop_kill_now(tn_run_job_t *job)
 {
     tn_run_proc_kill(job, SIGKILL);
@@ -497,6 +540,9 @@ int tn_run_loop(tn_run_job_t *job)
         }
     }
     tn_run_buf_free(&loop_out);
+    if (!job->ending) {
+        loop_warn_no_pmi(job);
+    }
     free(pfd);
     free(kind);
     free(who);

@@ -37,6 +37,8 @@ static void usage(FILE *f)
           "                       in blocks of --ppn ranks (default: spread evenly)\n"
           "  --ppn N              ranks per namespace with --netns\n"
           "  -v                   verbose (twice: trace PMI traffic)\n"
+          "  -q, --quiet          no warnings (ranks that never contacted the\n"
+          "                       PMI server: programs of another MPI)\n"
           "  -h, --help           this help\n"
           "  --version            print the version\n"
           "  --                   end of options\n"
@@ -272,6 +274,8 @@ int tn_run_opts_parse(int argc, char **argv, tn_run_opts_t *opts_p)
             opts_p->tag_output = 1;
         } else if (strcmp(name, "v") == 0 || strcmp(name, "verbose") == 0) {
             tn_run_verbose++;
+        } else if (strcmp(name, "q") == 0 || strcmp(name, "quiet") == 0) {
+            opts_p->quiet = 1;
         } else if (strcmp(name, "vv") == 0) {
             tn_run_verbose += 2;
         } else if (strcmp(name, "oversubscribe") == 0 ||

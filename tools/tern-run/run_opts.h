@@ -25,6 +25,7 @@ typedef struct {
     int              timeout_s;     /* --timeout or TERN_RUN_TIMEOUT; 0 = none */
     tn_run_bind_t    bind;
     int              tag_output;
+    int              quiet;         /* -q: no warnings */
     int              nenv;
     tn_run_envvar_t *env;           /* in command-line order */
     char           **argv;          /* program and arguments, NULL-terminated */

@@ -156,6 +156,35 @@ void tn_run_debug(int level, const char *fmt, ...)
     va_end(ap);
 }
 
+void tn_run_ranges(tn_run_buf_t *buf, const unsigned char *flag, int n,
+                   size_t max)
+{
+    size_t start = buf->len;
+    int    first = 1;
+
+    for (int i = 0; i < n; i++) {
+        int j = i;
+
+        if (!flag[i]) {
+            continue;
+        }
+        while (j + 1 < n && flag[j + 1]) {
+            j++;
+        }
+        if (buf->len - start >= max) {
+            tn_run_buf_printf(buf, ",...");
+            return;
+        }
+        if (j == i) {
+            tn_run_buf_printf(buf, "%s%d", first ? "" : ",", i);
+        } else {
+            tn_run_buf_printf(buf, "%s%d-%d", first ? "" : ",", i, j);
+        }
+        first = 0;
+        i     = j;
+    }
+}
+
 int64_t tn_run_now_ms(void)
 {
     struct timespec ts;

@@ -42,6 +42,11 @@ void tn_run_debug(int level, const char *fmt, ...)
  * Returns 0, or -1 with errno set (EPIPE when the reader went away). */
 int tn_run_write_all(int fd, const void *buf, size_t len);
 
+/* Append the indexes i < n with flag[i] != 0 to buf as ranges, "0-3,5,7-9";
+ * once the list has reached max bytes, append ",..." instead of the rest. */
+void tn_run_ranges(tn_run_buf_t *buf, const unsigned char *flag, int n,
+                   size_t max);
+
 /* Milliseconds of CLOCK_MONOTONIC. */
 int64_t tn_run_now_ms(void);
 
