@@ -6,8 +6,9 @@
 
 static void usage(void)
 {
-    printf("usage: tern-info [--config] [--unsupported] [--markdown] [--help]\n"
+    printf("usage: tern-info [--config] [--unsupported] [--markdown] [--version] [--help]\n"
            "  (no option)     version, transports and every TERN_* variable\n"
+           "  --version       only the version (of the library tern-info runs with)\n"
            "  --config        only the configuration variables\n"
            "  --unsupported   the MPI functions not implemented yet, one per line\n"
            "  --markdown      the configuration variables as a markdown table\n");
@@ -64,6 +65,9 @@ int main(int argc, char **argv)
             unsupported = 1;
         } else if (strcmp(argv[i], "--markdown") == 0) {
             markdown = 1;
+        } else if (strcmp(argv[i], "--version") == 0) {
+            printf("tern-info (Tern) %s\n", tern_tools_version());
+            return 0;
         } else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             usage();
             return 0;
