@@ -7,6 +7,7 @@
 #include <string.h>
 
 uint64_t tn_am_proto_errors;
+void (*tn_am_violation_hook)(int world, unsigned type, const char *why);
 
 const char *tn_am_type_name(unsigned type)
 {
@@ -26,6 +27,9 @@ void tn_am_violation(int world, unsigned type, const char *why)
 {
     char msg[200];
     tn_am_proto_errors++;
+    if (tn_am_violation_hook != NULL) {
+        tn_am_violation_hook(world, type, why);
+    }
     snprintf(msg, sizeof(msg), "protocol error: rank %d sent a%s %s %s", world,
              type == TN_AM_EAGER ? "n" : "", tn_am_type_name(type), why);
     tn_rt_abort(1, msg);

@@ -55,6 +55,12 @@ const char *tn_am_type_name(unsigned type);
  * Does not return. */
 void tn_am_violation(int world, unsigned type, const char *why) __attribute__((noreturn));
 
+/* Test seam, NULL in a job: when set, tn_am_violation calls it (after
+ * counting) instead of ending the job.  It must not return: the fuzz
+ * harness (tests/fuzz/fuzz_am.c) leaves by longjmp and throws the state
+ * away, as the job would have ended; if it returns, the job ends. */
+extern void (*tn_am_violation_hook)(int world, unsigned type, const char *why);
+
 /* Protocol errors seen (the job ends at the first; kept for the stats). */
 extern uint64_t tn_am_proto_errors;
 
