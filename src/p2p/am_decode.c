@@ -90,6 +90,14 @@ static const char *tn_am_decode_eager(int world, const tn_am_hdr_t *hdr, const v
     if (peer->in_req != NULL || peer->in_unexp != NULL) {
         return "before the previous message was complete (field type)";
     }
+    /* a partitioned hello is matched by a receive its request owns and may
+     * release at once: it must be whole when it arrives (p2p/part.c) */
+    if ((hdr->ctx & TN_PART_CTX_BIT) && !(hdr->flags & TN_AM_F_INLINE)) {
+        return "on a partitioned context not inline (field flags)";
+    }
+    if ((hdr->ctx & TN_PART_CTX_BIT) && hdr->size != TN_PART_HELLO_BYTES) {
+        return "on a partitioned context of another size than a hello (field size)";
+    }
     if (hdr->flags & TN_AM_F_INLINE) {
         if (hdr->size > TN_AM_INLINE_MAX) {
             return "declaring more inline bytes than the header holds (field size)";
@@ -149,6 +157,9 @@ static const char *tn_am_decode_rts(int world, const tn_am_hdr_t *hdr, tn_am_msg
     }
     if (!tn_am_src_ok(hdr)) {
         return "with a rank out of range (field src)";
+    }
+    if (hdr->ctx & TN_PART_CTX_BIT) {
+        return "on a partitioned context (field ctx)";
     }
     /* the address is only ever read through the transport's copy from the
      * sender's own memory, which the kernel checks; it must describe a

@@ -141,6 +141,13 @@ tn_unexp_t *tn_match_unexp_withdraw(tn_match_ctx_t *mc, int src, int world, uint
 void tn_unexp_free(tn_unexp_t *ux);
 void tn_match_finalize(void);
 
+/* Context bit of the partitioned handshakes (p2p/part.c): communicator
+ * contexts are small even numbers, far below it.  The only message on such
+ * a context is the hello, an inline EAGER of TN_PART_HELLO_BYTES, which
+ * completes the moment it matches (am_decode.c refuses anything else). */
+#define TN_PART_CTX_BIT     0x80000000u
+#define TN_PART_HELLO_BYTES 24
+
 /* protocols */
 tn_status_t tn_proto_send_start(struct tn_req *req);
 int tn_proto_progress_sends(void);

@@ -9,7 +9,9 @@
  *          for it there, so sends and receives pair up by (source, tag,
  *          communicator) in the order of their init calls (the
  *          non-overtaking rule of ordinary messages), and never meet user
- *          messages.
+ *          messages.  Nothing else is taken on that context (am_decode.c),
+ *          so the hello receive completes the moment it matches: until
+ *          then it is only posted, and the request may drop it at once.
  *   PCTS   every MPI_Start of the receive sends one PCTS to the sender once
  *          the hello is in (sreq/addr = sender id and serial, rreq/size =
  *          receiver id and serial).  The sender sends the data of its e-th
@@ -40,11 +42,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Context bit of the partitioned handshakes: communicator contexts are
- * small even numbers, far below it. */
-#define TN_PART_CTX_BIT 0x80000000u
-
 enum { TN_PART_IDLE = 0, TN_PART_READY = 1, TN_PART_SENT = 2 };
+
+_Static_assert(TN_PART_HELLO_BYTES <= TN_AM_INLINE_MAX, "the hello travels in its header");
 
 typedef struct {
     int        is_send;
@@ -69,7 +69,7 @@ typedef struct {
     /* receive side */
     tn_req_t  *hello;          /* the posted hello receive until it matches */
     tn_match_ctx_t *hello_mc;
-    uint64_t   hello_buf[3];
+    uint64_t   hello_buf[TN_PART_HELLO_BYTES / 8];
     int        have_hello;
     uint64_t   sid, sserial;   /* the send request, from the hello */
     int        sparts;

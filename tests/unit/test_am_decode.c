@@ -202,6 +202,23 @@ int main(void)
     rts.flags = TN_AM_F_PACK;
     CHECK(accepts(1, &rts, NULL, 0, &m));
 
+    /* ---- a partitioned context carries whole hellos only: their receive
+     * may be released as soon as it is no longer posted (p2p/part.c) */
+    tn_am_hdr_t ph = hdr_of(TN_AM_EAGER);
+    ph.src = 1;
+    ph.ctx = TN_PART_CTX_BIT | 4;
+    ph.flags = TN_AM_F_INLINE;
+    ph.size = TN_PART_HELLO_BYTES;
+    CHECK(accepts(1, &ph, NULL, 0, &m) && m.len == TN_PART_HELLO_BYTES);
+    ph.flags = 0;
+    CHECK(rejects(1, &ph, piece, 8, "on a partitioned context not inline (field flags)"));
+    ph.flags = TN_AM_F_INLINE;
+    ph.size = 16;
+    CHECK(rejects(1, &ph, NULL, 0, "another size than a hello (field size)"));
+    rts.ctx = TN_PART_CTX_BIT;
+    CHECK(rejects(1, &rts, NULL, 0, "on a partitioned context (field ctx)"));
+    rts.ctx = 0;
+
     /* ---- FRAG: bounded by the message it continues */
     tn_am_hdr_t g = hdr_of(TN_AM_FRAG);
     g.size = 10;
