@@ -1,20 +1,23 @@
 /* Fuzz harness of the value parsers of strings from the environment and
  * the key-value space: the configuration table (src/base/config.c: ints,
  * sizes like "64k", doubles, booleans, strings), TERN_UDP_AUTH
- * (tn_udp_auth_parse) and a peer's published udp rails (tn_udp_card_parse,
- * "a,ip/len:port+net/len,..." from the PMI key-value space).
+ * (tn_udp_auth_parse), a peer's published udp rails (tn_udp_card_parse,
+ * "a,ip/len:port+net/len,..." from the PMI key-value space) and the job's
+ * secret as rank 0 publishes it there (tn_udp_secret_parse, hex).
  *
  * Input: a byte choosing the configuration variable (index modulo
  * tn_config_count()), then its value (cut at the first NUL).  The value
  * goes through tn_config_parse_size, tn_config_parse_bool,
- * tn_udp_auth_parse and tn_udp_card_parse directly, then into the
- * environment as that variable, and tn_config_load parses it with the
- * variable's type; tn_config_describe formats the result (into buffers of
+ * tn_udp_auth_parse, tn_udp_card_parse and tn_udp_secret_parse directly,
+ * then into the environment as that variable, and tn_config_load parses it
+ * with the variable's type; tn_config_describe formats the result (into buffers of
  * several sizes).  The variable is removed again before returning.
  *
  * Checked: a size or a bool that parses has no sign / is 0 or 1; a refused
  * TERN_UDP_AUTH says why; a card that parses is within its limits and
- * formats into a string that parses to the same card;
+ * formats into a string that parses to the same card; a secret parses
+ * exactly when it is 64 lowercase hex digits, and then decodes to those
+ * digits, else leaves its output as it was;
  * describe NUL-terminates within its buffer (ASan: buffers of exact size). */
 #include "base/config.h"
 #include "xport/udp/udp_auth.h"
@@ -32,6 +35,27 @@ static void fz_fail(const char *what, const char *val)
 {
     fprintf(stderr, "fuzz_config: %s (value \"%s\")\n", what, val);
     abort();
+}
+
+static void fz_secret(const char *val)
+{
+    static const char hex[] = "0123456789abcdef";
+    uint8_t secret[TN_UDP_SECRET_BYTES];
+    memset(secret, 0xa5, sizeof(secret));
+    tn_status_t st = tn_udp_secret_parse(val, secret);
+    size_t len = strlen(val);
+    int valid = len == 2 * TN_UDP_SECRET_BYTES && strspn(val, hex) == len;
+    if ((st == TN_OK) != valid) {
+        fz_fail(valid ? "a valid secret was refused" : "an invalid secret was accepted", val);
+    }
+    for (int i = 0; i < TN_UDP_SECRET_BYTES; i++) {
+        if (st == TN_OK ? hex[secret[i] >> 4] != val[2 * i] ||
+                          hex[secret[i] & 15] != val[2 * i + 1]
+                        : secret[i] != 0xa5) {
+            fz_fail(st == TN_OK ? "a secret does not decode to its digits"
+                                : "a refused secret changed the output", val);
+        }
+    }
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -89,6 +113,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             fz_fail("a card does not survive format and parse", val);
         }
     }
+    fz_secret(val);
 
     tn_config_desc_t desc;
     char buf[64];

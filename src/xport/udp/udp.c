@@ -140,11 +140,6 @@ static tn_status_t tn_udp_secret_put(const tn_xport_job_t *job)
     return st;
 }
 
-static int tn_udp_hexval(char c)
-{
-    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-}
-
 static tn_status_t tn_udp_secret_get(const tn_xport_job_t *job)
 {
     char val[2 * TN_UDP_SECRET_BYTES + 8];
@@ -161,15 +156,8 @@ static tn_status_t tn_udp_secret_get(const tn_xport_job_t *job)
         job->fatal(msg);
     }
     if (job->kv_get(0, TN_UDP_SECRET_KEY, val, sizeof(val)) != TN_OK ||
-        strlen(val) != 2 * TN_UDP_SECRET_BYTES) {
+        tn_udp_secret_parse(val, tn_udp.secret) != TN_OK) {
         st = TN_ERR_PROTO;
-    }
-    for (int i = 0; i < TN_UDP_SECRET_BYTES && st == TN_OK; i++) {
-        int hi = tn_udp_hexval(val[2 * i]), lo = tn_udp_hexval(val[2 * i + 1]);
-        if (hi < 0 || lo < 0) {
-            st = TN_ERR_PROTO;
-        }
-        tn_udp.secret[i] = (uint8_t)(hi << 4 | lo);
     }
     memset(val, 0, sizeof(val));
     if (st != TN_OK) {

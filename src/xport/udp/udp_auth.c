@@ -299,3 +299,31 @@ void tn_udp_auth_wipe(tn_udp_key_t *k)
     }
     sodium_memzero(k, sizeof(*k));
 }
+
+static int tn_udp_hexval(char c)
+{
+    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+tn_status_t tn_udp_secret_parse(const char *text, uint8_t secret[TN_UDP_SECRET_BYTES])
+{
+    uint8_t s[TN_UDP_SECRET_BYTES];
+    tn_status_t st = TN_OK;
+
+    if (strlen(text) != 2 * TN_UDP_SECRET_BYTES) {
+        return TN_ERR_PROTO;
+    }
+    for (int i = 0; i < TN_UDP_SECRET_BYTES; i++) {
+        int hi = tn_udp_hexval(text[2 * i]), lo = tn_udp_hexval(text[2 * i + 1]);
+        if (hi < 0 || lo < 0) {
+            st = TN_ERR_PROTO;
+            break;
+        }
+        s[i] = (uint8_t)(hi << 4 | lo);
+    }
+    if (st == TN_OK) {
+        memcpy(secret, s, sizeof(s));
+    }
+    sodium_memzero(s, sizeof(s));
+    return st;
+}

@@ -131,4 +131,9 @@ void tn_udp_auth_wipe(tn_udp_key_t *k);
 /* Fill buf with n random bytes from the kernel.  TN_ERR_IO if it cannot. */
 tn_status_t tn_udp_auth_random(void *buf, size_t n);
 
+/* Decode the job's secret as rank 0 publishes it: exactly
+ * 2 * TN_UDP_SECRET_BYTES lowercase hex digits.  TN_OK with secret set,
+ * or TN_ERR_PROTO with secret unchanged. */
+tn_status_t tn_udp_secret_parse(const char *text, uint8_t secret[TN_UDP_SECRET_BYTES]);
+
 #endif
