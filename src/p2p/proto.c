@@ -456,7 +456,8 @@ static void tn_recv_set_envelope(struct tn_req *req, int src, int tag, uint64_t 
  * NULL for MPI_BOTTOM with absolute addresses). */
 static void tn_recv_copy(struct tn_req *req, size_t off, const void *data, size_t len)
 {
-    if (off < req->expect) {
+    /* an empty piece may come with no payload pointer at all */
+    if (off < req->expect && len > 0) {
         size_t n = req->expect - off < len ? req->expect - off : len;
         if (req->pack) {
             tn_dt_unpack_partial(req->dt, data, req->count, off, n, req->user_buf);

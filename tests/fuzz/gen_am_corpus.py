@@ -236,8 +236,9 @@ SEEDS = {
     deliver(FRAG, size=v(4096), length=4096),
 }
 
-# Bugs found with this harness, each now a protocol violation at its first
-# message (am_decode.c); the input after it is what used to fail.
+# Bugs found with this harness.  The partitioned ones are now a protocol
+# violation at their first message (am_decode.c); the input after it is
+# what used to fail.
 REGRESS = {
     # a non-inline partitioned hello, half in when the application frees the
     # partitioned receive, which released the hello's receive: the next
@@ -254,6 +255,11 @@ REGRESS = {
     "part-hello-rts-direct-after-free": config(direct=True) + part(0, 1, 3, 2, 8) +
     deliver(RTS, flags=F_PACK, ctx=PART_CTX, tag=3, size=24) + free(0) +
     deliver(DATA, rreq=sent(CTS, RREQ), length=24, fix=True, direct=True),
+    # an EAGER that declares bytes but brings none, with no payload pointer
+    # (as a transport may pass for an empty payload), matched by a posted
+    # receive: memmove from NULL (undefined behaviour, UBSan)
+    "eager-empty-null-payload": config() + recv(1, 5, 100) +
+    deliver(EAGER, tag=5, size=100, length=0, null=True),
 }
 
 
