@@ -74,6 +74,13 @@ static int tn_am_src_ok(const tn_am_hdr_t *hdr)
     return hdr->src >= 0 && hdr->src < tn_rt.world_size;
 }
 
+/* src is the sender's own rank in the communicator of ctx, when this
+ * process has it already (else tn_match_unexp_find checks it later) */
+static int tn_am_src_is_sender(int world, const tn_am_hdr_t *hdr)
+{
+    return tn_comm_src_is(tn_match_comm(hdr->ctx), hdr->src, world);
+}
+
 static const char *tn_am_decode_eager(int world, const tn_am_hdr_t *hdr, const void *payload,
                                       size_t len, tn_am_msg_t *m)
 {
@@ -86,6 +93,9 @@ static const char *tn_am_decode_eager(int world, const tn_am_hdr_t *hdr, const v
     }
     if (!tn_am_src_ok(hdr)) {
         return "with a rank out of range (field src)";
+    }
+    if (!tn_am_src_is_sender(world, hdr)) {
+        return TN_AM_WHY_NOT_SENDER;
     }
     if (peer->in_req != NULL || peer->in_unexp != NULL) {
         return "before the previous message was complete (field type)";
@@ -157,6 +167,9 @@ static const char *tn_am_decode_rts(int world, const tn_am_hdr_t *hdr, tn_am_msg
     }
     if (!tn_am_src_ok(hdr)) {
         return "with a rank out of range (field src)";
+    }
+    if (!tn_am_src_is_sender(world, hdr)) {
+        return TN_AM_WHY_NOT_SENDER;
     }
     if (hdr->ctx & TN_PART_CTX_BIT) {
         return "on a partitioned context (field ctx)";
@@ -270,6 +283,9 @@ static const char *tn_am_decode_cancel(int world, const tn_am_hdr_t *hdr, tn_am_
     }
     if (!tn_am_src_ok(hdr)) {
         return "with a rank out of range (field src)";
+    }
+    if (!tn_am_src_is_sender(world, hdr)) {
+        return TN_AM_WHY_NOT_SENDER;
     }
     m->peer_id = hdr->sreq;    /* compared with the ids of its own messages only */
     return NULL;

@@ -66,6 +66,12 @@ tn_match_ctx_t *tn_match_ctx_get(uint32_t ctx, int create)
     return mc;
 }
 
+const tn_comm_t *tn_match_comm(uint32_t ctx)
+{
+    const tn_match_ctx_t *mc = tn_match_ctx_get(ctx & ~TN_PART_CTX_BIT, 0);
+    return mc != NULL ? mc->comm : NULL;
+}
+
 static int tn_tag_match(int want, int have)
 {
     return want == have || want == TN_ANY_TAG;
@@ -220,6 +226,14 @@ tn_unexp_t *tn_match_unexp_find(tn_match_ctx_t *mc, int src, int tag, int take)
                 break;
             }
         }
+    }
+    const tn_comm_t *comm;
+    if (found != NULL && !found->src_checked && (comm = tn_match_comm(mc->ctx)) != NULL) {
+        /* it came before its communicator: am_decode.c could not check */
+        if (!tn_comm_src_is(comm, found->src, found->world)) {
+            tn_am_violation(found->world, found->type, TN_AM_WHY_NOT_SENDER);
+        }
+        found->src_checked = 1;
     }
     if (found != NULL && take) {
         tn_match_unexp_unlink(mc, found);

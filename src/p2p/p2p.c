@@ -47,7 +47,7 @@ tn_status_t tn_p2p_comm_attach(tn_comm_t *comm)
         if (comm->match[i] == NULL) {
             return TN_ERR_NOMEM;
         }
-        comm->match[i]->attached = 1;
+        comm->match[i]->comm = comm;
     }
     return TN_OK;
 }
@@ -56,7 +56,7 @@ void tn_p2p_comm_detach(tn_comm_t *comm)
 {
     for (int i = 0; i < 2; i++) {
         if (comm->match[i] != NULL) {
-            comm->match[i]->attached = 0;
+            comm->match[i]->comm = NULL;
             comm->match[i] = NULL;
         }
     }

@@ -15,6 +15,8 @@ typedef struct tn_unexp {
     int              world;            /* world rank of the sender */
     uint8_t          type;             /* TN_AM_EAGER or TN_AM_RTS */
     uint8_t          flags;            /* TN_AM_F_* of the EAGER or RTS */
+    uint8_t          src_checked;      /* src was checked against the communicator's
+                                          ranks (it was known on arrival) */
     uint64_t         size;             /* message bytes */
     uint64_t         sreq;
     uint64_t         addr;             /* RTS: sender buffer */
@@ -43,8 +45,26 @@ typedef struct tn_match_ctx {
     tn_unexp_list_t      *unexp;       /* [src] */
     tn_unexp_list_t       unexp_all;   /* arrival order, via gnext */
     uint64_t              post_seq;
-    int                   attached;
+    /* the communicator this context is one of (tn_p2p_comm_attach), whose
+     * ranks a message's src names; NULL before it exists here and after
+     * it is freed.  Not set on partitioned contexts: their hellos name
+     * ranks of the communicator of ctx & ~TN_PART_CTX_BIT. */
+    tn_comm_t            *comm;
 } tn_match_ctx_t;
+
+/* Is src, as a message from world rank world names its sender, that
+ * sender's rank among comm's point-to-point ranks?  No communicator (not
+ * made here yet, or freed) counts as yes: a message that came before its
+ * communicator is checked when a receive or probe finds it
+ * (tn_match_unexp_find). */
+static inline int tn_comm_src_is(const tn_comm_t *comm, int src, int world)
+{
+    return comm == NULL ||
+           (src >= 0 && src < tn_comm_peer_size(comm) && comm->peer_world[src] == world);
+}
+
+#define TN_AM_WHY_NOT_SENDER \
+    "naming a rank that is not the sender's in its communicator (field src)"
 
 typedef struct {
     const tn_xport_ops_t *xp;
@@ -127,11 +147,16 @@ static inline void tn_req_pending_done(struct tn_req *req)
 
 /* matching */
 tn_match_ctx_t *tn_match_ctx_get(uint32_t ctx, int create);
+/* The communicator whose ranks a message on ctx names (a partitioned
+ * hello's: that of ctx & ~TN_PART_CTX_BIT), or NULL if none is here. */
+const tn_comm_t *tn_match_comm(uint32_t ctx);
 /* Find the earliest posted receive matching (src, tag) and remove it. */
 struct tn_req *tn_match_posted_take(tn_match_ctx_t *mc, int src, int tag);
 void tn_match_post(tn_match_ctx_t *mc, struct tn_req *req);
 int tn_match_posted_remove(tn_match_ctx_t *mc, struct tn_req *req);
-/* Earliest unexpected message matching (src, tag); remove it if take. */
+/* Earliest unexpected message matching (src, tag); remove it if take.  One
+ * that came before its communicator existed here has its src checked now:
+ * a rank that did not send it ends the job (tn_am_violation). */
 tn_unexp_t *tn_match_unexp_find(tn_match_ctx_t *mc, int src, int tag, int take);
 void tn_match_unexp_add(tn_match_ctx_t *mc, tn_unexp_t *ux);
 /* Remove the unexpected message of send sreq from world (comm rank src)

@@ -613,6 +613,7 @@ static void tn_am_eager(int world, const tn_am_msg_t *m)
     ux->world = world;
     ux->type = TN_AM_EAGER;
     ux->flags = m->flags;
+    ux->src_checked = tn_match_comm(m->ctx) != NULL;    /* by am_decode.c */
     ux->size = m->size;
     ux->sreq = m->peer_id;
     ux->addr = 0;
@@ -686,6 +687,7 @@ static void tn_am_rts(int world, const tn_am_msg_t *m)
     ux->world = world;
     ux->type = TN_AM_RTS;
     ux->flags = m->flags;
+    ux->src_checked = tn_match_comm(m->ctx) != NULL;    /* by am_decode.c */
     ux->size = m->size;
     ux->sreq = m->peer_id;
     ux->addr = m->addr;

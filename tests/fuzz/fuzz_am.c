@@ -70,7 +70,9 @@
  * ASan guards the ends of every buffer); send buffers are never written; a
  * receive's buffer does not change after it completed; a completed
  * receive's count is at most its buffer, its source and tag those posted
- * (unless wildcards); a request the application holds is never released
+ * (unless wildcards); a message taken on a communicator's context came
+ * from the rank it names (COMM_WORLD: src is the world rank; COMM_SELF:
+ * never from a peer); a request the application holds is never released
  * under it; no message goes out above max payload or of an unknown type;
  * recv_direct_end only for a recv_direct, none left when its receive
  * completes; ref_done only for a send that holds pieces by reference; the
@@ -864,6 +866,15 @@ static void fz_op_deliver(void)
     }
     fz_trace_hdr("in from", world, fz.cur_hdr, len);
     tn_p2p_am_recv(world, fz.cur_hdr, payload, len);
+    /* taken: a message that names its sender's rank did name world's */
+    if (h.type == TN_AM_EAGER || h.type == TN_AM_RTS || h.type == TN_AM_CANCEL) {
+        uint32_t ctx = h.ctx & ~TN_PART_CTX_BIT;
+        if (((ctx == tn_comm_world.ctx || ctx == tn_comm_world.ctx + 1) && h.src != world) ||
+            ctx == tn_comm_self.ctx || ctx == tn_comm_self.ctx + 1) {
+            fz_fail("a message was taken as from a rank of its communicator that did not "
+                    "send it");
+        }
+    }
     free(fz.cur_hdr);
     free(fz.cur_pay);
     fz.cur_hdr = NULL;

@@ -236,9 +236,9 @@ SEEDS = {
     deliver(FRAG, size=v(4096), length=4096),
 }
 
-# Bugs found with this harness.  The partitioned ones are now a protocol
-# violation at their first message (am_decode.c); the input after it is
-# what used to fail.
+# Bugs found with this harness.  All but the empty payload are now a
+# protocol violation at their first message (am_decode.c); the input after
+# it is what used to fail.
 REGRESS = {
     # a non-inline partitioned hello, half in when the application frees the
     # partitioned receive, which released the hello's receive: the next
@@ -260,6 +260,15 @@ REGRESS = {
     # receive: memmove from NULL (undefined behaviour, UBSan)
     "eager-empty-null-payload": config() + recv(1, 5, 100) +
     deliver(EAGER, tag=5, size=100, length=0, null=True),
+    # src was only checked to be below the world size: world rank 1 naming
+    # rank 1 on MPI_COMM_SELF's collective context completed a receive
+    # there with a source that is no rank of MPI_COMM_SELF ...
+    "src-not-in-comm": config() + recv(ANY, 0, 10, coll=True, self_comm=True) +
+    deliver(RTS, src=1, ctx=3),
+    # ... and passing itself off as rank 2 of MPI_COMM_WORLD, it completed a
+    # receive from rank 2
+    "src-of-another-rank": config() + recv(2, 4, 16) +
+    deliver(EAGER, world=1, src=2, tag=4, size=16, length=16),
 }
 
 

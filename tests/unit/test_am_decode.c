@@ -7,6 +7,7 @@
 #include "p2p/p2p_impl.h"
 #include "runtime/rt.h"
 
+#include <setjmp.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,6 +52,46 @@ static int accepts(int world, const tn_am_hdr_t *h, const void *payload, size_t 
         return 0;
     }
     return 1;
+}
+
+/* tn_am_violation's test hook: remembers the violation and leaves */
+static jmp_buf viol_jmp;
+static int viol_world = -1;
+static char viol_why[160];
+
+static void viol_hook(int world, unsigned type, const char *why)
+{
+    viol_world = world;
+    snprintf(viol_why, sizeof(viol_why), "%s %s", tn_am_type_name(type), why);
+    longjmp(viol_jmp, 1);
+}
+
+/* A receive or probe on ctx from src looks for an unexpected message:
+ * what it finds, and whether a violation ended the job instead. */
+static tn_unexp_t *find_violates(uint32_t ctx, int src, int *violated_p)
+{
+    tn_unexp_t *found = NULL;
+    viol_world = -1;
+    tn_am_violation_hook = viol_hook;
+    if (setjmp(viol_jmp) == 0) {
+        found = tn_match_unexp_find(tn_match_ctx_get(ctx, 0), src, TN_ANY_TAG, 0);
+    }
+    tn_am_violation_hook = NULL;
+    *violated_p = viol_world >= 0;
+    return found;
+}
+
+/* An unexpected message as the handlers queue one that came before its
+ * communicator (src not checked yet). */
+static tn_unexp_t *unexp_of(int src, int world, uint8_t type)
+{
+    tn_unexp_t *ux = calloc(1, sizeof(*ux));
+    ux->src = src;
+    ux->world = world;
+    ux->type = type;
+    ux->data = ux->small;
+    ux->complete = 1;
+    return ux;
 }
 
 static struct tn_req *rndv_send(int world, size_t bytes)
@@ -219,6 +260,70 @@ int main(void)
     CHECK(rejects(1, &rts, NULL, 0, "on a partitioned context (field ctx)"));
     rts.ctx = 0;
 
+    /* ---- src: the sender's own rank in the communicator of the context,
+     * once this process has it (ranks 0, 1 of comm are worlds 2, 1) */
+    static int comm_worlds[2] = { 2, 1 };
+    static tn_comm_t comm;
+    comm.size = 2;
+    comm.peer_world = comm_worlds;
+    comm.ctx = 6;
+    CHECK(tn_p2p_comm_attach(&comm) == TN_OK && comm.match[0]->comm == &comm &&
+          comm.match[1]->comm == &comm);
+    tn_am_hdr_t sc = hdr_of(TN_AM_EAGER);
+    sc.flags = TN_AM_F_INLINE;
+    sc.ctx = 6;
+    sc.src = 1;
+    CHECK(accepts(1, &sc, NULL, 0, &m));
+    sc.src = 0;                     /* world 2's rank, sent by world 1 */
+    CHECK(rejects(1, &sc, NULL, 0, "not the sender's in its communicator (field src)"));
+    CHECK(accepts(2, &sc, NULL, 0, &m));
+    sc.src = 2;                     /* a world rank, but no rank of comm */
+    CHECK(rejects(1, &sc, NULL, 0, "not the sender's in its communicator (field src)"));
+    sc.ctx = 7;                     /* its collective context */
+    sc.src = 0;
+    CHECK(rejects(1, &sc, NULL, 0, "(field src)"));
+    sc.ctx = 6 | TN_PART_CTX_BIT;   /* a partitioned hello names comm's ranks */
+    sc.size = TN_PART_HELLO_BYTES;
+    CHECK(rejects(1, &sc, NULL, 0, "(field src)"));
+    sc.src = 1;
+    CHECK(accepts(1, &sc, NULL, 0, &m));
+    sc.size = 0;
+    tn_am_hdr_t sr = hdr_of(TN_AM_RTS);
+    sr.ctx = 6;
+    sr.flags = TN_AM_F_PACK;
+    CHECK(rejects(1, &sr, NULL, 0, "(field src)"));
+    tn_am_hdr_t sx = hdr_of(TN_AM_CANCEL);
+    sx.ctx = 7;
+    CHECK(rejects(1, &sx, NULL, 0, "(field src)"));
+    sx.src = 1;
+    CHECK(accepts(1, &sx, NULL, 0, &m));
+    sc.ctx = 8;                     /* a context no communicator has here yet */
+    sc.src = 0;
+    CHECK(accepts(1, &sc, NULL, 0, &m));
+
+    /* messages that came before their communicator are checked when a
+     * receive or probe finds them, the communicator complete by then (an
+     * intercommunicator gets its remote group after it is attached) */
+    static tn_comm_t late;
+    late.size = 2;
+    late.peer_world = comm_worlds;
+    late.ctx = 10;
+    tn_unexp_t *good = unexp_of(1, 1, TN_AM_EAGER), *bad = unexp_of(1, 2, TN_AM_RTS);
+    tn_unexp_t *hello = unexp_of(0, 1, TN_AM_EAGER);
+    tn_match_unexp_add(tn_match_ctx_get(10, 1), good);
+    tn_match_unexp_add(tn_match_ctx_get(11, 1), bad);
+    tn_match_unexp_add(tn_match_ctx_get(10 | TN_PART_CTX_BIT, 1), hello);
+    int violated;
+    CHECK(find_violates(11, 1, &violated) == bad && !violated);   /* no communicator yet */
+    CHECK(!bad->src_checked);
+    CHECK(tn_p2p_comm_attach(&late) == TN_OK);
+    CHECK(find_violates(10, 1, &violated) == good && !violated && good->src_checked);
+    CHECK(find_violates(10, 1, &violated) == good && !violated);
+    CHECK(find_violates(11, 1, &violated) == NULL && violated && viol_world == 2 &&
+          strstr(viol_why, "RTS naming a rank that is not the sender's") != NULL);
+    CHECK(find_violates(10 | TN_PART_CTX_BIT, 0, &violated) == NULL && violated &&
+          viol_world == 1 && strstr(viol_why, "EAGER") != NULL);
+
     /* ---- FRAG: bounded by the message it continues */
     tn_am_hdr_t g = hdr_of(TN_AM_FRAG);
     g.size = 10;
@@ -270,9 +375,11 @@ int main(void)
     pd.rreq = tn_req_id(r);
     CHECK(rejects(1, &pd, piece, 0, "another kind (field rreq)"));
 
-    /* what the step costs on the fast path (informative, not checked) */
+    /* what the step costs on the fast path (informative, not checked): an
+     * inline EAGER on a communicator's context, a CTS */
     e = hdr_of(TN_AM_EAGER);
     e.flags = TN_AM_F_INLINE;
+    e.ctx = 6;
     e.src = 1;
     e.size = 8;
     h = hdr_of(TN_AM_CTS);
@@ -298,6 +405,7 @@ int main(void)
            ((double)(t1.tv_sec - t0.tv_sec) * 1e9 + (double)(t1.tv_nsec - t0.tv_nsec)) / N,
            ((double)(t2.tv_sec - t1.tv_sec) * 1e9 + (double)(t2.tv_nsec - t1.tv_nsec)) / N);
 
-    CHECK(tn_am_proto_errors == 0);      /* decoding counts nothing by itself */
+    /* decoding counts nothing by itself; the two late checks above did */
+    CHECK(tn_am_proto_errors == 2);
     return tn_check_report("am_decode");
 }
