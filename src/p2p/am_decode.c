@@ -68,6 +68,15 @@ static struct tn_req *tn_am_req(uint64_t id, int world, tn_req_kind_t kind, cons
               "naming another rank's request (field rreq)",                          \
               "naming a request of another kind (field rreq)")
 
+/* a message on a communicator's point-to-point context (even ids; the
+ * collective context is ctx + 1) carries an MPI tag, >= 0: a negative one
+ * (MPI_ANY_TAG's value) would reach the application's status */
+#define TN_AM_WHY_TAG "with a negative tag (field tag)"
+static int tn_am_tag_bad(const tn_am_hdr_t *hdr)
+{
+    return hdr->tag < 0 && (hdr->ctx & 1) == 0 && !(hdr->ctx & TN_PART_CTX_BIT);
+}
+
 static int tn_am_src_ok(const tn_am_hdr_t *hdr)
 {
     /* a communicator rank: communicators are no larger than the world */
@@ -96,6 +105,9 @@ static const char *tn_am_decode_eager(int world, const tn_am_hdr_t *hdr, const v
     }
     if (!tn_am_src_is_sender(world, hdr)) {
         return TN_AM_WHY_NOT_SENDER;
+    }
+    if (tn_am_tag_bad(hdr)) {
+        return TN_AM_WHY_TAG;
     }
     if (peer->in_req != NULL || peer->in_unexp != NULL) {
         return "before the previous message was complete (field type)";
@@ -170,6 +182,9 @@ static const char *tn_am_decode_rts(int world, const tn_am_hdr_t *hdr, tn_am_msg
     }
     if (!tn_am_src_is_sender(world, hdr)) {
         return TN_AM_WHY_NOT_SENDER;
+    }
+    if (tn_am_tag_bad(hdr)) {
+        return TN_AM_WHY_TAG;
     }
     if (hdr->ctx & TN_PART_CTX_BIT) {
         return "on a partitioned context (field ctx)";

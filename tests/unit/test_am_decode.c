@@ -233,7 +233,14 @@ int main(void)
     CHECK(rejects(1, &e, NULL, 0, "(field src)"));
     e.src = NWORLD;
     CHECK(rejects(1, &e, NULL, 0, "(field src)"));
+    e.src = 2;
+    e.tag = -2;                                 /* TN_ANY_TAG's value */
+    CHECK(rejects(1, &e, NULL, 0, "negative tag (field tag)"));
+    e.tag = 0;
     tn_am_hdr_t rts = hdr_of(TN_AM_RTS);
+    rts.tag = -1;
+    CHECK(rejects(1, &rts, NULL, 0, "negative tag (field tag)"));
+    rts.tag = 0;
     rts.src = -7;
     CHECK(rejects(1, &rts, NULL, 0, "(field src)"));
     rts.src = 0;
