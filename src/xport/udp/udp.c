@@ -801,8 +801,10 @@ static void tn_udp_input(int rail, const void *pkt, size_t len, const void *tail
                     a == TN_UDP_AUTH_BAD_CONN ? "another connection's id" : "bad tag");
         return;
     }
-    if (tn_udp_packet_check_split(pkt, len, tail, tail_len, tn_udp_conn_rx_id(conn),
-                                  (uint32_t)tn_udp.me, &why) != TN_OK) {
+    /* modes aead and encrypt: the tag covered every byte, the CRC adds nothing */
+    if (tn_udp_packet_check_crc(pkt, len, tail, tail_len, tn_udp_conn_rx_id(conn),
+                                (uint32_t)tn_udp.me, tn_udp_conn_needs_crc(conn),
+                                &why) != TN_OK) {
         tn_udp.bad_packets++;
         tn_log_data("udp", "dropped a datagram of %zu bytes: %s", len + tail_len,
                     why ? why : "?");

@@ -1126,6 +1126,18 @@ tn_status_t tn_udp_packet_check_split(const void *pkt, size_t len, const void *t
                                       size_t tail_len, uint32_t conn, uint32_t me,
                                       const char **why_p)
 {
+    return tn_udp_packet_check_crc(pkt, len, tail, tail_len, conn, me, 1, why_p);
+}
+
+int tn_udp_conn_needs_crc(const tn_udp_conn_t *conn)
+{
+    return conn->cfg.auth != TN_UDP_AUTH_AEAD && conn->cfg.auth != TN_UDP_AUTH_ENCRYPT;
+}
+
+tn_status_t tn_udp_packet_check_crc(const void *pkt, size_t len, const void *tail,
+                                    size_t tail_len, uint32_t conn, uint32_t me, int crc,
+                                    const char **why_p)
+{
     const char *why = NULL;
     tn_udp_hdr_t h;
     if (len < sizeof(h)) {
@@ -1138,7 +1150,7 @@ tn_status_t tn_udp_packet_check_split(const void *pkt, size_t len, const void *t
     }
     /* first the CRC: a flipped bit anywhere reads as corruption, not as a
      * strange field */
-    if (tn_udp_packet_crc_split(pkt, len, tail, tail_len) != h.crc) {
+    if (crc && tn_udp_packet_crc_split(pkt, len, tail, tail_len) != h.crc) {
         why = "bad crc";
     } else if (h.version != TN_UDP_VERSION) {
         why = "unknown version";

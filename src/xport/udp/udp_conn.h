@@ -231,6 +231,13 @@ tn_status_t tn_udp_packet_check(const void *pkt, size_t len, uint32_t conn, uint
 tn_status_t tn_udp_packet_check_split(const void *pkt, size_t len, const void *tail,
                                       size_t tail_len, uint32_t conn, uint32_t me,
                                       const char **why_p);
+/* The same, with the CRC checked only when crc != 0: a datagram that
+ * passed tn_udp_conn_authentic in modes aead and encrypt has a tag over
+ * all its bytes, and its CRC adds nothing (tn_udp_conn_needs_crc). */
+tn_status_t tn_udp_packet_check_crc(const void *pkt, size_t len, const void *tail,
+                                    size_t tail_len, uint32_t conn, uint32_t me, int crc,
+                                    const char **why_p);
+int tn_udp_conn_needs_crc(const tn_udp_conn_t *conn);
 
 /* The caller had not read its sockets for longer than the minimum RTO
  * before the packet it is about to feed in: the next packet out (which
