@@ -3,8 +3,8 @@
  * A communicator whose ranks all sit on this node and talk through the shm
  * transport may take one of the node segment's collective slots
  * (tn_xport_shm_coll_claim).  In its slot every comm rank r owns an area:
- * one cache line with its counter posted[r], then B =
- * TN_XPORT_SHM_COLL_BUFS buffers of sh->bytes.  Collective number s on the
+ * TN_XPORT_SHM_COLL_HDR bytes that start with its counter posted[r], then
+ * B = TN_XPORT_SHM_COLL_BUFS buffers of sh->bytes.  Collective number s on the
  * communicator (counted from 1 by every rank alike) uses buffer s mod B of
  * each area.
  *
@@ -60,7 +60,8 @@ static inline _Atomic uint64_t *tn_coll_shm_posted(const tn_coll_shm_t *sh, int 
 
 static inline char *tn_coll_shm_buf(const tn_coll_shm_t *sh, int r, uint64_t s)
 {
-    return sh->area[r] + TN_COLL_SHM_LINE + (size_t)(s % TN_XPORT_SHM_COLL_BUFS) * sh->bytes;
+    return sh->area[r] + TN_XPORT_SHM_COLL_HDR +
+           (size_t)(s % TN_XPORT_SHM_COLL_BUFS) * sh->bytes;
 }
 
 /* The next collective's number. */

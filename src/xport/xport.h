@@ -205,9 +205,10 @@ int         tn_xport_shm_coll_slots(size_t *bytes_p);
  * Every claim is undone by one tn_xport_shm_coll_release; the last frees it. */
 int         tn_xport_shm_coll_claim(uint64_t key, int start);
 void        tn_xport_shm_coll_release(int slot);
-/* Rank r's area in a slot: one cache line for its flags, then
- * TN_XPORT_SHM_COLL_BUFS buffers of the slot's data bytes; r < the node's
- * local ranks. */
+/* Rank r's area in a slot: TN_XPORT_SHM_COLL_HDR bytes for its flags (a
+ * multiple of the cache line), then TN_XPORT_SHM_COLL_BUFS buffers of the
+ * slot's data bytes; r < the node's local ranks. */
+#define TN_XPORT_SHM_COLL_HDR  512
 #define TN_XPORT_SHM_COLL_BUFS 4
 void       *tn_xport_shm_coll_area(int slot, int r);
 /* Wake world rank world_rank if it is a local rank asleep (called after a

@@ -65,8 +65,12 @@ typedef struct {
     char             pad[TN_SHM_CACHELINE - 48];
 } tn_shm_seg_hdr_t;
 
+_Static_assert(TN_XPORT_SHM_COLL_HDR % TN_SHM_CACHELINE == 0,
+               "collective areas stay cache-line aligned");
+
 /* A collective slot: this header, then per rank (of the communicator using
- * it) one area of TN_SHM_CACHELINE + TN_XPORT_SHM_COLL_BUFS * coll_bytes (tn_xport_shm_coll_area). */
+ * it) one area of TN_XPORT_SHM_COLL_HDR + TN_XPORT_SHM_COLL_BUFS * coll_bytes
+ * (tn_xport_shm_coll_area). */
 typedef struct {
     _Atomic uint64_t owner;      /* key of the communicator using it, 0: free */
     _Atomic uint32_t refs;       /* its ranks that claimed it */
@@ -248,7 +252,8 @@ static tn_status_t tn_shm_map(const tn_xport_job_t *job, const char *name, int m
     if (coll_bytes == 0) {
         coll_slots = 0;
     }
-    len += coll_slots * (sizeof(tn_shm_slot_hdr_t) + n * (TN_SHM_CACHELINE + TN_XPORT_SHM_COLL_BUFS * coll_bytes));
+    len += coll_slots * (sizeof(tn_shm_slot_hdr_t) +
+                         n * (TN_XPORT_SHM_COLL_HDR + TN_XPORT_SHM_COLL_BUFS * coll_bytes));
     tn_status_t status;
     int fd = -1;
 
@@ -429,7 +434,8 @@ tn_status_t tn_xport_shm_init(const tn_xport_job_t *job)
     tn_shm.coll_slots = (int)sh->coll_slots;
     tn_shm.coll_bytes = (size_t)sh->coll_bytes;
     tn_shm.coll_slot_len = sizeof(tn_shm_slot_hdr_t) +
-                           (size_t)n * (TN_SHM_CACHELINE + TN_XPORT_SHM_COLL_BUFS * tn_shm.coll_bytes);
+                           (size_t)n * (TN_XPORT_SHM_COLL_HDR +
+                                        TN_XPORT_SHM_COLL_BUFS * tn_shm.coll_bytes);
     tn_shm.coll = tn_shm.coll_slots > 0
                   ? (char *)tn_shm.base + sizeof(tn_shm_seg_hdr_t) +
                     (size_t)n * sizeof(tn_shm_proc_t) + (size_t)n * n * sh->ring_bytes
@@ -877,7 +883,7 @@ void tn_xport_shm_coll_release(int slot)
 void *tn_xport_shm_coll_area(int slot, int r)
 {
     return (char *)tn_shm_slot(slot) + sizeof(tn_shm_slot_hdr_t) +
-           (size_t)r * (TN_SHM_CACHELINE + TN_XPORT_SHM_COLL_BUFS * tn_shm.coll_bytes);
+           (size_t)r * (TN_XPORT_SHM_COLL_HDR + TN_XPORT_SHM_COLL_BUFS * tn_shm.coll_bytes);
 }
 
 void tn_xport_shm_wake_sleeper(int world_rank)
