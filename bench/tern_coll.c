@@ -8,16 +8,18 @@
  *   tern_alltoall        MPI_Alltoall, size bytes to every rank
  *   tern_reduce_scatter  MPI_Reduce_scatter_block, MPI_FLOAT, MPI_SUM,
  *                        size bytes in total (size / nranks per rank)
+ *   tern_reduce          MPI_Reduce to rank 0, MPI_FLOAT, MPI_SUM, size bytes
+ *   tern_gather          MPI_Gather to rank 0, size bytes from every rank
  *
  * As in the OSU collective benchmarks, size is the per-rank block for
- * allgather and alltoall.  Every rank times a loop of calls; the per-rank
+ * allgather, alltoall and gather.  Every rank times a loop of calls; the per-rank
  * average time per call is reduced to the average, minimum and maximum
  * over the ranks (us).  The result of the last timed call is checked once
  * per size.
  */
 #include "bench_common.h"
 
-enum { C_BCAST, C_ALLGATHER, C_ALLTOALL, C_REDUCE_SCATTER };
+enum { C_BCAST, C_ALLGATHER, C_ALLTOALL, C_REDUCE_SCATTER, C_REDUCE, C_GATHER };
 
 typedef struct {
     int kind, nranks, rank;
@@ -39,6 +41,13 @@ static void coll_kernel(void *p, long n)
             break;
         case C_ALLTOALL:
             MPI_Alltoall(c->sbuf, count, MPI_BYTE, c->rbuf, count, MPI_BYTE, MPI_COMM_WORLD);
+            break;
+        case C_REDUCE:
+            MPI_Reduce(c->sbuf, c->rbuf, count / (int)sizeof(float), MPI_FLOAT, MPI_SUM, 0,
+                       MPI_COMM_WORLD);
+            break;
+        case C_GATHER:
+            MPI_Gather(c->sbuf, count, MPI_BYTE, c->rbuf, count, MPI_BYTE, 0, MPI_COMM_WORLD);
             break;
         default:
             MPI_Reduce_scatter_block(c->sbuf, c->rbuf, count / (int)sizeof(float) / c->nranks,
@@ -66,6 +75,7 @@ static void coll_fill(coll_ctx *c)
     switch (c->kind) {
     case C_BCAST:
     case C_ALLGATHER:
+    case C_GATHER:
         for (long j = 0; j < n; j++)
             c->sbuf[j] = coll_byte(c->kind == C_BCAST ? 0 : c->rank, 0, j);
         break;
@@ -94,14 +104,28 @@ static int coll_check(const coll_ctx *c)
             if (c->rbuf[j] != coll_byte(0, 0, j))
                 return 1;
         return 0;
+    case C_GATHER:
+        if (c->rank != 0)
+            return 0;
+        /* fall through */
     case C_ALLGATHER:
     case C_ALLTOALL:
         for (int from = 0; from < c->nranks; from++)
             for (long j = 0; j < n; j++)
                 if (c->rbuf[(long)from * n + j] !=
-                    coll_byte(from, c->kind == C_ALLGATHER ? 0 : c->rank, j))
+                    coll_byte(from, c->kind == C_ALLTOALL ? c->rank : 0, j))
                     return 1;
         return 0;
+    case C_REDUCE: {
+        const float *f = (const float *)(const void *)c->rbuf;
+        float ranksum = (float)c->nranks * (float)(c->nranks + 1) / 2.0f;
+        if (c->rank != 0)
+            return 0;
+        for (long i = 0; i < n / (long)sizeof(float); i++)
+            if (f[i] != ranksum * (float)(i % 5 + 1))
+                return 1;
+        return 0;
+    }
     default: {
         long per = n / (long)sizeof(float) / c->nranks;
         const float *f = (const float *)(const void *)c->rbuf;
@@ -124,6 +148,8 @@ int main(int argc, char **argv)
         { "tern_allgather", "Allgather Latency Test", C_ALLGATHER },
         { "tern_alltoall", "Alltoall Latency Test", C_ALLTOALL },
         { "tern_reduce_scatter", "Reduce_scatter_block Latency Test", C_REDUCE_SCATTER },
+        { "tern_reduce", "Reduce Latency Test", C_REDUCE },
+        { "tern_gather", "Gather Latency Test", C_GATHER },
     };
     const char *base = strrchr(argv[0], '/');
     base = base ? base + 1 : argv[0];
@@ -135,8 +161,8 @@ int main(int argc, char **argv)
     bench_opts o;
     MPI_Init(&argc, &argv);
     if (k < 0) {
-        fprintf(stderr, "%s: run me as tern_bcast, tern_allgather, tern_alltoall or "
-                "tern_reduce_scatter\n", argv[0]);
+        fprintf(stderr, "%s: run me as tern_bcast, tern_allgather, tern_alltoall, "
+                "tern_reduce_scatter, tern_reduce or tern_gather\n", argv[0]);
         MPI_Finalize();
         return 1;
     }
@@ -147,7 +173,8 @@ int main(int argc, char **argv)
     }
 
     coll_ctx c = { .kind = kinds[k].kind, .nranks = o.nranks, .rank = o.rank };
-    long blocks = (c.kind == C_ALLGATHER || c.kind == C_ALLTOALL) ? o.nranks : 1;
+    long blocks = (c.kind == C_ALLGATHER || c.kind == C_ALLTOALL || c.kind == C_GATHER)
+                      ? o.nranks : 1;
     c.sbuf = bench_alloc((size_t)(o.max_size * (c.kind == C_ALLTOALL ? blocks : 1)), 0);
     c.rbuf = bench_alloc((size_t)(o.max_size * blocks), 0);
 
@@ -159,7 +186,9 @@ int main(int argc, char **argv)
 
     int errors = 0;
     long first = bench_first_size(o.min_size);
-    long unit = c.kind == C_REDUCE_SCATTER ? (long)sizeof(float) * o.nranks : 1;
+    long unit = c.kind == C_REDUCE_SCATTER ? (long)sizeof(float) * o.nranks
+                : c.kind == C_REDUCE           ? (long)sizeof(float)
+                                               : 1;
     for (long size = first; size <= o.max_size; size = bench_next_size(size)) {
         if (size < unit)
             continue;
