@@ -3,7 +3,13 @@
  *
  * Every call describes itself (communicator size, a message size, whether
  * the op commutes, MPI_IN_PLACE, whether it is a vector form) with values
- * that are the same on every rank, so every rank picks the same algorithm.
+ * that are the same on every rank of a correct program, so every rank
+ * picks the same algorithm.  Ranks whose counts disagree would pick
+ * different ones and wait for each other forever: on a communicator with a
+ * shared-memory slot every sized call goes through the kind's shm entry,
+ * where the ranks compare their sizes before any of them picks
+ * (coll_shm.h), and a mismatch returns TN_ERR_TRUNCATE; elsewhere (several
+ * nodes, no slot, the vector forms) the sizes are not compared.
  * A forced algorithm (TERN_COLL_<KIND>=<name>) runs when its restrictions
  * hold; otherwise, and with "auto", the first rule of tn_coll_rules for the
  * kind whose window contains the call and whose algorithm's restrictions
@@ -146,17 +152,21 @@ static const tn_coll_rule_t tn_coll_rules[] = {
     { TN_COLL_REDUCE_SCATTER, "twolevel",     0, 0, 0, 0, 2 },
     /* one node: short collectives through the communicator's shared-memory
      * slot, a cache-line hand-off instead of messages (the algorithms fall
-     * back when the data outgrows TERN_SHM_COLL_BYTES).  Rooted kinds only
-     * when every rank has a core: their point-to-point versions let a root
-     * (or the non-roots) run many calls ahead, the slot's 4 buffers only 3,
-     * and with more ranks than cores the waits cost context switches
-     * (measured, bcast 4 B on 2 cores: 4 ranks shm 1.4 us, binomial 0.6;
-     * 8 ranks 3.3 against 2.4) */
+     * back when the data outgrows TERN_SHM_COLL_BYTES).  Bcast and scatter
+     * only when every rank has a core: their point-to-point versions let
+     * the root run many calls ahead (the slot's words let it too, its 4
+     * buffers only 3), and with more ranks than cores the waits cost
+     * context switches (measured, bcast 4 B on 2 cores: 4 ranks shm 1.4 us,
+     * binomial 0.6; 8 ranks 3.3 against 2.4).  Reduce and gather always:
+     * there every rank must see every rank's size before a message
+     * algorithm starts (coll_shm.h), which with more ranks than cores costs
+     * more than the slot (a loop of 4 B reduces, 4 ranks on 2 cores: shm
+     * 1.5-2.4 us, binomial after the sizes 13-20) */
     { TN_COLL_BARRIER,   "shm",               0, 0, 0, 0 },
     { TN_COLL_BCAST,     "shm",               0, 0, 0, 8 * KiB + 1, 0, 1 },
-    { TN_COLL_REDUCE,    "shm",               0, 0, 0, 4 * KiB + 1, 0, 1 },
+    { TN_COLL_REDUCE,    "shm",               0, 0, 0, 4 * KiB + 1 },
     { TN_COLL_ALLREDUCE, "shm",               0, 0, 0, 4 * KiB + 1 },
-    { TN_COLL_GATHER,    "shm",               0, 0, 0, 4 * KiB + 1, 0, 1 },
+    { TN_COLL_GATHER,    "shm",               0, 0, 0, 4 * KiB + 1 },
     { TN_COLL_SCATTER,   "shm",               0, 0, 0, 1 * KiB + 1, 0, 1 },
     { TN_COLL_ALLGATHER, "shm",               0, 0, 0, 16 * KiB + 1 },
     { TN_COLL_ALLTOALL,  "shm",               0, 2, 0, 2 * KiB + 1 },
@@ -438,6 +448,18 @@ static void call_init(tn_coll_call_t *c, tn_comm_t *comm, size_t bytes)
     c->vector = 0;
 }
 
+const tn_coll_algo_t *tn_coll_pick(tn_coll_kind_t kind, tn_comm_t *comm, size_t bytes,
+                                   int commutative, int inplace, int vector)
+{
+    tn_coll_call_t c;
+
+    call_init(&c, comm, bytes);
+    c.commutative = commutative;
+    c.inplace = inplace;
+    c.vector = vector;
+    return coll_pick(kind, &c);
+}
+
 /* Uniform blocks of count elements of dt. */
 static void blocks_uniform(tn_coll_blocks_t *b, size_t count, const tn_dt_t *dt)
 {
@@ -466,7 +488,13 @@ tn_status_t tn_coll_bcast(void *buf, size_t count, const tn_dt_t *dt, int root,
 {
     tn_coll_call_t c;
 
-    if (comm->size == 1 || tn_dt_bytes(dt, count) == 0) {
+    if (comm->size == 1) {
+        return TN_OK;
+    }
+    if (tn_coll_shm_eligible(comm)) {
+        return tn_coll_bcast_shm(buf, count, dt, root, comm);
+    }
+    if (tn_dt_bytes(dt, count) == 0) {
         return TN_OK;
     }
     call_init(&c, comm, tn_dt_bytes(dt, count));
@@ -478,11 +506,14 @@ tn_status_t tn_coll_reduce(const void *sbuf, void *rbuf, size_t count, const tn_
 {
     tn_coll_call_t c;
 
-    if (count == 0) {
-        return TN_OK;
-    }
     if (comm->size == 1) {
         return sbuf == TN_IN_PLACE ? TN_OK : tn_coll_copy(sbuf, count, dt, rbuf, count, dt, comm);
+    }
+    if (tn_coll_shm_eligible(comm)) {
+        return tn_coll_reduce_shm(sbuf, rbuf, count, dt, op, root, comm);
+    }
+    if (count == 0) {
+        return TN_OK;
     }
     call_init(&c, comm, tn_dt_bytes(dt, count));
     c.commutative = op->commutative;
@@ -494,11 +525,14 @@ tn_status_t tn_coll_allreduce(const void *sbuf, void *rbuf, size_t count,
 {
     tn_coll_call_t c;
 
-    if (count == 0) {
-        return TN_OK;
-    }
     if (comm->size == 1) {
         return sbuf == TN_IN_PLACE ? TN_OK : tn_coll_copy(sbuf, count, dt, rbuf, count, dt, comm);
+    }
+    if (tn_coll_shm_eligible(comm)) {
+        return tn_coll_allreduce_shm(sbuf, rbuf, count, dt, op, comm);
+    }
+    if (count == 0) {
+        return TN_OK;
     }
     call_init(&c, comm, tn_dt_bytes(dt, count));
     c.commutative = op->commutative;
@@ -517,6 +551,9 @@ static tn_status_t gather_any(const void *sbuf, size_t scount, const tn_dt_t *sd
         return sbuf == TN_IN_PLACE ? TN_OK
                                    : tn_coll_copy(sbuf, scount, sdt, tn_coll_blk_ptr(rb, rbuf, 0),
                                                   tn_coll_blk_count(rb, 0), rb->dt, comm);
+    }
+    if (!vector && tn_coll_shm_eligible(comm)) {
+        return tn_coll_gather_shm(sbuf, scount, sdt, rbuf, rb, root, comm);
     }
     call_init(&c, comm, bytes);
     c.vector = vector;
@@ -554,6 +591,9 @@ static tn_status_t scatter_any(const void *sbuf, const tn_coll_blocks_t *sb, voi
                                                   tn_coll_blk_count(sb, 0), sb->dt, rbuf,
                                                   rcount, rdt, comm);
     }
+    if (!vector && tn_coll_shm_eligible(comm)) {
+        return tn_coll_scatter_shm(sbuf, sb, rbuf, rcount, rdt, root, comm);
+    }
     call_init(&c, comm, bytes);
     c.vector = vector;
     return coll_pick(TN_COLL_SCATTER, &c)->fn.scatter(sbuf, sb, rbuf, rcount, rdt, root, comm);
@@ -586,6 +626,9 @@ static tn_status_t allgather_any(const void *sbuf, size_t scount, const tn_dt_t 
         return sbuf == TN_IN_PLACE ? TN_OK
                                    : tn_coll_copy(sbuf, scount, sdt, tn_coll_blk_ptr(rb, rbuf, 0),
                                                   tn_coll_blk_count(rb, 0), rb->dt, comm);
+    }
+    if (!vector && tn_coll_shm_eligible(comm)) {
+        return tn_coll_allgather_shm(sbuf, scount, sdt, rbuf, rb, comm);
     }
     call_init(&c, comm, bytes);
     c.inplace = sbuf == TN_IN_PLACE;
@@ -623,6 +666,9 @@ static tn_status_t alltoall_any(const void *sbuf, const tn_coll_blocks_t *sb, vo
                                   tn_coll_blk_dt(sb, 0), tn_coll_blk_ptr(rb, rbuf, 0),
                                   tn_coll_blk_count(rb, 0), tn_coll_blk_dt(rb, 0), comm);
     }
+    if (!vector && tn_coll_shm_eligible(comm)) {
+        return tn_coll_alltoall_shm(sbuf, sb, rbuf, rb, comm);
+    }
     call_init(&c, comm, bytes);
     c.inplace = sbuf == TN_IN_PLACE;
     c.vector = vector;
@@ -653,12 +699,16 @@ tn_status_t tn_coll_reduce_scatter(const void *sbuf, void *rbuf, const tn_coll_b
     size_t total = tn_coll_blk_prefix(rc, comm->size);
     tn_coll_call_t c;
 
+    if (comm->size == 1) {
+        return sbuf == TN_IN_PLACE || total == 0
+                   ? TN_OK
+                   : tn_coll_copy(sbuf, total, rc->dt, rbuf, total, rc->dt, comm);
+    }
+    if (tn_coll_shm_eligible(comm)) {
+        return tn_coll_reduce_scatter_shm(sbuf, rbuf, rc, op, comm);
+    }
     if (total == 0) {
         return TN_OK;
-    }
-    if (comm->size == 1) {
-        return sbuf == TN_IN_PLACE ? TN_OK
-                                   : tn_coll_copy(sbuf, total, rc->dt, rbuf, total, rc->dt, comm);
     }
     call_init(&c, comm, tn_dt_bytes(rc->dt, total));
     c.commutative = op->commutative;

@@ -213,7 +213,38 @@ void tn_coll_shm_put_typed(tn_coll_shm_t *sh, int me, uint64_t s, const void *bu
     memcpy(tn_coll_shm_buf(sh, me, s), (const char *)buf + lo, span);
 }
 
-tn_status_t tn_coll_shm_reduce(tn_coll_shm_t *sh, int me, uint64_t s, void *rbuf,
+void tn_coll_shm_differ(const tn_coll_shm_t *sh, int me, uint64_t s, int r, uint64_t w)
+{
+    uint64_t h = tn_coll_shm_heard(sh, r, s);
+
+    if (w == TN_COLL_SHM_DIFFER) {
+        tn_log_debug("coll", "collective %llu on %d ranks: my send and receive sizes differ "
+                     "(rank %d): MPI_ERR_TRUNCATE", (unsigned long long)s, sh->n, me);
+    } else if (h == TN_COLL_SHM_DIFFER) {
+        tn_log_debug("coll", "collective %llu on %d ranks: rank %d's send and receive sizes "
+                     "differ: MPI_ERR_TRUNCATE", (unsigned long long)s, sh->n, r);
+    } else {
+        tn_log_debug("coll", "collective %llu on %d ranks: rank %d has %llu bytes, rank %d "
+                     "%llu: MPI_ERR_TRUNCATE where that is too many", (unsigned long long)s,
+                     sh->n, r, (unsigned long long)h, me, (unsigned long long)w);
+    }
+}
+
+int tn_coll_shm_all_said(tn_coll_shm_t *sh, int me, uint64_t s, uint64_t w)
+{
+    int r;
+
+    tn_coll_shm_wait_all(sh, me, s);
+    for (r = 0; r < sh->n; r++) {
+        if (r != me && tn_coll_shm_heard(sh, r, s) != w) {
+            tn_coll_shm_differ(sh, me, s, r, w);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+tn_status_t tn_coll_shm_reduce(tn_coll_shm_t *sh, int me, uint64_t s, uint64_t w, void *rbuf,
                                size_t off, size_t count, size_t total, const tn_dt_t *dt,
                                const tn_op_t *op, tn_comm_t *comm)
 {
@@ -226,13 +257,26 @@ tn_status_t tn_coll_shm_reduce(tn_coll_shm_t *sh, int me, uint64_t s, void *rbuf
     if (j != me) {
         tn_coll_shm_wait(sh, j, s);
     }
-    st = tn_coll_copy(tn_coll_shm_buf(sh, j, s) - lo + shift, count, dt, rbuf, count, dt, comm);
-    for (j = sh->n - 2; j >= 0 && st == TN_OK; j--) {
+    if (j != me && tn_coll_shm_heard(sh, j, s) != w) {
+        tn_coll_shm_differ(sh, me, s, j, w);
+        st = TN_ERR_TRUNCATE;
+    } else {
+        st = tn_coll_copy(tn_coll_shm_buf(sh, j, s) - lo + shift, count, dt, rbuf, count, dt,
+                          comm);
+    }
+    for (j = sh->n - 2; j >= 0; j--) {
         if (j != me) {
             tn_coll_shm_wait(sh, j, s);
         }
-        st = tn_op_apply(op, dt, dth, tn_coll_shm_buf(sh, j, s) - lo + shift, rbuf, count);
+        if (st == TN_OK && j != me && tn_coll_shm_heard(sh, j, s) != w) {
+            tn_coll_shm_differ(sh, me, s, j, w);
+            st = TN_ERR_TRUNCATE;
+        }
+        if (st == TN_OK) {
+            st = tn_op_apply(op, dt, dth, tn_coll_shm_buf(sh, j, s) - lo + shift, rbuf, count);
+        }
     }
+    sh->all_lb = s;
     return st;
 }
 
@@ -242,15 +286,19 @@ tn_status_t tn_coll_shm_collect(tn_coll_shm_t *sh, int me, uint64_t s, size_t by
     tn_status_t st = TN_OK;
     int j;
 
-    for (j = 0; j < sh->n && st == TN_OK; j++) {
+    for (j = 0; j < sh->n; j++) {
         if (j != me) {
             tn_coll_shm_wait(sh, j, s);
-            st = tn_coll_copy(tn_coll_shm_buf(sh, j, s), bytes, tn_dt_byte(),
-                              tn_coll_blk_ptr(rb, rbuf, j), rb->count, rb->dt, comm);
+            if (st == TN_OK && tn_coll_shm_heard(sh, j, s) != bytes) {
+                tn_coll_shm_differ(sh, me, s, j, bytes);
+                st = TN_ERR_TRUNCATE;
+            }
+            if (st == TN_OK) {
+                st = tn_coll_copy(tn_coll_shm_buf(sh, j, s), bytes, tn_dt_byte(),
+                                  tn_coll_blk_ptr(rb, rbuf, j), rb->count, rb->dt, comm);
+            }
         }
     }
-    if (st == TN_OK) {
-        sh->all_lb = s;
-    }
+    sh->all_lb = s;
     return st;
 }

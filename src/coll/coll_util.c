@@ -29,6 +29,23 @@ tn_status_t tn_coll_copy(const void *sbuf, size_t scount, const tn_dt_t *sdt,
     return TN_OK;
 }
 
+tn_status_t tn_coll_unpack_prefix(const void *bytes, size_t len, void *buf, size_t count,
+                                  const tn_dt_t *dt)
+{
+    size_t room = tn_dt_bytes(dt, count), n = len < room ? len : room;
+
+    if (n > 0) {
+        if (dt->is_contig) {
+            memcpy(buf, bytes, n);
+        } else if (n == room) {
+            tn_dt_unpack(dt, bytes, count, buf);
+        } else {
+            tn_dt_unpack_partial(dt, bytes, count, 0, n, buf);
+        }
+    }
+    return len > room ? TN_ERR_TRUNCATE : TN_OK;
+}
+
 char *tn_coll_stream_get(void *buf, size_t count, const tn_dt_t *dt, int pack,
                          tn_coll_tmp_t *t)
 {

@@ -297,6 +297,26 @@ static inline uintptr_t tn_coll_dt_handle(const tn_dt_t *dt)
 tn_status_t tn_coll_copy(const void *sbuf, size_t scount, const tn_dt_t *sdt,
                          void *rbuf, size_t rcount, const tn_dt_t *rdt, tn_comm_t *comm);
 
+/* Unpack the first len packed bytes at bytes into count elements of dt at
+ * buf, or as many as buf holds: TN_ERR_TRUNCATE when len is more than that
+ * (buf then holds the bytes that fit, as after a truncated point-to-point
+ * receive), TN_OK otherwise (less than buf holds: the rest is untouched). */
+tn_status_t tn_coll_unpack_prefix(const void *bytes, size_t len, void *buf, size_t count,
+                                  const tn_dt_t *dt);
+
+/* The algorithm for a call of kind on comm (coll.c: TERN_COLL_<KIND> when
+ * its restrictions hold, else the rules), for a message size (bytes, as the
+ * rules measure it) that every rank agreed on: the communicator's
+ * shared-memory slot uses it once the ranks have compared their sizes
+ * (coll_shm.h).  Never NULL. */
+const tn_coll_algo_t *tn_coll_pick(tn_coll_kind_t kind, tn_comm_t *comm, size_t bytes,
+                                   int commutative, int inplace, int vector);
+
+static inline int tn_coll_algo_is_shm(const tn_coll_algo_t *a)
+{
+    return (a->restrict_ & TN_COLL_R_SHM) != 0;
+}
+
 /* The packed bytes of count elements of dt as one buffer, for algorithms
  * that cut a message into pieces: ranks may describe the same bytes with
  * different (count, datatype) pairs (MPI_INT x 262144 at the root, a type

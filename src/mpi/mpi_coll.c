@@ -117,7 +117,10 @@ static int bcast(const char *fn, void *buffer, int64_t count, MPI_Datatype datat
         (rc = tn_mpi_check_buf(fn, c, buffer, count, dt, "buffer"))) {
         return rc;
     }
-    if (nb == NULL && (count == 0 || c->size == 1)) {
+    /* A count of 0 goes down too (so in reduce, allreduce, reduce_scatter):
+     * on one node the ranks compare their sizes first (coll/coll_shm.h),
+     * and a rank that stayed away would leave the others waiting. */
+    if (nb == NULL && c->size == 1) {
         return MPI_SUCCESS;
     }
     if (nb != NULL) {
@@ -189,9 +192,6 @@ static int reduce(const char *fn, const void *sendbuf, void *recvbuf, int64_t co
             return rc;
         }
     }
-    if (nb == NULL && count == 0) {
-        return MPI_SUCCESS;
-    }
     if (nb != NULL) {
         tn_mpi_enter();
         tn_sched_t *s = tn_sched_new(c);
@@ -249,9 +249,6 @@ static int allreduce(const char *fn, const void *sendbuf, void *recvbuf, int64_t
         if (count > 0 && sendbuf == recvbuf) {
             return alias_err(fn, c);
         }
-    }
-    if (nb == NULL && count == 0) {
-        return MPI_SUCCESS;
     }
     if (nb != NULL) {
         tn_mpi_enter();
@@ -1073,9 +1070,6 @@ static int reduce_scatter(const char *fn, const void *sendbuf, void *recvbuf, in
         if (mine > 0 && sendbuf == recvbuf) {
             return alias_err(fn, c);
         }
-    }
-    if (nb == NULL && total == 0) {
-        return MPI_SUCCESS;
     }
     blocks_set(&rc_blocks, block ? NULL : counts, NULL, wide, dt);
     rc_blocks.count = (size_t)recvcount;
