@@ -143,6 +143,7 @@ void tn_comm_finalize(void)
         tn_group_release(tn_comm_world.group);
         tn_comm_world.group = NULL;
     }
+    tn_comm_ctx_reset();
 }
 
 static tn_status_t comm_agree_ctx(tn_comm_t *parent, uint32_t *ctx_p)

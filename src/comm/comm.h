@@ -185,6 +185,14 @@ tn_status_t tn_comm_inter_dup(tn_comm_t *inter, tn_comm_t **comm_p);
 struct tn_req;
 tn_status_t tn_comm_idup(tn_comm_t *comm, tn_comm_t **comm_p, struct tn_req **req_p);
 
+/* Whether this process has claimed context id ctx (COMM_WORLD's and
+ * COMM_SELF's, or in an agreement it took part in: comm_ctx.c).  Every
+ * member of a communicator claims its ids before any member can learn
+ * them, so a message from a peer on any other id cannot belong to a
+ * communicator of ours, not even one this process has yet to finish making
+ * (p2p/am_decode.c).  Claims are few and ranges: O(log claims). */
+int tn_comm_ctx_claimed(uint32_t ctx);
+
 /* Internal to comm/. */
 /* Context ids (comm_ctx.c).  tn_comm_ctx_agree: over participants map[0..n)
  * of comm (comm ranks; NULL: every rank, n = comm->size), me my index,
@@ -193,6 +201,7 @@ tn_status_t tn_comm_idup(tn_comm_t *comm, tn_comm_t **comm_p, struct tn_req **re
  * of them.  first >= 0: the max of every participant's tn_comm_ctx_next(),
  * already gathered (split), else -1.  Threads may run agreements on
  * different communicators at once. */
+/* Forget every claim but COMM_WORLD's and COMM_SELF's (init and finalize). */
 void tn_comm_ctx_reset(void);
 int64_t tn_comm_ctx_next(void);
 /* Take [v, v + span) if free here: 1, else 0 (nothing changes). */

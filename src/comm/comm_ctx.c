@@ -22,6 +22,7 @@
  * in the parent's nonblocking sequence. */
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include "comm/comm.h"
 #include "coll/coll.h"
 #include "coll/coll_sched.h"
@@ -35,9 +36,31 @@
 
 static uint32_t next_ctx = 4;
 
+/* The ids claimed here, as ranges [lo, hi) in increasing order: a claim
+ * starts at next_ctx or above, so it extends the last range or starts a
+ * new one after it.  Ids an agreement skipped (another participant's
+ * next_ctx was higher) are in none. */
+typedef struct {
+    uint32_t lo, hi;
+} ctx_range_t;
+
+static ctx_range_t *claimed;
+static size_t nclaimed, claimed_cap;
+static ctx_range_t claimed_first = { 0, 4 };    /* COMM_WORLD, COMM_SELF */
+/* a claim could not be remembered (out of memory): every id below next_ctx
+ * counts as claimed from then on */
+static int claims_lost;
+
 void tn_comm_ctx_reset(void)
 {
     next_ctx = 4;
+    if (claimed != &claimed_first) {
+        free(claimed);
+    }
+    claimed = &claimed_first;
+    nclaimed = 1;
+    claimed_cap = 1;
+    claims_lost = 0;
 }
 
 int64_t tn_comm_ctx_next(void)
@@ -45,13 +68,66 @@ int64_t tn_comm_ctx_next(void)
     return next_ctx;
 }
 
+/* Remember [v, v + span); 0 when out of memory. */
+static int ctx_remember(uint32_t v, uint32_t span)
+{
+    if (nclaimed > 0 && claimed[nclaimed - 1].hi == v) {
+        claimed[nclaimed - 1].hi = v + span;
+        return 1;
+    }
+    if (nclaimed == claimed_cap) {
+        size_t cap = claimed_cap * 2;
+        ctx_range_t *r = malloc(cap * sizeof(*r));
+
+        if (r == NULL) {
+            return 0;
+        }
+        memcpy(r, claimed, nclaimed * sizeof(*r));
+        if (claimed != &claimed_first) {
+            free(claimed);
+        }
+        claimed = r;
+        claimed_cap = cap;
+    }
+    claimed[nclaimed].lo = v;
+    claimed[nclaimed].hi = v + span;
+    nclaimed++;
+    return 1;
+}
+
 int tn_comm_ctx_claim(int64_t v, uint32_t span)
 {
     if (v < (int64_t)next_ctx || v > (int64_t)(UINT32_MAX - span)) {
         return 0;
     }
+    if (claimed == NULL) {
+        tn_comm_ctx_reset();
+    }
+    if (!ctx_remember((uint32_t)v, span)) {
+        claims_lost = 1;
+    }
     next_ctx = (uint32_t)v + span;
     return 1;
+}
+
+int tn_comm_ctx_claimed(uint32_t ctx)
+{
+    size_t lo = 0, hi = nclaimed;
+
+    if (claimed == NULL || claims_lost) {
+        return ctx < next_ctx;
+    }
+    /* the first range that ends after ctx */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+
+        if (claimed[mid].hi <= ctx) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    return lo < nclaimed && claimed[lo].lo <= ctx;
 }
 
 /* The highest proposal that can still be claimed: beyond it the ids are
