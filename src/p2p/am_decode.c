@@ -77,23 +77,38 @@ static int tn_am_tag_bad(const tn_am_hdr_t *hdr)
     return hdr->tag < 0 && (hdr->ctx & 1) == 0 && !(hdr->ctx & TN_PART_CTX_BIT);
 }
 
+/* ctx (a partitioned hello's: its communicator's) is an id this process
+ * claimed: every member of a communicator claims its ids before any member
+ * can use them (comm/comm_ctx.c), so no other id can come from a peer of
+ * ours, and an unknown one must not cost a matching context of its own
+ * (p2p/match.c keeps one for every id a message names) */
+#define TN_AM_WHY_CTX "naming a context id this rank never agreed on (field ctx)"
+
 static int tn_am_src_ok(const tn_am_hdr_t *hdr)
 {
     /* a communicator rank: communicators are no larger than the world */
     return hdr->src >= 0 && hdr->src < tn_rt.world_size;
 }
 
-/* src is the sender's own rank in the communicator of ctx, when this
- * process has it already (else tn_match_unexp_find checks it later) */
-static int tn_am_src_is_sender(int world, const tn_am_hdr_t *hdr)
+/* ctx names a communicator this process has (the fast path), or at least
+ * an id it claimed; src is the sender's own rank in that communicator, when
+ * this process has it already (else tn_match_unexp_find checks it later).
+ * The reason when not. */
+static const char *tn_am_ctx_src(int world, const tn_am_hdr_t *hdr)
 {
-    return tn_comm_src_is(tn_match_comm(hdr->ctx), hdr->src, world);
+    const tn_comm_t *comm = tn_match_comm(hdr->ctx);
+
+    if (comm == NULL && !tn_comm_ctx_claimed(hdr->ctx & ~TN_PART_CTX_BIT)) {
+        return TN_AM_WHY_CTX;
+    }
+    return tn_comm_src_is(comm, hdr->src, world) ? NULL : TN_AM_WHY_NOT_SENDER;
 }
 
 static const char *tn_am_decode_eager(int world, const tn_am_hdr_t *hdr, const void *payload,
                                       size_t len, tn_am_msg_t *m)
 {
     const tn_peer_t *peer = &tn_peers[world];
+    const char *why;
     if (hdr->flags & ~(TN_AM_F_SYNC | TN_AM_F_INLINE)) {
         return "with unknown flags (field flags)";
     }
@@ -103,8 +118,8 @@ static const char *tn_am_decode_eager(int world, const tn_am_hdr_t *hdr, const v
     if (!tn_am_src_ok(hdr)) {
         return "with a rank out of range (field src)";
     }
-    if (!tn_am_src_is_sender(world, hdr)) {
-        return TN_AM_WHY_NOT_SENDER;
+    if ((why = tn_am_ctx_src(world, hdr)) != NULL) {
+        return why;
     }
     if (tn_am_tag_bad(hdr)) {
         return TN_AM_WHY_TAG;
@@ -174,14 +189,15 @@ static const char *tn_am_decode_frag(int world, const tn_am_hdr_t *hdr, const vo
 
 static const char *tn_am_decode_rts(int world, const tn_am_hdr_t *hdr, tn_am_msg_t *m)
 {
+    const char *why;
     if (hdr->flags & ~TN_AM_F_PACK) {
         return "with unknown flags (field flags)";
     }
     if (!tn_am_src_ok(hdr)) {
         return "with a rank out of range (field src)";
     }
-    if (!tn_am_src_is_sender(world, hdr)) {
-        return TN_AM_WHY_NOT_SENDER;
+    if ((why = tn_am_ctx_src(world, hdr)) != NULL) {
+        return why;
     }
     if (tn_am_tag_bad(hdr)) {
         return TN_AM_WHY_TAG;
@@ -293,14 +309,15 @@ static const char *tn_am_decode_help(int world, const tn_am_hdr_t *hdr, tn_am_ms
 
 static const char *tn_am_decode_cancel(int world, const tn_am_hdr_t *hdr, tn_am_msg_t *m)
 {
+    const char *why;
     if (hdr->flags != 0) {
         return "with unknown flags (field flags)";
     }
     if (!tn_am_src_ok(hdr)) {
         return "with a rank out of range (field src)";
     }
-    if (!tn_am_src_is_sender(world, hdr)) {
-        return TN_AM_WHY_NOT_SENDER;
+    if ((why = tn_am_ctx_src(world, hdr)) != NULL) {
+        return why;
     }
     m->peer_id = hdr->sreq;    /* compared with the ids of its own messages only */
     return NULL;

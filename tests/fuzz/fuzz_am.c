@@ -908,6 +908,11 @@ static void fz_once(void)
     if (tn_comm_init(0, FZ_WORLD) != TN_OK) {
         fz_fail("tn_comm_init failed");
     }
+    /* ids 4..11 agreed on as for communicators not made here yet:
+     * messages on them are kept (only 0..11 are; p2p/am_decode.c) */
+    if (!tn_comm_ctx_claim(4, 8)) {
+        fz_fail("tn_comm_ctx_claim failed");
+    }
     fz_world_refs = tn_comm_world.refcount;
     fz_self_refs = tn_comm_self.refcount;
     tn_dt_t *v;

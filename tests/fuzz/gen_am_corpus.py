@@ -232,8 +232,14 @@ SEEDS = {
             size=v(7)) + pready(0, 0, 1) + wait(0) + start(0),
     # what unit.am_forged sends: ends the job (a violation)
     "forged_cts": config() + deliver(CTS, sreq=v(0x7ffd12345678), rreq=1, size=8),
-    "forged_frag": config() + deliver(EAGER, ctx=v(12345), size=100, length=10) +
+    "forged_frag": config() + deliver(EAGER, tag=v(12345), size=100, length=10) +
     deliver(FRAG, size=v(4096), length=4096),
+    "forged_ctx": config() + deliver(EAGER, flags=F_INLINE, ctx=v(1000), size=8),
+    # ids 4..11 are agreed on for communicators not made yet (fuzz_am.c):
+    # the messages wait there
+    "early_ctx": config() + deliver(EAGER, ctx=4, tag=1, size=100, length=100) +
+    deliver(RTS, flags=F_PACK, ctx=6, tag=3, size=24) +
+    deliver(EAGER, ctx=PART_CTX | 8, flags=F_INLINE, tag=3, size=24),
 }
 
 # Bugs found with this harness.  All but the empty payload are now a

@@ -2,7 +2,9 @@
  * headers: ids that name no slot, a released request (also after its slot
  * was reused), another rank's request, a request of another kind or state;
  * declared sizes above what the receiver holds; fragments and rendezvous
- * pieces beyond the message; unknown types and flags.  Each is rejected
+ * pieces beyond the message; unknown types and flags; context ids this
+ * process never agreed on (the ids an agreement skipped too), while one it
+ * claimed for a communicator not made yet is accepted.  Each is rejected
  * with the reason naming the field, and no buffer or request is touched. */
 #include "p2p/p2p_impl.h"
 #include "runtime/rt.h"
@@ -113,6 +115,10 @@ int main(void)
     tn_peers = peers;
     tn_rt.world_size = NWORLD;
     tn_am_msg_t m;
+    /* ids 4..11 taken as agreements would (comm_ctx.c): the communicators
+     * below use 6 and 10, and 8 stands for one not made here yet */
+    tn_comm_ctx_reset();
+    CHECK(tn_comm_ctx_claim(4, 8));
 
     /* ---- request ids: table slot + generation, never the address */
     struct tn_req *s = rndv_send(1, 1000);
@@ -307,6 +313,40 @@ int main(void)
     sc.ctx = 8;                     /* a context no communicator has here yet */
     sc.src = 0;
     CHECK(accepts(1, &sc, NULL, 0, &m));
+
+    /* ---- ctx: only an id this process claimed (a message on any other
+     * would cost a matching context of its own, p2p/match.c) */
+    sc.ctx = 12;                    /* the next free id */
+    sc.src = 1;
+    CHECK(rejects(1, &sc, NULL, 0, "never agreed on (field ctx)"));
+    sc.ctx = 0x7ffffffe;
+    CHECK(rejects(1, &sc, NULL, 0, "never agreed on (field ctx)"));
+    sc.ctx = 12 | TN_PART_CTX_BIT;
+    sc.size = TN_PART_HELLO_BYTES;
+    CHECK(rejects(1, &sc, NULL, 0, "never agreed on (field ctx)"));
+    sc.size = 0;
+    sr.ctx = 13;
+    sr.src = 1;
+    CHECK(rejects(1, &sr, NULL, 0, "never agreed on (field ctx)"));
+    sx.ctx = 14;
+    CHECK(rejects(1, &sx, NULL, 0, "never agreed on (field ctx)"));
+    /* an agreement that skipped ids (another member's next id was higher):
+     * the skipped ones stay unknown, the claimed ones are good */
+    CHECK(tn_comm_ctx_claim(20, 2) && tn_comm_ctx_claim(22, 2) && tn_comm_ctx_claim(40, 4));
+    for (uint32_t c = 12; c < 48; c++) {
+        int good = (c >= 20 && c < 24) || (c >= 40 && c < 44);
+        sc.ctx = c;
+        if (good) {
+            CHECK(accepts(1, &sc, NULL, 0, &m));
+        } else {
+            CHECK(rejects(1, &sc, NULL, 0, "never agreed on (field ctx)"));
+        }
+    }
+    CHECK(!tn_comm_ctx_claim(30, 2));           /* below the next free id: not taken */
+    sc.ctx = 30;
+    CHECK(rejects(1, &sc, NULL, 0, "never agreed on (field ctx)"));
+    sc.ctx = 8;
+    sc.src = 0;
 
     /* messages that came before their communicator are checked when a
      * receive or probe finds them, the communicator complete by then (an
