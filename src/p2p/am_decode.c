@@ -104,6 +104,20 @@ static const char *tn_am_ctx_src(int world, const tn_am_hdr_t *hdr)
     return tn_comm_src_is(comm, hdr->src, world) ? NULL : TN_AM_WHY_NOT_SENDER;
 }
 
+/* Where a matchable message comes from (EAGER, RTS, CANCEL): its src, its
+ * ctx and, when tag != 0, its tag.  The reason when not right. */
+static const char *tn_am_origin(int world, const tn_am_hdr_t *hdr, int tag)
+{
+    const char *why;
+    if (!tn_am_src_ok(hdr)) {
+        return "with a rank out of range (field src)";
+    }
+    if ((why = tn_am_ctx_src(world, hdr)) != NULL) {
+        return why;
+    }
+    return tag && tn_am_tag_bad(hdr) ? TN_AM_WHY_TAG : NULL;
+}
+
 static const char *tn_am_decode_eager(int world, const tn_am_hdr_t *hdr, const void *payload,
                                       size_t len, tn_am_msg_t *m)
 {
@@ -115,14 +129,8 @@ static const char *tn_am_decode_eager(int world, const tn_am_hdr_t *hdr, const v
     if ((hdr->flags & TN_AM_F_SYNC) && (hdr->flags & TN_AM_F_INLINE)) {
         return "both synchronous and inline (field flags)";
     }
-    if (!tn_am_src_ok(hdr)) {
-        return "with a rank out of range (field src)";
-    }
-    if ((why = tn_am_ctx_src(world, hdr)) != NULL) {
+    if ((why = tn_am_origin(world, hdr, 1)) != NULL) {
         return why;
-    }
-    if (tn_am_tag_bad(hdr)) {
-        return TN_AM_WHY_TAG;
     }
     if (peer->in_req != NULL || peer->in_unexp != NULL) {
         return "before the previous message was complete (field type)";
@@ -193,14 +201,8 @@ static const char *tn_am_decode_rts(int world, const tn_am_hdr_t *hdr, tn_am_msg
     if (hdr->flags & ~TN_AM_F_PACK) {
         return "with unknown flags (field flags)";
     }
-    if (!tn_am_src_ok(hdr)) {
-        return "with a rank out of range (field src)";
-    }
-    if ((why = tn_am_ctx_src(world, hdr)) != NULL) {
+    if ((why = tn_am_origin(world, hdr, 1)) != NULL) {
         return why;
-    }
-    if (tn_am_tag_bad(hdr)) {
-        return TN_AM_WHY_TAG;
     }
     if (hdr->ctx & TN_PART_CTX_BIT) {
         return "on a partitioned context (field ctx)";
@@ -313,10 +315,7 @@ static const char *tn_am_decode_cancel(int world, const tn_am_hdr_t *hdr, tn_am_
     if (hdr->flags != 0) {
         return "with unknown flags (field flags)";
     }
-    if (!tn_am_src_ok(hdr)) {
-        return "with a rank out of range (field src)";
-    }
-    if ((why = tn_am_ctx_src(world, hdr)) != NULL) {
+    if ((why = tn_am_origin(world, hdr, 0)) != NULL) {
         return why;
     }
     m->peer_id = hdr->sreq;    /* compared with the ids of its own messages only */
