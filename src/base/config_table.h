@@ -53,6 +53,8 @@
       "Use single-copy process_vm_readv (CMA) for rendezvous when permitted")  \
     X(shm_fd, SHM_FD, INT, "-1", "-1..1048576",                                \
       "Set by tern-run, not by users: descriptor of the node's shared segment (a memfd) that the ranks inherit") \
+    X(host_id, HOST_ID, INT, "-1", "-1..16777216",                             \
+      "Set by tern-run, not by users: the host's index in a multi-host job, part of the node's identity") \
     X(rndv_scatter_min, RNDV_SCATTER_MIN, SIZE, "0", "0..",                    \
       "Rendezvous into a non-contiguous receive: smallest mean piece read in place by CMA " \
       "(iovecs); smaller pieces are streamed through cells (0 = 64k, 256 if ranks > cores)") \
@@ -125,6 +127,10 @@
       "tern-run: most bytes of keys and values in a job's PMI key-value space") \
     X(run_pmi_backlog, RUN_PMI_BACKLOG, SIZE, "1m", "1k..",                    \
       "tern-run: most bytes of PMI replies that may wait for a rank that does not read them") \
+    X(run_rsh, RUN_RSH, STRING, "ssh", "",                                     \
+      "tern-run: remote shell that starts proxies on other hosts (a command line; host and command are appended)") \
+    X(run_tree_width, RUN_TREE_WIDTH, INT, "32", "1..4096",                    \
+      "tern-run: proxies that tern-run and each proxy start (the fan-out of the launch tree)") \
     X(pmi_timeout, PMI_TIMEOUT, DOUBLE, "60", "0..",                           \
       "Seconds a rank waits for the PMI server to answer a request before it gives up (0 = no limit)") \
     X(pmi_fence_timeout, PMI_FENCE_TIMEOUT, DOUBLE, "0", "0..",                \

@@ -45,7 +45,10 @@ static tn_status_t tn_rt_kv_put_mine(const char *key, const char *value)
 }
 
 /* Node identity: the host name plus the network namespace, so that ranks in
- * different namespaces on one machine count as different nodes. */
+ * different namespaces on one machine count as different nodes, plus the
+ * host index tern-run gives in a multi-host job: each host's proxy makes
+ * that host's shared segment, so ranks of two proxies must never count as
+ * one node (a host named twice, a launch tree tested on one machine). */
 static void tn_rt_node_key(char *buf, size_t len)
 {
     struct stat st;
@@ -53,7 +56,7 @@ static void tn_rt_node_key(char *buf, size_t len)
     if (stat("/proc/self/ns/net", &st) == 0) {
         ns = (unsigned long long)st.st_ino;
     }
-    snprintf(buf, len, "%s:%llx", tn_rt.hostname, ns);
+    snprintf(buf, len, "%s:%llx:%lld", tn_rt.hostname, ns, (long long)tn_cfg.host_id);
     for (char *p = buf; *p; p++) {
         if (*p == ' ' || *p == '=') {
             *p = '_';

@@ -1,9 +1,12 @@
 /* pmi_probe: a rank for tern-run's tests that speaks PMI-1 itself over
  * PMI_FD (no MPI library involved), in one of several modes:
  *
- *   exchange             init, maxes, kvsname, universe size, appnum, put a
+ *   exchange             init, maxes, kvsname, universe size, appnum (0, or
+ *                        PROBE_APPNUM), put a
  *                        key, barrier, get every rank's key, missing key,
- *                        finalize; prints "rank R: exchange ok (N ranks)"
+ *                        finalize; prints "rank R: exchange ok (N ranks)";
+ *                        PMI_process_mapping must be PROBE_MAPPING, or
+ *                        all on one host when TERN_HOST_ID is not set
  *   exit CODE RANK       RANK exits with CODE after init; others block
  *   signal SIG RANK      RANK raises SIG (name or number); others block
  *   nofinalize RANK      RANK exits 0 after init, without finalize
@@ -261,7 +264,7 @@ static void mode_exchange(void)
     pmi_send("cmd=get_appnum");
     pmi_recv(line, sizeof(line));
     expect(line, "cmd", "appnum");
-    expect(line, "appnum", "0");
+    expect(line, "appnum", getenv("PROBE_APPNUM") ? getenv("PROBE_APPNUM") : "0");
     pmi_send("cmd=get_universe_size");
     pmi_recv(line, sizeof(line));
     expect(line, "cmd", "universe_size");
@@ -299,7 +302,11 @@ static void mode_exchange(void)
     pmi_send("cmd=get kvsname=%s key=PMI_process_mapping", kvs);
     pmi_recv(line, sizeof(line));
     snprintf(want, sizeof(want), "(vector,(0,1,%d))", my_size);
-    expect(line, "value", want);
+    if (getenv("PROBE_MAPPING") != NULL) {
+        expect(line, "value", getenv("PROBE_MAPPING"));
+    } else if (getenv("TERN_HOST_ID") == NULL) {
+        expect(line, "value", want);        /* one host */
+    }
     pmi_send("cmd=frobnicate");
     pmi_recv(line, sizeof(line));
     expect(line, "cmd", "frobnicate_result");

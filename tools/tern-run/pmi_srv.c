@@ -1,5 +1,6 @@
 /* PMI-1 server; the protocol is described in pmi_srv.h. */
 #include "pmi_srv.h"
+#include "run_proto.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -151,14 +152,41 @@ static void pmi_barrier_in(tn_pmi_srv_t *srv, int rank)
         return;
     }
     srv->conns[rank].in_barrier = 1;
-    if (++srv->nbarrier < srv->size) {
+    if (++srv->nbarrier < srv->nconns) {
         return;
     }
-    srv->nbarrier = 0;
-    for (int r = 0; r < srv->size; r++) {
+    if (srv->part) {
+        srv->fence_ready = 1;           /* the rest of the job decides */
+        return;
+    }
+    tn_pmi_srv_fence_release(srv);
+}
+
+void tn_pmi_srv_fence_release(tn_pmi_srv_t *srv)
+{
+    srv->nbarrier    = 0;
+    srv->fence_ready = 0;
+    srv->delta.len   = 0;
+    srv->ndelta      = 0;
+    for (int r = 0; r < srv->nconns; r++) {
         srv->conns[r].in_barrier = 0;
         pmi_reply(srv, r, "cmd=barrier_out");
     }
+}
+
+void tn_pmi_srv_fence_apply(tn_pmi_srv_t *srv, const char *pairs, size_t len)
+{
+    size_t      off = 0;
+    const char *key, *val;
+
+    while (tn_run_proto_next_pair(pairs, len, &off, &key, &val)) {
+        tn_pmi_kvs_put(srv->kvs, key, val);
+    }
+}
+
+void tn_pmi_srv_put(tn_pmi_srv_t *srv, const char *key, const char *value)
+{
+    tn_pmi_kvs_put(srv->kvs, key, value);
 }
 
 static void pmi_put(tn_pmi_srv_t *srv, int rank, const pmi_req_t *req)
@@ -186,6 +214,10 @@ static void pmi_put(tn_pmi_srv_t *srv, int rank, const pmi_req_t *req)
         }
     } else {
         tn_pmi_kvs_put(srv->kvs, key, val);
+        if (srv->part) {
+            tn_run_proto_pair(&srv->delta, key, val);
+            srv->ndelta++;
+        }
         pmi_reply(srv, rank, "cmd=put_result rc=0 msg=success");
     }
 }
@@ -276,14 +308,14 @@ static void pmi_serve(tn_pmi_srv_t *srv, int rank, char *line, size_t len)
     } else if (strcmp(cmd, "initack") == 0) {
         pmi_reply(srv, rank, "cmd=initack");
         pmi_reply(srv, rank, "cmd=set size=%d", srv->size);
-        pmi_reply(srv, rank, "cmd=set rank=%d", rank);
+        pmi_reply(srv, rank, "cmd=set rank=%d", conn->rank);
         pmi_reply(srv, rank, "cmd=set debug=0");
     } else if (strcmp(cmd, "get_maxes") == 0) {
         pmi_reply(srv, rank, "cmd=maxes kvsname_max=%d keylen_max=%d "
                   "vallen_max=%d", TN_PMI_KVSNAME_MAX, TN_PMI_KEYLEN_MAX,
                   TN_PMI_VALLEN_MAX);
     } else if (strcmp(cmd, "get_appnum") == 0) {
-        pmi_reply(srv, rank, "cmd=appnum appnum=0");
+        pmi_reply(srv, rank, "cmd=appnum appnum=%d", conn->appnum);
     } else if (strcmp(cmd, "get_universe_size") == 0) {
         pmi_reply(srv, rank, "cmd=universe_size size=%d", srv->size);
     } else if (strcmp(cmd, "get_my_kvsname") == 0) {
@@ -305,12 +337,14 @@ static void pmi_serve(tn_pmi_srv_t *srv, int rank, char *line, size_t len)
     }
 }
 
-void tn_pmi_srv_init(tn_pmi_srv_t *srv, int size, const char *kvsname)
+void tn_pmi_srv_init_part(tn_pmi_srv_t *srv, int size, int nconns,
+                          const int *ranks, const char *kvsname)
 {
     char map[64];
 
     memset(srv, 0, sizeof(*srv));
     srv->size          = size;
+    srv->nconns        = nconns;
     srv->abort_rank    = -1;
     srv->error_rank    = -1;
     srv->kvs_max_keys  = TN_PMI_KVS_KEYS_DEF;
@@ -318,18 +352,29 @@ void tn_pmi_srv_init(tn_pmi_srv_t *srv, int size, const char *kvsname)
     srv->backlog_max   = TN_PMI_BACKLOG_DEF;
     snprintf(srv->kvsname, sizeof(srv->kvsname), "%s", kvsname);
     srv->kvs   = tn_pmi_kvs_create();
-    srv->conns = tn_run_xmalloc((size_t)size * sizeof(*srv->conns));
-    memset(srv->conns, 0, (size_t)size * sizeof(*srv->conns));
+    srv->conns = tn_run_xmalloc((size_t)(nconns > 0 ? nconns : 1) *
+                                sizeof(*srv->conns));
+    memset(srv->conns, 0, (size_t)(nconns > 0 ? nconns : 1) *
+                          sizeof(*srv->conns));
+    for (int i = 0; i < nconns; i++) {
+        srv->conns[i].rank = ranks != NULL ? ranks[i] : i;
+    }
     snprintf(map, sizeof(map), "(vector,(0,1,%d))", size);
     tn_pmi_kvs_put(srv->kvs, "PMI_process_mapping", map);
 }
 
+void tn_pmi_srv_init(tn_pmi_srv_t *srv, int size, const char *kvsname)
+{
+    tn_pmi_srv_init_part(srv, size, size, NULL, kvsname);
+}
+
 void tn_pmi_srv_fini(tn_pmi_srv_t *srv)
 {
-    for (int r = 0; r < srv->size; r++) {
+    for (int r = 0; r < srv->nconns; r++) {
         tn_run_buf_free(&srv->conns[r].in);
         tn_run_buf_free(&srv->conns[r].out);
     }
+    tn_run_buf_free(&srv->delta);
     free(srv->conns);
     tn_pmi_kvs_destroy(srv->kvs);
     srv->conns = NULL;
@@ -385,7 +430,7 @@ int tn_pmi_srv_stuck(const tn_pmi_srv_t *srv)
     if (srv->nbarrier == 0) {
         return -1;
     }
-    for (int r = 0; r < srv->size; r++) {
+    for (int r = 0; r < srv->nconns; r++) {
         if (srv->conns[r].gone && !srv->conns[r].in_barrier) {
             return r;
         }

@@ -48,13 +48,25 @@
  * most backlog_max bytes of replies may wait for a rank that does not read
  * them (beyond, the rank's replies are dropped and the error recorded).
  * The key-value space is pre-loaded with PMI_process_mapping=(vector,(0,1,N))
- * (all ranks on one node), which MPICH-derived clients look up.  The
- * kvsname given in put/get is not checked against ours: a job has one. */
+ * (all ranks on one node; tn_pmi_srv_put replaces it for several hosts),
+ * which MPICH-derived clients look up.  The kvsname given in put/get is not
+ * checked against ours: a job has one.
+ *
+ * Part of a job.  In a multi-host job each host's server has connections
+ * for its own ranks only: connection i serves conns[i].rank of a job of
+ * size ranks (tn_pmi_srv_init_part).  Its barrier is then one part of a
+ * fence: once all of its connections have entered, fence_ready is set
+ * instead of answering, the puts since the last fence are in delta (the
+ * caller sends them up the launch tree), and tn_pmi_srv_fence_apply and
+ * tn_pmi_srv_fence_release finish the fence when the union of every
+ * host's puts comes back. */
 #ifndef TN_PMI_SRV_H
 #define TN_PMI_SRV_H
 
 #include "pmi_kvs.h"
 #include "run_util.h"
+
+#include <stdint.h>
 
 #define TN_PMI_KVSNAME_MAX 256
 #define TN_PMI_KEYLEN_MAX  256
@@ -64,6 +76,8 @@
 
 /* State of one rank's connection. */
 typedef struct {
+    int          rank;          /* the rank in the job this connection serves */
+    int          appnum;        /* its MPMD block (cmd=get_appnum) */
     tn_run_buf_t in;            /* received bytes not yet ending a line */
     tn_run_buf_t out;           /* replies not yet written */
     unsigned     closed     : 1;/* tn_pmi_srv_closed() was called */
@@ -88,12 +102,17 @@ typedef struct {
 
 typedef struct {
     int            size;                        /* ranks in the job */
+    int            nconns;                      /* ranks served here */
     char           kvsname[TN_PMI_KVSNAME_MAX];
     tn_pmi_kvs_t  *kvs;
-    tn_pmi_conn_t *conns;                       /* [size] */
+    tn_pmi_conn_t *conns;                       /* [nconns] */
     int            nbarrier;                    /* ranks in the barrier */
-    int            abort_rank;                  /* first rank to abort, or -1 */
+    int            abort_rank;                  /* first connection to abort, or -1 */
     int            error_rank;                  /* first protocol error, or -1 */
+    int            part;                        /* part of a job: see above */
+    int            fence_ready;                 /* part: all connections entered */
+    tn_run_buf_t   delta;                       /* part: puts since the last */
+    uint32_t       ndelta;                      /* fence (run_proto pairs) */
     char           error_msg[240];              /* what it did, for the log */
     size_t         kvs_max_keys;                /* limits (see above); set */
     size_t         kvs_max_bytes;               /* after init to change the */
@@ -103,7 +122,18 @@ typedef struct {
 /* Set up a server for size ranks with the given kvsname (shorter than
  * TN_PMI_KVSNAME_MAX). */
 void tn_pmi_srv_init(tn_pmi_srv_t *srv, int size, const char *kvsname);
+/* Set up a server for nconns of the size ranks of a job: connection i
+ * serves ranks[i] (appnum 0 until the caller sets conns[i].appnum). */
+void tn_pmi_srv_init_part(tn_pmi_srv_t *srv, int size, int nconns,
+                          const int *ranks, const char *kvsname);
 void tn_pmi_srv_fini(tn_pmi_srv_t *srv);
+
+/* Part of a job: store the fence's union of puts (npairs pairs of
+ * run_proto.h) and answer barrier_out to every connection. */
+void tn_pmi_srv_fence_apply(tn_pmi_srv_t *srv, const char *pairs, size_t len);
+void tn_pmi_srv_fence_release(tn_pmi_srv_t *srv);
+/* Replace a key's value (the launcher's own keys). */
+void tn_pmi_srv_put(tn_pmi_srv_t *srv, const char *key, const char *value);
 
 /* Feed len bytes read from rank's connection.  Whole lines are served at
  * once; a partial line waits for the rest.  Returns 0, or -1 when the rank

@@ -1,29 +1,42 @@
 /* tern-run: the job as a whole, shared by the launcher's files.
  *
  *   run_main.c   set-up and tear-down: options, signals, kvsname, exit status
- *   run_opts.c   command line
+ *   run_opts.c   command line (run_hosts.c: host lists and the rank map)
  *   run_env.c    the environment each rank gets
  *   run_proc.c   starting ranks (fork/exec, process group, binding), reaping
  *   run_loop.c   the one poll() loop: output, PMI, signals, job end
+ *   run_judge.c  the head's decisions: which event ends the job, and how
+ *   run_tree.c   multi-host jobs: proxies, their links and frames
+ *                (run_proto.c: the frames, without I/O)
+ *   run_proxy.c  the proxy's start: a SETUP frame on stdin becomes a job
  *   run_fwd.c    line forwarding of rank output (no I/O)
  *   run_stdin.c  rank 0's stdin
  *   pmi_srv.c    the PMI-1 server (no I/O), pmi_kvs.c its key-value space
  *   run_shm.c    the node's shared segment (a memfd the ranks inherit), and
  *                removal of /dev/shm files a job left
  *
- * Process model.  Rank 0 is the leader of a new process group and the other
- * ranks join it, so one kill(-pgid) reaches the ranks and anything they
- * fork.  tern-run observes rank 0's exit with WNOWAIT and reaps it only at the
- * very end: its zombie keeps the process-group id from being reused, so a
- * late kill(-pgid) can never hit an unrelated group. */
+ * Every tern-run process is an agent for one host: it starts the ranks of
+ * that host (job->local) and serves their PMI.  On one host that is all.
+ * In a multi-host job the agents form a tree (run_proto.h): the head, the
+ * tern-run the user started, decides the job's end from what every rank
+ * did (job->all); proxies pass their ranks' events up and the head's
+ * decisions down.
+ *
+ * Process model.  Local rank 0 is the leader of a new process group and the
+ * other local ranks join it, so one kill(-pgid) reaches the ranks and
+ * anything they fork.  tern-run observes that leader's exit with WNOWAIT and
+ * reaps it only at the very end: its zombie keeps the process-group id from
+ * being reused, so a late kill(-pgid) can never hit an unrelated group. */
 #ifndef TN_RUN_H
 #define TN_RUN_H
 
 #include "pmi_srv.h"
 #include "run_fwd.h"
+#include "run_proto.h"
 #include "run_opts.h"
 #include "run_util.h"
 
+#include <poll.h>
 #include <signal.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -35,6 +48,15 @@
 /* After the last rank is gone, how long to wait for pipes still held open by
  * processes that left the process group. */
 #define TN_RUN_DRAIN_MS        2000
+/* Most hardware threads of one core that a rank is bound to. */
+#define TN_RUN_BIND_MAX        8
+
+/* Kinds of poll() entries of the loop. */
+enum {
+    TN_RUN_FD_SIG, TN_RUN_FD_STDIN, TN_RUN_FD_STDIN_PIPE, TN_RUN_FD_OUT,
+    TN_RUN_FD_ERR, TN_RUN_FD_PMI, TN_RUN_FD_PARENT_R, TN_RUN_FD_PARENT_W,
+    TN_RUN_FD_LINK_R, TN_RUN_FD_LINK_W, TN_RUN_FD_LINK_E
+};
 
 typedef enum {
     TN_RUN_STDIN_INHERIT,   /* rank 0 reads tern-run's stdin directly */
@@ -42,29 +64,87 @@ typedef enum {
     TN_RUN_STDIN_NULL       /* rank 0 gets /dev/null like the others */
 } tn_run_stdin_t;
 
+/* A rank started by this agent. */
 typedef struct {
+    int          rank;        /* in the job */
+    int          block;       /* its MPMD block, = its MPI_APPNUM */
     pid_t        pid;         /* -1 when never started */
     int          out_fd;      /* our ends of its stdout/stderr pipes and of */
     int          err_fd;      /* its PMI socket; -1 once closed */
     int          pmi_fd;
     tn_run_fwd_t out_fwd;
     tn_run_fwd_t err_fwd;
-    int          cpu;         /* CPU it is bound to, or -1 */
+    int          ncpus;       /* CPUs it is bound to (0: not bound) */
+    int          cpus[TN_RUN_BIND_MAX];
     int          shm_fd;      /* its node's shared segment (not owned), or -1 */
     unsigned     exited : 1;  /* its exit has been observed */
+    unsigned     abort_seen : 1; /* its PMI abort / protocol error was */
+    unsigned     error_seen : 1; /* passed on */
     int          exit_how;    /* CLD_EXITED, CLD_KILLED or CLD_DUMPED */
     int          exit_info;   /* exit code or signal number */
 } tn_run_rank_t;
 
+/* What the head knows of each rank of the job (a proxy: of its subtree). */
 typedef struct {
-    const tn_run_opts_t *opts;
-    int              nranks;
-    tn_run_rank_t   *ranks;
-    int              nexited;       /* ranks whose exit was observed */
+    int      pid;             /* 0 until known */
+    int      host;            /* index in setup.hosts */
+    unsigned exited     : 1;
+    unsigned lost       : 1;  /* its host was lost; exit unknown */
+    unsigned contacted  : 1;  /* PMI state at exit (TN_RUN_EXIT_*) */
+    unsigned inited     : 1;
+    unsigned finalized  : 1;
+    unsigned in_barrier : 1;
+    int      exit_how;        /* CLD_EXITED, CLD_KILLED or CLD_DUMPED */
+    int      exit_info;
+} tn_run_rstate_t;
+
+/* The link to a child proxy: its remote shell's stdin, stdout, stderr. */
+typedef struct {
+    int          host;        /* the child's host */
+    pid_t        pid;         /* the remote shell (or forked proxy); -1 reaped */
+    int          wfd, rfd, efd;/* -1 once closed */
+    tn_run_buf_t in;          /* frames read, not yet whole */
+    tn_run_buf_t out;         /* frames to write */
+    tn_run_buf_t err;         /* stderr, for the message when it fails */
+    int          nranks;      /* ranks of its subtree */
+    int          nexited;     /* their exits seen */
+    unsigned     hello   : 1; /* the proxy runs */
+    unsigned     fenced  : 1; /* its subtree is in the current fence */
+    unsigned     lost    : 1; /* judged lost */
+    int          wstatus;     /* the remote shell's wait status once reaped */
+} tn_run_link_t;
+
+typedef struct {
+    const tn_run_opts_t *opts;      /* the head's; NULL in a proxy */
+    const tn_run_setup_t *setup;    /* the job (head: built from opts) */
+    int              host;          /* our host index (head: -1 when it
+                                       runs no ranks) */
+    int              multi;         /* a multi-host job (hosts were given) */
+    int              nranks;        /* ranks of the job */
+    int              nlocal;        /* ranks started here */
+    tn_run_rank_t   *ranks;         /* [nlocal] */
+    int              nexited;       /* local ranks whose exit was observed */
+    int             *local_of;      /* [nranks]: index in ranks[], or -1 */
+    tn_run_rstate_t *all;           /* [nranks] */
+    int              nall_exited;   /* ranks of all[] known to have exited */
+    int              nsub;          /* ranks of our subtree (ours included) */
     pid_t            pgid;          /* = ranks[0].pid; 0 before the start */
     char             kvsname[64];
-    const char      *prog_path;     /* program resolved in PATH */
+    char           **prog_paths;    /* per block: program resolved in PATH */
     tn_pmi_srv_t     pmi;
+
+    int              is_proxy;
+    int              parent_r;      /* proxy: frames from the parent (stdin) */
+    int              parent_w;      /* and to it (stdout); -1 closed */
+    tn_run_buf_t     parent_in;
+    tn_run_buf_t     parent_out;
+    int              nlinks;
+    tn_run_link_t   *links;         /* children */
+    tn_run_buf_t     fence_pairs;   /* children's puts in the current fence */
+    uint32_t         fence_npairs;
+    int              fence_entered; /* proxy: FENCE_ENTER sent; head: some
+                                       rank is in the current fence */
+    int              fence_up;      /* proxy: FENCE sent, waiting for DONE */
     int             *shm_fds;       /* one memfd per node (network namespace) */
     int              nshm;
 
@@ -91,16 +171,19 @@ typedef struct {
     int64_t          drain_deadline;/* -1 until all ranks are gone */
 } tn_run_job_t;
 
-/* run_env.c: the environment of rank, as an array for execve().  The array
+/* run_env.c: the environment of local rank i, as an array for execve().  The array
  * and its strings stay valid until tn_run_env_free(); the strings of the
  * base environment are shared by all ranks. */
 void   tn_run_env_init(const tn_run_job_t *job);
-char **tn_run_env_rank(const tn_run_job_t *job, int rank, int pmi_fd);
+/* The head: the whole base environment of block b (owned strings). */
+char **tn_run_env_block(const tn_run_opts_t *opts, int b, int *n_p);
+void   tn_run_env_free_block(char **vec, int n);
+char **tn_run_env_rank(const tn_run_job_t *job, int i, int pmi_fd);
 void   tn_run_env_free_rank(char **envp);
 void   tn_run_env_fini(void);
 
 /* run_proc.c */
-/* Find opts->argv[0] like execvp() would.  Returns 0 and an allocated path,
+/* Find a program like execvp() would.  Returns 0 and an allocated path,
  * or the exit status to give up with (127 not found, 126 not executable),
  * after saying why. */
 int  tn_run_proc_resolve(const char *prog, char **path_p);
@@ -109,7 +192,7 @@ int  tn_run_proc_resolve(const char *prog, char **path_p);
 int  tn_run_proc_spawn(tn_run_job_t *job);
 /* Collect the exits of ranks; calls on_exit for each newly exited rank. */
 void tn_run_proc_reap(tn_run_job_t *job,
-                      void (*on_exit)(tn_run_job_t *job, int rank));
+                      void (*on_exit)(tn_run_job_t *job, int i));
 /* Send sig to the whole job (the ranks' process group). */
 void tn_run_proc_kill(tn_run_job_t *job, int sig);
 /* Reap what is left (rank 0's zombie). */
@@ -127,6 +210,69 @@ void tn_run_stdin_close(tn_run_job_t *job);
 
 /* run_loop.c: run the job to its end; returns tern-run's exit status. */
 int tn_run_loop(tn_run_job_t *job);
+/* Write a rank's output lines to our stdout (is_err: stderr). */
+void tn_run_emit(tn_run_job_t *job, int is_err, const char *data, size_t len);
+/* End the job: sig to the local ranks and down the tree now, SIGKILL after
+ * grace_ms; status is tern-run's exit status (head). */
+void tn_run_end(tn_run_job_t *job, int status, int sig, int grace_ms);
+
+/* run_judge.c: the head's decisions (a proxy sends the events up instead).
+ * job->all[rank] holds what is known of the rank. */
+void tn_run_judge_exit(tn_run_job_t *job, int rank);
+void tn_run_judge_abort(tn_run_job_t *job, int rank, int code, int internal);
+void tn_run_judge_pmierr(tn_run_job_t *job, int rank, const char *msg);
+/* A rank gone while others wait for it in a fence. */
+void tn_run_judge_stuck(tn_run_job_t *job);
+/* The warning about ranks that never spoke PMI, at a good end. */
+void tn_run_judge_warn_no_pmi(const tn_run_job_t *job);
+/* "rank 3 (pid 123)" or "rank 3 (pid 123 on h1)" into buf. */
+const char *tn_run_judge_who(const tn_run_job_t *job, int rank, char *buf,
+                             size_t len);
+
+/* run_tree.c: multi-host jobs. */
+/* Start the child proxies of this agent.  Returns 0, or -1 when one could
+ * not be started (said why; its ranks count as lost). */
+int  tn_run_tree_start(tn_run_job_t *job);
+/* Events of local ranks, sent up by a proxy or judged by the head. */
+void tn_run_tree_exit(tn_run_job_t *job, int i);
+void tn_run_tree_abort(tn_run_job_t *job, int i, int code, int internal);
+void tn_run_tree_pmierr(tn_run_job_t *job, int i, const char *msg);
+void tn_run_tree_output(tn_run_job_t *job, int i, int is_err,
+                        const char *data, size_t len);
+/* A proxy's own message, sent up as a LOG frame; 0 when sent. */
+int  tn_run_tree_log(const char *line, size_t len);
+/* The local barrier or a child changed the fence: move it on. */
+void tn_run_tree_fence(tn_run_job_t *job);
+/* Send sig, or the job's end, down the tree. */
+void tn_run_tree_signal(tn_run_job_t *job, int sig);
+void tn_run_tree_end(tn_run_job_t *job, int sig, int grace_ms);
+/* The poll() entries of the links, and what poll() said of them. */
+size_t tn_run_tree_pollfds(tn_run_job_t *job, struct pollfd *pfd, int *kind,
+                           int *who);
+void tn_run_tree_ready(tn_run_job_t *job, int kind, int who, short revents);
+/* Serve frames from the parent read before the loop started (with SETUP). */
+void tn_run_tree_pending(tn_run_job_t *job);
+/* Reap the remote shells that exited. */
+void tn_run_tree_reap(tn_run_job_t *job);
+/* Links still open (the loop waits for them before it ends). */
+int  tn_run_tree_open(const tn_run_job_t *job);
+/* Most poll() entries the tree may add. */
+size_t tn_run_tree_maxfds(const tn_run_job_t *job);
+void tn_run_tree_fini(tn_run_job_t *job);
+
+/* run_main.c */
+void tn_run_job_init(tn_run_job_t *job);
+/* Take SIGCHLD and the terminating signals through job->sig_fd. */
+int  tn_run_signals(tn_run_job_t *job);
+/* Raise the open-file limit for n descriptors' owners. */
+int  tn_run_nofile(int n);
+/* Run this host's part of job->setup (job->host, is_proxy and, for a
+ * proxy, the parent link set); returns the exit status. */
+int  tn_run_agent(tn_run_job_t *job);
+
+/* run_proxy.c: tern-run --proxy: read the SETUP frame from stdin and run
+ * this host's part of the job.  Returns the exit status. */
+int tn_run_proxy_main(void);
 
 /* run_shm.c.  The shared segment of each node (ranks in one network
  * namespace) is an anonymous memfd made here and inherited by its ranks as

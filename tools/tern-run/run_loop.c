@@ -1,23 +1,8 @@
 /* The one event loop of tern-run: a poll() over the signalfd, the ranks'
- * stdout/stderr pipes and PMI sockets, and the terminal stdin being
- * forwarded.  The only timeouts are the job timeout, the SIGKILL escalation
- * and the final drain; nothing spins.
- *
- * Job end.  The first of these decides the exit status and is reported in
- * one line: a rank killed by a signal, a rank exiting non-zero, a rank
- * exiting 0 after PMI init without PMI finalize, a rank gone (before PMI
- * init, or after finalize) while others wait for it in a PMI barrier, an
- * abort over PMI, a PMI protocol error or limit (pmi_srv.h), the timeout,
- * or a terminating signal to tern-run (forwarded, not reported).
- * The ranks' group then gets SIGTERM (or the forwarded signal) and SIGKILL
- * after a grace period.  The loop ends when every rank has exited and their
- * pipes are drained.
- *
- * A job that ends well may still earn a warning: ranks that exited 0 without
- * ever writing to their PMI socket.  Tern's library (and MPICH's) always
- * speaks PMI under tern-run, so such a rank either is no MPI program or was
- * built for an MPI whose library does not speak PMI-1 (Open MPI's): each of
- * those ranks ran alone, as a singleton, and the job "succeeded". */
+ * stdout/stderr pipes and PMI sockets, the terminal stdin being forwarded,
+ * and in a multi-host job the links of the launch tree (run_tree.c).  The
+ * only timeouts are the job timeout, the SIGKILL escalation and the final
+ * drain; nothing spins.  What ends the job is decided in run_judge.c. */
 #include "run.h"
 
 #include <errno.h>
@@ -36,14 +21,15 @@
 static char         loop_io[65536];
 static tn_run_buf_t loop_out;       /* lines on their way to our stdout/err */
 
-enum { FD_SIG, FD_STDIN, FD_STDIN_PIPE, FD_OUT, FD_ERR, FD_PMI };
-
-static void loop_end(tn_run_job_t *job, int status, int sig, int grace_ms)
+void tn_run_end(tn_run_job_t *job, int status, int sig, int grace_ms)
 {
-    job->ending        = 1;
-    job->exit_status   = status;
+    if (!job->ending) {
+        job->ending      = 1;
+        job->exit_status = status;
+    }
     job->kill_deadline = tn_run_now_ms() + grace_ms;
     tn_run_proc_kill(job, sig);
+    tn_run_tree_end(job, sig, grace_ms);
 }
 
 /* Our stdout (or stderr) reader went away: close that stream of every
@@ -51,7 +37,7 @@ static void loop_end(tn_run_job_t *job, int status, int sig, int grace_ms)
  * launcher in between (`tern-run prog | head`). */
 static void loop_stream_dead(tn_run_job_t *job, int is_err)
 {
-    for (int r = 0; r < job->nranks; r++) {
+    for (int r = 0; r < job->nlocal; r++) {
         tn_run_rank_t *rk   = &job->ranks[r];
         int           *fd_p = is_err ? &rk->err_fd : &rk->out_fd;
 
@@ -62,15 +48,26 @@ static void loop_stream_dead(tn_run_job_t *job, int is_err)
     }
 }
 
-static void loop_emit(tn_run_job_t *job, int is_err)
+void tn_run_emit(tn_run_job_t *job, int is_err, const char *data, size_t len)
 {
     int *dead = is_err ? &job->stderr_dead : &job->stdout_dead;
 
-    if (loop_out.len > 0 && !*dead &&
-        tn_run_write_all(is_err ? STDERR_FILENO : STDOUT_FILENO,
-                         loop_out.data, loop_out.len) != 0) {
+    if (len > 0 && !*dead &&
+        tn_run_write_all(is_err ? STDERR_FILENO : STDOUT_FILENO, data, len) != 0) {
         *dead = 1;
         loop_stream_dead(job, is_err);
+    }
+}
+
+/* What local rank i wrote, in whole lines: ours to print, or the head's. */
+static void loop_emit(tn_run_job_t *job, int i, int is_err)
+{
+    if (loop_out.len > 0) {
+        if (job->is_proxy) {
+            tn_run_tree_output(job, i, is_err, loop_out.data, loop_out.len);
+        } else {
+            tn_run_emit(job, is_err, loop_out.data, loop_out.len);
+        }
     }
     loop_out.len = 0;
 }
@@ -90,7 +87,7 @@ static void loop_read_output(tn_run_job_t *job, int rank, int is_err,
 
         if (n > 0) {
             tn_run_fwd_feed(fwd, loop_io, (size_t)n, &loop_out);
-            loop_emit(job, is_err);
+            loop_emit(job, rank, is_err);
             reads--;
             continue;
         }
@@ -101,7 +98,7 @@ static void loop_read_output(tn_run_job_t *job, int rank, int is_err,
             break;
         }
         tn_run_fwd_flush(fwd, &loop_out);    /* end of stream */
-        loop_emit(job, is_err);
+        loop_emit(job, rank, is_err);
         if (*fd_p >= 0) {
             close(*fd_p);
             *fd_p = -1;
@@ -129,59 +126,29 @@ static void loop_pmi_close(tn_run_job_t *job, int rank)
 
 static void loop_write_pmi(tn_run_job_t *job);
 
-/* A rank gone while the others wait for it in a PMI barrier: the barrier
- * can never complete. */
-static void loop_check_stuck(tn_run_job_t *job)
-{
-    int                  r = tn_pmi_srv_stuck(&job->pmi);
-    const tn_run_rank_t *rk;
-    const tn_pmi_conn_t *conn;
-
-    if (r < 0 || job->ending) {
-        return;
-    }
-    rk   = &job->ranks[r];
-    conn = &job->pmi.conns[r];
-    if (!conn->inited) {
-        tn_run_log("rank %d (pid %d) exited before calling MPI_Init while "
-                   "other ranks wait for it", r, (int)rk->pid);
-    } else if (conn->finalized) {
-        tn_run_log("rank %d (pid %d) exited after MPI_Finalize while other "
-                   "ranks wait for it", r, (int)rk->pid);
-    } else {
-        tn_run_log("rank %d (pid %d) exited without calling MPI_Finalize",
-                   r, (int)rk->pid);
-    }
-    loop_end(job, 1, SIGTERM, TN_RUN_GRACE_FAIL_MS);
-}
-
+/* An abort or a protocol error of a local rank; the fence moved. */
 static void loop_check_abort(tn_run_job_t *job)
 {
-    int r = job->pmi.abort_rank;
-    int code;
+    int i = job->pmi.abort_rank;
 
-    if (r >= 0 && !job->ending) {
-        code = job->pmi.conns[r].abort_code;
+    if (i >= 0 && !job->ending && !job->ranks[i].abort_seen) {
+        job->ranks[i].abort_seen = 1;
         /* its error message, written before the abort, comes first */
-        loop_read_output(job, r, 0, 1);
-        loop_read_output(job, r, 1, 1);
-        if (job->pmi.conns[r].abort_internal) {
-            tn_run_log("rank %d ended the job after an error (exit code %d; its message "
-                       "is above)", r, code);
-        } else {
-            tn_run_log("rank %d called MPI_Abort (error code %d)", r, code);
-        }
-        loop_end(job, code >= 1 && code <= 255 ? code : 1, SIGTERM,
-                 TN_RUN_GRACE_FAIL_MS);
+        loop_read_output(job, i, 0, 1);
+        loop_read_output(job, i, 1, 1);
+        tn_run_tree_abort(job, i, job->pmi.conns[i].abort_code,
+                          job->pmi.conns[i].abort_internal);
     }
-    r = job->pmi.error_rank;
-    if (r >= 0 && !job->ending) {
+    i = job->pmi.error_rank;
+    if (i >= 0 && !job->ending && !job->ranks[i].error_seen) {
+        job->ranks[i].error_seen = 1;
         loop_write_pmi(job);            /* the error reply goes out first */
-        tn_run_log("rank %d (pid %d): %s", r,
-                   (int)job->ranks[r].pid, job->pmi.error_msg);
-        loop_end(job, 1, SIGTERM, TN_RUN_GRACE_FAIL_MS);
+        tn_run_tree_pmierr(job, i, job->pmi.error_msg);
     }
-    loop_check_stuck(job);
+    tn_run_tree_fence(job);
+    if (!job->is_proxy) {
+        tn_run_judge_stuck(job);
+    }
 }
 
 static void loop_read_pmi(tn_run_job_t *job, int rank, int drain)
@@ -215,7 +182,7 @@ static void loop_read_pmi(tn_run_job_t *job, int rank, int drain)
 /* Write what the PMI server queued; what does not fit waits for POLLOUT. */
 static void loop_write_pmi(tn_run_job_t *job)
 {
-    for (int r = 0; r < job->nranks; r++) {
+    for (int r = 0; r < job->nlocal; r++) {
         tn_run_rank_t *rk   = &job->ranks[r];
         tn_run_buf_t  *out  = &job->pmi.conns[r].out;
 
@@ -236,88 +203,30 @@ static void loop_write_pmi(tn_run_job_t *job)
     }
 }
 
-/* A rank's exit was observed: take what it said last, then judge. */
-static void loop_on_exit(tn_run_job_t *job, int rank)
+/* A local rank's exit was observed: take what it said last, then judge. */
+static void loop_on_exit(tn_run_job_t *job, int i)
 {
-    tn_run_rank_t       *rk   = &job->ranks[rank];
-    const tn_pmi_conn_t *conn = &job->pmi.conns[rank];
+    tn_run_rank_t *rk = &job->ranks[i];
 
     /* an abort or finalize written just before exiting is in the socket
      * already; so are its last words on stdout/stderr */
-    loop_read_pmi(job, rank, 1);
-    loop_read_output(job, rank, 0, 1);
-    loop_read_output(job, rank, 1, 1);
-    if (rank == 0 && job->stdin_mode == TN_RUN_STDIN_FORWARD) {
+    loop_read_pmi(job, i, 1);
+    loop_read_output(job, i, 0, 1);
+    loop_read_output(job, i, 1, 1);
+    if (rk->rank == 0 && job->stdin_mode == TN_RUN_STDIN_FORWARD) {
         tn_run_stdin_close(job);
     }
-    tn_pmi_srv_gone(&job->pmi, rank);
-    tn_run_debug(1, "rank %d (pid %d) exited: %s %d", rank, (int)rk->pid,
+    tn_pmi_srv_gone(&job->pmi, i);
+    tn_run_debug(1, "rank %d (pid %d) exited: %s %d", rk->rank, (int)rk->pid,
                  rk->exit_how == CLD_EXITED ? "status" : "signal",
                  rk->exit_info);
-    if (job->ending) {
-        return;
-    }
-    if (rk->exit_how == CLD_KILLED && rk->exit_info == SIGPIPE &&
-        (job->stdout_dead || job->stderr_dead)) {
-        /* like `prog | head`: the end of the reader ends the job quietly */
-        loop_end(job, 128 + SIGPIPE, SIGTERM, TN_RUN_GRACE_FAIL_MS);
-    } else if (rk->exit_how == CLD_KILLED || rk->exit_how == CLD_DUMPED) {
-        tn_run_log("rank %d (pid %d) killed by signal %d (%s)", rank,
-                   (int)rk->pid, rk->exit_info, tn_run_signame(rk->exit_info));
-        loop_end(job, 128 + rk->exit_info, SIGTERM, TN_RUN_GRACE_FAIL_MS);
-    } else if (rk->exit_info != 0) {
-        tn_run_log("rank %d (pid %d) exited with status %d", rank,
-                   (int)rk->pid, rk->exit_info);
-        loop_end(job, rk->exit_info, SIGTERM, TN_RUN_GRACE_FAIL_MS);
-    } else if (conn->inited && !conn->finalized) {
-        tn_run_log("rank %d (pid %d) exited without calling MPI_Finalize",
-                   rank, (int)rk->pid);
-        loop_end(job, 1, SIGTERM, TN_RUN_GRACE_FAIL_MS);
-    } else {
-        loop_check_stuck(job);
-    }
-}
-
-/* The warning of the header comment, in two lines (what, then why and what
- * to do); -q and one-rank jobs (where a singleton is the whole job) go
- * without. */
-static void loop_warn_no_pmi(const tn_run_job_t *job)
-{
-    unsigned char *silent;
-    int            nsilent = 0;
-    tn_run_buf_t   ranks   = { 0 };
-    const char    *prog    = job->opts->argv[0];
-
-    if (job->opts->quiet || job->nranks < 2) {
-        return;
-    }
-    silent = tn_run_xmalloc((size_t)job->nranks);
-    for (int r = 0; r < job->nranks; r++) {
-        const tn_run_rank_t *rk = &job->ranks[r];
-
-        silent[r] = rk->exited && rk->exit_how == CLD_EXITED &&
-                    rk->exit_info == 0 && !job->pmi.conns[r].contacted;
-        nsilent += silent[r];
-    }
-    if (nsilent > 0) {
-        tn_run_ranges(&ranks, silent, job->nranks, 64);
-        tn_run_log("warning: %s %.*s of %d never contacted tern-run's PMI "
-                   "server: if %s is an MPI program, %s ran alone as a "
-                   "singleton (rank 0 of 1), not as part of one job",
-                   nsilent == 1 ? "rank" : "ranks", (int)ranks.len, ranks.data,
-                   job->nranks, prog, nsilent == 1 ? "it" : "each");
-        tn_run_log("hint: a program built with another MPI's mpicc (Open MPI's) "
-                   "does that; build it with Tern's mpicc (ldd %s | grep libmpi "
-                   "shows which MPI it uses). Not an MPI program? Ignore this, "
-                   "or hide it with -q", job->prog_path);
-    }
-    tn_run_buf_free(&ranks);
-    free(silent);
+    tn_run_tree_exit(job, i);
 }
 
 static void loop_kill_now(tn_run_job_t *job)
 {
     tn_run_proc_kill(job, SIGKILL);
+    tn_run_tree_end(job, SIGKILL, 0);
     job->killed = 1;
 }
 
@@ -340,7 +249,7 @@ static void loop_signals(tn_run_job_t *job)
             if (!job->ending) {
                 tn_run_debug(1, "got %s: forwarding it to the ranks",
                              tn_run_signame(sig));
-                loop_end(job, 128 + sig, sig, TN_RUN_GRACE_SIGNAL_MS);
+                tn_run_end(job, 128 + sig, sig, TN_RUN_GRACE_SIGNAL_MS);
             } else if (!job->killed) {
                 tn_run_debug(1, "got %s again: killing the ranks",
                              tn_run_signame(sig));
@@ -350,14 +259,17 @@ static void loop_signals(tn_run_job_t *job)
         case SIGUSR1:
         case SIGUSR2:
             tn_run_proc_kill(job, sig);
+            tn_run_tree_signal(job, sig);
             break;
         case SIGTSTP:
             /* stop the ranks with us; the shell's SIGCONT resumes us only */
             tn_run_proc_kill(job, SIGSTOP);
+            tn_run_tree_signal(job, SIGSTOP);
             kill(getpid(), SIGSTOP);
             break;
         case SIGCONT:
             tn_run_proc_kill(job, SIGCONT);
+            tn_run_tree_signal(job, SIGCONT);
             break;
         default:
             break;
@@ -365,6 +277,7 @@ static void loop_signals(tn_run_job_t *job)
     }
     if (reap) {
         tn_run_proc_reap(job, loop_on_exit);
+        tn_run_tree_reap(job);
     }
 }
 
@@ -375,7 +288,7 @@ static void loop_start_drain(tn_run_job_t *job)
     tn_run_proc_kill(job, SIGKILL);
     job->killed         = 1;
     job->drain_deadline = tn_run_now_ms() + TN_RUN_DRAIN_MS;
-    for (int r = 0; r < job->nranks; r++) {
+    for (int r = 0; r < job->nlocal; r++) {
         loop_pmi_close(job, r);
     }
     tn_run_stdin_close(job);
@@ -383,7 +296,7 @@ static void loop_start_drain(tn_run_job_t *job)
 
 static int loop_pipes_open(const tn_run_job_t *job)
 {
-    for (int r = 0; r < job->nranks; r++) {
+    for (int r = 0; r < job->nlocal; r++) {
         if (job->ranks[r].out_fd >= 0 || job->ranks[r].err_fd >= 0) {
             return 1;
         }
@@ -412,8 +325,8 @@ static int64_t loop_next_deadline(const tn_run_job_t *job)
 static void loop_deadlines(tn_run_job_t *job, int64_t now)
 {
     if (!job->ending && job->job_deadline >= 0 && now >= job->job_deadline) {
-        tn_run_log("job timed out after %d s", job->opts->timeout_s);
-        loop_end(job, 124, SIGTERM, TN_RUN_GRACE_FAIL_MS);
+        tn_run_log("job timed out after %d s", job->setup->timeout_s);
+        tn_run_end(job, 124, SIGTERM, TN_RUN_GRACE_FAIL_MS);
     }
     if (job->ending && !job->killed && now >= job->kill_deadline) {
         tn_run_debug(1, "grace period over: killing the ranks");
@@ -423,13 +336,17 @@ static void loop_deadlines(tn_run_job_t *job, int64_t now)
 
 int tn_run_loop(tn_run_job_t *job)
 {
-    size_t         max  = 3 + 3 * (size_t)job->nranks;
+    size_t         max  = 5 + 3 * (size_t)job->nlocal + tn_run_tree_maxfds(job);
     struct pollfd *pfd  = tn_run_xmalloc(max * sizeof(*pfd));
     int           *kind = tn_run_xmalloc(max * sizeof(*kind));
     int           *who  = tn_run_xmalloc(max * sizeof(*who));
+    int            expected = job->is_proxy ? job->nsub : job->nranks;
 
-    /* exits that happened while the ranks were being started */
+    /* exits that happened while the ranks were being started, and what
+     * the parent said meanwhile */
     tn_run_proc_reap(job, loop_on_exit);
+    tn_run_tree_reap(job);
+    tn_run_tree_pending(job);
 
     while (1) {
         int64_t now = tn_run_now_ms();
@@ -438,11 +355,12 @@ int tn_run_loop(tn_run_job_t *job)
         int     timeout;
 
         loop_deadlines(job, now);
-        if (job->nexited == job->nranks && job->drain_deadline < 0) {
+        if (job->nall_exited >= expected && job->drain_deadline < 0) {
             loop_start_drain(job);
         }
         if (job->drain_deadline >= 0 &&
-            (!loop_pipes_open(job) || now >= job->drain_deadline)) {
+            ((!loop_pipes_open(job) && !tn_run_tree_open(job)) ||
+             now >= job->drain_deadline)) {
             break;
         }
         loop_write_pmi(job);
@@ -452,29 +370,30 @@ int tn_run_loop(tn_run_job_t *job)
             pfd[n].fd = (fd_); pfd[n].events = (events_); pfd[n].revents = 0; \
             kind[n] = (kind_); who[n] = (who_); n++;                        \
         } while (0)
-        ADD_FD(job->sig_fd, POLLIN, FD_SIG, -1);
+        ADD_FD(job->sig_fd, POLLIN, TN_RUN_FD_SIG, -1);
         if (job->stdin_open && job->stdin_pipe_w >= 0 &&
             job->stdin_buf.len < TN_RUN_STDIN_MAX) {
-            ADD_FD(STDIN_FILENO, POLLIN, FD_STDIN, -1);
+            ADD_FD(STDIN_FILENO, POLLIN, TN_RUN_FD_STDIN, -1);
         }
         if (job->stdin_pipe_w >= 0 && job->stdin_buf.len > 0) {
-            ADD_FD(job->stdin_pipe_w, POLLOUT, FD_STDIN_PIPE, -1);
+            ADD_FD(job->stdin_pipe_w, POLLOUT, TN_RUN_FD_STDIN_PIPE, -1);
         }
-        for (int r = 0; r < job->nranks; r++) {
+        for (int r = 0; r < job->nlocal; r++) {
             const tn_run_rank_t *rk = &job->ranks[r];
 
             if (rk->out_fd >= 0) {
-                ADD_FD(rk->out_fd, POLLIN, FD_OUT, r);
+                ADD_FD(rk->out_fd, POLLIN, TN_RUN_FD_OUT, r);
             }
             if (rk->err_fd >= 0) {
-                ADD_FD(rk->err_fd, POLLIN, FD_ERR, r);
+                ADD_FD(rk->err_fd, POLLIN, TN_RUN_FD_ERR, r);
             }
             if (rk->pmi_fd >= 0) {
                 ADD_FD(rk->pmi_fd, POLLIN | (job->pmi.conns[r].out.len > 0 ?
-                                             POLLOUT : 0), FD_PMI, r);
+                                             POLLOUT : 0), TN_RUN_FD_PMI, r);
             }
         }
 #undef ADD_FD
+        n += tn_run_tree_pollfds(job, pfd + n, kind + n, who + n);
 
         next    = loop_next_deadline(job);
         timeout = next < 0 ? -1 : next <= now ? 0
@@ -484,7 +403,7 @@ int tn_run_loop(tn_run_job_t *job)
                 continue;
             }
             tn_run_log("poll: %m");
-            loop_end(job, 1, SIGKILL, 0);
+            tn_run_end(job, 1, SIGKILL, 0);
             loop_kill_now(job);
             break;
         }
@@ -496,43 +415,44 @@ int tn_run_loop(tn_run_job_t *job)
                 continue;
             }
             switch (kind[i]) {
-            case FD_SIG:
+            case TN_RUN_FD_SIG:
                 loop_signals(job);
                 break;
-            case FD_STDIN:
+            case TN_RUN_FD_STDIN:
                 if (job->stdin_open && job->stdin_pipe_w >= 0) {
                     tn_run_stdin_read(job);
                 }
                 break;
-            case FD_STDIN_PIPE:
+            case TN_RUN_FD_STDIN_PIPE:
                 if (job->stdin_pipe_w >= 0) {
                     tn_run_stdin_write(job);
                 }
                 break;
-            case FD_OUT:
-            case FD_ERR:
-                loop_read_output(job, who[i], kind[i] == FD_ERR, 0);
+            case TN_RUN_FD_OUT:
+            case TN_RUN_FD_ERR:
+                loop_read_output(job, who[i], kind[i] == TN_RUN_FD_ERR, 0);
                 break;
-            case FD_PMI:
+            case TN_RUN_FD_PMI:
                 if (rev & (POLLIN | POLLHUP | POLLERR | POLLNVAL)) {
                     loop_read_pmi(job, who[i], 0);
                 }
                 break;
             default:
+                tn_run_tree_ready(job, kind[i], who[i], rev);
                 break;
             }
         }
     }
 
     /* partial last lines of streams still open after the drain */
-    for (int r = 0; r < job->nranks; r++) {
+    for (int r = 0; r < job->nlocal; r++) {
         tn_run_rank_t *rk = &job->ranks[r];
 
         for (int is_err = 0; is_err < 2; is_err++) {
             int *fd_p = is_err ? &rk->err_fd : &rk->out_fd;
 
             tn_run_fwd_flush(is_err ? &rk->err_fwd : &rk->out_fwd, &loop_out);
-            loop_emit(job, is_err);
+            loop_emit(job, r, is_err);
             if (*fd_p >= 0) {
                 close(*fd_p);
                 *fd_p = -1;
@@ -540,8 +460,8 @@ int tn_run_loop(tn_run_job_t *job)
         }
     }
     tn_run_buf_free(&loop_out);
-    if (!job->ending) {
-        loop_warn_no_pmi(job);
+    if (!job->ending && !job->is_proxy) {
+        tn_run_judge_warn_no_pmi(job);
     }
     free(pfd);
     free(kind);

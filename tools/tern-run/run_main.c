@@ -1,6 +1,8 @@
-/* tern-run: start an MPI job of N ranks on this node, serve them PMI-1,
- * forward their output and signals, and end with the job's status.
- * Installed also as mpiexec and mpirun.  See run.h for the layout. */
+/* tern-run: start an MPI job of N ranks on this host or on several, serve
+ * them PMI-1, forward their output and signals, and end with the job's
+ * status.  Installed also as mpiexec and mpirun.  "tern-run --proxy" is the
+ * same program as one host's proxy (run_proxy.c).  See run.h for the
+ * layout. */
 #include "run.h"
 
 #include <errno.h>
@@ -34,7 +36,7 @@ static void main_std_fds(void)
     }
 }
 
-static int main_signals(tn_run_job_t *job)
+int tn_run_signals(tn_run_job_t *job)
 {
     struct sigaction sa;
 
@@ -65,8 +67,9 @@ static int main_signals(tn_run_job_t *job)
     return 0;
 }
 
-/* Three descriptors per rank must fit under the open-file limit. */
-static int main_nofile(int nranks)
+/* Three descriptors per rank and per link must fit under the open-file
+ * limit. */
+int tn_run_nofile(int nranks)
 {
     struct rlimit rl;
     rlim_t        need = (rlim_t)nranks * 3 + 32;
@@ -98,37 +101,303 @@ static void main_kvsname(tn_run_job_t *job)
              (int)getpid(), rnd);
 }
 
+void tn_run_job_init(tn_run_job_t *job)
+{
+    memset(job, 0, sizeof(*job));
+    job->sig_fd         = -1;
+    job->devnull_fd     = -1;
+    job->stdin_pipe_r   = -1;
+    job->stdin_pipe_w   = -1;
+    job->job_deadline   = -1;
+    job->kill_deadline  = -1;
+    job->drain_deadline = -1;
+    job->parent_r       = -1;
+    job->parent_w       = -1;
+}
+
+/* Find the programs of the blocks that have ranks here.  Returns 0, or the
+ * exit status to give up with (after saying why). */
+static int agent_resolve(tn_run_job_t *job)
+{
+    const tn_run_setup_t *s = job->setup;
+
+    job->prog_paths = tn_run_xmalloc((size_t)s->nblocks * sizeof(char *));
+    memset(job->prog_paths, 0, (size_t)s->nblocks * sizeof(char *));
+    for (int i = 0; i < job->nlocal; i++) {
+        int b = job->ranks[i].block;
+        int status;
+
+        if (job->prog_paths[b] != NULL) {
+            continue;
+        }
+        status = tn_run_proc_resolve(s->blocks[b].argv[0], &job->prog_paths[b]);
+        if (status != 0) {
+            return status;
+        }
+    }
+    return 0;
+}
+
+int tn_run_agent(tn_run_job_t *job)
+{
+    const tn_run_setup_t *s = job->setup;
+    tn_run_buf_t          map = { 0 };
+    int                   status;
+    int                   n = 0;
+
+    job->nranks   = s->nranks;
+    job->all      = tn_run_xmalloc((size_t)s->nranks * sizeof(*job->all));
+    job->local_of = tn_run_xmalloc((size_t)s->nranks * sizeof(int));
+    memset(job->all, 0, (size_t)s->nranks * sizeof(*job->all));
+    for (int r = 0; r < s->nranks; r++) {
+        job->all[r].host = s->host_of[r];
+        job->local_of[r] = s->host_of[r] == job->host ? job->nlocal++ : -1;
+    }
+    job->ranks = tn_run_xmalloc((size_t)(job->nlocal > 0 ? job->nlocal : 1) *
+                                sizeof(*job->ranks));
+    memset(job->ranks, 0, (size_t)(job->nlocal > 0 ? job->nlocal : 1) *
+                          sizeof(*job->ranks));
+    for (int r = 0; r < s->nranks; r++) {
+        if (job->local_of[r] >= 0) {
+            tn_run_rank_t *rk = &job->ranks[n++];
+
+            rk->rank   = r;
+            rk->block  = tn_run_setup_block_of(s, r);
+            rk->pid    = -1;
+            rk->out_fd = rk->err_fd = rk->pmi_fd = -1;
+            rk->shm_fd = -1;
+            tn_run_fwd_init(&rk->out_fwd, r, s->flags & TN_RUN_SETUP_TAG,
+                            s->nranks == 1);
+            tn_run_fwd_init(&rk->err_fwd, r, s->flags & TN_RUN_SETUP_TAG,
+                            s->nranks == 1);
+        }
+    }
+    status = agent_resolve(job);
+    if (status != 0 && !job->is_proxy) {
+        goto out;
+    }
+    if (tn_run_nofile(job->nlocal + 2 * s->tree_width) != 0) {
+        status = 1;
+        goto out;
+    }
+    if (s->kvsname != job->kvsname) {
+        snprintf(job->kvsname, sizeof(job->kvsname), "%s", s->kvsname);
+    }
+    {
+        int *ranks = tn_run_xmalloc((size_t)(job->nlocal > 0 ? job->nlocal : 1) *
+                                    sizeof(int));
+
+        for (int i = 0; i < job->nlocal; i++) {
+            ranks[i] = job->ranks[i].rank;
+        }
+        tn_pmi_srv_init_part(&job->pmi, s->nranks, job->nlocal, ranks,
+                             job->kvsname);
+        free(ranks);
+    }
+    for (int i = 0; i < job->nlocal; i++) {
+        job->pmi.conns[i].appnum = job->ranks[i].block;
+    }
+    job->pmi.kvs_max_keys  = (size_t)s->kvs_keys;
+    job->pmi.kvs_max_bytes = (size_t)s->kvs_bytes;
+    job->pmi.backlog_max   = (size_t)s->pmi_backlog;
+    if (job->multi) {
+        job->pmi.part = 1;
+        tn_run_hosts_mapping_str(s->host_of, s->nranks, &map);
+        tn_run_buf_append(&map, "", 1);
+        if (map.len <= TN_PMI_VALLEN_MAX) {
+            tn_pmi_srv_put(&job->pmi, "PMI_process_mapping", map.data);
+        }
+        tn_run_buf_free(&map);
+    }
+    tn_run_env_init(job);
+    tn_run_debug(1, "starting %d of %d rank(s), kvsname %s", job->nlocal,
+                 s->nranks, job->kvsname);
+    if (!job->is_proxy && s->timeout_s > 0) {
+        job->job_deadline = tn_run_now_ms() + (int64_t)s->timeout_s * 1000;
+    }
+
+    tn_run_shm_create(job);
+    if (tn_run_tree_start(job) != 0 && !job->ending) {
+        tn_run_end(job, 1, SIGTERM, TN_RUN_GRACE_FAIL_MS);
+    }
+    if (status != 0) {
+        /* a proxy that cannot find the program: its ranks fail */
+        for (int i = 0; i < job->nlocal; i++) {
+            job->ranks[i].exited    = 1;
+            job->ranks[i].exit_how  = CLD_EXITED;
+            job->ranks[i].exit_info = status;
+            job->nexited++;
+            tn_run_tree_exit(job, i);
+        }
+    } else if (tn_run_proc_spawn(job) != 0 && !job->ending) {
+        tn_run_end(job, 1, SIGTERM, TN_RUN_GRACE_FAIL_MS);
+    }
+    tn_run_shm_close(job);             /* the ranks have theirs */
+    status = tn_run_loop(job);
+    tn_run_proc_fini(job);
+    tn_run_shm_cleanup(job->kvsname);
+    tn_run_tree_fini(job);
+    tn_run_env_fini();
+    tn_pmi_srv_fini(&job->pmi);
+out:
+    for (int i = 0; i < job->nlocal; i++) {
+        tn_run_fwd_fini(&job->ranks[i].out_fwd);
+        tn_run_fwd_fini(&job->ranks[i].err_fwd);
+    }
+    if (job->prog_paths != NULL) {
+        for (int b = 0; b < s->nblocks; b++) {
+            free(job->prog_paths[b]);
+        }
+    }
+    free(job->prog_paths);
+    free(job->ranks);
+    free(job->all);
+    free(job->local_of);
+    return status;
+}
+
+/* Is name this machine (so the head runs its ranks itself)? */
+static int main_is_here(const char *name)
+{
+    char host[256];
+
+    if (strcmp(name, "localhost") == 0 || strcmp(name, "127.0.0.1") == 0) {
+        return 1;
+    }
+    if (gethostname(host, sizeof(host) - 1) != 0) {
+        return 0;
+    }
+    host[sizeof(host) - 1] = '\0';
+    if (strcmp(name, host) == 0) {
+        return 1;
+    }
+    /* "node1" for "node1.cluster" and the other way round */
+    size_t n = strlen(name), h = strcspn(host, ".");
+    return (strchr(name, '.') == NULL && n == h && strncmp(name, host, h) == 0) ||
+           (strchr(host, '.') == NULL && strncmp(name, host, strlen(host)) == 0 &&
+            name[strlen(host)] == '.');
+}
+
+static char *main_localhost[] = { "localhost" };
+
+/* The head's description of the job, from the command line. */
+static int main_setup(const tn_run_opts_t *opts, tn_run_job_t *job,
+                      tn_run_setup_t *s, char *proxy, size_t proxylen,
+                      char *cwd, size_t cwdlen)
+{
+    char         err[320];
+    int          oversub = 0;
+    ssize_t      n;
+
+    memset(s, 0, sizeof(*s));
+    s->kvsname = job->kvsname;
+    s->nranks  = opts->nranks;
+    s->host_of = tn_run_xmalloc((size_t)s->nranks * sizeof(int));
+    if (opts->hosts.nhosts == 0) {
+        s->nhosts    = 1;
+        s->hosts     = main_localhost;
+        s->head_host = 0;
+        memset(s->host_of, 0, (size_t)s->nranks * sizeof(int));
+    } else {
+        s->nhosts = opts->hosts.nhosts;
+        s->hosts  = tn_run_xmalloc((size_t)s->nhosts * sizeof(char *));
+        for (int h = 0; h < s->nhosts; h++) {
+            s->hosts[h] = opts->hosts.hosts[h].name;
+        }
+        if (tn_run_hosts_map(&opts->hosts, s->nranks, opts->ppn, opts->map,
+                             s->host_of, &oversub, err, sizeof(err)) != 0) {
+            tn_run_log("%s", err);
+            return 2;
+        }
+        if (oversub && !opts->oversubscribe && !opts->quiet) {
+            tn_run_log("warning: %d ranks are more than the hosts' %ld slots: "
+                       "some hosts run more ranks than slots (--oversubscribe "
+                       "hides this)", s->nranks, tn_run_hosts_slots(&opts->hosts));
+        }
+        s->head_host = -1;
+        for (int h = 0; h < s->nhosts && !opts->launcher_fork; h++) {
+            if (main_is_here(s->hosts[h])) {
+                s->head_host = h;
+                break;
+            }
+        }
+        job->multi = 1;
+    }
+    job->host  = s->head_host;
+    s->nblocks = opts->nblocks;
+    s->blocks  = tn_run_xmalloc((size_t)s->nblocks * sizeof(*s->blocks));
+    for (int b = 0; b < s->nblocks; b++) {
+        tn_run_block_t *blk = &s->blocks[b];
+
+        blk->nranks = opts->blocks[b].nranks;
+        blk->argv   = opts->blocks[b].argv;
+        for (blk->argc = 0; blk->argv[blk->argc] != NULL; blk->argc++) {
+        }
+        blk->env = tn_run_env_block(opts, b, &blk->nenv);
+    }
+    if (getcwd(cwd, cwdlen) == NULL) {
+        cwd[0] = '\0';
+    }
+    s->cwd = cwd;
+    n = readlink("/proc/self/exe", proxy, proxylen - 1);
+    proxy[n > 0 ? n : 0] = '\0';
+    s->proxy      = proxy;
+    s->rsh        = opts->rsh;
+    s->tree_width = opts->tree_width;
+    s->bind       = opts->bind;
+    s->flags      = (opts->tag_output ? TN_RUN_SETUP_TAG : 0) |
+                    (opts->report_bindings ? TN_RUN_SETUP_REPORT_BINDING : 0) |
+                    (opts->quiet ? TN_RUN_SETUP_QUIET : 0) |
+                    (opts->launcher_fork ? TN_RUN_SETUP_FORK : 0);
+    s->verbose     = tn_run_verbose;
+    s->timeout_s   = opts->timeout_s;
+    s->kvs_keys    = opts->kvs_keys;
+    s->kvs_bytes   = opts->kvs_bytes;
+    s->pmi_backlog = opts->pmi_backlog;
+    return 0;
+}
+
+static void main_setup_free(tn_run_setup_t *s)
+{
+    if (s->blocks != NULL) {
+        for (int b = 0; b < s->nblocks; b++) {
+            tn_run_env_free_block(s->blocks[b].env, s->blocks[b].nenv);
+        }
+    }
+    free(s->blocks);
+    if (s->hosts != main_localhost) {
+        free(s->hosts);
+    }
+    free(s->host_of);
+}
+
 int main(int argc, char **argv)
 {
-    tn_run_opts_t opts;
-    tn_run_job_t  job;
-    char         *prog_path = NULL;
-    int           status;
+    tn_run_opts_t  opts;
+    tn_run_job_t   job;
+    tn_run_setup_t setup;
+    static char    proxy[4096], cwd[4096];
+    int            status;
 
     main_std_fds();
+    if (argc == 2 && strcmp(argv[1], "--proxy") == 0) {
+        return tn_run_proxy_main();
+    }
     status = tn_run_opts_parse(argc, argv, &opts);
     if (status != TN_RUN_OPTS_RUN) {
         return status;
     }
-    memset(&job, 0, sizeof(job));
-    job.opts           = &opts;
-    job.nranks         = opts.nranks;
-    job.sig_fd         = -1;
-    job.devnull_fd     = -1;
-    job.stdin_pipe_r   = -1;
-    job.stdin_pipe_w   = -1;
-    job.job_deadline   = -1;
-    job.kill_deadline  = -1;
-    job.drain_deadline = -1;
-
-    status = tn_run_proc_resolve(opts.argv[0], &prog_path);
+    tn_run_job_init(&job);
+    job.opts  = &opts;
+    job.setup = &setup;
+    main_kvsname(&job);
+    status = main_setup(&opts, &job, &setup, proxy, sizeof(proxy), cwd,
+                        sizeof(cwd));
     if (status != 0) {
-        goto out_opts;
+        goto out_setup;
     }
-    job.prog_path = prog_path;
-    status        = 1;
-    if (main_nofile(job.nranks) != 0 || main_signals(&job) != 0 ||
-        tn_run_stdin_setup(&job) != 0) {
+    status = 1;
+    if (tn_run_signals(&job) != 0 || tn_run_stdin_setup(&job) != 0) {
         goto out_fds;
     }
     job.devnull_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
@@ -136,48 +405,10 @@ int main(int argc, char **argv)
         tn_run_log("/dev/null: %m");
         goto out_fds;
     }
-    main_kvsname(&job);
-    tn_pmi_srv_init(&job.pmi, job.nranks, job.kvsname);
-    job.pmi.kvs_max_keys  = opts.kvs_keys;
-    job.pmi.kvs_max_bytes = opts.kvs_bytes;
-    job.pmi.backlog_max   = opts.pmi_backlog;
-    tn_run_env_init(&job);
-    job.ranks = tn_run_xmalloc((size_t)job.nranks * sizeof(*job.ranks));
-    memset(job.ranks, 0, (size_t)job.nranks * sizeof(*job.ranks));
-    for (int r = 0; r < job.nranks; r++) {
-        tn_run_rank_t *rk = &job.ranks[r];
-
-        rk->pid    = -1;
-        rk->out_fd = rk->err_fd = rk->pmi_fd = -1;
-        rk->shm_fd = -1;
-        tn_run_fwd_init(&rk->out_fwd, r, opts.tag_output, job.nranks == 1);
-        tn_run_fwd_init(&rk->err_fwd, r, opts.tag_output, job.nranks == 1);
+    if (job.host < 0 && job.stdin_mode == TN_RUN_STDIN_FORWARD) {
+        tn_run_stdin_close(&job);       /* rank 0 is elsewhere */
     }
-    tn_run_debug(1, "starting %d rank(s) of %s, kvsname %s", job.nranks,
-                 prog_path, job.kvsname);
-    if (opts.timeout_s > 0) {
-        job.job_deadline = tn_run_now_ms() + (int64_t)opts.timeout_s * 1000;
-    }
-
-    tn_run_shm_create(&job);
-    if (tn_run_proc_spawn(&job) != 0) {
-        job.ending        = 1;
-        job.exit_status   = 1;
-        job.kill_deadline = tn_run_now_ms() + TN_RUN_GRACE_FAIL_MS;
-        tn_run_proc_kill(&job, SIGTERM);
-    }
-    tn_run_shm_close(&job);            /* the ranks have theirs */
-    status = tn_run_loop(&job);
-    tn_run_proc_fini(&job);
-    tn_run_shm_cleanup(job.kvsname);
-
-    for (int r = 0; r < job.nranks; r++) {
-        tn_run_fwd_fini(&job.ranks[r].out_fwd);
-        tn_run_fwd_fini(&job.ranks[r].err_fwd);
-    }
-    free(job.ranks);
-    tn_run_env_fini();
-    tn_pmi_srv_fini(&job.pmi);
+    status = tn_run_agent(&job);
     tn_run_buf_free(&job.stdin_buf);
 out_fds:
     if (job.devnull_fd >= 0) {
@@ -192,8 +423,8 @@ out_fds:
     if (job.sig_fd >= 0) {
         close(job.sig_fd);
     }
-    free(prog_path);
-out_opts:
+out_setup:
+    main_setup_free(&setup);
     tn_run_opts_free(&opts);
     return status;
 }

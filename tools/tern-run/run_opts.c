@@ -20,36 +20,52 @@
 
 static void usage(FILE *f)
 {
-    fputs("Usage: tern-run [options] program [args...]\n"
-          "Start an MPI job of one or more ranks on this node.\n"
+    fputs("Usage: tern-run [options] program [args...] [: [options] program [args...]]...\n"
+          "Start an MPI job on this host, or on several hosts through ssh.\n"
           "\n"
-          "  -n N, -np N          number of ranks (default 1)\n"
+          "  -n N, -np N          number of ranks (default 1; with hosts: their slots)\n"
           "  -x VAR               give the ranks VAR from this environment\n"
           "  -x VAR=VAL           give the ranks VAR set to VAL\n"
-          "  -genv VAR VAL        same as -x VAR=VAL (also -env)\n"
+          "  -env VAR VAL         same as -x VAR=VAL\n"
+          "  -genv VAR VAL        VAR=VAL for the ranks of every block\n"
+          "  :                    another program (MPMD): -n, -x and -env apply\n"
+          "                       to their own block, MPI_APPNUM is the block number\n"
+          "  -host H1[:S],H2...   run on these hosts (S slots each, default 1)\n"
+          "  -hostfile F          hosts from F (\"host\", \"host:S\" or \"host slots=S\"\n"
+          "                       per line; also -machinefile, --hostfile)\n"
+          "  -ppn N               N ranks per host (also --npernode); with --netns,\n"
+          "                       per namespace\n"
+          "  --map-by slot|node|core  fill each host's slots in order (slot, core),\n"
+          "                       or one rank per host in turn (node)\n"
+          "  --launcher-exec CMD  remote shell to start proxies on other hosts\n"
+          "                       (default TERN_RUN_RSH, else ssh); --launcher fork\n"
+          "                       starts them on this host (a test of the tree)\n"
           "  --timeout SEC        end the job after SEC seconds, exit 124\n"
           "                       (default from TERN_RUN_TIMEOUT; 0 = none)\n"
-          "  --bind-to core|none  bind rank i to the i-th allowed CPU, or not;\n"
-          "                       default: bind when 1 < ranks <= CPUs\n"
+          "  --bind-to core|hwthread|none  bind each rank to one core, to one\n"
+          "                       hardware thread, or not; default: core when\n"
+          "                       1 < ranks <= cores on the host\n"
+          "  --report-bindings    say where each rank is bound\n"
           "  --tag-output         prefix each output line with [rank]\n"
           "  --netns NS1,NS2,...  run ranks in these network namespaces (nodes of a\n"
           "                       test cluster on one machine; /var/run/netns/NAME),\n"
-          "                       in blocks of --ppn ranks (default: spread evenly)\n"
-          "  --ppn N              ranks per namespace with --netns\n"
+          "                       in blocks of -ppn ranks (default: spread evenly)\n"
           "  -v                   verbose (twice: trace PMI traffic)\n"
           "  -q, --quiet          no warnings (ranks that never contacted the\n"
           "                       PMI server: programs of another MPI)\n"
+          "  --oversubscribe      no warning when ranks outnumber a host's slots\n"
           "  -h, --help           this help\n"
           "  --version            print the version\n"
           "  --                   end of options\n"
-          "Accepted and ignored: --oversubscribe, --allow-run-as-root.\n"
+          "Accepted and ignored: --allow-run-as-root.\n"
           "Limits on what ranks may make tern-run hold (the job ends when a\n"
           "rank goes beyond): TERN_RUN_KVS_KEYS, TERN_RUN_KVS_BYTES (PMI\n"
           "key-value space), TERN_RUN_PMI_BACKLOG (unread PMI replies per rank).\n"
-          "The ranks get the whole environment of tern-run, plus -x/-genv.\n"
+          "The ranks get the whole environment of tern-run, plus -x/-env/-genv,\n"
+          "on every host.\n"
           "Exit status: 0 when all ranks exit 0; else that of the first rank\n"
           "to fail (128+N for signal N), the MPI_Abort code, 124 on timeout,\n"
-          "128+N when tern-run got signal N.\n", f);
+          "128+N when tern-run got signal N, 1 when a host was lost.\n", f);
 }
 
 static int parse_int(const char *s, int min, int max, int *val_p)
@@ -66,19 +82,18 @@ static int parse_int(const char *s, int min, int max, int *val_p)
     return 0;
 }
 
-static void add_env(tn_run_opts_t *opts, const char *name, const char *value,
-                    char *owned)
+static void add_env(tn_run_envvar_t **env_p, int *nenv_p, const char *name,
+                    const char *value, char *owned)
 {
-    opts->env = tn_run_xrealloc(opts->env,
-                                (size_t)(opts->nenv + 1) * sizeof(*opts->env));
-    opts->env[opts->nenv].name  = name;
-    opts->env[opts->nenv].value = value;
-    opts->env[opts->nenv].owned = owned;
-    opts->nenv++;
+    *env_p = tn_run_xrealloc(*env_p, (size_t)(*nenv_p + 1) * sizeof(**env_p));
+    (*env_p)[*nenv_p].name  = name;
+    (*env_p)[*nenv_p].value = value;
+    (*env_p)[*nenv_p].owned = owned;
+    (*nenv_p)++;
 }
 
 /* -x VAR or -x VAR=VAL. */
-static int add_env_x(tn_run_opts_t *opts, const char *arg)
+static int add_env_x(tn_run_envvar_t **env_p, int *nenv_p, const char *arg)
 {
     const char *eq = strchr(arg, '=');
     char       *copy;
@@ -87,12 +102,12 @@ static int add_env_x(tn_run_opts_t *opts, const char *arg)
         return -1;
     }
     if (eq == NULL) {
-        add_env(opts, arg, NULL, NULL);
+        add_env(env_p, nenv_p, arg, NULL, NULL);
         return 0;
     }
     copy = tn_run_xstrdup(arg);
     copy[eq - arg] = '\0';
-    add_env(opts, copy, copy + (eq - arg) + 1, copy);
+    add_env(env_p, nenv_p, copy, copy + (eq - arg) + 1, copy);
     return 0;
 }
 
@@ -148,23 +163,131 @@ static int opts_limits(tn_run_opts_t *opts_p)
     return 0;
 }
 
-int tn_run_opts_parse(int argc, char **argv, tn_run_opts_t *opts_p)
+/* Read a hostfile into the host list. */
+static int opts_hostfile(tn_run_opts_t *opts, const char *fname)
 {
-    const char *env_timeout = getenv("TERN_RUN_TIMEOUT");  /* config table */
-    int         i;
+    FILE        *f = fopen(fname, "r");
+    tn_run_buf_t text = { 0 };
+    char         chunk[4096];
+    char         err[320];
+    size_t       n;
+    int          rc;
 
-    memset(opts_p, 0, sizeof(*opts_p));
-    opts_p->nranks = 1;
-    opts_p->bind   = TN_RUN_BIND_AUTO;
+    if (f == NULL) {
+        tn_run_log("hostfile %s: %m", fname);
+        return -1;
+    }
+    while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0) {
+        tn_run_buf_append(&text, chunk, n);
+        if (text.len > (64u << 20)) {
+            break;
+        }
+    }
+    fclose(f);
+    if (text.len > (64u << 20)) {
+        tn_run_log("hostfile %s: larger than 64 MiB", fname);
+        tn_run_buf_free(&text);
+        return -1;
+    }
+    rc = tn_run_hosts_add_file(&opts->hosts, text.data != NULL ? text.data : "",
+                               text.len, fname, err, sizeof(err));
+    if (rc != 0) {
+        tn_run_log("%s", err);
+    }
+    tn_run_buf_free(&text);
+    return rc;
+}
+
+/* Settings that come from the environment (config table). */
+static int opts_from_env(tn_run_opts_t *opts_p)
+{
+    const char *env_timeout = getenv("TERN_RUN_TIMEOUT");
+    const char *env_width   = getenv("TERN_RUN_TREE_WIDTH");
+    const char *env_rsh     = getenv("TERN_RUN_RSH");
+
     if (env_timeout != NULL && *env_timeout != '\0' &&
         parse_int(env_timeout, 0, INT_MAX, &opts_p->timeout_s) != 0) {
         tn_run_log("bad TERN_RUN_TIMEOUT='%s' (want seconds >= 0)",
                    env_timeout);
+        return -1;
+    }
+    opts_p->tree_width = 32;
+    if (env_width != NULL && *env_width != '\0' &&
+        parse_int(env_width, 1, 4096, &opts_p->tree_width) != 0) {
+        tn_run_log("bad TERN_RUN_TREE_WIDTH='%s' (want 1 to 4096)", env_width);
+        return -1;
+    }
+    opts_p->rsh = env_rsh != NULL && *env_rsh != '\0' ? env_rsh : "ssh";
+    return opts_limits(opts_p);
+}
+
+/* A new, empty block. */
+static tn_run_optblock_t *opts_block(tn_run_opts_t *opts)
+{
+    tn_run_optblock_t *blk;
+
+    opts->blocks = tn_run_xrealloc(opts->blocks, (size_t)(opts->nblocks + 1) *
+                                                 sizeof(*opts->blocks));
+    blk = &opts->blocks[opts->nblocks++];
+    memset(blk, 0, sizeof(*blk));
+    return blk;
+}
+
+/* The number of ranks of every block, once all options are known. */
+static int opts_count_ranks(tn_run_opts_t *opts)
+{
+    long total = 0;
+
+    for (int b = 0; b < opts->nblocks; b++) {
+        tn_run_optblock_t *blk = &opts->blocks[b];
+
+        if (blk->nranks == 0 && opts->nblocks > 1) {
+            tn_run_log("program %d (%s) has no -n: every program of an MPMD "
+                       "job needs its number of ranks", b + 1, blk->argv[0]);
+            return -1;
+        }
+        if (blk->nranks == 0 && opts->hosts.nhosts > 0) {
+            /* as many as the hosts hold */
+            long n = opts->ppn > 0 ? (long)opts->ppn * opts->hosts.nhosts
+                                   : tn_run_hosts_slots(&opts->hosts);
+
+            blk->nranks = n > TN_RUN_MAX_RANKS ? TN_RUN_MAX_RANKS : (int)n;
+        } else if (blk->nranks == 0) {
+            blk->nranks = 1;
+        }
+        total += blk->nranks;
+    }
+    if (total > TN_RUN_MAX_RANKS) {
+        tn_run_log("%ld ranks in all: at most %d", total, TN_RUN_MAX_RANKS);
+        return -1;
+    }
+    opts->nranks = (int)total;
+    if (opts->ppn > 0 && opts->hosts.nhosts == 0 && opts->nnetns == 0 &&
+        opts->nranks > opts->ppn) {
+        tn_run_log("-ppn %d with %d ranks needs %d hosts: give them with -host "
+                   "or -hostfile", opts->ppn, opts->nranks,
+                   (opts->nranks + opts->ppn - 1) / opts->ppn);
+        return -1;
+    }
+    if (opts->nnetns > 0 && opts->hosts.nhosts > 0) {
+        tn_run_log("--netns and -host/-hostfile do not go together");
+        return -1;
+    }
+    return 0;
+}
+
+int tn_run_opts_parse(int argc, char **argv, tn_run_opts_t *opts_p)
+{
+    tn_run_optblock_t *blk;
+    int                i;
+
+    memset(opts_p, 0, sizeof(*opts_p));
+    opts_p->bind = TN_RUN_BIND_AUTO;
+    opts_p->map  = TN_RUN_MAP_SLOT;
+    if (opts_from_env(opts_p) != 0) {
         return 2;
     }
-    if (opts_limits(opts_p) != 0) {
-        return 2;
-    }
+    blk = opts_block(opts_p);
 
     for (i = 1; i < argc; i++) {
         const char *arg = argv[i];
@@ -172,14 +295,31 @@ int tn_run_opts_parse(int argc, char **argv, tn_run_opts_t *opts_p)
         const char *eq;
         const char *val = NULL;                 /* from "--opt=value" */
         char        name[32];
+        char        err[320];
         size_t      len;
 
-        if (strcmp(arg, "--") == 0) {
-            i++;
-            break;
-        }
-        if (arg[0] != '-' || arg[1] == '\0') {
-            break;
+        if (strcmp(arg, "--") == 0 || arg[0] != '-' || arg[1] == '\0') {
+            /* the program of this block, and its arguments up to ":" */
+            int first = i + (strcmp(arg, "--") == 0);
+            int end   = first;
+
+            while (end < argc && strcmp(argv[end], ":") != 0) {
+                end++;
+            }
+            if (end == first) {
+                tn_run_log("no program given (see tern-run --help)");
+                goto err_usage;
+            }
+            blk->argv = tn_run_xmalloc((size_t)(end - first + 1) * sizeof(char *));
+            memcpy(blk->argv, argv + first, (size_t)(end - first) * sizeof(char *));
+            blk->argv[end - first] = NULL;
+            if (end == argc) {
+                i = end;
+                break;
+            }
+            blk = opts_block(opts_p);
+            i   = end;
+            continue;
         }
         eq  = strchr(opt, '=');
         len = eq != NULL ? (size_t)(eq - opt) : strlen(opt);
@@ -214,14 +354,14 @@ int tn_run_opts_parse(int argc, char **argv, tn_run_opts_t *opts_p)
             return 0;
         } else if (strcmp(name, "n") == 0 || strcmp(name, "np") == 0) {
             NEXT_VALUE();
-            if (parse_int(val, 1, TN_RUN_MAX_RANKS, &opts_p->nranks) != 0) {
+            if (parse_int(val, 1, TN_RUN_MAX_RANKS, &blk->nranks) != 0) {
                 tn_run_log("bad number of ranks '%s' (1 to %d)", val,
                            TN_RUN_MAX_RANKS);
                 goto err_usage;
             }
         } else if (strcmp(name, "x") == 0) {
             NEXT_VALUE();
-            if (add_env_x(opts_p, val) != 0) {
+            if (add_env_x(&blk->env, &blk->nenv, val) != 0) {
                 tn_run_log("option -x needs VAR or VAR=VALUE");
                 goto err_usage;
             }
@@ -231,7 +371,12 @@ int tn_run_opts_parse(int argc, char **argv, tn_run_opts_t *opts_p)
                 tn_run_log("option %s needs VAR VALUE", arg);
                 goto err_usage;
             }
-            add_env(opts_p, argv[i + 1], argv[i + 2], NULL);
+            if (name[0] == 'g') {
+                add_env(&opts_p->env, &opts_p->nenv, argv[i + 1], argv[i + 2],
+                        NULL);
+            } else {
+                add_env(&blk->env, &blk->nenv, argv[i + 1], argv[i + 2], NULL);
+            }
             i += 2;
         } else if (strcmp(name, "timeout") == 0) {
             NEXT_VALUE();
@@ -252,46 +397,103 @@ int tn_run_opts_parse(int argc, char **argv, tn_run_opts_t *opts_p)
                 opts_p->nnetns += (*c == ',');
             }
             opts_p->nnetns++;
-        } else if (strcmp(name, "ppn") == 0) {
+        } else if (strcmp(name, "ppn") == 0 || strcmp(name, "npernode") == 0 ||
+                   strcmp(name, "N") == 0) {
             NEXT_VALUE();
             if (parse_int(val, 1, TN_RUN_MAX_RANKS, &opts_p->ppn) != 0) {
-                tn_run_log("bad --ppn '%s'", val);
+                tn_run_log("bad %s '%s'", arg, val);
+                goto err_usage;
+            }
+        } else if (strcmp(name, "host") == 0 || strcmp(name, "H") == 0 ||
+                   strcmp(name, "hosts") == 0) {
+            NEXT_VALUE();
+            if (tn_run_hosts_add_arg(&opts_p->hosts, val, err, sizeof(err)) != 0) {
+                tn_run_log("%s: %s", arg, err);
+                goto err_usage;
+            }
+        } else if (strcmp(name, "hostfile") == 0 || strcmp(name, "f") == 0 ||
+                   strcmp(name, "machinefile") == 0) {
+            NEXT_VALUE();
+            if (opts_hostfile(opts_p, val) != 0) {
+                goto err_usage;
+            }
+        } else if (strcmp(name, "map-by") == 0) {
+            NEXT_VALUE();
+            if (strcmp(val, "slot") == 0) {
+                opts_p->map = TN_RUN_MAP_SLOT;
+            } else if (strcmp(val, "node") == 0) {
+                opts_p->map = TN_RUN_MAP_NODE;
+            } else if (strcmp(val, "core") == 0) {
+                opts_p->map = TN_RUN_MAP_CORE;
+            } else {
+                tn_run_log("bad --map-by '%s' (slot, node or core)", val);
+                goto err_usage;
+            }
+        } else if (strcmp(name, "launcher-exec") == 0 ||
+                   strcmp(name, "rsh") == 0) {
+            NEXT_VALUE();
+            if (*val == '\0') {
+                tn_run_log("option %s needs a command", arg);
+                goto err_usage;
+            }
+            opts_p->rsh = val;
+        } else if (strcmp(name, "launcher") == 0) {
+            NEXT_VALUE();
+            if (strcmp(val, "fork") == 0) {
+                opts_p->launcher_fork = 1;
+            } else if (strcmp(val, "ssh") == 0 || strcmp(val, "rsh") == 0) {
+                opts_p->launcher_fork = 0;
+                opts_p->rsh = val;
+            } else {
+                tn_run_log("bad --launcher '%s' (ssh, rsh or fork; other remote "
+                           "shells with --launcher-exec)", val);
                 goto err_usage;
             }
         } else if (strcmp(name, "bind-to") == 0) {
             NEXT_VALUE();
-            if (strcmp(val, "core") == 0 || strcmp(val, "hwthread") == 0) {
+            opts_p->bind_given = 1;
+            if (strcmp(val, "core") == 0) {
                 opts_p->bind = TN_RUN_BIND_CORE;
+            } else if (strcmp(val, "hwthread") == 0) {
+                opts_p->bind = TN_RUN_BIND_HWTHREAD;
             } else if (strcmp(val, "none") == 0) {
                 opts_p->bind = TN_RUN_BIND_NONE;
             } else {
-                tn_run_log("bad --bind-to '%s' (core or none)", val);
+                tn_run_log("bad --bind-to '%s' (core, hwthread or none)", val);
                 goto err_usage;
             }
         } else if (val != NULL) {
             goto err_unknown;                   /* flags take no "=value" */
         } else if (strcmp(name, "tag-output") == 0) {
             opts_p->tag_output = 1;
+        } else if (strcmp(name, "report-bindings") == 0) {
+            opts_p->report_bindings = 1;
         } else if (strcmp(name, "v") == 0 || strcmp(name, "verbose") == 0) {
             tn_run_verbose++;
         } else if (strcmp(name, "q") == 0 || strcmp(name, "quiet") == 0) {
             opts_p->quiet = 1;
         } else if (strcmp(name, "vv") == 0) {
             tn_run_verbose += 2;
-        } else if (strcmp(name, "oversubscribe") == 0 ||
-                   strcmp(name, "allow-run-as-root") == 0) {
-            /* Open MPI habits: nothing to do */
+        } else if (strcmp(name, "oversubscribe") == 0) {
+            opts_p->oversubscribe = 1;
+        } else if (strcmp(name, "allow-run-as-root") == 0) {
+            /* an Open MPI habit: nothing to do */
         } else {
             goto err_unknown;
         }
 #undef NEXT_VALUE
     }
 
-    if (i >= argc) {
+    if (blk->argv == NULL) {
         tn_run_log("no program given (see tern-run --help)");
         goto err_usage;
     }
-    opts_p->argv = argv + i;
+    if (opts_count_ranks(opts_p) != 0) {
+        goto err_usage;
+    }
+    if (!opts_p->bind_given && opts_p->map == TN_RUN_MAP_CORE) {
+        opts_p->bind = TN_RUN_BIND_CORE;
+    }
     return TN_RUN_OPTS_RUN;
 
 err_unknown:
@@ -304,7 +506,7 @@ err_usage:
 const char *tn_run_opts_netns_of(const tn_run_opts_t *opts, int rank)
 {
     static char name[256];
-    if (opts->nnetns == 0) {
+    if (opts == NULL || opts->nnetns == 0) {
         return NULL;
     }
     int ppn = opts->ppn > 0 ? opts->ppn
@@ -323,15 +525,28 @@ const char *tn_run_opts_netns_of(const tn_run_opts_t *opts, int rank)
     return name;
 }
 
+static void opts_free_env(tn_run_envvar_t *env, int nenv)
+{
+    for (int i = 0; i < nenv; i++) {
+        free(env[i].owned);
+    }
+    free(env);
+}
+
 void tn_run_opts_free(tn_run_opts_t *opts)
 {
     free(opts->netns);
     opts->netns = NULL;
     opts->nnetns = 0;
-    for (int i = 0; i < opts->nenv; i++) {
-        free(opts->env[i].owned);
-    }
-    free(opts->env);
+    opts_free_env(opts->env, opts->nenv);
     opts->env  = NULL;
     opts->nenv = 0;
+    for (int b = 0; b < opts->nblocks; b++) {
+        opts_free_env(opts->blocks[b].env, opts->blocks[b].nenv);
+        free(opts->blocks[b].argv);
+    }
+    free(opts->blocks);
+    opts->blocks  = NULL;
+    opts->nblocks = 0;
+    tn_run_hosts_free(&opts->hosts);
 }

@@ -113,37 +113,136 @@ static int proc_cpus(int **cpus_p)
     return n;
 }
 
-/* Decide the CPU of every rank (ranks[i].cpu). */
+/* The cores of the CPUs we may use: cpus grouped by (package, core) in
+ * order of their first CPU.  core_of[k] is the core of cpus[k]; returns the
+ * number of cores.  Without sysfs every CPU is its own core. */
+static int proc_cores(const int *cpus, int ncpus, int *core_of)
+{
+    long *ids   = tn_run_xmalloc((size_t)(ncpus > 0 ? ncpus : 1) * sizeof(long));
+    int   ncore = 0;
+
+    for (int k = 0; k < ncpus; k++) {
+        char  path[128];
+        long  pkg = 0, core = -1 - k;   /* unknown: a core of its own */
+        FILE *f;
+
+        snprintf(path, sizeof(path),
+                 "/sys/devices/system/cpu/cpu%d/topology/core_id", cpus[k]);
+        if ((f = fopen(path, "r")) != NULL) {
+            if (fscanf(f, "%ld", &core) != 1) {
+                core = -1 - k;
+            }
+            fclose(f);
+        }
+        snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/topology/"
+                 "physical_package_id", cpus[k]);
+        if ((f = fopen(path, "r")) != NULL) {
+            if (fscanf(f, "%ld", &pkg) != 1) {
+                pkg = 0;
+            }
+            fclose(f);
+        }
+        ids[k] = pkg * 1000003 + core;
+        core_of[k] = -1;
+        for (int j = 0; j < k; j++) {
+            if (ids[j] == ids[k]) {
+                core_of[k] = core_of[j];
+                break;
+            }
+        }
+        if (core_of[k] < 0) {
+            core_of[k] = ncore++;
+        }
+    }
+    free(ids);
+    return ncore;
+}
+
+/* Decide the CPUs of every local rank (ranks[i].cpus), say so with
+ * --report-bindings, and warn when a binding asked for cannot be had. */
 static void proc_plan_binding(tn_run_job_t *job)
 {
-    int *cpus  = NULL;
-    int  ncpus = proc_cpus(&cpus);
-    int  bind;
+    const tn_run_setup_t *s = job->setup;
+    int  *cpus    = NULL;
+    int   ncpus   = proc_cpus(&cpus);
+    int  *core_of = tn_run_xmalloc((size_t)(ncpus > 0 ? ncpus : 1) * sizeof(int));
+    int   ncores  = proc_cores(cpus, ncpus, core_of);
+    int   bind    = s->bind;
+    int   units;                        /* cores or hardware threads */
+    const char *unit;
+    char  where[300] = "";
 
-    switch (job->opts->bind) {
-    case TN_RUN_BIND_NONE: bind = 0;                    break;
-    case TN_RUN_BIND_CORE: bind = ncpus > 0;            break;
-    /* automatic: not for one rank, which is often one of several jobs
-     * started side by side (a test suite), all of which would pick CPU 0 */
-    default:               bind = ncpus >= job->nranks && job->nranks > 1;
-                           break;
+    if (job->multi && job->host >= 0) {
+        snprintf(where, sizeof(where), " on %s", s->hosts[job->host]);
     }
-    for (int r = 0; r < job->nranks; r++) {
-        job->ranks[r].cpu = bind ? cpus[r % ncpus] : -1;
+    if (bind == TN_RUN_BIND_AUTO) {
+        /* not for one rank, which is often one of several jobs started
+         * side by side (a test suite), all of which would pick CPU 0 */
+        bind = job->nlocal > 1 && job->nlocal <= ncores ? TN_RUN_BIND_CORE
+                                                        : TN_RUN_BIND_NONE;
     }
-    tn_run_debug(1, "%d ranks, %d CPUs available: %s", job->nranks, ncpus,
-                 bind ? "binding rank i to the i-th CPU" : "not binding");
+    units = bind == TN_RUN_BIND_HWTHREAD ? ncpus : ncores;
+    unit  = bind == TN_RUN_BIND_HWTHREAD ? "hardware thread" : "core";
+    if (bind != TN_RUN_BIND_NONE && units == 0) {
+        tn_run_log("warning: --bind-to %s: cannot read the CPUs tern-run may "
+                   "use%s; not binding", bind == TN_RUN_BIND_HWTHREAD ?
+                   "hwthread" : "core", where);
+        bind = TN_RUN_BIND_NONE;
+    }
+    if (bind != TN_RUN_BIND_NONE && job->nlocal > units &&
+        !(s->flags & TN_RUN_SETUP_QUIET)) {
+        tn_run_log("warning: %d ranks%s but %d %s%s: binding them in turn, so "
+                   "ranks share %ss (--bind-to none to let the kernel place them)",
+                   job->nlocal, where, units, unit, units == 1 ? "" : "s", unit);
+    }
+    for (int i = 0; i < job->nlocal; i++) {
+        tn_run_rank_t *rk = &job->ranks[i];
+        int            u  = units > 0 ? i % units : 0;
+
+        rk->ncpus = 0;
+        if (bind == TN_RUN_BIND_HWTHREAD) {
+            rk->cpus[rk->ncpus++] = cpus[u];
+        } else if (bind == TN_RUN_BIND_CORE) {
+            for (int k = 0; k < ncpus && rk->ncpus < TN_RUN_BIND_MAX; k++) {
+                if (core_of[k] == u) {
+                    rk->cpus[rk->ncpus++] = cpus[k];
+                }
+            }
+        }
+        if (s->flags & TN_RUN_SETUP_REPORT_BINDING) {
+            tn_run_buf_t list = { 0 };
+
+            for (int k = 0; k < rk->ncpus; k++) {
+                tn_run_buf_printf(&list, "%s%d", k > 0 ? "," : "", rk->cpus[k]);
+            }
+            if (rk->ncpus > 0) {
+                tn_run_log("rank %d%s: bound to %s %d (CPU%s %.*s)", rk->rank,
+                           where, unit, u, rk->ncpus > 1 ? "s" : "",
+                           (int)list.len, list.data);
+            } else {
+                tn_run_log("rank %d%s: not bound", rk->rank, where);
+            }
+            tn_run_buf_free(&list);
+        }
+    }
+    tn_run_debug(1, "%d ranks, %d CPUs in %d cores available: %s", job->nlocal,
+                 ncpus, ncores, bind == TN_RUN_BIND_NONE ? "not binding"
+                 : bind == TN_RUN_BIND_CORE ? "binding rank i to the i-th core"
+                 : "binding rank i to the i-th hardware thread");
+    free(core_of);
     free(cpus);
 }
 
 /* In the child between fork and exec: become the rank.  Never returns. */
-static void proc_child(tn_run_job_t *job, int rank, int out_w, int err_w,
+static void proc_child(tn_run_job_t *job, int i, int out_w, int err_w,
                        int pmi_child, char **envp, pid_t parent)
 {
-    const tn_run_rank_t *rk  = &job->ranks[rank];
+    const tn_run_rank_t *rk  = &job->ranks[i];
+    int                  rank = rk->rank;
+    const char          *prog = job->prog_paths[rk->block];
     int                  in_fd = job->devnull_fd;
     const char          *what;
-    const char          *object = job->prog_path;   /* what the failure is about */
+    const char          *object = prog;   /* what the failure is about */
     char                 msg[512];
     int                  n;
 
@@ -174,16 +273,24 @@ static void proc_child(tn_run_job_t *job, int rank, int out_w, int err_w,
         (rk->shm_fd >= 0 && fcntl(rk->shm_fd, F_SETFD, 0) != 0)) {
         goto err;
     }
-    if (rk->cpu >= 0) {
-        cpu_set_t *set  = CPU_ALLOC((size_t)rk->cpu + 1);
-        size_t     size = CPU_ALLOC_SIZE((size_t)rk->cpu + 1);
+    if (rk->ncpus > 0) {
+        int        top = 0;
+        cpu_set_t *set;
+        size_t     size;
 
+        for (int k = 0; k < rk->ncpus; k++) {
+            top = rk->cpus[k] > top ? rk->cpus[k] : top;
+        }
+        set  = CPU_ALLOC((size_t)top + 1);
+        size = CPU_ALLOC_SIZE((size_t)top + 1);
         what = "sched_setaffinity";
         if (set == NULL) {
             goto err;
         }
         CPU_ZERO_S(size, set);
-        CPU_SET_S((size_t)rk->cpu, size, set);
+        for (int k = 0; k < rk->ncpus; k++) {
+            CPU_SET_S((size_t)rk->cpus[k], size, set);
+        }
         if (sched_setaffinity(0, size, set) != 0) {
             goto err;
         }
@@ -203,10 +310,10 @@ static void proc_child(tn_run_job_t *job, int rank, int out_w, int err_w,
             goto err;
         }
         close(nsfd);
-        object = job->prog_path;
+        object = prog;
     }
     what = "execve";
-    execve(job->prog_path, job->opts->argv, envp);
+    execve(prog, job->setup->blocks[rk->block].argv, envp);
 
 err:
     n = snprintf(msg, sizeof(msg), "tern-run: rank %d: %s '%s': %s\n", rank,
@@ -225,9 +332,10 @@ static int set_nonblock(int fd)
     return fl < 0 ? -1 : fcntl(fd, F_SETFL, fl | O_NONBLOCK);
 }
 
-static int proc_spawn_one(tn_run_job_t *job, int rank)
+static int proc_spawn_one(tn_run_job_t *job, int i)
 {
-    tn_run_rank_t *rk = &job->ranks[rank];
+    tn_run_rank_t *rk = &job->ranks[i];
+    int            rank = rk->rank;
     int            out[2], err[2], sv[2];
     char         **envp;
     pid_t          pid, self;
@@ -245,11 +353,11 @@ static int proc_spawn_one(tn_run_job_t *job, int rank)
         saved_errno = errno;
         goto err_sock;
     }
-    envp = tn_run_env_rank(job, rank, sv[1]);
+    envp = tn_run_env_rank(job, i, sv[1]);
     self = getpid();
     pid  = fork();
     if (pid == 0) {
-        proc_child(job, rank, out[1], err[1], sv[1], envp, self);
+        proc_child(job, i, out[1], err[1], sv[1], envp, self);
     }
     saved_errno = errno;
     tn_run_env_free_rank(envp);
@@ -272,8 +380,8 @@ static int proc_spawn_one(tn_run_job_t *job, int rank)
     rk->out_fd = out[0];
     rk->err_fd = err[0];
     rk->pmi_fd = sv[0];
-    tn_run_debug(1, "rank %d: pid %d, PMI_FD %d, cpu %d", rank, (int)pid,
-                 sv[1], rk->cpu);
+    tn_run_debug(1, "rank %d: pid %d, PMI_FD %d, %d cpus", rank, (int)pid,
+                 sv[1], rk->ncpus);
     return 0;
 
 err_fork:
@@ -292,34 +400,35 @@ err_out:
 
 int tn_run_proc_spawn(tn_run_job_t *job)
 {
-    int rank;
+    int i;
 
     proc_plan_binding(job);
-    for (rank = 0; rank < job->nranks; rank++) {
-        if (proc_spawn_one(job, rank) != 0) {
+    for (i = 0; i < job->nlocal; i++) {
+        if (proc_spawn_one(job, i) != 0) {
             break;
         }
-        if (rank == 0 && job->stdin_pipe_r >= 0) {
+        if (job->ranks[i].rank == 0 && job->stdin_pipe_r >= 0) {
             close(job->stdin_pipe_r);   /* rank 0 has it now */
             job->stdin_pipe_r = -1;
         }
     }
-    if (rank == job->nranks) {
+    if (i == job->nlocal) {
         return 0;
     }
-    for (; rank < job->nranks; rank++) {   /* never started: count as gone */
-        job->ranks[rank].exited    = 1;
-        job->ranks[rank].exit_how  = CLD_EXITED;
-        job->ranks[rank].exit_info = 1;
+    for (; i < job->nlocal; i++) {      /* never started: count as gone */
+        job->ranks[i].exited    = 1;
+        job->ranks[i].exit_how  = CLD_EXITED;
+        job->ranks[i].exit_info = 1;
         job->nexited++;
+        tn_run_tree_exit(job, i);
     }
     return -1;
 }
 
 void tn_run_proc_reap(tn_run_job_t *job,
-                      void (*on_exit)(tn_run_job_t *job, int rank))
+                      void (*on_exit)(tn_run_job_t *job, int i))
 {
-    for (int r = 0; r < job->nranks; r++) {
+    for (int r = 0; r < job->nlocal; r++) {
         tn_run_rank_t *rk = &job->ranks[r];
         siginfo_t      si;
         int            flags = WEXITED | WNOHANG;

@@ -36,12 +36,13 @@ static unsigned long long shm_node_of(const tn_run_job_t *job, int rank)
 
 void tn_run_shm_create(tn_run_job_t *job)
 {
-    unsigned long long *keys = tn_run_xmalloc((size_t)job->nranks * sizeof(*keys));
+    int                 n    = job->nlocal > 0 ? job->nlocal : 1;
+    unsigned long long *keys = tn_run_xmalloc((size_t)n * sizeof(*keys));
 
-    job->shm_fds = tn_run_xmalloc((size_t)job->nranks * sizeof(int));
+    job->shm_fds = tn_run_xmalloc((size_t)n * sizeof(int));
     job->nshm    = 0;
-    for (int r = 0; r < job->nranks; r++) {
-        unsigned long long key = shm_node_of(job, r);
+    for (int r = 0; r < job->nlocal; r++) {
+        unsigned long long key = shm_node_of(job, job->ranks[r].rank);
         int                g;
 
         for (g = 0; g < job->nshm && keys[g] != key; g++) {
@@ -52,7 +53,7 @@ void tn_run_shm_create(tn_run_job_t *job)
             if (fd < 0) {
                 tn_run_debug(1, "memfd_create: %m; the ranks name their "
                              "shared segments themselves");
-                for (int q = 0; q < job->nranks; q++) {
+                for (int q = 0; q < job->nlocal; q++) {
                     job->ranks[q].shm_fd = -1;
                 }
                 tn_run_shm_close(job);
@@ -91,9 +92,13 @@ void tn_run_shm_cleanup(const char *kvsname)
 {
     tn_run_buf_t   prefix = { 0 };
     tn_run_buf_t   hashed = { 0 };
-    DIR           *dir    = opendir(SHM_DIR);
+    DIR           *dir;
     struct dirent *ent;
 
+    if (kvsname[0] == '\0') {
+        return;                         /* would match every name */
+    }
+    dir = opendir(SHM_DIR);
     if (dir == NULL) {
         return;
     }

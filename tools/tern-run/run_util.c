@@ -122,6 +122,8 @@ int tn_run_write_all(int fd, const void *buf, size_t len)
     return 0;
 }
 
+int (*tn_run_log_hook)(const char *line, size_t len);
+
 static void vlog(const char *fmt, va_list ap)
 {
     char buf[1024];
@@ -130,6 +132,9 @@ static void vlog(const char *fmt, va_list ap)
     n += vsnprintf(buf + n, sizeof(buf) - (size_t)n - 1, fmt, ap);
     if (n > (int)sizeof(buf) - 2) {
         n = (int)sizeof(buf) - 2;
+    }
+    if (tn_run_log_hook != NULL && tn_run_log_hook(buf, (size_t)n) == 0) {
+        return;
     }
     buf[n++] = '\n';
     (void)tn_run_write_all(STDERR_FILENO, buf, (size_t)n);

@@ -34,6 +34,9 @@ extern int tn_run_verbose;
 /* Print "tern-run: <message>\n" on stderr in one write(2), so that it never
  * lands inside a forwarded line. */
 void tn_run_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* When set and returning 0, takes each message (without its newline)
+ * instead of stderr: a proxy sends its messages to the head. */
+extern int (*tn_run_log_hook)(const char *line, size_t len);
 /* Same, only when tn_run_verbose >= level. */
 void tn_run_debug(int level, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
