@@ -125,6 +125,9 @@
       "tern-run: most bytes of keys and values in a job's PMI key-value space") \
     X(run_pmi_backlog, RUN_PMI_BACKLOG, SIZE, "1m", "1k..",                    \
       "tern-run: most bytes of PMI replies that may wait for a rank that does not read them") \
+    X(pmi, PMI, STRING, "auto", "auto|pmi1|pmi2|pmix",                         \
+      "Process-manager interface: auto (PMIx when PMIX_NAMESPACE and PMIX_RANK are set, else PMI-2 " \
+      "on PMI_FD when the server accepts it, else PMI-1), pmi1, pmi2, pmix (needs libpmix at build time)") \
     X(pmi_timeout, PMI_TIMEOUT, DOUBLE, "60", "0..",                           \
       "Seconds a rank waits for the PMI server to answer a request before it gives up (0 = no limit)") \
     X(pmi_fence_timeout, PMI_FENCE_TIMEOUT, DOUBLE, "0", "0..",                \
