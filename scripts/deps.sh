@@ -2,7 +2,11 @@
 # Install the system packages Tern's build and tests need (Debian/Ubuntu),
 # only those missing.  Usage: scripts/deps.sh [extra packages...]
 set -euo pipefail
-pkgs=(cmake ninja-build gcc g++ python3 pkg-config libsodium-dev libssl-dev mpich iproute2 nftables "$@")
+# slurmctld, slurmd, slurm-client, munge: tests/slurm's cluster (its
+# slurm-wlm-basic-plugins brings the pmi2 and pmix_v4 MPI plugins);
+# libpmix-dev: the PMIx client (optional in the build)
+pkgs=(cmake ninja-build gcc g++ python3 pkg-config libsodium-dev libssl-dev mpich iproute2 nftables
+      libpmix-dev munge slurmctld slurmd slurm-client "$@")
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
@@ -12,5 +16,22 @@ if [ ${#missing[@]} -gt 0 ]; then
   SUDO=""
   [ "$(id -u)" -eq 0 ] || SUDO="sudo"
   $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+  # munge and Slurm's packages start their system daemons when installed;
+  # the tests start their own (tests/slurm/slurm_cluster.sh), so a
+  # policy-rc.d that refuses every start is in place during the install
+  # (Docker images have one already; invoke-rc.d and deb-systemd-invoke
+  # both obey it)
+  policy=/usr/sbin/policy-rc.d
+  made_policy=0
+  if [ ! -e "$policy" ]; then
+    printf '#!/bin/sh\nexit 101\n' | $SUDO tee "$policy" >/dev/null
+    $SUDO chmod 755 "$policy"
+    made_policy=1
+  fi
+  rc=0
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null || rc=$?
+  if [ "$made_policy" -eq 1 ]; then
+    $SUDO rm -f "$policy"
+  fi
+  [ "$rc" -eq 0 ] || exit "$rc"
 fi
