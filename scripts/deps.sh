@@ -2,8 +2,12 @@
 # Install the system packages Tern's build and tests need (Debian/Ubuntu),
 # only those missing.  Usage: scripts/deps.sh [extra packages...]
 set -euo pipefail
+# slurmctld, slurmd, slurm-client, munge: tests/slurm's cluster (its
+# slurm-wlm-basic-plugins brings the pmi2 and pmix_v4 MPI plugins);
+# libpmix-dev: the PMIx client (optional in the build); openssh-server:
+# the sshds of tests/net/ssh_cluster.sh
 pkgs=(cmake ninja-build gcc g++ python3 pkg-config libsodium-dev libssl-dev mpich iproute2 nftables
-      openssh-server "$@")
+      libpmix-dev munge slurmctld slurmd slurm-client openssh-server "$@")
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
@@ -21,7 +25,24 @@ if [ ${#missing[@]} -gt 0 ]; then
     $SUDO touch /etc/ssh/sshd_not_to_be_run
   fi
   $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+  # munge and Slurm's packages start their system daemons when installed;
+  # the tests start their own (tests/slurm/slurm_cluster.sh), so a
+  # policy-rc.d that refuses every start is in place during the install
+  # (Docker images have one already; invoke-rc.d and deb-systemd-invoke
+  # both obey it)
+  policy=/usr/sbin/policy-rc.d
+  made_policy=0
+  if [ ! -e "$policy" ]; then
+    printf '#!/bin/sh\nexit 101\n' | $SUDO tee "$policy" >/dev/null
+    $SUDO chmod 755 "$policy"
+    made_policy=1
+  fi
+  rc=0
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null || rc=$?
+  if [ "$made_policy" -eq 1 ]; then
+    $SUDO rm -f "$policy"
+  fi
+  [ "$rc" -eq 0 ] || exit "$rc"
   if [[ " ${missing[*]} " == *" openssh-server "* ]]; then
     # and in case one started anyway (socket activation, a policy that
     # ignores the flag): stop it and keep it from coming back

@@ -131,6 +131,9 @@
       "tern-run: remote shell that starts proxies on other hosts (a command line; host and command are appended)") \
     X(run_tree_width, RUN_TREE_WIDTH, INT, "32", "1..4096",                    \
       "tern-run: proxies that tern-run and each proxy start (the fan-out of the launch tree)") \
+    X(pmi, PMI, STRING, "auto", "auto|pmi1|pmi2|pmix",                         \
+      "Process-manager interface: auto (PMIx when PMIX_NAMESPACE and PMIX_RANK are set, else PMI-2 " \
+      "on PMI_FD when the server accepts it, else PMI-1), pmi1, pmi2, pmix (needs libpmix at build time)") \
     X(pmi_timeout, PMI_TIMEOUT, DOUBLE, "60", "0..",                           \
       "Seconds a rank waits for the PMI server to answer a request before it gives up (0 = no limit)") \
     X(pmi_fence_timeout, PMI_FENCE_TIMEOUT, DOUBLE, "0", "0..",                \

@@ -34,7 +34,7 @@ tn_status_t tn_rt_kv_get(int rank, const char *key, char *value, int len)
 {
     char k[128];
     snprintf(k, sizeof(k), "%s-%d", key, rank);
-    return tn_pmi_get(k, value, len);
+    return tn_pmi_get(rank, k, value, len);
 }
 
 static tn_status_t tn_rt_kv_put_mine(const char *key, const char *value)
@@ -64,18 +64,24 @@ static void tn_rt_node_key(char *buf, size_t len)
     }
 }
 
-static tn_status_t tn_rt_node_map(void)
+/* Which ranks share a node: from the PMI server's process mapping when it
+ * gave one (PMI-2: no exchange at all), else by exchanging node keys. */
+static tn_status_t tn_rt_node_map(int *given, int given_nnodes)
 {
     int n = tn_rt.world_size;
     char mine[320], other[320];
     tn_status_t st;
     tn_rt.local_of_world = malloc(sizeof(int) * (size_t)n);
     tn_rt.world_of_local = malloc(sizeof(int) * (size_t)n);
-    int *node_of = tn_rt.node_of_world = calloc((size_t)n, sizeof(int));
-    char (*keys)[320] = malloc(sizeof(*keys) * (size_t)n);
-    if (!tn_rt.local_of_world || !tn_rt.world_of_local || !node_of || !keys) {
+    int *node_of = tn_rt.node_of_world = given != NULL ? given : calloc((size_t)n, sizeof(int));
+    char (*keys)[320] = given != NULL ? NULL : malloc(sizeof(*keys) * (size_t)n);
+    if (!tn_rt.local_of_world || !tn_rt.world_of_local || !node_of || (!given && !keys)) {
         st = TN_ERR_NOMEM;
         goto out;
+    }
+    if (given != NULL) {
+        tn_rt.nnodes = given_nnodes;
+        goto layout;
     }
     tn_rt_node_key(mine, sizeof(mine));
     if (n > 1) {
@@ -84,7 +90,6 @@ static tn_status_t tn_rt_node_map(void)
         }
     }
     int nnodes = 0;
-    tn_rt.local_size = 0;
     for (int r = 0; r < n; r++) {
         if (r == tn_rt.world_rank) {
             snprintf(other, sizeof(other), "%s", mine);
@@ -105,8 +110,10 @@ static tn_status_t tn_rt_node_map(void)
         node_of[r] = node;
         snprintf(keys[r], sizeof(keys[r]), "%s", other);
     }
-    tn_rt.node_id = node_of[tn_rt.world_rank];
     tn_rt.nnodes = nnodes;
+layout:
+    tn_rt.node_id = node_of[tn_rt.world_rank];
+    tn_rt.local_size = 0;
     for (int r = 0; r < n; r++) {
         if (node_of[r] == tn_rt.node_id) {
             if (r == tn_rt.world_rank) {
@@ -237,7 +244,7 @@ tn_status_t tn_rt_init(int required, int *provided_p, const tn_rt_hooks_t *hooks
 #ifdef PR_SET_PTRACER
     prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
 #endif
-    if ((st = tn_rt_node_map()) != TN_OK) {
+    if ((st = tn_rt_node_map(info.node_of, info.nnodes)) != TN_OK) {
         return st;
     }
     if ((st = tn_rt_choose_xports()) != TN_OK) {

@@ -1,9 +1,9 @@
 /* Fuzz harness of the PMI-1 line protocol, both sides:
  *   - the server, tern-run's pmi_srv.c / pmi_kvs.c (tn_pmi_srv_input):
  *     request lines from the ranks, hostile;
- *   - the client, the library's reply parser (tn_pmi_field in
- *     src/runtime/pmi.c): reply lines from the launcher, as the client
- *     reads them (tn_pmi_call: cmd, then rc, value, kvsname, appnum, size).
+ *   - the client, the library's reply parser (tn_pmi1_field in
+ *     src/runtime/pmi1_wire.c): reply lines from the launcher, as the client
+ *     reads them (tn_pmi1_call: cmd, then rc, value, kvsname, appnum, size).
  *
  * Input: a byte b giving the number of ranks ((b & 3) + 1), how the bytes
  * are cut (b >> 2 & 15) and whether rank 0 reads its replies (b & 64: it
@@ -22,7 +22,7 @@
  * value of at most len - 1 bytes (ASan catches a byte more: the buffers
  * are allocated at their exact size). */
 #include "pmi_srv.h"
-#include "runtime/pmi.h"
+#include "runtime/pmi_wire.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -51,7 +51,7 @@ static void fz_client(const char *line)
     }
     for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
         for (size_t l = 0; l < sizeof(lens) / sizeof(lens[0]); l++) {
-            if (tn_pmi_field(line, keys[k], outs[l], lens[l])) {
+            if (tn_pmi1_field(line, keys[k], outs[l], lens[l])) {
                 if (strlen(outs[l]) >= lens[l]) {
                     fz_fail("client parser: value longer than its buffer");
                 }

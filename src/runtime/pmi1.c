@@ -1,0 +1,215 @@
+/* PMI-1 client ("simple PMI": tern-run, Hydra, Slurm's mpi/pmi2 plugin
+ * also serves it).  Lines go through pmi_conn.c, replies are read with
+ * tn_pmi1_field (pmi1_wire.c). */
+#include "runtime/pmi_ops.h"
+#include "runtime/pmi_conn.h"
+#include "runtime/pmi_wire.h"
+#include "base/log.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define TN_PMI1_LINE 2048
+
+static char tn_pmi1_kvsname[256];
+
+/* A decimal integer in [lo, hi] from a reply field or the environment. */
+static int tn_pmi1_int(const char *s, long lo, long hi, long *v_p)
+{
+    char *end;
+    if (s == NULL || *s == '\0') {
+        return 0;
+    }
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno != 0 || *end != '\0' || v < lo || v > hi) {
+        return 0;
+    }
+    *v_p = v;
+    return 1;
+}
+
+/* Send a command, read the reply whose cmd is expect (other lines are
+ * skipped), within TERN_PMI_TIMEOUT (TERN_PMI_FENCE_TIMEOUT for the
+ * barrier).  "cmd=error" (a server that could not parse the request)
+ * gives TN_ERR_PROTO; a reply with rc != 0 TN_ERR_NOTFOUND. */
+static tn_status_t tn_pmi1_call(const char *cmd, const char *expect, char *reply, size_t len)
+{
+    int fence = strcmp(expect, "barrier_out") == 0;
+    int64_t deadline = tn_pmi_conn_deadline(fence);
+    tn_status_t st = tn_pmi_conn_write(cmd, strlen(cmd));
+    if (st != TN_OK) {
+        return st;
+    }
+    for (;;) {
+        st = tn_pmi_conn_read_line(reply, len, deadline);
+        if (st == TN_ERR_TIMEOUT) {
+            tn_pmi_conn_timed_out(expect, fence);
+        }
+        if (st != TN_OK) {
+            return st;
+        }
+        char c[64] = "";
+        if (tn_pmi1_field(reply, "cmd", c, sizeof(c)) && strcmp(c, expect) == 0) {
+            break;
+        }
+        if (strcmp(c, "error") == 0) {
+            tn_log_error("rt", "the PMI server rejected a request: %s", reply);
+            return TN_ERR_PROTO;
+        }
+        tn_log_debug("rt", "PMI: ignoring \"%s\" while waiting for %s", reply, expect);
+    }
+    char rc[32];
+    long v;
+    if (tn_pmi1_field(reply, "rc", rc, sizeof(rc)) && (!tn_pmi1_int(rc, LONG_MIN, LONG_MAX, &v) ||
+                                                      v != 0)) {
+        return TN_ERR_NOTFOUND;
+    }
+    return TN_OK;
+}
+
+tn_status_t tn_pmi1_handshake(int version, int subversion)
+{
+    char line[128], reply[TN_PMI1_LINE], v[32];
+    long got;
+    snprintf(line, sizeof(line), "cmd=init pmi_version=%d pmi_subversion=%d\n", version,
+             subversion);
+    tn_status_t st = tn_pmi1_call(line, "response_to_init", reply, sizeof(reply));
+    if (st == TN_ERR_NOTFOUND) {
+        tn_log_debug("rt", "PMI server declined version %d.%d: %s", version, subversion, reply);
+        return TN_ERR_UNSUPPORTED;
+    }
+    if (st != TN_OK) {
+        return st;
+    }
+    /* a server that says nothing of the version agrees (old tern-run) */
+    if (tn_pmi1_field(reply, "pmi_version", v, sizeof(v)) &&
+        (!tn_pmi1_int(v, 0, 1000, &got) || got != version)) {
+        tn_log_debug("rt", "PMI server answered version %s to %d: %s", v, version, reply);
+        return TN_ERR_UNSUPPORTED;
+    }
+    return TN_OK;
+}
+
+static tn_status_t tn_pmi1_init(tn_pmi_info_t *info_p)
+{
+    char reply[TN_PMI1_LINE], v[256];
+    long rank = 0, size = 1, n;
+    tn_status_t st;
+    if (tn_pmi_conn_port()) {
+        char line[128];
+        const char *id = getenv("PMI_ID");
+        long pmiid = 0;
+        if (id != NULL && !tn_pmi1_int(id, 0, INT_MAX, &pmiid)) {
+            tn_log_error("rt", "PMI_ID=%s is not a number", id);
+            return TN_ERR_INVAL;
+        }
+        snprintf(line, sizeof(line), "cmd=initack pmiid=%ld\n", pmiid);
+        if ((st = tn_pmi1_call(line, "initack", reply, sizeof(reply))) != TN_OK) {
+            return st;
+        }
+    }
+    st = tn_pmi1_handshake(1, 1);
+    if (st == TN_ERR_UNSUPPORTED) {
+        tn_log_error("rt", "PMI server refused PMI-1.1 (TERN_LOG_LEVEL=debug shows its answer)");
+        return TN_ERR_PROTO;
+    }
+    if (st != TN_OK) {
+        return st;                  /* said why */
+    }
+    const char *es = getenv("PMI_SIZE"), *er = getenv("PMI_RANK");
+    if ((es != NULL && !tn_pmi1_int(es, 1, INT_MAX, &size)) ||
+        (er != NULL && !tn_pmi1_int(er, 0, size - 1, &rank))) {
+        tn_log_error("rt", "PMI_RANK=%s, PMI_SIZE=%s: not a rank in a job of that size",
+                     er ? er : "(unset)", es ? es : "(unset)");
+        return TN_ERR_PROTO;
+    }
+    info_p->rank = (int)rank;
+    info_p->size = (int)size;
+    if (tn_pmi1_call("cmd=get_my_kvsname\n", "my_kvsname", reply, sizeof(reply)) != TN_OK ||
+        !tn_pmi1_field(reply, "kvsname", tn_pmi1_kvsname, sizeof(tn_pmi1_kvsname)) ||
+        tn_pmi1_kvsname[0] == '\0') {
+        tn_log_error("rt", "PMI server did not give a kvsname");
+        return TN_ERR_PROTO;
+    }
+    snprintf(info_p->kvsname, sizeof(info_p->kvsname), "%s", tn_pmi1_kvsname);
+    /* Slurm answers appnum=-1: no attribute */
+    info_p->appnum = -1;
+    if (tn_pmi1_call("cmd=get_appnum\n", "appnum", reply, sizeof(reply)) == TN_OK &&
+        tn_pmi1_field(reply, "appnum", v, sizeof(v)) && tn_pmi1_int(v, -1, INT_MAX, &n)) {
+        info_p->appnum = (int)n;
+    }
+    info_p->universe_size = info_p->size;
+    if (tn_pmi1_call("cmd=get_universe_size\n", "universe_size", reply, sizeof(reply)) == TN_OK &&
+        tn_pmi1_field(reply, "size", v, sizeof(v)) && tn_pmi1_int(v, 1, INT_MAX, &n)) {
+        info_p->universe_size = (int)n;
+    }
+    return TN_OK;
+}
+
+static tn_status_t tn_pmi1_put(const char *key, const char *value)
+{
+    char line[TN_PMI1_LINE], reply[TN_PMI1_LINE];
+    int n = snprintf(line, sizeof(line), "cmd=put kvsname=%s key=%s value=%s\n", tn_pmi1_kvsname,
+                     key, value);
+    if (n < 0 || (size_t)n >= sizeof(line)) {
+        tn_log_error("rt", "PMI-1: the value of %s is too long (%zu bytes)", key, strlen(value));
+        return TN_ERR_INVAL;
+    }
+    return tn_pmi1_call(line, "put_result", reply, sizeof(reply));
+}
+
+static tn_status_t tn_pmi1_fence(void)
+{
+    char reply[TN_PMI1_LINE];
+    return tn_pmi1_call("cmd=barrier_in\n", "barrier_out", reply, sizeof(reply));
+}
+
+static tn_status_t tn_pmi1_get(int rank, const char *key, char *value, int len)
+{
+    char line[TN_PMI1_LINE], reply[TN_PMI1_LINE];
+    (void)rank;                       /* the key names it */
+    snprintf(line, sizeof(line), "cmd=get kvsname=%s key=%s\n", tn_pmi1_kvsname, key);
+    tn_status_t st = tn_pmi1_call(line, "get_result", reply, sizeof(reply));
+    if (st != TN_OK) {
+        return st;
+    }
+    if (!tn_pmi1_field(reply, "value", value, (size_t)len)) {
+        return TN_ERR_PROTO;
+    }
+    return TN_OK;
+}
+
+static tn_status_t tn_pmi1_finalize(void)
+{
+    char reply[TN_PMI1_LINE];
+    tn_status_t st = tn_pmi1_call("cmd=finalize\n", "finalize_ack", reply, sizeof(reply));
+    tn_pmi_conn_close();
+    return st;
+}
+
+/* "abort": the server ends the job; no reply.  internal=1 tells tern-run
+ * that Tern itself, not MPI_Abort, ends the job (others ignore it). */
+static void tn_pmi1_abort(int code, const char *msg, int user)
+{
+    char line[128];
+    (void)msg;
+    snprintf(line, sizeof(line), "cmd=abort exitcode=%d%s\n", code, user ? "" : " internal=1");
+    if (tn_pmi_conn_write(line, strlen(line)) == TN_OK) {
+        tn_pmi_conn_linger();
+    }
+}
+
+const tn_pmi_ops_t tn_pmi1_ops = {
+    .name = "PMI-1",
+    .init = tn_pmi1_init,
+    .put = tn_pmi1_put,
+    .fence = tn_pmi1_fence,
+    .get = tn_pmi1_get,
+    .finalize = tn_pmi1_finalize,
+    .abort = tn_pmi1_abort,
+};

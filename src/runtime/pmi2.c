@@ -1,0 +1,280 @@
+/* PMI-2 client (Slurm's srun --mpi=pmi2, Hydra).  Opened by the PMI-1
+ * "init" line asking for version 2.0, then length-prefixed messages
+ * (pmi_wire.h has the wire format; pmi2_wire.c encodes and decodes them,
+ * pmi_conn.c moves the bytes).  Needs PMI_FD: the PMI_PORT mode is spoken
+ * in PMI-1 only. */
+#include "runtime/pmi_ops.h"
+#include "runtime/pmi_conn.h"
+#include "runtime/pmi_wire.h"
+#include "base/log.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A request: a key and a value of at most TN_PMI2_VAL_MAX bytes, every
+ * ';' doubled, plus the job id. */
+#define TN_PMI2_REQ_MAX (TN_PMI2_HDR + 4 * TN_PMI2_VAL_MAX + 512)
+
+static struct {
+    char          jobid[256];
+    char          req[TN_PMI2_REQ_MAX];
+    char          body[TN_PMI2_BODY_MAX];
+    tn_pmi2_msg_t reply;          /* the last reply, decoded */
+} tn_pmi2;
+
+/* Send cmd with n pairs, then read messages until the one whose cmd is
+ * expect (others are skipped), within TERN_PMI_TIMEOUT (TERN_PMI_FENCE_TIMEOUT
+ * when fence != 0).  The reply is left in tn_pmi2.reply.  A reply
+ * with rc != 0 gives TN_ERR_PROTO, its errmsg logged. */
+static tn_status_t tn_pmi2_call(const char *cmd, const char *const *keys, const char *const *vals,
+                                int n, const char *expect, int fence)
+{
+    int64_t deadline = tn_pmi_conn_deadline(fence);
+    size_t len;
+    tn_status_t st = tn_pmi2_msg_build(tn_pmi2.req, sizeof(tn_pmi2.req), cmd, keys, vals, n, &len);
+    if (st != TN_OK) {
+        tn_log_error("rt", "PMI-2: cannot encode %s (%s)", cmd, tn_status_str(st));
+        return st;
+    }
+    tn_log_trace("rt", "PMI-2 > %.*s", (int)len, tn_pmi2.req);
+    if ((st = tn_pmi_conn_write(tn_pmi2.req, len)) != TN_OK) {
+        return st;
+    }
+    for (;;) {
+        char hdr[TN_PMI2_HDR];
+        size_t blen;
+        st = tn_pmi_conn_read(hdr, sizeof(hdr), deadline);
+        if (st == TN_OK && (st = tn_pmi2_hdr_parse(hdr, &blen)) != TN_OK) {
+            tn_log_error("rt", "PMI-2: bad length header \"%.6s\" from the server", hdr);
+        }
+        if (st == TN_OK) {
+            st = tn_pmi_conn_read(tn_pmi2.body, blen, deadline);
+        }
+        if (st == TN_OK) {
+            tn_log_trace("rt", "PMI-2 < %.*s", (int)blen, tn_pmi2.body);
+        }
+        if (st == TN_OK && (st = tn_pmi2_msg_parse(tn_pmi2.body, blen, &tn_pmi2.reply)) != TN_OK) {
+            tn_log_error("rt", "PMI-2: malformed reply to %s from the server", cmd);
+        }
+        if (st == TN_ERR_TIMEOUT) {
+            tn_pmi_conn_timed_out(expect, fence);
+        }
+        if (st != TN_OK) {
+            return st;
+        }
+        if (strcmp(tn_pmi2.reply.pair[0].val, expect) == 0) {
+            break;
+        }
+        tn_log_debug("rt", "PMI-2: ignoring %s while waiting for %s", tn_pmi2.reply.pair[0].val,
+                     expect);
+    }
+    long rc = 0;
+    const char *rcs = tn_pmi2_msg_get(&tn_pmi2.reply, "rc");
+    if (rcs != NULL && (!tn_pmi2_msg_int(&tn_pmi2.reply, "rc", LONG_MIN, LONG_MAX, &rc) || rc != 0)) {
+        const char *why = tn_pmi2_msg_get(&tn_pmi2.reply, "errmsg");
+        tn_log_error("rt", "PMI-2: %s failed: rc=%s%s%s", cmd, rcs, why ? ", " : "", why ? why : "");
+        return TN_ERR_PROTO;
+    }
+    return TN_OK;
+}
+
+/* The value of job attribute key into out (len bytes): 1 if the server has
+ * it and it fits, else 0. */
+static int tn_pmi2_jobattr(const char *key, char *out, size_t len)
+{
+    static const char *const k[] = { "key" };
+    const char *v[] = { key };
+    if (tn_pmi2_call("info-getjobattr", k, v, 1, "info-getjobattr-response", 0) != TN_OK) {
+        return 0;
+    }
+    const char *found = tn_pmi2_msg_get(&tn_pmi2.reply, "found");
+    const char *val = tn_pmi2_msg_get(&tn_pmi2.reply, "value");
+    if (found == NULL || strcmp(found, "TRUE") != 0 || val == NULL || strlen(val) >= len) {
+        return 0;
+    }
+    memcpy(out, val, strlen(val) + 1);
+    return 1;
+}
+
+/* A decimal integer in [lo, hi]: 1 and *v_p, else 0. */
+static int tn_pmi2_str_int(const char *s, long lo, long hi, long *v_p)
+{
+    char *end;
+    if (s == NULL || *s == '\0') {
+        return 0;
+    }
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno != 0 || *end != '\0' || v < lo || v > hi) {
+        return 0;
+    }
+    *v_p = v;
+    return 1;
+}
+
+/* PMI_process_mapping, when the server has one, as the node of each rank. */
+static void tn_pmi2_node_map(tn_pmi_info_t *info_p)
+{
+    char map[TN_PMI2_BODY_MAX];
+    if (!tn_pmi2_jobattr("PMI_process_mapping", map, sizeof(map))) {
+        return;
+    }
+    int *node_of = malloc(sizeof(int) * (size_t)info_p->size);
+    int nnodes;
+    if (node_of == NULL) {
+        return;                           /* the runtime asks the ranks */
+    }
+    if (tn_pmi_map_parse(map, info_p->size, node_of, &nnodes) != TN_OK) {
+        tn_log_warn("rt", "PMI-2: cannot read PMI_process_mapping \"%.200s\"; ignored", map);
+        free(node_of);
+        return;
+    }
+    info_p->node_of = node_of;
+    info_p->nnodes = nnodes;
+}
+
+static tn_status_t tn_pmi2_init(tn_pmi_info_t *info_p)
+{
+    tn_status_t st;
+    if (tn_pmi_conn_port()) {
+        tn_log_error("rt", "TERN_PMI=pmi2 needs PMI_FD; a server found through PMI_PORT is "
+                     "spoken to in PMI-1 (TERN_PMI=pmi1 or auto)");
+        return TN_ERR_INVAL;
+    }
+    if ((st = tn_pmi1_handshake(2, 0)) != TN_OK) {
+        return st;                        /* UNSUPPORTED: declined, quietly */
+    }
+    const char *keys[3], *vals[3];
+    char rank_s[32], id_s[32];
+    const char *jobid = getenv("PMI_JOBID");
+    long v, size, rank = -1;
+    int n = 0;
+    if (jobid != NULL) {
+        keys[n] = "pmijobid";
+        vals[n++] = jobid;
+    }
+    if (tn_pmi2_str_int(getenv("PMI_RANK"), 0, INT_MAX, &rank)) {
+        snprintf(rank_s, sizeof(rank_s), "%ld", rank);
+        keys[n] = "pmirank";
+        vals[n++] = rank_s;
+    } else if (tn_pmi2_str_int(getenv("PMI_ID"), 0, INT_MAX, &v)) {
+        snprintf(id_s, sizeof(id_s), "%ld", v);
+        keys[n] = "srcid";
+        vals[n++] = id_s;
+    }
+    keys[n] = "threaded";
+    vals[n++] = "FALSE";
+    if ((st = tn_pmi2_call("fullinit", keys, vals, n, "fullinit-response", 0)) != TN_OK) {
+        return st;
+    }
+    /* the reply's rank if it gives one, else PMI_RANK's */
+    if (!tn_pmi2_msg_int(&tn_pmi2.reply, "size", 1, INT_MAX, &size) ||
+        (tn_pmi2_msg_get(&tn_pmi2.reply, "rank") != NULL ?
+         !tn_pmi2_msg_int(&tn_pmi2.reply, "rank", 0, size - 1, &rank) : rank >= size || rank < 0)) {
+        tn_log_error("rt", "PMI-2: fullinit-response without a valid rank and size");
+        return TN_ERR_PROTO;
+    }
+    info_p->rank = (int)rank;
+    info_p->size = (int)size;
+    /* Slurm answers appnum=-1: no attribute */
+    info_p->appnum = tn_pmi2_msg_int(&tn_pmi2.reply, "appnum", -1, INT_MAX, &v) ? (int)v : -1;
+    if ((st = tn_pmi2_call("job-getid", NULL, NULL, 0, "job-getid-response", 0)) != TN_OK) {
+        return st;
+    }
+    const char *id = tn_pmi2_msg_get(&tn_pmi2.reply, "jobid");
+    if (id == NULL || *id == '\0' || strlen(id) >= sizeof(tn_pmi2.jobid)) {
+        tn_log_error("rt", "PMI-2: job-getid-response without a usable jobid");
+        return TN_ERR_PROTO;
+    }
+    memcpy(tn_pmi2.jobid, id, strlen(id) + 1);
+    snprintf(info_p->kvsname, sizeof(info_p->kvsname), "%s", tn_pmi2.jobid);
+    char us[32];
+    info_p->universe_size = info_p->size;
+    if (tn_pmi2_jobattr("universeSize", us, sizeof(us)) && tn_pmi2_str_int(us, 1, INT_MAX, &v)) {
+        info_p->universe_size = (int)v;
+    }
+    tn_pmi2_node_map(info_p);
+    return TN_OK;
+}
+
+static tn_status_t tn_pmi2_put(const char *key, const char *value)
+{
+    static const char *const k[] = { "key", "value" };
+    const char *v[] = { key, value };
+    return tn_pmi2_call("kvs-put", k, v, 2, "kvs-put-response", 0);
+}
+
+/* Slurm answers kvs-fence when every rank has entered it: a barrier.
+ * Hydra answers it at once and holds back a kvs-get of a key it does not
+ * have until every rank has entered the fence: the get of a key nobody
+ * puts makes the fence a barrier there too (Tern's start-up needs one:
+ * local rank 0 makes the node's segment, the others open it after the
+ * fence).  Under Slurm it costs one more round trip to slurmstepd. */
+static tn_status_t tn_pmi2_fence(void)
+{
+    static const char *const k[] = { "jobid", "srcid", "key" };
+    const char *v[] = { tn_pmi2.jobid, "-1", "tern-no-such-key" };
+    tn_status_t st = tn_pmi2_call("kvs-fence", NULL, NULL, 0, "kvs-fence-response", 1);
+    if (st != TN_OK) {
+        return st;
+    }
+    return tn_pmi2_call("kvs-get", k, v, 3, "kvs-get-response", 1);
+}
+
+static tn_status_t tn_pmi2_get(int rank, const char *key, char *value, int len)
+{
+    static const char *const k[] = { "jobid", "srcid", "key" };
+    const char *v[] = { tn_pmi2.jobid, "-1", key };
+    (void)rank;                       /* the key names it */
+    tn_status_t st = tn_pmi2_call("kvs-get", k, v, 3, "kvs-get-response", 0);
+    if (st != TN_OK) {
+        return st;
+    }
+    const char *found = tn_pmi2_msg_get(&tn_pmi2.reply, "found");
+    const char *val = tn_pmi2_msg_get(&tn_pmi2.reply, "value");
+    if (found == NULL || strcmp(found, "TRUE") != 0) {
+        return TN_ERR_NOTFOUND;
+    }
+    if (val == NULL || strlen(val) >= (size_t)len) {
+        tn_log_error("rt", "PMI-2: the value of %s is missing or longer than %d bytes", key,
+                     len - 1);
+        return val == NULL ? TN_ERR_PROTO : TN_ERR_TRUNCATE;
+    }
+    memcpy(value, val, strlen(val) + 1);
+    return TN_OK;
+}
+
+static tn_status_t tn_pmi2_finalize(void)
+{
+    tn_status_t st = tn_pmi2_call("finalize", NULL, NULL, 0, "finalize-response", 0);
+    tn_pmi_conn_close();
+    return st;
+}
+
+/* No reply: the server ends the job (Slurm kills the step). */
+static void tn_pmi2_abort(int code, const char *msg, int user)
+{
+    static const char *const k[] = { "isworld", "msg" };
+    char m[512];
+    size_t len;
+    snprintf(m, sizeof(m), "%s (exit code %d)%s", msg ? msg : "aborted", code,
+             user ? "" : " [tern]");
+    const char *v[] = { "TRUE", m };
+    if (tn_pmi2_msg_build(tn_pmi2.req, sizeof(tn_pmi2.req), "abort", k, v, 2, &len) == TN_OK &&
+        tn_pmi_conn_write(tn_pmi2.req, len) == TN_OK) {
+        tn_pmi_conn_linger();
+    }
+}
+
+const tn_pmi_ops_t tn_pmi2_ops = {
+    .name = "PMI-2",
+    .init = tn_pmi2_init,
+    .put = tn_pmi2_put,
+    .fence = tn_pmi2_fence,
+    .get = tn_pmi2_get,
+    .finalize = tn_pmi2_finalize,
+    .abort = tn_pmi2_abort,
+};
