@@ -53,6 +53,13 @@
       "Use single-copy process_vm_readv (CMA) for rendezvous when permitted")  \
     X(shm_fd, SHM_FD, INT, "-1", "-1..1048576",                                \
       "Set by tern-run, not by users: descriptor of the node's shared segment (a memfd) that the ranks inherit") \
+    X(status, STATUS, BOOL, "1", "",                                           \
+      "Publish the MPI call this rank is in (and, when asked, its pending requests) to the " \
+      "launcher for hang reports (tern-run --status, SIGUSR1, --timeout); a few stores per call") \
+    X(status_fd, STATUS_FD, INT, "-1", "-1..1048576",                          \
+      "Set by tern-run, not by users: descriptor of the host's status segment (a memfd) that the ranks inherit") \
+    X(status_slot, STATUS_SLOT, INT, "-1", "-1..1048576",                      \
+      "Set by tern-run, not by users: this rank's slot in the status segment") \
     X(rndv_scatter_min, RNDV_SCATTER_MIN, SIZE, "0", "0..",                    \
       "Rendezvous into a non-contiguous receive: smallest mean piece read in place by CMA " \
       "(iovecs); smaller pieces are streamed through cells (0 = 64k, 256 if ranks > cores)") \
