@@ -10,6 +10,9 @@
  *   pmi_srv.c    the PMI-1 server (no I/O), pmi_kvs.c its key-value space
  *   run_shm.c    the node's shared segment (a memfd the ranks inherit), and
  *                removal of /dev/shm files a job left
+ *   run_status.c hang reports: the status segment the ranks publish their
+ *                MPI call in; run_slot.c decodes a slot, run_ctl.c serves
+ *                and asks `tern-run --status`
  *
  * Process model.  Rank 0 is the leader of a new process group and the other
  * ranks join it, so one kill(-pgid) reaches the ranks and anything they
@@ -67,6 +70,7 @@ typedef struct {
     tn_pmi_srv_t     pmi;
     int             *shm_fds;       /* one memfd per node (network namespace) */
     int              nshm;
+    struct tn_run_status *status;   /* hang reports (run_status.h), or NULL */
 
     int              sig_fd;        /* signalfd for sig_mask */
     sigset_t         sig_mask;      /* signals tern-run takes via sig_fd */

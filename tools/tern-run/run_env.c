@@ -3,8 +3,11 @@
  * plus the per-rank PMI variables:
  *   PMI_FD=<fd> PMI_RANK=<r> PMI_SIZE=<n> PMI_JOBID=<kvsname>
  *   MPI_LOCALRANKID=<r> MPI_LOCALNRANKS=<n>   (Hydra's names; one node)
- *   TERN_SHM_FD=<fd>    the node's shared segment (run_shm.c), when there is one */
+ *   TERN_SHM_FD=<fd>    the node's shared segment (run_shm.c), when there is one
+ *   TERN_STATUS_FD=<fd> TERN_STATUS_SLOT=<r>  the status segment and the rank's
+ *                       slot in it (run_status.c), when there is one */
 #include "run.h"
+#include "run_status.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +23,7 @@ static size_t  env_nbase;
 static const char *const env_rank_names[] = {
     "PMI_FD", "PMI_RANK", "PMI_SIZE", "PMI_JOBID",
     "MPI_LOCALRANKID", "MPI_LOCALNRANKS", "TERN_SHM_FD",
+    "TERN_STATUS_FD", "TERN_STATUS_SLOT",
 };
 #define ENV_NRANK (sizeof(env_rank_names) / sizeof(env_rank_names[0]))
 
@@ -31,7 +35,9 @@ static int env_is_foreign_pm(const char *entry)
            strncmp(entry, "PMI2_", 5) == 0 ||
            strncmp(entry, "MPI_LOCALRANKID=", 16) == 0 ||
            strncmp(entry, "MPI_LOCALNRANKS=", 16) == 0 ||
-           strncmp(entry, "TERN_SHM_FD=", 12) == 0;
+           strncmp(entry, "TERN_SHM_FD=", 12) == 0 ||
+           strncmp(entry, "TERN_STATUS_FD=", 15) == 0 ||
+           strncmp(entry, "TERN_STATUS_SLOT=", 17) == 0;
 }
 
 static int env_name_is(const char *entry, const char *name)
@@ -112,11 +118,15 @@ char **tn_run_env_rank(const tn_run_job_t *job, int rank, int pmi_fd)
     char   *str   = (char *)(vec + slots);
     size_t  n     = env_nbase;
     long    vals[ENV_NRANK] = { pmi_fd, rank, job->nranks, 0, rank, job->nranks,
-                                job->ranks[rank].shm_fd };
+                                job->ranks[rank].shm_fd,
+                                tn_run_status_fd(job), rank };
 
     memcpy(vec, env_base, env_nbase * sizeof(char *));
     for (size_t i = 0; i < ENV_NRANK; i++) {
         if (strcmp(env_rank_names[i], "TERN_SHM_FD") == 0 && vals[i] < 0) {
+            continue;
+        }
+        if (strncmp(env_rank_names[i], "TERN_STATUS_", 12) == 0 && tn_run_status_fd(job) < 0) {
             continue;
         }
         if (strcmp(env_rank_names[i], "PMI_JOBID") == 0) {

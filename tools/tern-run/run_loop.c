@@ -19,6 +19,7 @@
  * built for an MPI whose library does not speak PMI-1 (Open MPI's): each of
  * those ranks ran alone, as a singleton, and the job "succeeded". */
 #include "run.h"
+#include "run_status.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -251,6 +252,7 @@ static void loop_on_exit(tn_run_job_t *job, int rank)
         tn_run_stdin_close(job);
     }
     tn_pmi_srv_gone(&job->pmi, rank);
+    tn_run_status_exited(job, rank);    /* hang reports */
     tn_run_debug(1, "rank %d (pid %d) exited: %s %d", rank, (int)rk->pid,
                  rk->exit_how == CLD_EXITED ? "status" : "signal",
                  rk->exit_info);
@@ -348,6 +350,8 @@ static void loop_signals(tn_run_job_t *job)
             }
             break;
         case SIGUSR1:
+            tn_run_status_print(job, "SIGUSR1", 1);     /* hang report */
+            break;
         case SIGUSR2:
             tn_run_proc_kill(job, sig);
             break;
@@ -413,6 +417,7 @@ static void loop_deadlines(tn_run_job_t *job, int64_t now)
 {
     if (!job->ending && job->job_deadline >= 0 && now >= job->job_deadline) {
         tn_run_log("job timed out after %d s", job->opts->timeout_s);
+        tn_run_status_print(job, "at the timeout", 0);  /* hang report */
         loop_end(job, 124, SIGTERM, TN_RUN_GRACE_FAIL_MS);
     }
     if (job->ending && !job->killed && now >= job->kill_deadline) {

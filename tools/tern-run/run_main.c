@@ -2,6 +2,8 @@
  * forward their output and signals, and end with the job's status.
  * Installed also as mpiexec and mpirun.  See run.h for the layout. */
 #include "run.h"
+#include "run_ctl.h"
+#include "run_status.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -106,6 +108,9 @@ int main(int argc, char **argv)
     int           status;
 
     main_std_fds();
+    if (tn_run_ctl_is_client(argc, argv)) {
+        return tn_run_ctl_client(argc, argv);   /* tern-run --status [PID] */
+    }
     status = tn_run_opts_parse(argc, argv, &opts);
     if (status != TN_RUN_OPTS_RUN) {
         return status;
@@ -160,6 +165,7 @@ int main(int argc, char **argv)
     }
 
     tn_run_shm_create(&job);
+    tn_run_status_create(&job);         /* hang reports */
     if (tn_run_proc_spawn(&job) != 0) {
         job.ending        = 1;
         job.exit_status   = 1;
@@ -167,7 +173,9 @@ int main(int argc, char **argv)
         tn_run_proc_kill(&job, SIGTERM);
     }
     tn_run_shm_close(&job);            /* the ranks have theirs */
+    tn_run_status_started(&job);
     status = tn_run_loop(&job);
+    tn_run_status_destroy(&job);
     tn_run_proc_fini(&job);
     tn_run_shm_cleanup(job.kvsname);
 
