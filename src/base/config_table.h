@@ -55,6 +55,13 @@
       "Set by tern-run, not by users: descriptor of the node's shared segment (a memfd) that the ranks inherit") \
     X(host_id, HOST_ID, INT, "-1", "-1..16777216",                             \
       "Set by tern-run, not by users: the host's index in a multi-host job, part of the node's identity") \
+    X(status, STATUS, BOOL, "1", "",                                           \
+      "Publish the MPI call this rank is in (and, when asked, its pending requests) to the " \
+      "launcher for hang reports (tern-run --status, SIGUSR1, --timeout); a few stores per call") \
+    X(status_fd, STATUS_FD, INT, "-1", "-1..1048576",                          \
+      "Set by tern-run, not by users: descriptor of the host's status segment (a memfd) that the ranks inherit") \
+    X(status_slot, STATUS_SLOT, INT, "-1", "-1..1048576",                      \
+      "Set by tern-run, not by users: this rank's slot in the status segment") \
     X(rndv_scatter_min, RNDV_SCATTER_MIN, SIZE, "0", "0..",                    \
       "Rendezvous into a non-contiguous receive: smallest mean piece read in place by CMA " \
       "(iovecs); smaller pieces are streamed through cells (0 = 64k, 256 if ranks > cores)") \

@@ -48,6 +48,7 @@ int tn_mpi_rt_acquire(const char *fn, int required, int *provided_p)
         .am_handler = tn_p2p_am_recv,
         .ref_done = tn_p2p_ref_done,
         .progress = tn_mpi_progress_hook,
+        .status_fill = tn_mpi_hang_fill,
     };
     int granted;
     tn_status_t st = tn_rt_init(required, &granted, &hooks);

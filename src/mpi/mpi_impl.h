@@ -237,4 +237,7 @@ void tn_mpi_buffer_release(const void *owner);
 /* Entry point of every unsupported function (called by generated code). */
 int tn_mpi_unsupported(const char *fn, int obj_kind, const void *obj);
 
+/* mpi_hang.c: the answer to the launcher's hang report (runtime/status.h) */
+tn_rt_status_fill_fn_t tn_mpi_hang_fill;
+
 #endif

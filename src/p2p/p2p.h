@@ -198,6 +198,11 @@ tn_status_t tn_req_wait(tn_req_t *req, tn_msg_status_t *status_p);
  * first error. */
 tn_status_t tn_req_waitall_free(int n, tn_req_t **reqs);
 void tn_req_free(tn_req_t *req);
+/* Call fn for every request that has started and not completed, internal
+ * ones (of collectives, of MPI_Sendrecv) included, persistent ones as their
+ * running inner requests; fn only looks.  Not for a fast path: it scans
+ * every request this process ever allocated (hang reports). */
+void tn_req_foreach_pending(void (*fn)(const tn_req_t *req, void *arg), void *arg);
 
 /* Set-up (after the runtime), teardown, and the hooks the runtime calls:
  * arrivals from every transport and the core's own progress. */

@@ -87,6 +87,18 @@ void tn_req_release(struct tn_req *req)
     tn_req_free_list = req;
 }
 
+void tn_req_foreach_pending(void (*fn)(const tn_req_t *req, void *arg), void *arg)
+{
+    for (uint32_t i = 0; i < tn_reqtab_len; i++) {
+        const struct tn_req *req = tn_reqtab[i];
+        /* released requests have no magic; an inactive persistent request
+         * is complete, an active one shows as its inner request */
+        if (req->magic == TN_REQ_MAGIC && !req->complete && !req->persistent) {
+            fn(req, arg);
+        }
+    }
+}
+
 void tn_req_complete(struct tn_req *req)
 {
     tn_req_pending_done(req);

@@ -223,6 +223,8 @@ tn_status_t tn_rt_init(int required, int *provided_p, const tn_rt_hooks_t *hooks
     tn_status_t st;
     tn_pmi_info_t info;
     tn_config_load(1);
+    tn_rt_status_attach();              /* from here on "in MPI_Init" is published */
+    tn_rt_status_set_fill(hooks->status_fill);
     tn_rt_hooks = *hooks;
     tn_rt.pid = getpid();
     tn_rt.main_thread = pthread_self();
@@ -232,6 +234,7 @@ tn_status_t tn_rt_init(int required, int *provided_p, const tn_rt_hooks_t *hooks
     }
     tn_rt.world_rank = info.rank;
     tn_rt.world_size = info.size;
+    tn_rt_status_identify(info.rank, info.size);
     tn_rt.appnum = info.appnum;
     tn_rt.universe_size = info.universe_size;
     tn_rt.singleton = info.singleton;
@@ -288,6 +291,7 @@ tn_status_t tn_rt_init(int required, int *provided_p, const tn_rt_hooks_t *hooks
     tn_rt.thread_level = required > TN_THREAD_MULTIPLE ? TN_THREAD_MULTIPLE :
                          required < TN_THREAD_SINGLE ? TN_THREAD_SINGLE : required;
     tn_rt.thread_multiple = (tn_rt.thread_level == TN_THREAD_MULTIPLE);
+    tn_rt_status_set_multiple(tn_rt.thread_multiple);
     *provided_p = tn_rt.thread_level;
     tn_rt.initialized = 1;
     return TN_OK;
@@ -298,6 +302,7 @@ int tn_rt_raise_thread_level(int required)
     if (required > tn_rt.thread_level) {
         tn_rt.thread_level = required > TN_THREAD_MULTIPLE ? TN_THREAD_MULTIPLE : required;
         tn_rt.thread_multiple = (tn_rt.thread_level == TN_THREAD_MULTIPLE);
+        tn_rt_status_set_multiple(tn_rt.thread_multiple);
     }
     return tn_rt.thread_level;
 }

@@ -63,6 +63,9 @@ void tn_rt_wait(tn_wait_cond_fn_t *done, void *arg)
             continue;
         }
         idle++;
+        if (tn_rt_status_asked()) {
+            tn_rt_status_answer();      /* the launcher wants our pending requests */
+        }
         switch (tn_wait_mode) {
         case TN_WAIT_SPIN:
             if (tn_rt.thread_multiple) {

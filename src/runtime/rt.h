@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include "base/status.h"
+#include "runtime/status.h"
 #include "xport/xport.h"
 
 typedef struct {
@@ -64,6 +65,7 @@ typedef struct {
     tn_xport_am_handler_fn_t *am_handler;   /* arrivals from every transport */
     tn_xport_ref_done_fn_t   *ref_done;     /* am_send_ref memory free again */
     int (*progress)(void);                  /* the core's own progress work */
+    tn_rt_status_fill_fn_t *status_fill;    /* answers to the launcher (status.h) */
 } tn_rt_hooks_t;
 
 /* MPI_Init_thread's work below the core: config, PMI, node map, transports. */

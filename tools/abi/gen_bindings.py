@@ -31,6 +31,20 @@ same); a different return type or parameter list is an error.
 for implementation files to include so that the compiler checks them against
 the standard signatures. The header depends on functions.tsv only.
 
+--status-calls writes the table of published calls (tn_status_calls.h): the
+functions whose entry point tells the rank's status slot (include/tern/
+status.h) which call it is in and with what arguments, for hang reports.
+PUBLISHED below chooses them (everything that communicates, waits or polls
+for completion, plus init and finalize); their arguments are found by
+parameter name (ROLE_NAMES).  Each PMPI_X of a published function calls
+tn_rt_status_enter(...) before its implementation and tn_rt_status_leave() after
+(src/runtime/status.h); MPI_Init and the like call tn_rt_status_init_call(id)
+instead, since the slot is mapped only inside them.  The ids number the
+published functions in table order from 1; TN_STATUS_CALLS_HASH names the
+table, so that a reader built from another table can tell.  With
+--constants, the header also names the predefined communicator, datatype,
+window and session handles for readers.
+
 Outputs are deterministic and are rewritten only when their content changes.
 """
 
@@ -59,6 +73,55 @@ NULL_OF_TYPE = {
 
 # Functions whose body is generated here, never forwarded.
 NOOP_FUNCTIONS = {'MPI_Pcontrol'}
+
+# Published functions (see the docstring), by name without a _c suffix.
+# Not published: queries, handle and datatype management, persistent
+# initialisations (local set-up): a few stores would be a large share of a
+# call that costs a few nanoseconds and never blocks.
+_COLL = ('Barrier|Bcast|Gather|Gatherv|Scatter|Scatterv|Allgather|Allgatherv|'
+         'Alltoall|Alltoallv|Alltoallw|Reduce|Allreduce|Reduce_scatter|'
+         'Reduce_scatter_block|Scan|Exscan|Neighbor_allgather|Neighbor_allgatherv|'
+         'Neighbor_alltoall|Neighbor_alltoallv|Neighbor_alltoallw')
+PUBLISHED = re.compile(
+    r'^MPI_(?:'
+    # point to point
+    r'Send|Bsend|Ssend|Rsend|Isend|Ibsend|Issend|Irsend|Recv|Irecv|Sendrecv|'
+    r'Sendrecv_replace|Isendrecv|Isendrecv_replace|Probe|Iprobe|Mprobe|Improbe|Mrecv|Imrecv|'
+    # completion, starting, partitioned
+    r'Wait|Waitall|Waitany|Waitsome|Test|Testall|Testany|Testsome|'
+    r'Request_get_status(?:_all|_any|_some)?|Start|Startall|Pready(?:_list|_range)?|Parrived|'
+    # collectives, blocking and nonblocking
+    r'(?:' + _COLL + r')|'
+    r'I(?:' + '|'.join(c[0].lower() + c[1:] for c in _COLL.split('|')) + r')|'
+    # communicators and windows made or freed collectively
+    r'Comm_(?:dup|dup_with_info|idup|idup_with_info|split|split_type|create|create_group|'
+    r'create_from_group|free|disconnect|spawn|spawn_multiple|accept|connect|join)|'
+    r'Intercomm_(?:create|create_from_groups|merge)|Cart_create|Cart_sub|Graph_create|'
+    r'Dist_graph_create|Dist_graph_create_adjacent|'
+    r'Win_(?:create|allocate|allocate_shared|create_dynamic|free|fence|lock|lock_all|unlock|'
+    r'unlock_all|flush|flush_all|flush_local|flush_local_all|sync|start|complete|post|wait|test)|'
+    r'Put|Get|Rput|Rget|Accumulate|Raccumulate|Get_accumulate|Rget_accumulate|Fetch_and_op|'
+    r'Compare_and_swap|'
+    # buffered sends drained
+    r'Buffer_detach|Buffer_flush|Buffer_iflush|Comm_detach_buffer|Comm_flush_buffer|'
+    r'Comm_iflush_buffer|Session_detach_buffer|Session_flush_buffer|Session_iflush_buffer|'
+    # the job's start and end
+    r'Init|Init_thread|Finalize|Session_init|Session_finalize'
+    r')(?:_c)?$')
+# Published functions inside which the slot gets mapped.
+INIT_FUNCTIONS = {'MPI_Init', 'MPI_Init_thread', 'MPI_Session_init'}
+
+# Argument roles of the status record, by parameter name; the first
+# parameter of the list found takes the role, peer2/tag2 take the second
+# of their list.  Only by-value parameters count.
+ROLE_NAMES = {
+    'peer': ('dest', 'source', 'root', 'target_rank', 'local_leader', 'remote_leader'),
+    'tag': ('tag', 'sendtag', 'recvtag'),
+    'count': ('count', 'sendcount', 'origin_count', 'incount', 'recvcount'),
+    'dtype': ('datatype', 'sendtype', 'origin_datatype', 'recvtype'),
+}
+# Object kinds of the status record (values are part of the call table).
+STATUS_OBJ = {'MPI_Comm': 1, 'MPI_Win': 2, 'MPI_Session': 3}
 
 # Identifiers that are types (or type qualifiers) when they end a parameter,
 # i.e. the parameter has no name.
@@ -331,10 +394,119 @@ def obj_of(fn):
     return 'TN_OBJ_NONE', None
 
 
-def emit_bindings(funcs, table_label):
+# ---------------------------------------------------------------- status
+
+def status_calls(funcs):
+    """The published functions in table order, each with its id (from 1)."""
+    out = []
+    for f in funcs:
+        if PUBLISHED.match(f.name) and f.name not in NOOP_FUNCTIONS:
+            if f.ret != 'int':
+                raise BindError('%s: a published function must return int' % f.name)
+            out.append(f)
+    return {f.name: i + 1 for i, f in enumerate(out)}, out
+
+
+def status_roles(fn):
+    """{role: parameter name} of fn's status record, and its object kind."""
+    roles = {}
+    for role, names in ROLE_NAMES.items():
+        want = ('int',) if role in ('peer', 'tag') else \
+               ('int', 'MPI_Count') if role == 'count' else ('MPI_Datatype',)
+        found = [p.name for p in fn.params if p.name in names and p.canon in want]
+        if found:
+            roles[role] = found[0]
+        if role in ('peer', 'tag') and len(found) > 1:
+            roles[role + '2'] = found[1]
+    kind = 0
+    for p in fn.params:
+        if p.canon in STATUS_OBJ:
+            roles['obj'] = p.name
+            kind = STATUS_OBJ[p.canon]
+            break
+    return roles, kind
+
+
+def status_enter(fn, ident):
+    roles, _ = status_roles(fn)
+    if fn.name in INIT_FUNCTIONS:
+        return '    tn_rt_status_init_call(%d);\n' % ident
+
+    def arg(role, cast):
+        return '(%s)%s' % (cast, roles[role]) if role in roles else '0'
+    return ('    tn_rt_status_enter(%d, %s, %s, %s, %s, %s, %s, %s);\n'
+            % (ident, arg('obj', 'uint64_t)(uintptr_t'), arg('peer', 'int32_t'),
+               arg('tag', 'int32_t'), arg('peer2', 'int32_t'), arg('tag2', 'int32_t'),
+               arg('count', 'int64_t'), arg('dtype', 'uint64_t)(uintptr_t')))
+
+
+def fnv64(text):
+    h = 0xcbf29ce484222325
+    for b in text.encode('ascii'):
+        h = ((h ^ b) * 0x100000001b3) & 0xffffffffffffffff
+    return h
+
+
+def read_predefined(path):
+    """[(type, name, value)] of the predefined handles readers name."""
+    out = []
+    with open(path, encoding='utf-8') as f:
+        for line in f:
+            cols = line.rstrip('\n').split('\t')
+            if line.startswith('#') or len(cols) != 3:
+                continue
+            if cols[1] in STATUS_OBJ or cols[1] == 'MPI_Datatype':
+                out.append((cols[1], cols[0], int(cols[2], 0)))
+    return out
+
+
+def emit_status_calls(funcs, table_label, predefined):
+    ids, pub = status_calls(funcs)
+    rows = []
+    for f in pub:
+        roles, kind = status_roles(f)
+        cells = [roles.get(r) for r in ('peer', 'tag', 'peer2', 'tag2', 'count', 'dtype')]
+        rows.append((f.name, kind, cells))
+    text = ''.join('%s %d %s\n' % (n, k, ' '.join(c or '-' for c in cells))
+                   for n, k, cells in rows)
+    o = []
+    w = o.append
+    w('/* Generated by tools/abi/gen_bindings.py from %s. Do not edit.\n' % table_label)
+    w(' * The calls a rank publishes in its status slot (include/tern/status.h):\n')
+    w(' * ids, and for readers (#define TN_STATUS_CALL_TABLE first) their names,\n')
+    w(' * what their record fields mean, and the predefined handles. */\n')
+    w('#ifndef TN_STATUS_CALLS_H\n#define TN_STATUS_CALLS_H\n\n#include <stdint.h>\n\n')
+    w('#define TN_STATUS_NCALLS %d\n' % len(pub))
+    w('#define TN_STATUS_CALLS_HASH 0x%016xull\n\n' % fnv64(text))
+    w('#ifdef TN_STATUS_CALL_TABLE\n')
+    w('/* One published call: its name, the kind of its obj field (0 none, 1\n')
+    w(' * communicator, 2 window, 3 session) and the parameter each of peer,\n')
+    w(' * tag, peer2, tag2, count and dtype holds (NULL: not used). */\n')
+    w('typedef struct {\n    const char *name;\n    int         obj_kind;\n')
+    w('    const char *peer, *tag, *peer2, *tag2, *count, *dtype;\n} tn_status_call_desc_t;\n\n')
+    w('static const tn_status_call_desc_t tn_status_calls[TN_STATUS_NCALLS + 1] = {\n')
+    w('    { NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL },\n')
+    for n, k, cells in rows:
+        w('    { %s, %d, %s },\n' % (c_string(n), k, ', '.join(
+            c_string(c) if c else 'NULL' for c in cells)))
+    w('};\n\n')
+    w('/* Predefined handles: kind (1 communicator, 2 window, 3 session, 4\n')
+    w(' * datatype), value, name. */\n')
+    w('typedef struct {\n    int         kind;\n    uint64_t    value;\n    const char *name;\n'
+      '} tn_status_predef_t;\n\n')
+    kinds = dict(STATUS_OBJ, MPI_Datatype=4)
+    w('static const tn_status_predef_t tn_status_predef[] = {\n')
+    for t, n, v in predefined:
+        w('    { %d, 0x%xu, %s },\n' % (kinds[t], v, c_string(n)))
+    w('    { 0, 0, NULL }\n};\n#endif\n\n#endif\n')
+    return ''.join(o)
+
+
+def emit_bindings(funcs, table_label, status=False):
     impl = [f for f in funcs if f.impl is not None]
     unsupported = sorted(f.name for f in funcs
                          if f.impl is None and f.name not in NOOP_FUNCTIONS)
+    ids = status_calls(funcs)[0] if status else {}
     o = []
     w = o.append
     w('/* Generated by tools/abi/gen_bindings.py from %s and the\n' % table_label)
@@ -342,8 +514,10 @@ def emit_bindings(funcs, table_label):
     w(' * %d functions: %d implemented, %d generated (%s), %d unsupported. */\n'
       % (len(funcs), len(impl), len(NOOP_FUNCTIONS), ', '.join(sorted(NOOP_FUNCTIONS)),
          len(unsupported)))
-    w('#include <stddef.h>\n#include <mpi.h>\n\n')
-    w('#define TN_BIND_EXPORT __attribute__((visibility("default")))\n')
+    w('#include <stddef.h>\n#include <mpi.h>\n')
+    if status:
+        w('#include "runtime/status.h"\n')
+    w('\n#define TN_BIND_EXPORT __attribute__((visibility("default")))\n')
     w('#define TN_BIND_HIDDEN __attribute__((visibility("hidden")))\n\n')
     for k, v in OBJ_KINDS:
         w('#ifndef %s\n#define %s %d\n#endif\n' % (k, k, v))
@@ -368,7 +542,12 @@ def emit_bindings(funcs, table_label):
         elif f.impl is not None:
             if any(p.text == '...' for p in f.params):
                 raise BindError('%s: cannot forward a variadic function' % f.name)
-            w('    return tn_mpi_%s(%s);\n' % (f.name[4:], ', '.join(named)))
+            call = 'tn_mpi_%s(%s)' % (f.name[4:], ', '.join(named))
+            if f.name in ids:
+                w(status_enter(f, ids[f.name]))
+                w('    int tn_ret = %s;\n    tn_rt_status_leave();\n    return tn_ret;\n' % call)
+            else:
+                w('    return %s;\n' % call)
         else:
             kind, obj = obj_of(f)
             for n in named:
@@ -377,7 +556,11 @@ def emit_bindings(funcs, table_label):
             call = 'tn_mpi_unsupported(%s, %s, %s)' % (
                 c_string(f.name), kind,
                 '(const void *)%s' % obj if obj else 'NULL')
-            if f.ret == 'int':
+            if f.name in ids:
+                # published: the unsupported call is what the rank is in
+                w(status_enter(f, ids[f.name]))
+                w('    int tn_ret = %s;\n    tn_rt_status_leave();\n    return tn_ret;\n' % call)
+            elif f.ret == 'int':
                 w('    return %s;\n' % call)
             else:
                 null = NULL_OF_TYPE.get(f.ret)
@@ -443,11 +626,15 @@ def main(argv=None):
     ap.add_argument('--src', help='directory scanned for tn_mpi_* definitions')
     ap.add_argument('--out', help='C file of the entry points to write')
     ap.add_argument('--header', help='header of tn_mpi_* prototypes to write')
+    ap.add_argument('--status-calls', help='table of published calls to write '
+                    '(and publish them in --out)')
+    ap.add_argument('--constants', help='constants.tsv: predefined handles for '
+                    '--status-calls')
     ap.add_argument('--list', action='store_true',
                     help='print "implemented|unsupported|noop NAME [file:line]" lines')
     args = ap.parse_args(argv)
-    if not (args.out or args.header or args.list):
-        ap.error('nothing to do: give --out, --header or --list')
+    if not (args.out or args.header or args.list or args.status_calls):
+        ap.error('nothing to do: give --out, --header, --status-calls or --list')
     if (args.out or args.list) and not args.src:
         ap.error('--out and --list need --src')
 
@@ -462,7 +649,12 @@ def main(argv=None):
                 raise BindError('--src %s: not a directory' % args.src)
             scan_sources(args.src, funcs, warn)
         if args.out:
-            write_if_changed(args.out, emit_bindings(funcs, label))
+            write_if_changed(args.out, emit_bindings(funcs, label,
+                                                     status=bool(args.status_calls)))
+        if args.status_calls:
+            predefined = read_predefined(args.constants) if args.constants else []
+            write_if_changed(args.status_calls,
+                             emit_status_calls(funcs, label, predefined))
         if args.header:
             write_if_changed(args.header, emit_header(funcs, label))
     except (BindError, OSError) as e:

@@ -14,6 +14,9 @@
  *   pmi_srv.c    the PMI-1 server (no I/O), pmi_kvs.c its key-value space
  *   run_shm.c    the node's shared segment (a memfd the ranks inherit), and
  *                removal of /dev/shm files a job left
+ *   run_status.c hang reports: the status segment the ranks publish their
+ *                MPI call in; run_slot.c decodes a slot, run_ctl.c serves
+ *                and asks `tern-run --status`
  *
  * Every tern-run process is an agent for one host: it starts the ranks of
  * that host (job->local) and serves their PMI.  On one host that is all.
@@ -147,6 +150,7 @@ typedef struct {
     int              fence_up;      /* proxy: FENCE sent, waiting for DONE */
     int             *shm_fds;       /* one memfd per node (network namespace) */
     int              nshm;
+    struct tn_run_status *status;   /* hang reports (run_status.h), or NULL */
 
     int              sig_fd;        /* signalfd for sig_mask */
     sigset_t         sig_mask;      /* signals tern-run takes via sig_fd */

@@ -6,9 +6,12 @@
  *   MPI_LOCALRANKID=<i> MPI_LOCALNRANKS=<n>  (Hydra's names; this agent's ranks)
  *   TERN_SHM_FD=<fd>    the node's shared segment (run_shm.c), when there is one
  *   TERN_HOST_ID=<h>    the host's index, in a multi-host job
+ *   TERN_STATUS_FD=<fd> TERN_STATUS_SLOT=<i>  the status segment and the rank's
+ *                       slot in it (run_status.c), when there is one
  * On another host, the variables that describe a login session there
  * (SSH_*, DISPLAY, XAUTHORITY, HOSTNAME) are that host's, not the head's. */
 #include "run.h"
+#include "run_status.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +28,7 @@ static int      env_nblocks;
 static const char *const env_rank_names[] = {
     "PMI_FD", "PMI_RANK", "PMI_SIZE", "PMI_JOBID",
     "MPI_LOCALRANKID", "MPI_LOCALNRANKS", "TERN_SHM_FD", "TERN_HOST_ID",
+    "TERN_STATUS_FD", "TERN_STATUS_SLOT",
 };
 #define ENV_NRANK (sizeof(env_rank_names) / sizeof(env_rank_names[0]))
 
@@ -37,7 +41,9 @@ static int env_is_foreign_pm(const char *entry)
            strncmp(entry, "MPI_LOCALRANKID=", 16) == 0 ||
            strncmp(entry, "MPI_LOCALNRANKS=", 16) == 0 ||
            strncmp(entry, "TERN_SHM_FD=", 12) == 0 ||
-           strncmp(entry, "TERN_HOST_ID=", 13) == 0;
+           strncmp(entry, "TERN_HOST_ID=", 13) == 0 ||
+           strncmp(entry, "TERN_STATUS_FD=", 15) == 0 ||
+           strncmp(entry, "TERN_STATUS_SLOT=", 17) == 0;
 }
 
 /* Variables of a login session: each host keeps its own. */
@@ -186,12 +192,17 @@ char **tn_run_env_rank(const tn_run_job_t *job, int i, int pmi_fd)
     char   *str   = (char *)(vec + slots);
     size_t  n     = nbase;
     long    vals[ENV_NRANK] = { pmi_fd, rk->rank, job->nranks, 0, i, job->nlocal,
-                                rk->shm_fd, job->multi ? job->host : -1 };
+                                rk->shm_fd, job->multi ? job->host : -1,
+                                tn_run_status_fd(job), i };
 
     memcpy(vec, env_base[rk->block], nbase * sizeof(char *));
     for (size_t k = 0; k < ENV_NRANK; k++) {
         if ((strcmp(env_rank_names[k], "TERN_SHM_FD") == 0 ||
              strcmp(env_rank_names[k], "TERN_HOST_ID") == 0) && vals[k] < 0) {
+            continue;
+        }
+        if (strncmp(env_rank_names[k], "TERN_STATUS_", 12) == 0 &&
+            tn_run_status_fd(job) < 0) {
             continue;
         }
         if (strcmp(env_rank_names[k], "PMI_JOBID") == 0) {

@@ -4,6 +4,7 @@
  * only timeouts are the job timeout, the SIGKILL escalation and the final
  * drain; nothing spins.  What ends the job is decided in run_judge.c. */
 #include "run.h"
+#include "run_status.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -217,6 +218,7 @@ static void loop_on_exit(tn_run_job_t *job, int i)
         tn_run_stdin_close(job);
     }
     tn_pmi_srv_gone(&job->pmi, i);
+    tn_run_status_exited(job, i);       /* hang reports */
     tn_run_debug(1, "rank %d (pid %d) exited: %s %d", rk->rank, (int)rk->pid,
                  rk->exit_how == CLD_EXITED ? "status" : "signal",
                  rk->exit_info);
@@ -257,6 +259,8 @@ static void loop_signals(tn_run_job_t *job)
             }
             break;
         case SIGUSR1:
+            tn_run_status_print(job, "SIGUSR1", 1);     /* hang report */
+            break;
         case SIGUSR2:
             tn_run_proc_kill(job, sig);
             tn_run_tree_signal(job, sig);
@@ -326,6 +330,7 @@ static void loop_deadlines(tn_run_job_t *job, int64_t now)
 {
     if (!job->ending && job->job_deadline >= 0 && now >= job->job_deadline) {
         tn_run_log("job timed out after %d s", job->setup->timeout_s);
+        tn_run_status_print(job, "at the timeout", 0);  /* hang report */
         tn_run_end(job, 124, SIGTERM, TN_RUN_GRACE_FAIL_MS);
     }
     if (job->ending && !job->killed && now >= job->kill_deadline) {

@@ -4,6 +4,8 @@
  * same program as one host's proxy (run_proxy.c).  See run.h for the
  * layout. */
 #include "run.h"
+#include "run_ctl.h"
+#include "run_status.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -217,6 +219,7 @@ int tn_run_agent(tn_run_job_t *job)
     }
 
     tn_run_shm_create(job);
+    tn_run_status_create(job);          /* hang reports */
     if (tn_run_tree_start(job) != 0 && !job->ending) {
         tn_run_end(job, 1, SIGTERM, TN_RUN_GRACE_FAIL_MS);
     }
@@ -233,7 +236,9 @@ int tn_run_agent(tn_run_job_t *job)
         tn_run_end(job, 1, SIGTERM, TN_RUN_GRACE_FAIL_MS);
     }
     tn_run_shm_close(job);             /* the ranks have theirs */
+    tn_run_status_started(job);
     status = tn_run_loop(job);
+    tn_run_status_destroy(job);
     tn_run_proc_fini(job);
     tn_run_shm_cleanup(job->kvsname);
     tn_run_tree_fini(job);
@@ -382,6 +387,9 @@ int main(int argc, char **argv)
     main_std_fds();
     if (argc == 2 && strcmp(argv[1], "--proxy") == 0) {
         return tn_run_proxy_main();
+    }
+    if (tn_run_ctl_is_client(argc, argv)) {
+        return tn_run_ctl_client(argc, argv);   /* tern-run --status [PID] */
     }
     status = tn_run_opts_parse(argc, argv, &opts);
     if (status != TN_RUN_OPTS_RUN) {

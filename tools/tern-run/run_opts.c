@@ -55,6 +55,10 @@ static void usage(FILE *f)
           "                       PMI server: programs of another MPI)\n"
           "  --oversubscribe      no warning when ranks outnumber a host's slots\n"
           "  -h, --help           this help\n"
+          "  --status [PID]       alone: print where the ranks of your running\n"
+          "                       tern-run job PID (default: every job of yours)\n"
+          "                       are: each rank's MPI call, its arguments, for\n"
+          "                       how long, its pending requests\n"
           "  --version            print the version\n"
           "  --                   end of options\n"
           "Accepted and ignored: --allow-run-as-root.\n"
@@ -65,7 +69,11 @@ static void usage(FILE *f)
           "on every host.\n"
           "Exit status: 0 when all ranks exit 0; else that of the first rank\n"
           "to fail (128+N for signal N), the MPI_Abort code, 124 on timeout,\n"
-          "128+N when tern-run got signal N, 1 when a host was lost.\n", f);
+          "128+N when tern-run got signal N, 1 when a host was lost.\n"
+          "Signals: INT, TERM, HUP, QUIT end the job (forwarded to the ranks);\n"
+          "USR1 prints where the ranks are (as --status) on stderr; USR2 is\n"
+          "forwarded; TSTP/CONT stop and resume the ranks.  --timeout prints\n"
+          "where the ranks are before ending the job.\n", f);
 }
 
 static int parse_int(const char *s, int min, int max, int *val_p)
