@@ -51,6 +51,8 @@
 /* After the last rank is gone, how long to wait for pipes still held open by
  * processes that left the process group. */
 #define TN_RUN_DRAIN_MS        2000
+/* On the timeout, how long to wait for the other hosts' hang reports. */
+#define TN_RUN_REPORT_WAIT_MS  2000
 /* Most hardware threads of one core that a rank is bound to. */
 #define TN_RUN_BIND_MAX        8
 
@@ -173,6 +175,8 @@ typedef struct {
     int64_t          kill_deadline; /* SIGKILL escalation, or -1 */
     int              killed;        /* SIGKILL was sent to the group */
     int64_t          drain_deadline;/* -1 until all ranks are gone */
+    int64_t          report_deadline;/* timed out: end at the latest then */
+    int              report_waiting;/* hosts whose hang report is awaited */
 } tn_run_job_t;
 
 /* run_env.c: the environment of local rank i, as an array for execve().  The array
@@ -247,6 +251,10 @@ void tn_run_tree_output(tn_run_job_t *job, int i, int is_err,
 int  tn_run_tree_log(const char *line, size_t len);
 /* The local barrier or a child changed the fence: move it on. */
 void tn_run_tree_fence(tn_run_job_t *job);
+/* A hang report (why: "SIGUSR1", "at the timeout"): this host's part now,
+ * the other hosts' as their proxies answer (job->report_waiting counts
+ * them down).  always: even when no rank publishes. */
+void tn_run_tree_report(tn_run_job_t *job, const char *why, int always);
 /* Send sig, or the job's end, down the tree. */
 void tn_run_tree_signal(tn_run_job_t *job, int sig);
 void tn_run_tree_end(tn_run_job_t *job, int sig, int grace_ms);

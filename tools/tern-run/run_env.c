@@ -192,7 +192,8 @@ char **tn_run_env_rank(const tn_run_job_t *job, int i, int pmi_fd)
     char   *str   = (char *)(vec + slots);
     size_t  n     = nbase;
     long    vals[ENV_NRANK] = { pmi_fd, rk->rank, job->nranks, 0, i, job->nlocal,
-                                rk->shm_fd, job->multi ? job->host : -1,
+                                rk->shm_fd, job->multi && !(job->setup->flags &
+                                TN_RUN_SETUP_FORK) ? job->host : -1,
                                 tn_run_status_fd(job), i };
 
     memcpy(vec, env_base[rk->block], nbase * sizeof(char *));

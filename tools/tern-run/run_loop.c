@@ -259,7 +259,7 @@ static void loop_signals(tn_run_job_t *job)
             }
             break;
         case SIGUSR1:
-            tn_run_status_print(job, "SIGUSR1", 1);     /* hang report */
+            tn_run_tree_report(job, "SIGUSR1", 1);      /* hang report */
             break;
         case SIGUSR2:
             tn_run_proc_kill(job, sig);
@@ -323,6 +323,10 @@ static int64_t loop_next_deadline(const tn_run_job_t *job)
         (next < 0 || job->kill_deadline < next)) {
         next = job->kill_deadline;
     }
+    if (!job->ending && job->report_deadline >= 0 &&
+        (next < 0 || job->report_deadline < next)) {
+        next = job->report_deadline;
+    }
     return next;
 }
 
@@ -330,7 +334,14 @@ static void loop_deadlines(tn_run_job_t *job, int64_t now)
 {
     if (!job->ending && job->job_deadline >= 0 && now >= job->job_deadline) {
         tn_run_log("job timed out after %d s", job->setup->timeout_s);
-        tn_run_status_print(job, "at the timeout", 0);  /* hang report */
+        job->job_deadline = -1;
+        /* the hang report first: the other hosts' parts come up the tree */
+        tn_run_tree_report(job, "at the timeout", 0);
+        job->report_deadline = now + TN_RUN_REPORT_WAIT_MS;
+    }
+    if (!job->ending && job->report_deadline >= 0 &&
+        (job->report_waiting == 0 || now >= job->report_deadline)) {
+        job->report_deadline = -1;
         tn_run_end(job, 124, SIGTERM, TN_RUN_GRACE_FAIL_MS);
     }
     if (job->ending && !job->killed && now >= job->kill_deadline) {

@@ -113,6 +113,7 @@ void tn_run_job_init(tn_run_job_t *job)
     job->job_deadline   = -1;
     job->kill_deadline  = -1;
     job->drain_deadline = -1;
+    job->report_deadline = -1;
     job->parent_r       = -1;
     job->parent_w       = -1;
 }
@@ -218,7 +219,11 @@ int tn_run_agent(tn_run_job_t *job)
         job->job_deadline = tn_run_now_ms() + (int64_t)s->timeout_s * 1000;
     }
 
-    tn_run_shm_create(job);
+    /* --launcher fork: every "host" is this machine, one node for the
+     * library, whose ranks find one named segment (run_proto.h) */
+    if (!(s->flags & TN_RUN_SETUP_FORK)) {
+        tn_run_shm_create(job);
+    }
     tn_run_status_create(job);          /* hang reports */
     if (tn_run_tree_start(job) != 0 && !job->ending) {
         tn_run_end(job, 1, SIGTERM, TN_RUN_GRACE_FAIL_MS);
@@ -240,7 +245,9 @@ int tn_run_agent(tn_run_job_t *job)
     status = tn_run_loop(job);
     tn_run_status_destroy(job);
     tn_run_proc_fini(job);
-    tn_run_shm_cleanup(job->kvsname);
+    if (!job->is_proxy || !(s->flags & TN_RUN_SETUP_FORK)) {
+        tn_run_shm_cleanup(job->kvsname);
+    }
     tn_run_tree_fini(job);
     tn_run_env_fini();
     tn_pmi_srv_fini(&job->pmi);

@@ -267,6 +267,7 @@ long tn_run_proto_decode(const char *buf, size_t len, tn_run_frame_t *f,
         rd.left    = 0;
         break;
     case TN_RUN_F_FENCE_ENTER:
+    case TN_RUN_F_REPORT_ASK:
         break;
     case TN_RUN_F_FENCE:
         f->u[nu++] = rd_u32(&rd);
@@ -294,6 +295,7 @@ long tn_run_proto_decode(const char *buf, size_t len, tn_run_frame_t *f,
         f->str     = rd_str(&rd);
         break;
     case TN_RUN_F_LOG:
+    case TN_RUN_F_REPORT:
         f->str = rd_str(&rd);
         break;
     default:

@@ -32,6 +32,7 @@
  *   SIGNAL      u32 sig                 deliver to the ranks
  *   END         u32 sig, u32 grace_ms   the job ends: sig now, SIGKILL
  *                                       after grace_ms
+ *   REPORT_ASK  (empty)                 send this host's hang report
  * Up (child -> parent):
  *   HELLO       u32 host, str hostname  the proxy runs
  *   OUT         u32 rank, u32 stream (1 stdout, 2 stderr), bytes (whole
@@ -44,7 +45,9 @@
  *   ABORT       u32 rank, u32 pid, u32 code (as int32), u32 internal
  *   PMIERR      u32 rank, u32 pid, str message
  *   LOG         str line               a message of the proxy, printed by
- *                                       the head as it is */
+ *                                       the head as it is
+ *   REPORT      str text               this host's hang report (whole
+ *                                       lines, maybe none), one per ask */
 #ifndef TN_RUN_PROTO_H
 #define TN_RUN_PROTO_H
 
@@ -63,6 +66,7 @@ typedef enum {
     TN_RUN_F_FENCE_DONE,
     TN_RUN_F_SIGNAL,
     TN_RUN_F_END,
+    TN_RUN_F_REPORT_ASK,
     TN_RUN_F_HELLO = 16,
     TN_RUN_F_OUT,
     TN_RUN_F_FENCE_ENTER,
@@ -70,7 +74,8 @@ typedef enum {
     TN_RUN_F_EXIT,
     TN_RUN_F_ABORT,
     TN_RUN_F_PMIERR,
-    TN_RUN_F_LOG
+    TN_RUN_F_LOG,
+    TN_RUN_F_REPORT
 } tn_run_ftype_t;
 
 /* EXIT flags: the rank's PMI state when it exited. */
@@ -114,7 +119,10 @@ typedef struct {
 #define TN_RUN_SETUP_TIMESTAMP      2
 #define TN_RUN_SETUP_REPORT_BINDING 4
 #define TN_RUN_SETUP_QUIET          8
-#define TN_RUN_SETUP_FORK           16   /* children are forked, not rsh'd */
+#define TN_RUN_SETUP_FORK           16   /* children are forked, not rsh'd:
+                                                every host is this machine,
+                                                one node to the library (no
+                                                TERN_HOST_ID, no memfd) */
 
 /* A decoded frame: pointers into the frame's bytes. */
 typedef struct {

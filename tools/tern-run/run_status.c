@@ -94,7 +94,9 @@ void tn_run_status_create(tn_run_job_t *job)
         st->exit_how[r] = st->exit_info[r] = 0;
         st->asks[r] = 0;
     }
-    if (gethostname(st->host, sizeof(st->host) - 1) != 0) {
+    if (job->multi && job->host >= 0) {
+        snprintf(st->host, sizeof(st->host), "%s", job->setup->hosts[job->host]);
+    } else if (gethostname(st->host, sizeof(st->host) - 1) != 0) {
         snprintf(st->host, sizeof(st->host), "?");
     }
     snprintf(st->prog, sizeof(st->prog), "%s", slash != NULL ? slash + 1 : prog);

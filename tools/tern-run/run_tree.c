@@ -14,6 +14,7 @@
  * saying which host and why (the remote shell's last words on stderr, or
  * its exit status). */
 #include "run.h"
+#include "run_status.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -271,6 +272,52 @@ void tn_run_tree_end(tn_run_job_t *job, int sig, int grace_ms)
             tn_run_buf_append(&job->links[l].out, f.data, f.len);
         }
     }
+    tn_run_buf_free(&f);
+}
+
+void tn_run_tree_report(tn_run_job_t *job, const char *why, int always)
+{
+    tn_run_buf_t f = { 0 };
+
+    if (!job->multi) {
+        tn_run_status_print(job, why, always);
+        return;
+    }
+    tn_run_buf_printf(&f, "tern-run: where the ranks are (%s):\n", why);
+    if (job->status != NULL) {
+        tn_run_status_report(job->status, "tern-run:   ", &f);
+    }
+    (void)tn_run_write_all(STDERR_FILENO, f.data, f.len);
+    f.len = 0;
+    tn_run_proto_u32s(&f, TN_RUN_F_REPORT_ASK, 0);
+    for (int l = 0; l < job->nlinks; l++) {
+        if (job->links[l].wfd >= 0 && !job->links[l].lost) {
+            tn_run_buf_append(&job->links[l].out, f.data, f.len);
+        }
+    }
+    job->report_waiting = tree_npos;
+    tn_run_buf_free(&f);
+    (void)always;
+}
+
+/* A proxy asked for its host's report: answer, and ask the subtree. */
+static void tree_report_ask(tn_run_job_t *job, const char *raw, size_t rawlen)
+{
+    tn_run_buf_t text = { 0 };
+    tn_run_buf_t f    = { 0 };
+
+    if (job->status != NULL) {
+        tn_run_status_report(job->status, "tern-run:   ", &text);
+    }
+    tn_run_buf_append(&text, "", 1);
+    tn_run_proto_str(&f, TN_RUN_F_REPORT, 0, NULL, text.data);
+    tree_up(job, f.data, f.len);
+    for (int l = 0; l < job->nlinks; l++) {
+        if (job->links[l].wfd >= 0) {
+            tn_run_buf_append(&job->links[l].out, raw, rawlen);
+        }
+    }
+    tn_run_buf_free(&text);
     tn_run_buf_free(&f);
 }
 
@@ -589,6 +636,16 @@ static int tree_child_frame(tn_run_job_t *job, int l, const tn_run_frame_t *f,
             free(line);
         }
         return 0;
+    case TN_RUN_F_REPORT:
+        if (job->is_proxy) {
+            tree_up(job, raw, rawlen);
+        } else {
+            (void)tn_run_write_all(STDERR_FILENO, f->str, strlen(f->str));
+            if (job->report_waiting > 0) {
+                job->report_waiting--;
+            }
+        }
+        return 0;
     case TN_RUN_F_FENCE_ENTER:
         if (!job->fence_entered) {
             job->fence_entered = 1;
@@ -782,6 +839,9 @@ static int tree_parent_frame(tn_run_job_t *job, const tn_run_frame_t *f,
     case TN_RUN_F_SIGNAL:
         tn_run_proc_kill(job, (int)f->u[0]);
         tn_run_tree_signal(job, (int)f->u[0]);
+        return 0;
+    case TN_RUN_F_REPORT_ASK:
+        tree_report_ask(job, raw, rawlen);
         return 0;
     case TN_RUN_F_END:
         job->ending      = 1;
