@@ -1,8 +1,11 @@
 /* Unit tests of tern-run's I/O-free parts: the PMI-1 server (pmi_srv.c,
  * pmi_kvs.c) and the output line forwarder (run_fwd.c), fed byte by byte
- * and in odd splits. */
+ * and in odd splits; host lists and the rank map (run_hosts.c); the frames
+ * of the launch tree (run_proto.c). */
 #include "pmi_srv.h"
 #include "run_fwd.h"
+#include "run_hosts.h"
+#include "run_proto.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -382,6 +385,215 @@ static void test_ranges(void)
     ranges_check("1010101", 6, "0,2,4,6");
 }
 
+/* ------------------------------------------------------- run_hosts.c */
+
+static void test_hosts(void)
+{
+    tn_run_hostlist_t hl = { 0 };
+    char              err[320];
+    int               host_of[16], over;
+    tn_run_buf_t      map = { 0 };
+    const char       *file = "# cluster\nn1 slots=2\n\nn2:3   # MPICH form\n"
+                             "n1\n  n3 max_slots=8\n";
+
+    CHECK(tn_run_hosts_add_arg(&hl, "a,b:4,a", err, sizeof(err)) == 0);
+    CHECK(hl.nhosts == 2 && strcmp(hl.hosts[0].name, "a") == 0 &&
+          hl.hosts[0].slots == 2 && hl.hosts[1].slots == 4);
+    CHECK(tn_run_hosts_slots(&hl) == 6);
+    tn_run_hosts_free(&hl);
+    CHECK(tn_run_hosts_add_arg(&hl, "a,,b", err, sizeof(err)) == -1 &&
+          strstr(err, "bad host name") != NULL);
+    tn_run_hosts_free(&hl);
+    CHECK(tn_run_hosts_add_arg(&hl, "a:0", err, sizeof(err)) == -1 &&
+          strstr(err, "bad slot count") != NULL);
+    tn_run_hosts_free(&hl);
+    CHECK(tn_run_hosts_add_arg(&hl, "a:99999999999", err, sizeof(err)) == -1);
+    tn_run_hosts_free(&hl);
+    CHECK(tn_run_hosts_add_arg(&hl, "a;rm -rf", err, sizeof(err)) == -1);
+    tn_run_hosts_free(&hl);
+    CHECK(tn_run_hosts_add_arg(&hl, "-oProxyCommand=x", err, sizeof(err)) == -1);
+    tn_run_hosts_free(&hl);
+
+    CHECK(tn_run_hosts_add_file(&hl, file, strlen(file), "hf", err,
+                                sizeof(err)) == 0);
+    CHECK(hl.nhosts == 3 && hl.hosts[0].slots == 3 && hl.hosts[1].slots == 3 &&
+          hl.hosts[2].slots == 1 && !hl.hosts[2].given);
+    tn_run_hosts_free(&hl);
+    CHECK(tn_run_hosts_add_file(&hl, "n1\nn2 cpus=4\n", 13, "hf", err,
+                                sizeof(err)) == -1 &&
+          strcmp(err, "hf:2: unknown field 'cpus=4' (want slots=N)") == 0);
+    tn_run_hosts_free(&hl);
+    CHECK(tn_run_hosts_add_file(&hl, "n1:2 slots=3\n", 13, "hf", err,
+                                sizeof(err)) == -1 && strstr(err, "hf:1:") != NULL);
+    tn_run_hosts_free(&hl);
+    CHECK(tn_run_hosts_add_file(&hl, "# none\n\n", 8, "hf", err,
+                                sizeof(err)) == -1 && strcmp(err, "hf: no hosts") == 0);
+    tn_run_hosts_free(&hl);
+    CHECK(tn_run_hosts_add_file(&hl, "a\0b\n", 4, "hf", err, sizeof(err)) == -1);
+    tn_run_hosts_free(&hl);
+
+    /* slots in order, then round again */
+    CHECK(tn_run_hosts_add_arg(&hl, "a:2,b:1", err, sizeof(err)) == 0);
+    CHECK(tn_run_hosts_map(&hl, 3, 0, TN_RUN_MAP_SLOT, host_of, &over, err,
+                           sizeof(err)) == 0 && !over);
+    CHECK(host_of[0] == 0 && host_of[1] == 0 && host_of[2] == 1);
+    CHECK(tn_run_hosts_map(&hl, 5, 0, TN_RUN_MAP_SLOT, host_of, &over, err,
+                           sizeof(err)) == 0 && over);
+    CHECK(host_of[3] == 0 && host_of[4] == 0);
+    /* by node: one per host in turn while slots last */
+    CHECK(tn_run_hosts_map(&hl, 3, 0, TN_RUN_MAP_NODE, host_of, &over, err,
+                           sizeof(err)) == 0 && !over);
+    CHECK(host_of[0] == 0 && host_of[1] == 1 && host_of[2] == 0);
+    CHECK(tn_run_hosts_map(&hl, 4, 0, TN_RUN_MAP_NODE, host_of, &over, err,
+                           sizeof(err)) == 0 && over);
+    /* per host */
+    CHECK(tn_run_hosts_map(&hl, 4, 2, TN_RUN_MAP_SLOT, host_of, &over, err,
+                           sizeof(err)) == 0);
+    CHECK(host_of[0] == 0 && host_of[1] == 0 && host_of[2] == 1 &&
+          host_of[3] == 1 && over);      /* b has one slot */
+    CHECK(tn_run_hosts_map(&hl, 5, 2, TN_RUN_MAP_SLOT, host_of, &over, err,
+                           sizeof(err)) == -1 &&
+          strcmp(err, "5 ranks do not fit 2 per host on 2 hosts") == 0);
+    tn_run_hosts_free(&hl);
+
+    /* MPICH's process mapping: blocks, and the shortest cycle */
+    {
+        int blocks[6] = { 0, 0, 1, 1, 2, 2 }, rr[6] = { 0, 1, 2, 0, 1, 2 };
+        int mixed[5]  = { 0, 0, 1, 2, 2 };
+
+        tn_run_hosts_mapping_str(blocks, 6, &map);
+        tn_run_buf_append(&map, "", 1);
+        CHECK(strcmp(map.data, "(vector,(0,3,2))") == 0);
+        map.len = 0;
+        tn_run_hosts_mapping_str(rr, 6, &map);
+        tn_run_buf_append(&map, "", 1);
+        CHECK(strcmp(map.data, "(vector,(0,3,1))") == 0);
+        map.len = 0;
+        tn_run_hosts_mapping_str(mixed, 5, &map);
+        tn_run_buf_append(&map, "", 1);
+        CHECK(strcmp(map.data, "(vector,(0,1,2),(1,1,1),(2,1,2))") == 0);
+        tn_run_buf_free(&map);
+    }
+}
+
+/* ------------------------------------------------------- run_proto.c */
+
+/* Decode the one frame in buf; every shorter prefix must ask for more. */
+static long decode_all(const tn_run_buf_t *buf, tn_run_frame_t *f)
+{
+    const char *why = NULL;
+
+    for (size_t n = 0; n < buf->len; n++) {
+        CHECK(tn_run_proto_decode(buf->data, n, f, &why) == 0);
+    }
+    return tn_run_proto_decode(buf->data, buf->len, f, &why);
+}
+
+static void test_proto(void)
+{
+    tn_run_buf_t   b = { 0 }, pairs = { 0 };
+    tn_run_frame_t f;
+    const char    *why = NULL, *k, *v;
+    size_t         off = 0;
+    uint32_t       u[2] = { 3, 4242 };
+
+    tn_run_proto_u32s(&b, TN_RUN_F_EXIT, 5, 7u, 1234u, 2u, 9u,
+                      TN_RUN_EXIT_INITED | TN_RUN_EXIT_IN_BARRIER);
+    CHECK(decode_all(&b, &f) == (long)b.len && f.type == TN_RUN_F_EXIT &&
+          f.u[0] == 7 && f.u[1] == 1234 && f.u[2] == 2 && f.u[3] == 9 &&
+          f.u[4] == (TN_RUN_EXIT_INITED | TN_RUN_EXIT_IN_BARRIER));
+    b.len = 0;
+    tn_run_proto_u32s(&b, TN_RUN_F_EXIT, 5, 7u, 1234u, 2u, 300u, 0u);
+    CHECK(tn_run_proto_decode(b.data, b.len, &f, &why) == -1 &&
+          strcmp(why, "bad exit status") == 0);
+    b.len = 0;
+    tn_run_proto_str(&b, TN_RUN_F_PMIERR, 2, u, "bad PMI request");
+    CHECK(decode_all(&b, &f) == (long)b.len && f.u[1] == 4242 &&
+          strcmp(f.str, "bad PMI request") == 0);
+    b.data[b.len - 1] = 'x';            /* string without its NUL */
+    CHECK(tn_run_proto_decode(b.data, b.len, &f, &why) == -1);
+    b.len = 0;
+    tn_run_proto_out(&b, 5, 2, "line\n", 5);
+    CHECK(decode_all(&b, &f) == (long)b.len && f.u[0] == 5 && f.u[1] == 2 &&
+          f.len == 5 && memcmp(f.data, "line\n", 5) == 0);
+    b.len = 0;
+    tn_run_proto_pair(&pairs, "node-3", "h1:0");
+    tn_run_proto_pair(&pairs, "k", "");
+    tn_run_proto_fence(&b, 4, 2, &pairs);
+    CHECK(decode_all(&b, &f) == (long)b.len && f.type == TN_RUN_F_FENCE &&
+          f.u[0] == 4 && f.npairs == 2);
+    CHECK(tn_run_proto_next_pair(f.data, f.len, &off, &k, &v) == 1 &&
+          strcmp(k, "node-3") == 0 && strcmp(v, "h1:0") == 0);
+    CHECK(tn_run_proto_next_pair(f.data, f.len, &off, &k, &v) == 1 &&
+          strcmp(k, "k") == 0 && strcmp(v, "") == 0);
+    CHECK(tn_run_proto_next_pair(f.data, f.len, &off, &k, &v) == 0);
+    b.len = 0;
+    tn_run_proto_fence(&b, 4, 3, &pairs);    /* says 3 pairs, holds 2 */
+    CHECK(tn_run_proto_decode(b.data, b.len, &f, &why) == -1);
+    b.len = 0;
+    tn_run_proto_u32s(&b, TN_RUN_F_SIGNAL, 1, 0u);
+    CHECK(tn_run_proto_decode(b.data, b.len, &f, &why) == -1);
+    b.len = 0;
+    tn_run_proto_u32s(&b, (tn_run_ftype_t)99, 0);
+    CHECK(tn_run_proto_decode(b.data, b.len, &f, &why) == -1 &&
+          strcmp(why, "unknown frame type") == 0);
+    CHECK(tn_run_proto_decode("\xff\xff\xff\x7f\x01", 5, &f, &why) == -1 &&
+          strcmp(why, "bad frame length") == 0);
+    b.len = 0;
+    tn_run_proto_u32s(&b, TN_RUN_F_END, 3, 15u, 1000u, 0u);   /* trailing */
+    CHECK(tn_run_proto_decode(b.data, b.len, &f, &why) == -1 &&
+          strcmp(why, "trailing bytes") == 0);
+
+    /* SETUP round trip */
+    {
+        char          *hosts[] = { "h0", "h1", "h2" };
+        int            host_of[5] = { 0, 0, 1, 2, 2 };
+        char          *argv0[] = { "./a", "x", NULL }, *argv1[] = { "./b", NULL };
+        char          *env0[] = { "A=1", "PATH=/bin" }, *env1[] = { "B=2" };
+        tn_run_block_t blocks[2] = { { 2, 2, argv0, 2, env0 }, { 3, 1, argv1, 1, env1 } };
+        tn_run_setup_t s = { "tern-1-x", 5, 3, hosts, host_of, -1, 2, blocks,
+                             "/tmp", "ssh -F c", "/usr/bin/tern-run", 32, 1,
+                             TN_RUN_SETUP_TAG, 0, 10, 65536, 1u << 26, 1u << 20 };
+        tn_run_setup_t d;
+        int            host = -1;
+
+        b.len = 0;
+        tn_run_proto_setup(&b, 2, &s);
+        CHECK(decode_all(&b, &f) == (long)b.len && f.type == TN_RUN_F_SETUP);
+        CHECK(tn_run_proto_setup_decode(&f, &d, &host, &why) == 0 && host == 2);
+        CHECK(d.nranks == 5 && d.nhosts == 3 && strcmp(d.hosts[2], "h2") == 0 &&
+              d.host_of[3] == 2 && d.head_host == -1 && d.nblocks == 2 &&
+              d.blocks[1].nranks == 3 && strcmp(d.blocks[0].argv[1], "x") == 0 &&
+              d.blocks[0].argv[2] == NULL && strcmp(d.blocks[1].env[0], "B=2") == 0 &&
+              strcmp(d.rsh, "ssh -F c") == 0 && d.kvs_bytes == (1u << 26) &&
+              d.timeout_s == 10);
+        CHECK(tn_run_setup_block_of(&d, 1) == 0 && tn_run_setup_block_of(&d, 2) == 1);
+        tn_run_proto_setup_free(&d);
+        /* a block claiming more ranks than the job */
+        blocks[1].nranks = 4;
+        b.len = 0;
+        tn_run_proto_setup(&b, 0, &s);
+        CHECK(decode_all(&b, &f) == (long)b.len &&
+              tn_run_proto_setup_decode(&f, &d, &host, &why) == -1 &&
+              strcmp(why, "blocks hold more ranks than the job") == 0);
+        blocks[1].nranks = 3;
+        host_of[4] = 3;                 /* no such host */
+        b.len = 0;
+        tn_run_proto_setup(&b, 0, &s);
+        CHECK(decode_all(&b, &f) == (long)b.len &&
+              tn_run_proto_setup_decode(&f, &d, &host, &why) == -1 &&
+              strcmp(why, "bad host of a rank") == 0);
+        host_of[4] = 2;
+        b.len = 0;
+        tn_run_proto_setup(&b, 3, &s);  /* host index out of range */
+        CHECK(decode_all(&b, &f) == (long)b.len &&
+              tn_run_proto_setup_decode(&f, &d, &host, &why) == -1 &&
+              strcmp(why, "bad host index") == 0);
+    }
+    tn_run_buf_free(&b);
+    tn_run_buf_free(&pairs);
+}
+
 int main(void)
 {
     test_pmi_basic(1);
@@ -395,6 +607,8 @@ int main(void)
     test_kvs();
     test_fwd();
     test_ranges();
+    test_hosts();
+    test_proto();
     if (failures != 0) {
         fprintf(stderr, "%d check(s) failed\n", failures);
         return 1;

@@ -171,7 +171,7 @@ static uint32_t rd_u32(rd_t *rd)
     return v;
 }
 
-/* A u32 in [lo, hi]. */
+/* A u32 in [lo, hi] (lo once the frame is known bad). */
 static uint32_t rd_range(rd_t *rd, uint32_t lo, uint32_t hi, const char *what)
 {
     uint32_t v = rd_u32(rd);
@@ -179,7 +179,7 @@ static uint32_t rd_range(rd_t *rd, uint32_t lo, uint32_t hi, const char *what)
     if (rd->bad == NULL && (v < lo || v > hi)) {
         rd->bad = what;
     }
-    return v;
+    return rd->bad != NULL ? lo : v;    /* never out of range */
 }
 
 static const char *rd_str(rd_t *rd)
