@@ -393,7 +393,9 @@ static int tree_spawn(tn_run_job_t *job, tn_run_link_t *lk)
         /* the remote shell is ours alone: the terminal's ^C goes to
          * tern-run, which ends the job in order */
         setpgid(0, 0);
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        /* SIGTERM, not SIGKILL: a forked proxy then ends its ranks and
+         * what they forked; ssh ends and its proxy sees end of file */
+        prctl(PR_SET_PDEATHSIG, SIGTERM);
         sigprocmask(SIG_SETMASK, &job->orig_mask, NULL);
         sigaction(SIGPIPE, &job->orig_sigpipe, NULL);
         if (dup2(in[0], 0) < 0 || dup2(out[1], 1) < 0 || dup2(err[1], 2) < 0) {
