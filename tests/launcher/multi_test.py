@@ -75,13 +75,15 @@ def test_rsh_chain():
 def test_lost():
     """A host that refuses the remote shell ends the job at once, naming
     the host, its ranks and what the remote shell said; nothing is left."""
-    for width, ranks in (("32", "2-3"), ("1", "2-5")):   # 1: c is below refuse1
+    # width 1: a chain, where a's proxy starts refuse1's (and says so) and
+    # c is below refuse1
+    for width, who, ranks in (("32", "", "2-3"), ("1", "a: ", "2-5")):
         env = dict(os.environ, TERN_RUN_TREE_WIDTH=width)
         res = run(["--launcher-exec", RSH, "-host", "a,refuse1,c", "-ppn", "2",
                    P(), "exchange"], env=env)
-        expect_death(res, 1, r"tern-run: cannot start on host refuse1 \(ranks %s\): "
+        expect_death(res, 1, r"tern-run: %scannot start on host refuse1 \(ranks %s\): "
                      r"ssh: connect to host refuse1 port 22: Connection refused "
-                     r"\(exit status 255\)" % ranks)
+                     r"\(exit status 255\)" % (who, ranks))
 
 
 def test_death():
@@ -198,7 +200,7 @@ def test_bindings():
           "binding more ranks than cores is said", res)
     res = run(FORK + ["-host", "a,b", "-n", "2", "--report-bindings", P(), "exchange"])
     check(sum("not bound" in l for l in tern_lines(res)) == 2 and
-          any("rank 1 on b" in l for l in tern_lines(res)),
+          "tern-run: b: rank 1: not bound" in tern_lines(res),
           "proxies report their ranks' bindings, naming the host", res)
 
 

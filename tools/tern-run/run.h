@@ -247,6 +247,8 @@ void tn_run_tree_abort(tn_run_job_t *job, int i, int code, int internal);
 void tn_run_tree_pmierr(tn_run_job_t *job, int i, const char *msg);
 void tn_run_tree_output(tn_run_job_t *job, int i, int is_err,
                         const char *data, size_t len);
+/* This process is job's proxy: its messages go up from now on. */
+void tn_run_tree_proxy(tn_run_job_t *job);
 /* A proxy's own message, sent up as a LOG frame; 0 when sent. */
 int  tn_run_tree_log(const char *line, size_t len);
 /* The local barrier or a child changed the fence: move it on. */

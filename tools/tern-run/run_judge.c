@@ -27,7 +27,10 @@ const char *tn_run_judge_who(const tn_run_job_t *job, int rank, char *buf,
 {
     const tn_run_rstate_t *st = &job->all[rank];
 
-    if (!job->multi || st->host == job->host) {
+    if (st->pid <= 0) {
+        snprintf(buf, len, "rank %d (never started%s%s)", rank,
+                 job->multi ? " on " : "", job->multi ? job->setup->hosts[st->host] : "");
+    } else if (!job->multi || st->host == job->host) {
         snprintf(buf, len, "rank %d (pid %d)", rank, st->pid);
     } else {
         snprintf(buf, len, "rank %d (pid %d on %s)", rank, st->pid,

@@ -172,7 +172,7 @@ static void proc_plan_binding(tn_run_job_t *job)
     const char *unit;
     char  where[300] = "";
 
-    if (job->multi && job->host >= 0) {
+    if (job->multi && job->host >= 0 && !job->is_proxy) {  /* a proxy's say so */
         snprintf(where, sizeof(where), " on %s", s->hosts[job->host]);
     }
     if (bind == TN_RUN_BIND_AUTO) {

@@ -98,6 +98,7 @@ int tn_run_proxy_main(void)
     job.parent_w = STDOUT_FILENO;
     /* what followed SETUP is the start of the next frames */
     tn_run_buf_append(&job.parent_in, in.data + got, in.len - (size_t)got);
+    tn_run_tree_proxy(&job);
     tn_run_log_hook = tn_run_tree_log;
     gethostname(hostname, sizeof(hostname) - 1);
     u = (uint32_t)host;

@@ -76,6 +76,11 @@ static void tree_up(tn_run_job_t *job, const char *frame, size_t len)
     }
 }
 
+void tn_run_tree_proxy(tn_run_job_t *job)
+{
+    tree_proxy_job = job;
+}
+
 int tn_run_tree_log(const char *line, size_t len)
 {
     tn_run_job_t *job = tree_proxy_job;
@@ -85,9 +90,15 @@ int tn_run_tree_log(const char *line, size_t len)
     if (job == NULL || job->parent_w < 0) {
         return -1;
     }
-    copy = tn_run_xmalloc(len + 1);
-    memcpy(copy, line, len);
-    copy[len] = '\0';
+    /* "tern-run: msg" becomes "tern-run: host: msg" */
+    copy = tn_run_xmalloc(len + 300);
+    if (len >= 10 && memcmp(line, "tern-run: ", 10) == 0) {
+        snprintf(copy, len + 300, "tern-run: %s: %.*s", job->setup->hosts[job->host],
+                 (int)(len - 10), line + 10);
+    } else {
+        memcpy(copy, line, len);
+        copy[len] = '\0';
+    }
     tn_run_proto_str(&f, TN_RUN_F_LOG, 0, NULL, copy);
     tree_up(job, f.data, f.len);
     tn_run_buf_free(&f);
@@ -490,9 +501,6 @@ int tn_run_tree_start(tn_run_job_t *job)
 
     tree_shape(s);
     me = job->is_proxy ? tree_pos_of[job->host] : -1;
-    if (job->is_proxy) {
-        tree_proxy_job = job;
-    }
     first = (me + 1) * width;
     last  = first + width < tree_npos ? first + width : tree_npos;
     job->nlinks = last > first ? last - first : 0;
