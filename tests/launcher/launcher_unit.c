@@ -748,6 +748,20 @@ static void test_slurm(void)
     CHECK(tn_run_slurm_hosts(&hl, "h[0-1],-x", "1(x3)", err, sizeof(err)) == -1);
     CHECK(strstr(err, "bad host name '-x'") != NULL);
     tn_run_hosts_free(&hl);
+    /* the largest allocation (the name index keeps this linear); names
+     * of two groups can coincide ("n[0-255][0-255]": n1255 twice), not
+     * with a separator */
+    CHECK(tn_run_slurm_hosts(&hl, "n[0-255]-[0-255]", "1(x65535),7", err,
+                             sizeof(err)) == 0);
+    CHECK(hl.nhosts == 65536 && strcmp(hl.hosts[65535].name, "n255-255") == 0 &&
+          hl.hosts[65535].slots == 7 && tn_run_hosts_slots(&hl) == 65542);
+    CHECK(tn_run_hosts_add(&hl, "n0-17", 5, 2, err, sizeof(err)) == 0 &&
+          hl.nhosts == 65536 && hl.hosts[17].slots == 3);
+    CHECK(tn_run_hosts_add(&hl, "n0-1", 4, 0, err, sizeof(err)) == 0 &&
+          hl.nhosts == 65536 && hl.hosts[1].slots == 2);
+    CHECK(tn_run_hosts_add(&hl, "new", 3, 0, err, sizeof(err)) == -1 &&
+          strstr(err, "more than 65536 hosts") != NULL);
+    tn_run_hosts_free(&hl);
     CHECK(tn_run_slurm_hosts(&hl, "h[0-1]", "1(x", err, sizeof(err)) == -1);
     CHECK(strstr(err, "bad count list '1(x'") != NULL);
     tn_run_hosts_free(&hl);
