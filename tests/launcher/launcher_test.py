@@ -664,6 +664,87 @@ def test_usage():
           "'" + P() + "'" not in res.stderr, "missing namespace named", res)
 
 
+def slurm_env(**kw):
+    """This environment without Slurm's variables, plus kw."""
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("SLURM_", "SLURMD_", "PMI_", "PMIX_"))}
+    env.update(kw)
+    return env
+
+
+def test_slurm_env():
+    """Inside a Slurm allocation (its variables faked; the one node is this
+    one, so no srun is needed): the hosts and -n come from the allocation,
+    except in a task that Slurm started with a PMI server; hostile values
+    end tern-run with a message that says what is wrong."""
+    alloc = dict(SLURM_JOB_ID="77", SLURM_JOB_NODELIST="localhost",
+                 SLURM_TASKS_PER_NODE="3", PROBE_MAPPING="(vector,(0,1,3))")
+    res = run(["-v", P(), "exchange"], env=slurm_env(**alloc))
+    check(res.returncode == 0 and res.stdout.count("exchange ok (3 ranks)") == 3,
+          "3 ranks from SLURM_TASKS_PER_NODE", res)
+    check("tern-run: Slurm job 77: 1 node (localhost), 3 slots (3)" in res.stderr,
+          "the allocation named (-v)", res)
+    # Slurm's name of this node (SLURMD_NODENAME) is this host: no proxy
+    res = run(["-v", P(), "exchange"],
+              env=slurm_env(**dict(alloc, SLURM_JOB_NODELIST="tn-node7",
+                                   SLURMD_NODENAME="tn-node7")))
+    check(res.returncode == 0 and res.stdout.count("exchange ok (3 ranks)") == 3 and
+          "proxy started" not in res.stderr, "SLURMD_NODENAME is this host", res)
+    # a step's task: the job's CPUs per node, not the step's tasks
+    res = run([P(), "exchange"],
+              env=slurm_env(**dict(alloc, SLURM_STEP_ID="0",
+                                   SLURM_JOB_CPUS_PER_NODE="2",
+                                   PROBE_MAPPING="(vector,(0,1,2))")))
+    check(res.returncode == 0 and res.stdout.count("exchange ok (2 ranks)") == 2,
+          "in a step: slots from SLURM_JOB_CPUS_PER_NODE", res)
+    # a task with Slurm's PMI: one rank of Slurm's job, tern-run stays here
+    for pmi in ("PMI_FD", "PMI_PORT", "PMIX_NAMESPACE"):
+        res = run(["-v", P(), "exchange"],
+                  env=slurm_env(**dict(alloc, SLURM_STEP_ID="3",
+                                       PROBE_MAPPING="(vector,(0,1,1))",
+                                       **{pmi: "9"})))
+        check(res.returncode == 0 and res.stdout.count("exchange ok (1 ranks)") == 1 and
+              "a task of Slurm step 77.3 with a PMI server" in res.stderr,
+              "a PMI task (%s) ignores the allocation" % pmi, res)
+    # -host wins over the allocation
+    res = run(["-host", "localhost:2", P(), "exchange"],
+              env=slurm_env(**dict(alloc, PROBE_MAPPING="(vector,(0,1,2))")))
+    check(res.returncode == 0 and res.stdout.count("exchange ok (2 ranks)") == 2,
+          "-host is used, not the allocation", res)
+    bad = [
+        (dict(SLURM_JOB_NODELIST="h[0-999999999]"),
+         "tern-run: Slurm job 77: SLURM_JOB_NODELIST and SLURM_TASKS_PER_NODE: "
+         "bad hostlist 'h[0-999999999]': more nodes than tern-run takes (65536)"),
+        (dict(SLURM_JOB_NODELIST="h[3-1]"),
+         "tern-run: Slurm job 77: SLURM_JOB_NODELIST and SLURM_TASKS_PER_NODE: "
+         "bad hostlist 'h[3-1]': a range runs backwards"),
+        (dict(SLURM_TASKS_PER_NODE="2(x3)"),
+         "tern-run: Slurm job 77: SLURM_JOB_NODELIST and SLURM_TASKS_PER_NODE: "
+         "1 node in 'localhost' but 3 counts in '2(x3)'"),
+        (dict(SLURM_TASKS_PER_NODE="0"),
+         "tern-run: Slurm job 77: SLURM_JOB_NODELIST and SLURM_TASKS_PER_NODE: "
+         "bad count list '0': want counts from 1 to 65536"),
+        (dict(SLURM_JOB_NODELIST="a b"),
+         "tern-run: Slurm job 77: SLURM_JOB_NODELIST and SLURM_TASKS_PER_NODE: "
+         "bad host name 'a b'"),
+        (dict(SLURM_TASKS_PER_NODE=None),
+         "tern-run: Slurm job 77: SLURM_TASKS_PER_NODE is not set"),
+    ]
+    for change, msg in bad:
+        env = slurm_env(**dict(alloc, **{k: v for k, v in change.items() if v}))
+        for k, v in change.items():
+            if v is None:
+                del env[k]
+        res = run([P(), "exchange"], env=env)
+        check(res.returncode == 2 and tern_lines(res) == [msg],
+              "refused with %r" % msg, res)
+    res = run(["--launcher", "slurm", "-n", "1", P(), "exchange"], env=slurm_env())
+    check(res.returncode == 2 and tern_lines(res) == [
+        "tern-run: --launcher slurm: not inside a Slurm allocation "
+        "(SLURM_JOB_ID and SLURM_JOB_NODELIST are not set)"],
+        "--launcher slurm outside an allocation", res)
+
+
 def main():
     global ARGS
     ap = argparse.ArgumentParser()

@@ -1,11 +1,13 @@
 /* Unit tests of tern-run's I/O-free parts: the PMI-1 server (pmi_srv.c,
  * pmi_kvs.c) and the output line forwarder (run_fwd.c), fed byte by byte
  * and in odd splits; host lists and the rank map (run_hosts.c); the frames
- * of the launch tree (run_proto.c). */
+ * of the launch tree (run_proto.c); Slurm's hostlists and counts
+ * (run_slurm.c). */
 #include "pmi_srv.h"
 #include "run_fwd.h"
 #include "run_hosts.h"
 #include "run_proto.h"
+#include "run_slurm.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -594,6 +596,177 @@ static void test_proto(void)
     tn_run_buf_free(&pairs);
 }
 
+/* Expand a hostlist; want is the names joined by ' ', or "!why" for an
+ * error whose message contains why. */
+static void nodelist_check(const char *expr, const char *want)
+{
+    tn_run_buf_t names = { 0 }, got = { 0 };
+    char         err[320] = "";
+    int          n = -1;
+    int          rc = tn_run_slurm_nodelist(expr, &names, &n, err, sizeof(err));
+
+    if (rc == 0) {
+        size_t off = 0;
+
+        for (int i = 0; i < n; i++) {
+            tn_run_buf_printf(&got, "%s%s", i > 0 ? " " : "", names.data + off);
+            off += strlen(names.data + off) + 1;
+        }
+        if (off != names.len) {
+            fprintf(stderr, "nodelist '%s': %zu bytes for %d names\n", expr,
+                    names.len, n);
+            failures++;
+        }
+    } else {
+        tn_run_buf_printf(&got, "!%s", err);
+    }
+    tn_run_buf_append(&got, "", 1);
+    if (want[0] == '!' ? rc == 0 || strstr(got.data, want + 1) == NULL
+                       : strcmp(got.data, want) != 0) {
+        fprintf(stderr, "nodelist '%s': got '%s', want '%s'\n", expr,
+                got.data, want);
+        failures++;
+    }
+    tn_run_buf_free(&got);
+    tn_run_buf_free(&names);
+}
+
+static void counts_check(const char *expr, const char *want)
+{
+    tn_run_buf_t got = { 0 };
+    char         err[320] = "";
+    int         *counts = NULL;
+    int          n = -1;
+    int          rc = tn_run_slurm_counts(expr, &counts, &n, err, sizeof(err));
+
+    if (rc == 0) {
+        for (int i = 0; i < n; i++) {
+            tn_run_buf_printf(&got, "%s%d", i > 0 ? " " : "", counts[i]);
+        }
+    } else {
+        tn_run_buf_printf(&got, "!%s", err);
+    }
+    tn_run_buf_append(&got, "", 1);
+    if (want[0] == '!' ? rc == 0 || strstr(got.data, want + 1) == NULL
+                       : strcmp(got.data, want) != 0) {
+        fprintf(stderr, "counts '%s': got '%s', want '%s'\n", expr, got.data,
+                want);
+        failures++;
+    }
+    free(counts);
+    tn_run_buf_free(&got);
+}
+
+static void test_slurm(void)
+{
+    tn_run_hostlist_t hl = { 0 };
+    tn_run_buf_t      big = { 0 };
+    char              err[320];
+
+    nodelist_check("h[0-3,7],gpu[01-02],login",
+                   "h0 h1 h2 h3 h7 gpu01 gpu02 login");
+    nodelist_check("h0", "h0");
+    nodelist_check("n[009-011]", "n009 n010 n011");
+    nodelist_check("n[8-10]", "n8 n9 n10");
+    nodelist_check("n[01-1]", "n01");
+    nodelist_check("n[5]", "n5");
+    nodelist_check(",a,,b,", "a b");
+    nodelist_check("a[1-2]b[3-4]", "a1b3 a1b4 a2b3 a2b4");
+    nodelist_check("n[1-2][3,5]", "n13 n15 n23 n25");
+    nodelist_check("n[1-2]-ib", "n1-ib n2-ib");
+    nodelist_check("[1-2]", "1 2");
+    nodelist_check("n[0-1,3-4,6]", "n0 n1 n3 n4 n6");
+    nodelist_check("n[999999998-999999999]", "n999999998 n999999999");
+    nodelist_check("", "!no nodes");
+    nodelist_check(",", "!no nodes");
+    nodelist_check("n[3-1]", "!runs backwards");
+    nodelist_check("x[]", "!want a number");
+    nodelist_check("x[1", "!'[' without ']'");
+    nodelist_check("x[1[2]]", "!'[' without ']'");
+    nodelist_check("x]", "!']' without '['");
+    nodelist_check("n[1-]", "!after '-'");
+    nodelist_check("n[-1]", "!want a number");
+    nodelist_check("n[a-b]", "!want a number");
+    nodelist_check("n[1,]", "!separated by ','");
+    nodelist_check("n[1;2]", "!separated by ','");
+    nodelist_check("n[1234567890]", "!1 to 9 digits");
+    nodelist_check("n[0-999999999]", "!more nodes than tern-run takes");
+    nodelist_check("n[0-65535],x", "!more nodes than tern-run takes");
+    nodelist_check("n[0-256][0-255]", "!more nodes than tern-run takes");
+    nodelist_check("n[0-1000][0-1000][0-1000]", "!more nodes than tern-run takes");
+    nodelist_check("a[1]b[1]c[1]d[1]e[1]f[1]g[1]h[1]", "a1b1c1d1e1f1g1h1");
+    nodelist_check("a[1]b[1]c[1]d[1]e[1]f[1]g[1]h[1]i[1]", "!more than 8 bracket");
+    /* the error quotes a bounded piece */
+    for (int i = 0; i < 300; i++) {
+        tn_run_buf_append(&big, "x", 1);
+    }
+    tn_run_buf_append(&big, "", 1);
+    nodelist_check(big.data, "!longer than 255");
+    {
+        char err2[320];
+        int  n;
+        tn_run_buf_t names = { 0 };
+
+        CHECK(tn_run_slurm_nodelist(big.data, &names, &n, err2, sizeof(err2)) == -1);
+        CHECK(strlen(err2) < 150 && strstr(err2, "...'") != NULL);
+        tn_run_buf_free(&names);
+        /* the largest accepted: 65536 names, expanded */
+        CHECK(tn_run_slurm_nodelist("n[0-255][0-255]", &names, &n, err2,
+                                    sizeof(err2)) == 0 && n == 65536);
+        CHECK(names.len > 0 && strcmp(names.data + names.len - 8, "n255255") == 0);
+        tn_run_buf_free(&names);
+    }
+    tn_run_buf_free(&big);
+
+    counts_check("2(x3),1", "2 2 2 1");
+    counts_check("4", "4");
+    counts_check("1,2,3", "1 2 3");
+    counts_check("65536(x2)", "65536 65536");
+    counts_check("", "!want counts");
+    counts_check("0", "!want counts");
+    counts_check("65537", "!want counts");
+    counts_check("2(x0)", "!N(xM)");
+    counts_check("2(x", "!N(xM)");
+    counts_check("2(x3", "!N(xM)");
+    counts_check("2(3)", "!separated by ','");
+    counts_check("2,", "!want counts");
+    counts_check("2 ,1", "!separated by ','");
+    counts_check("1(x65537)", "!more nodes");
+    counts_check("1(x65536),1", "!more nodes");
+    counts_check("1(x999999999)", "!more nodes");
+
+    /* an allocation: names with their slots; h1 given twice adds up */
+    CHECK(tn_run_slurm_hosts(&hl, "h[0-2],h1", "2(x2),1,3", err, sizeof(err)) == 0);
+    CHECK(hl.nhosts == 3 && strcmp(hl.hosts[0].name, "h0") == 0 &&
+          hl.hosts[0].slots == 2 && hl.hosts[1].slots == 5 &&
+          hl.hosts[2].slots == 1 && hl.hosts[2].given);
+    CHECK(tn_run_hosts_slots(&hl) == 8);
+    tn_run_hosts_free(&hl);
+    CHECK(tn_run_slurm_hosts(&hl, "h[0-2]", "2(x2)", err, sizeof(err)) == -1);
+    CHECK(strstr(err, "3 nodes in 'h[0-2]' but 2 counts in '2(x2)'") != NULL);
+    tn_run_hosts_free(&hl);
+    CHECK(tn_run_slurm_hosts(&hl, "h[0-1],-x", "1(x3)", err, sizeof(err)) == -1);
+    CHECK(strstr(err, "bad host name '-x'") != NULL);
+    tn_run_hosts_free(&hl);
+    /* the largest allocation (the name index keeps this linear); names
+     * of two groups can coincide ("n[0-255][0-255]": n1255 twice), not
+     * with a separator */
+    CHECK(tn_run_slurm_hosts(&hl, "n[0-255]-[0-255]", "1(x65535),7", err,
+                             sizeof(err)) == 0);
+    CHECK(hl.nhosts == 65536 && strcmp(hl.hosts[65535].name, "n255-255") == 0 &&
+          hl.hosts[65535].slots == 7 && tn_run_hosts_slots(&hl) == 65542);
+    CHECK(tn_run_hosts_add(&hl, "n0-17", 5, 2, err, sizeof(err)) == 0 &&
+          hl.nhosts == 65536 && hl.hosts[17].slots == 3);
+    CHECK(tn_run_hosts_add(&hl, "n0-1", 4, 0, err, sizeof(err)) == 0 &&
+          hl.nhosts == 65536 && hl.hosts[1].slots == 2);
+    CHECK(tn_run_hosts_add(&hl, "new", 3, 0, err, sizeof(err)) == -1 &&
+          strstr(err, "more than 65536 hosts") != NULL);
+    tn_run_hosts_free(&hl);
+    CHECK(tn_run_slurm_hosts(&hl, "h[0-1]", "1(x", err, sizeof(err)) == -1);
+    CHECK(strstr(err, "bad count list '1(x'") != NULL);
+    tn_run_hosts_free(&hl);
+}
+
 int main(void)
 {
     test_pmi_basic(1);
@@ -609,6 +782,7 @@ int main(void)
     test_ranges();
     test_hosts();
     test_proto();
+    test_slurm();
     if (failures != 0) {
         fprintf(stderr, "%d check(s) failed\n", failures);
         return 1;

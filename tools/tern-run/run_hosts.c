@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,24 +47,70 @@ static int hosts_slots(const char *s, size_t len, int *slots_p)
     return 0;
 }
 
+/* FNV-1a of a name. */
+static size_t hosts_hash(const char *name, size_t len)
+{
+    uint32_t h = 2166136261u;
+
+    for (size_t i = 0; i < len; i++) {
+        h = (h ^ (unsigned char)name[i]) * 16777619u;
+    }
+    return h;
+}
+
+/* The slot of name in hl->index: where it is, or the empty one where it
+ * would go.  The table is never full. */
+static size_t hosts_find(const tn_run_hostlist_t *hl, const char *name,
+                         size_t len)
+{
+    size_t mask = hl->index_cap - 1;
+    size_t i    = hosts_hash(name, len) & mask;
+
+    while (hl->index[i] != 0) {
+        const char *n = hl->hosts[hl->index[i] - 1].name;
+
+        if (strncmp(n, name, len) == 0 && n[len] == '\0') {
+            break;
+        }
+        i = (i + 1) & mask;
+    }
+    return i;
+}
+
+/* Make room in the index for one more host: a host list of 65536 names
+ * (a hostfile, an allocation) must not take quadratic time. */
+static void hosts_index_grow(tn_run_hostlist_t *hl)
+{
+    if (hl->index != NULL && (size_t)(hl->nhosts + 1) * 2 <= hl->index_cap) {
+        return;
+    }
+    free(hl->index);
+    hl->index_cap = hl->index_cap == 0 ? 64 : hl->index_cap * 2;
+    hl->index     = tn_run_xmalloc(hl->index_cap * sizeof(*hl->index));
+    memset(hl->index, 0, hl->index_cap * sizeof(*hl->index));
+    for (int h = 0; h < hl->nhosts; h++) {
+        const char *n = hl->hosts[h].name;
+
+        hl->index[hosts_find(hl, n, strlen(n))] = h + 1;
+    }
+}
+
 int tn_run_hosts_add(tn_run_hostlist_t *hl, const char *name, size_t namelen,
                      int slots, char *err, size_t errlen)
 {
     tn_run_host_t *h = NULL;
+    size_t         at;
 
     if (!hosts_name_ok(name, namelen)) {
         snprintf(err, errlen, "bad host name '%.*s'",
                  (int)(namelen > 64 ? 64 : namelen), name);
         return -1;
     }
-    for (int i = 0; i < hl->nhosts; i++) {
-        if (strlen(hl->hosts[i].name) == namelen &&
-            memcmp(hl->hosts[i].name, name, namelen) == 0) {
-            h = &hl->hosts[i];
-            break;
-        }
-    }
-    if (h == NULL) {
+    hosts_index_grow(hl);
+    at = hosts_find(hl, name, namelen);
+    if (hl->index[at] != 0) {
+        h = &hl->hosts[hl->index[at] - 1];
+    } else {
         if (hl->nhosts >= TN_RUN_HOSTS_MAX) {
             snprintf(err, errlen, "more than %d hosts", TN_RUN_HOSTS_MAX);
             return -1;
@@ -76,6 +123,7 @@ int tn_run_hosts_add(tn_run_hostlist_t *hl, const char *name, size_t namelen,
         h->name[namelen] = '\0';
         h->slots = 0;
         h->given = 0;
+        hl->index[at] = hl->nhosts;
     }
     h->slots += slots > 0 ? slots : 1;
     h->given |= slots > 0;
@@ -229,8 +277,11 @@ void tn_run_hosts_free(tn_run_hostlist_t *hl)
         free(hl->hosts[i].name);
     }
     free(hl->hosts);
-    hl->hosts  = NULL;
-    hl->nhosts = 0;
+    free(hl->index);
+    hl->hosts     = NULL;
+    hl->nhosts    = 0;
+    hl->index     = NULL;
+    hl->index_cap = 0;
 }
 
 long tn_run_hosts_slots(const tn_run_hostlist_t *hl)

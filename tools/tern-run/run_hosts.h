@@ -36,6 +36,10 @@ typedef struct {
 typedef struct {
     int            nhosts;
     tn_run_host_t *hosts;
+    int           *index;     /* open-addressing table of names: host + 1,
+                                 0 empty; index_cap (a power of two) is at
+                                 least twice nhosts.  NULL until needed. */
+    size_t         index_cap;
 } tn_run_hostlist_t;
 
 typedef enum {

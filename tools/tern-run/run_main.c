@@ -268,12 +268,16 @@ out:
     return status;
 }
 
-/* Is name this machine (so the head runs its ranks itself)? */
+/* Is name this machine (so the head runs its ranks itself)?  Slurm's name
+ * of this node counts (SLURMD_NODENAME, set in a batch script and in a
+ * step's tasks): a node's name in slurm.conf need not be its hostname. */
 static int main_is_here(const char *name)
 {
-    char host[256];
+    const char *node = getenv("SLURMD_NODENAME");
+    char        host[256];
 
-    if (strcmp(name, "localhost") == 0 || strcmp(name, "127.0.0.1") == 0) {
+    if (strcmp(name, "localhost") == 0 || strcmp(name, "127.0.0.1") == 0 ||
+        (node != NULL && strcmp(name, node) == 0)) {
         return 1;
     }
     if (gethostname(host, sizeof(host) - 1) != 0) {
@@ -354,13 +358,15 @@ static int main_setup(const tn_run_opts_t *opts, tn_run_job_t *job,
     n = readlink("/proc/self/exe", proxy, proxylen - 1);
     proxy[n > 0 ? n : 0] = '\0';
     s->proxy      = proxy;
-    s->rsh        = opts->rsh;
+    s->rsh        = opts->launcher_slurm && !opts->rsh_given ? "srun"
+                                                                 : opts->rsh;
     s->tree_width = opts->tree_width;
     s->bind       = opts->bind;
     s->flags      = (opts->tag_output ? TN_RUN_SETUP_TAG : 0) |
                     (opts->report_bindings ? TN_RUN_SETUP_REPORT_BINDING : 0) |
                     (opts->quiet ? TN_RUN_SETUP_QUIET : 0) |
-                    (opts->launcher_fork ? TN_RUN_SETUP_FORK : 0);
+                    (opts->launcher_fork ? TN_RUN_SETUP_FORK : 0) |
+                    (opts->launcher_slurm ? TN_RUN_SETUP_SLURM : 0);
     s->verbose     = tn_run_verbose;
     s->timeout_s   = opts->timeout_s;
     s->kvs_keys    = opts->kvs_keys;

@@ -1,6 +1,7 @@
 /* Command-line parsing of tern-run; see run_opts.h. */
 #include "pmi_srv.h"
 #include "run_opts.h"
+#include "run_slurm.h"
 #include "run_util.h"
 
 #include <errno.h>
@@ -37,9 +38,11 @@ static void usage(FILE *f)
           "                       per namespace\n"
           "  --map-by slot|node|core  fill each host's slots in order (slot, core),\n"
           "                       or one rank per host in turn (node)\n"
-          "  --launcher-exec CMD  remote shell to start proxies on other hosts\n"
-          "                       (default TERN_RUN_RSH, else ssh); --launcher fork\n"
-          "                       starts them on this host (a test of the tree)\n"
+          "  --launcher ssh|slurm|fork  how proxies start on other hosts: the\n"
+          "                       remote shell (ssh, TERN_RUN_RSH), srun (the default\n"
+          "                       inside a Slurm allocation), or forked on this host\n"
+          "                       (a test of the tree)\n"
+          "  --launcher-exec CMD  remote shell (or srun) command to start them with\n"
           "  --timeout SEC        end the job after SEC seconds, exit 124\n"
           "                       (default from TERN_RUN_TIMEOUT; 0 = none)\n"
           "  --bind-to core|hwthread|none  bind each rank to one core, to one\n"
@@ -67,6 +70,10 @@ static void usage(FILE *f)
           "key-value space), TERN_RUN_PMI_BACKLOG (unread PMI replies per rank).\n"
           "The ranks get the whole environment of tern-run, plus -x/-env/-genv,\n"
           "on every host.\n"
+          "Inside a Slurm allocation (salloc, sbatch: SLURM_JOB_ID and\n"
+          "SLURM_JOB_NODELIST set) the hosts are the allocation's nodes and -n\n"
+          "defaults to its tasks, unless -host, -hostfile or --netns is given;\n"
+          "not in a task that srun started with a PMI server (--mpi=pmi2, pmix).\n"
           "Exit status: 0 when all ranks exit 0; else that of the first rank\n"
           "to fail (128+N for signal N), the MPI_Abort code, 124 on timeout,\n"
           "128+N when tern-run got signal N, 1 when a host was lost.\n"
@@ -227,6 +234,72 @@ static int opts_from_env(tn_run_opts_t *opts_p)
     }
     opts_p->rsh = env_rsh != NULL && *env_rsh != '\0' ? env_rsh : "ssh";
     return opts_limits(opts_p);
+}
+
+/* Inside a Slurm allocation: SLURM_JOB_ID and SLURM_JOB_NODELIST are set
+ * in a salloc shell, a batch script and the tasks of its steps.  There, as
+ * under Hydra, the allocation's nodes are the hosts when none are given
+ * (-host, -hostfile, --netns), and srun starts the proxies unless
+ * --launcher or --launcher-exec says otherwise.  Except in a task that
+ * srun started with a PMI server of Slurm's (SLURM_STEP_ID with PMI_FD,
+ * PMI_PORT or PMIX_NAMESPACE: "srun --mpi=pmi2 tern-run ..."): that is one
+ * rank of Slurm's own job, each of its siblings would start the whole job
+ * again, so tern-run stays on this host as it would outside Slurm.
+ * Slots: SLURM_TASKS_PER_NODE (the job's tasks on each node); in a step's
+ * task that variable describes the step, so there the job's CPUs
+ * (SLURM_JOB_CPUS_PER_NODE).  Returns 0, or -1 after saying why. */
+static int opts_slurm(tn_run_opts_t *opts)
+{
+    const char *job    = getenv("SLURM_JOB_ID");
+    const char *nodes  = getenv("SLURM_JOB_NODELIST");
+    const char *step   = getenv("SLURM_STEP_ID");
+    const char *cvar   = "SLURM_TASKS_PER_NODE";
+    const char *counts;
+    char        err[320];
+
+    if (job == NULL || *job == '\0' || nodes == NULL || *nodes == '\0') {
+        if (opts->launcher_slurm) {
+            tn_run_log("--launcher slurm: not inside a Slurm allocation "
+                       "(SLURM_JOB_ID and SLURM_JOB_NODELIST are not set)");
+            return -1;
+        }
+        return 0;
+    }
+    if (step != NULL && (getenv("PMI_FD") != NULL ||
+                         getenv("PMI_PORT") != NULL ||
+                         getenv("PMIX_NAMESPACE") != NULL)) {
+        tn_run_debug(1, "a task of Slurm step %s.%s with a PMI server: the "
+                     "allocation is not tern-run's", job, step);
+        return 0;
+    }
+    opts->slurm_job = job;
+    if (!opts->launcher_given) {
+        opts->launcher_slurm = 1;
+    }
+    if (opts->launcher_slurm) {
+        tn_run_debug(1, "Slurm job %s: proxies on other nodes are started by "
+                     "srun", job);
+    }
+    if (opts->hosts.nhosts > 0 || opts->nnetns > 0) {
+        return 0;
+    }
+    if (step != NULL) {
+        cvar = "SLURM_JOB_CPUS_PER_NODE";
+    }
+    counts = getenv(cvar);
+    if (counts == NULL) {
+        tn_run_log("Slurm job %s: %s is not set", job, cvar);
+        return -1;
+    }
+    if (tn_run_slurm_hosts(&opts->hosts, nodes, counts, err, sizeof(err)) != 0) {
+        tn_run_log("Slurm job %s: SLURM_JOB_NODELIST and %s: %s", job, cvar,
+                   err);
+        return -1;
+    }
+    tn_run_debug(1, "Slurm job %s: %d node%s (%s), %ld slots (%s)", job,
+                 opts->hosts.nhosts, opts->hosts.nhosts == 1 ? "" : "s",
+                 nodes, tn_run_hosts_slots(&opts->hosts), counts);
+    return 0;
 }
 
 /* A new, empty block. */
@@ -445,16 +518,27 @@ int tn_run_opts_parse(int argc, char **argv, tn_run_opts_t *opts_p)
                 goto err_usage;
             }
             opts_p->rsh = val;
+            opts_p->rsh_given      = 1;
+            opts_p->launcher_given = 1;
         } else if (strcmp(name, "launcher") == 0) {
             NEXT_VALUE();
+            opts_p->launcher_given = 1;
+            opts_p->launcher_fork  = 0;
+            opts_p->launcher_slurm = 0;
             if (strcmp(val, "fork") == 0) {
                 opts_p->launcher_fork = 1;
+            } else if (strcmp(val, "slurm") == 0) {
+                opts_p->launcher_slurm = 1;
             } else if (strcmp(val, "ssh") == 0 || strcmp(val, "rsh") == 0) {
-                opts_p->launcher_fork = 0;
-                opts_p->rsh = val;
+                /* that program, unless a command line for it was given */
+                const char *env_rsh = getenv("TERN_RUN_RSH");
+
+                if (!opts_p->rsh_given && (env_rsh == NULL || *env_rsh == '\0')) {
+                    opts_p->rsh = val;
+                }
             } else {
-                tn_run_log("bad --launcher '%s' (ssh, rsh or fork; other remote "
-                           "shells with --launcher-exec)", val);
+                tn_run_log("bad --launcher '%s' (ssh, rsh, slurm or fork; other "
+                           "remote shells with --launcher-exec)", val);
                 goto err_usage;
             }
         } else if (strcmp(name, "bind-to") == 0) {
@@ -494,6 +578,9 @@ int tn_run_opts_parse(int argc, char **argv, tn_run_opts_t *opts_p)
 
     if (blk->argv == NULL) {
         tn_run_log("no program given (see tern-run --help)");
+        goto err_usage;
+    }
+    if (opts_slurm(opts_p) != 0) {
         goto err_usage;
     }
     if (opts_count_ranks(opts_p) != 0) {

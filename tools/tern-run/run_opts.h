@@ -57,6 +57,11 @@ typedef struct {
     tn_run_map_t     map;           /* --map-by */
     const char      *rsh;           /* --launcher-exec or TERN_RUN_RSH */
     int              launcher_fork; /* --launcher fork: proxies run here */
+    int              launcher_slurm;/* --launcher slurm: proxies by srun */
+    int              launcher_given;/* --launcher or --launcher-exec given */
+    int              rsh_given;     /* --launcher-exec given */
+    const char      *slurm_job;     /* SLURM_JOB_ID when inside an allocation
+                                       that tern-run uses (run_opts.c) */
     int              tree_width;    /* TERN_RUN_TREE_WIDTH */
     size_t           kvs_keys;      /* TERN_RUN_KVS_KEYS: PMI keys per job */
     size_t           kvs_bytes;     /* TERN_RUN_KVS_BYTES: their bytes */

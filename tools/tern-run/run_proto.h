@@ -123,6 +123,8 @@ typedef struct {
                                                 every host is this machine,
                                                 one node to the library (no
                                                 TERN_HOST_ID, no memfd) */
+#define TN_RUN_SETUP_SLURM          32   /* children are started by srun
+                                                inside a Slurm allocation */
 
 /* A decoded frame: pointers into the frame's bytes. */
 typedef struct {

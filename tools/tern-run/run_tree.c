@@ -364,6 +364,54 @@ static char **tree_rsh_argv(const tn_run_setup_t *s, const char *host,
     return argv;
 }
 
+/* argv of srun starting the proxy of host as the one task of a new step
+ * of the allocation: the words of s->rsh ("srun"), options, the proxy's
+ * path and --proxy, each its own word (no shell in between).
+ *   --nodes=1 --ntasks=1 --nodelist=HOST   one task, on that node
+ *   --input=0 --unbuffered  our pipe to the task's stdin, its stdout back
+ *                   as it comes: slurmstepd otherwise holds output until
+ *                   a newline, and frames are binary (-u makes no pty,
+ *                   whatever srun(1) says; bytes pass unchanged)
+ *   --overlap       a step beside the others: a proxy that fans out runs
+ *                   srun inside its own step, and two jobs started in one
+ *                   allocation do not wait for each other's steps
+ *   --cpu-bind=none the proxy binds its ranks itself; a site's default
+ *                   binding would hold them to the proxy's one CPU
+ *   --mpi=none      the proxy needs none of Slurm's PMI
+ * Without --exact the step has all of the job's CPUs on the node. */
+static char **tree_srun_argv(const tn_run_setup_t *s, const char *host,
+                             tn_run_buf_t *nodelist)
+{
+    static const char *const opts[] = {
+        "--nodes=1", "--ntasks=1", "--input=0", "--unbuffered", "--overlap",
+        "--cpu-bind=none", "--mpi=none",
+    };
+    size_t nopts = sizeof(opts) / sizeof(opts[0]);
+    char  *words = tn_run_xstrdup(s->rsh);
+    char **argv  = tn_run_xmalloc((strlen(s->rsh) / 2 + nopts + 5) *
+                                  sizeof(char *));
+    int    n     = 0;
+    char  *save  = NULL;
+
+    for (char *w = strtok_r(words, " \t", &save); w != NULL;
+         w = strtok_r(NULL, " \t", &save)) {
+        argv[n++] = w;
+    }
+    if (n == 0) {
+        argv[n++] = words;              /* "": execvp fails, said so */
+    }
+    for (size_t i = 0; i < nopts; i++) {
+        argv[n++] = (char *)opts[i];
+    }
+    tn_run_buf_printf(nodelist, "--nodelist=%s", host);
+    tn_run_buf_append(nodelist, "", 1);
+    argv[n++] = nodelist->data;
+    argv[n++] = (char *)s->proxy;
+    argv[n++] = "--proxy";
+    argv[n]   = NULL;
+    return argv;
+}
+
 static int set_nonblock(int fd)
 {
     int fl = fcntl(fd, F_GETFL);
@@ -395,6 +443,9 @@ static int tree_spawn(tn_run_job_t *job, tn_run_link_t *lk)
         argv[0] = (char *)s->proxy;
         argv[1] = "--proxy";
         argv[2] = NULL;
+    } else if (s->flags & TN_RUN_SETUP_SLURM) {
+        argv  = tree_srun_argv(s, s->hosts[lk->host], &cmd);
+        words = argv[0];
     } else {
         argv  = tree_rsh_argv(s, s->hosts[lk->host], &cmd);
         words = argv[0];
