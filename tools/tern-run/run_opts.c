@@ -513,7 +513,7 @@ int tn_run_opts_parse(int argc, char **argv, tn_run_opts_t *opts_p)
         } else if (strcmp(name, "launcher-exec") == 0 ||
                    strcmp(name, "rsh") == 0) {
             NEXT_VALUE();
-            if (*val == '\0') {
+            if (val[strspn(val, " \t")] == '\0') {
                 tn_run_log("option %s needs a command", arg);
                 goto err_usage;
             }

@@ -334,13 +334,15 @@ static void tree_report_ask(tn_run_job_t *job, const char *raw, size_t rawlen)
 
 /* ------------------------------------------------------------- starting */
 
-/* argv of the remote shell: its words, the host, and one word for the
- * remote command (single-quoted for the remote shell). */
-static char **tree_rsh_argv(const tn_run_setup_t *s, const char *host,
-                            tn_run_buf_t *cmd)
+/* The words of the remote shell's command line (s->rsh) in a new argv
+ * with room for extra more and its NULL; *words_p is the copy they point
+ * into (the caller frees both).  No words: one empty word, which execvp
+ * refuses, and the link is reported lost with why. */
+static char **tree_words(const tn_run_setup_t *s, size_t extra, char **words_p,
+                         int *n_p)
 {
     char  *words = tn_run_xstrdup(s->rsh);
-    char **argv  = tn_run_xmalloc((strlen(s->rsh) / 2 + 4) * sizeof(char *));
+    char **argv  = tn_run_xmalloc((strlen(s->rsh) / 2 + extra + 3) * sizeof(char *));
     int    n     = 0;
     char  *save  = NULL;
 
@@ -348,6 +350,22 @@ static char **tree_rsh_argv(const tn_run_setup_t *s, const char *host,
          w = strtok_r(NULL, " \t", &save)) {
         argv[n++] = w;
     }
+    if (n == 0) {
+        argv[n++] = words;
+    }
+    *words_p = words;
+    *n_p     = n;
+    return argv;
+}
+
+/* argv of the remote shell: its words, the host, and one word for the
+ * remote command (single-quoted for the remote shell). */
+static char **tree_rsh_argv(const tn_run_setup_t *s, const char *host,
+                            tn_run_buf_t *cmd, char **words_p)
+{
+    int    n;
+    char **argv = tree_words(s, 2, words_p, &n);
+
     argv[n++] = (char *)host;
     tn_run_buf_append(cmd, "'", 1);
     for (const char *c = s->proxy; *c != '\0'; c++) {
@@ -380,26 +398,16 @@ static char **tree_rsh_argv(const tn_run_setup_t *s, const char *host,
  *   --mpi=none      the proxy needs none of Slurm's PMI
  * Without --exact the step has all of the job's CPUs on the node. */
 static char **tree_srun_argv(const tn_run_setup_t *s, const char *host,
-                             tn_run_buf_t *nodelist)
+                             tn_run_buf_t *nodelist, char **words_p)
 {
     static const char *const opts[] = {
         "--nodes=1", "--ntasks=1", "--input=0", "--unbuffered", "--overlap",
         "--cpu-bind=none", "--mpi=none",
     };
     size_t nopts = sizeof(opts) / sizeof(opts[0]);
-    char  *words = tn_run_xstrdup(s->rsh);
-    char **argv  = tn_run_xmalloc((strlen(s->rsh) / 2 + nopts + 5) *
-                                  sizeof(char *));
-    int    n     = 0;
-    char  *save  = NULL;
+    int    n;
+    char **argv = tree_words(s, nopts + 3, words_p, &n);
 
-    for (char *w = strtok_r(words, " \t", &save); w != NULL;
-         w = strtok_r(NULL, " \t", &save)) {
-        argv[n++] = w;
-    }
-    if (n == 0) {
-        argv[n++] = words;              /* "": execvp fails, said so */
-    }
     for (size_t i = 0; i < nopts; i++) {
         argv[n++] = (char *)opts[i];
     }
@@ -444,11 +452,9 @@ static int tree_spawn(tn_run_job_t *job, tn_run_link_t *lk)
         argv[1] = "--proxy";
         argv[2] = NULL;
     } else if (s->flags & TN_RUN_SETUP_SLURM) {
-        argv  = tree_srun_argv(s, s->hosts[lk->host], &cmd);
-        words = argv[0];
+        argv = tree_srun_argv(s, s->hosts[lk->host], &cmd, &words);
     } else {
-        argv  = tree_rsh_argv(s, s->hosts[lk->host], &cmd);
-        words = argv[0];
+        argv = tree_rsh_argv(s, s->hosts[lk->host], &cmd, &words);
     }
     pid = fork();
     if (pid == 0) {
