@@ -7,6 +7,10 @@
  *                        finalize; prints "rank R: exchange ok (N ranks)";
  *                        PMI_process_mapping must be PROBE_MAPPING, or
  *                        all on one host when TERN_HOST_ID is not set
+ *   fence                init, put a key, barrier, get the next rank's key,
+ *                        finalize (the start-up of a job: a benchmark of
+ *                        the launch tree, bench/launch_tree.sh); prints
+ *                        nothing
  *   exit CODE RANK       RANK exits with CODE after init; others block
  *   signal SIG RANK      RANK raises SIG (name or number); others block
  *   nofinalize RANK      RANK exits 0 after init, without finalize
@@ -314,6 +318,24 @@ static void mode_exchange(void)
     pmi_barrier();                 /* nobody finalizes before all got */
     pmi_finalize();
     printf("rank %d: exchange ok (%d ranks)\n", my_rank, my_size);
+}
+
+static void mode_fence(void)
+{
+    char line[2048], kvs[300], want[400];
+    int  r = (my_rank + 1) % my_size;
+
+    pmi_init();
+    my_kvsname(kvs, sizeof(kvs));
+    pmi_send("cmd=put kvsname=%s key=f-%d value=v%d", kvs, my_rank, my_rank);
+    pmi_recv(line, sizeof(line));
+    expect(line, "rc", "0");
+    pmi_barrier();
+    pmi_send("cmd=get kvsname=%s key=f-%d", kvs, r);
+    pmi_recv(line, sizeof(line));
+    snprintf(want, sizeof(want), "v%d", r);
+    expect(line, "value", want);
+    pmi_finalize();
 }
 
 static int parse_sig(const char *s)
@@ -661,6 +683,8 @@ int main(int argc, char **argv)
     pmi_setup();
     if (strcmp(mode, "exchange") == 0) {
         mode_exchange();
+    } else if (strcmp(mode, "fence") == 0) {
+        mode_fence();
     } else if ((strcmp(mode, "exit") == 0 || strcmp(mode, "signal") == 0 ||
                 strcmp(mode, "abort") == 0 || strcmp(mode, "iabort") == 0) && argc == 4) {
         mode_one_rank(mode, argc, argv);

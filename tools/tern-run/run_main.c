@@ -179,7 +179,9 @@ int tn_run_agent(tn_run_job_t *job)
     if (status != 0 && !job->is_proxy) {
         goto out;
     }
-    if (tn_run_nofile(job->nlocal + 2 * s->tree_width) != 0) {
+    /* three descriptors per rank and per child link */
+    if (tn_run_nofile(job->nlocal + (s->tree_width < s->nhosts ? s->tree_width
+                                                               : s->nhosts)) != 0) {
         status = 1;
         goto out;
     }
