@@ -17,22 +17,6 @@
 
 static char tn_pmi1_kvsname[256];
 
-/* A decimal integer in [lo, hi] from a reply field or the environment. */
-static int tn_pmi1_int(const char *s, long lo, long hi, long *v_p)
-{
-    char *end;
-    if (s == NULL || *s == '\0') {
-        return 0;
-    }
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (errno != 0 || *end != '\0' || v < lo || v > hi) {
-        return 0;
-    }
-    *v_p = v;
-    return 1;
-}
-
 /* Send a command, read the reply whose cmd is expect (other lines are
  * skipped), within TERN_PMI_TIMEOUT (TERN_PMI_FENCE_TIMEOUT for the
  * barrier).  "cmd=error" (a server that could not parse the request)
@@ -65,7 +49,7 @@ static tn_status_t tn_pmi1_call(const char *cmd, const char *expect, char *reply
     }
     char rc[32];
     long v;
-    if (tn_pmi1_field(reply, "rc", rc, sizeof(rc)) && (!tn_pmi1_int(rc, LONG_MIN, LONG_MAX, &v) ||
+    if (tn_pmi1_field(reply, "rc", rc, sizeof(rc)) && (!tn_pmi_int(rc, LONG_MIN, LONG_MAX, &v) ||
                                                       v != 0)) {
         return TN_ERR_NOTFOUND;
     }
@@ -88,7 +72,7 @@ tn_status_t tn_pmi1_handshake(int version, int subversion)
     }
     /* a server that says nothing of the version agrees (old tern-run) */
     if (tn_pmi1_field(reply, "pmi_version", v, sizeof(v)) &&
-        (!tn_pmi1_int(v, 0, 1000, &got) || got != version)) {
+        (!tn_pmi_int(v, 0, 1000, &got) || got != version)) {
         tn_log_debug("rt", "PMI server answered version %s to %d: %s", v, version, reply);
         return TN_ERR_UNSUPPORTED;
     }
@@ -104,7 +88,7 @@ static tn_status_t tn_pmi1_init(tn_pmi_info_t *info_p)
         char line[128];
         const char *id = getenv("PMI_ID");
         long pmiid = 0;
-        if (id != NULL && !tn_pmi1_int(id, 0, INT_MAX, &pmiid)) {
+        if (id != NULL && !tn_pmi_int(id, 0, INT_MAX, &pmiid)) {
             tn_log_error("rt", "PMI_ID=%s is not a number", id);
             return TN_ERR_INVAL;
         }
@@ -122,8 +106,8 @@ static tn_status_t tn_pmi1_init(tn_pmi_info_t *info_p)
         return st;                  /* said why */
     }
     const char *es = getenv("PMI_SIZE"), *er = getenv("PMI_RANK");
-    if ((es != NULL && !tn_pmi1_int(es, 1, INT_MAX, &size)) ||
-        (er != NULL && !tn_pmi1_int(er, 0, size - 1, &rank))) {
+    if ((es != NULL && !tn_pmi_int(es, 1, INT_MAX, &size)) ||
+        (er != NULL && !tn_pmi_int(er, 0, size - 1, &rank))) {
         tn_log_error("rt", "PMI_RANK=%s, PMI_SIZE=%s: not a rank in a job of that size",
                      er ? er : "(unset)", es ? es : "(unset)");
         return TN_ERR_PROTO;
@@ -140,12 +124,12 @@ static tn_status_t tn_pmi1_init(tn_pmi_info_t *info_p)
     /* Slurm answers appnum=-1: no attribute */
     info_p->appnum = -1;
     if (tn_pmi1_call("cmd=get_appnum\n", "appnum", reply, sizeof(reply)) == TN_OK &&
-        tn_pmi1_field(reply, "appnum", v, sizeof(v)) && tn_pmi1_int(v, -1, INT_MAX, &n)) {
+        tn_pmi1_field(reply, "appnum", v, sizeof(v)) && tn_pmi_int(v, -1, INT_MAX, &n)) {
         info_p->appnum = (int)n;
     }
     info_p->universe_size = info_p->size;
     if (tn_pmi1_call("cmd=get_universe_size\n", "universe_size", reply, sizeof(reply)) == TN_OK &&
-        tn_pmi1_field(reply, "size", v, sizeof(v)) && tn_pmi1_int(v, 1, INT_MAX, &n)) {
+        tn_pmi1_field(reply, "size", v, sizeof(v)) && tn_pmi_int(v, 1, INT_MAX, &n)) {
         info_p->universe_size = (int)n;
     }
     return TN_OK;

@@ -99,22 +99,6 @@ static int tn_pmi2_jobattr(const char *key, char *out, size_t len)
     return 1;
 }
 
-/* A decimal integer in [lo, hi]: 1 and *v_p, else 0. */
-static int tn_pmi2_str_int(const char *s, long lo, long hi, long *v_p)
-{
-    char *end;
-    if (s == NULL || *s == '\0') {
-        return 0;
-    }
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (errno != 0 || *end != '\0' || v < lo || v > hi) {
-        return 0;
-    }
-    *v_p = v;
-    return 1;
-}
-
 /* PMI_process_mapping, when the server has one, as the node of each rank. */
 static void tn_pmi2_node_map(tn_pmi_info_t *info_p)
 {
@@ -156,11 +140,11 @@ static tn_status_t tn_pmi2_init(tn_pmi_info_t *info_p)
         keys[n] = "pmijobid";
         vals[n++] = jobid;
     }
-    if (tn_pmi2_str_int(getenv("PMI_RANK"), 0, INT_MAX, &rank)) {
+    if (tn_pmi_int(getenv("PMI_RANK"), 0, INT_MAX, &rank)) {
         snprintf(rank_s, sizeof(rank_s), "%ld", rank);
         keys[n] = "pmirank";
         vals[n++] = rank_s;
-    } else if (tn_pmi2_str_int(getenv("PMI_ID"), 0, INT_MAX, &v)) {
+    } else if (tn_pmi_int(getenv("PMI_ID"), 0, INT_MAX, &v)) {
         snprintf(id_s, sizeof(id_s), "%ld", v);
         keys[n] = "srcid";
         vals[n++] = id_s;
@@ -193,7 +177,7 @@ static tn_status_t tn_pmi2_init(tn_pmi_info_t *info_p)
     snprintf(info_p->kvsname, sizeof(info_p->kvsname), "%s", tn_pmi2.jobid);
     char us[32];
     info_p->universe_size = info_p->size;
-    if (tn_pmi2_jobattr("universeSize", us, sizeof(us)) && tn_pmi2_str_int(us, 1, INT_MAX, &v)) {
+    if (tn_pmi2_jobattr("universeSize", us, sizeof(us)) && tn_pmi_int(us, 1, INT_MAX, &v)) {
         info_p->universe_size = (int)v;
     }
     tn_pmi2_node_map(info_p);

@@ -96,7 +96,11 @@ const char *tn_pmi2_msg_get(const tn_pmi2_msg_t *msg, const char *key)
 
 int tn_pmi2_msg_int(const tn_pmi2_msg_t *msg, const char *key, long lo, long hi, long *v_p)
 {
-    const char *s = tn_pmi2_msg_get(msg, key);
+    return tn_pmi_int(tn_pmi2_msg_get(msg, key), lo, hi, v_p);
+}
+
+int tn_pmi_int(const char *s, long lo, long hi, long *v_p)
+{
     if (s == NULL || *s == '\0') {
         return 0;
     }

@@ -35,6 +35,11 @@
 #include <stddef.h>
 #include "base/status.h"
 
+/* A decimal integer in [lo, hi] (a reply's field, an environment
+ * variable): 1 and *v_p, else 0 (NULL, empty, junk after the digits,
+ * out of range). */
+int tn_pmi_int(const char *s, long lo, long hi, long *v_p);
+
 /* ---- PMI-1 ---------------------------------------------------------------- */
 /* The value of key in a "cmd=x key=value ..." line, cut to len - 1 bytes
  * (len >= 1), into out; 1 if found, else 0 (out untouched). */

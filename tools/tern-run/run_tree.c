@@ -754,16 +754,6 @@ static int tree_child_frame(tn_run_job_t *job, int l, const tn_run_frame_t *f,
         tree_exited(job, (int)f->u[0]);
         return 0;
     case TN_RUN_F_ABORT:
-        if (!tree_rank_ok(job, l, f->u[0])) {
-            return -1;
-        }
-        job->all[f->u[0]].pid = (int)f->u[1];
-        if (job->is_proxy) {
-            tree_up(job, raw, rawlen);
-        } else {
-            tn_run_judge_abort(job, (int)f->u[0], (int)f->u[2], (int)f->u[3]);
-        }
-        return 0;
     case TN_RUN_F_PMIERR:
         if (!tree_rank_ok(job, l, f->u[0])) {
             return -1;
@@ -771,6 +761,8 @@ static int tree_child_frame(tn_run_job_t *job, int l, const tn_run_frame_t *f,
         job->all[f->u[0]].pid = (int)f->u[1];
         if (job->is_proxy) {
             tree_up(job, raw, rawlen);
+        } else if (f->type == TN_RUN_F_ABORT) {
+            tn_run_judge_abort(job, (int)f->u[0], (int)f->u[2], (int)f->u[3]);
         } else {
             tn_run_judge_pmierr(job, (int)f->u[0], f->str);
         }
