@@ -745,7 +745,9 @@ def test_slurm_env():
         "--launcher slurm outside an allocation", res)
 
 
-def main():
+def run_named(globs, label):
+    """Parse the command line and run the test it names: test_<name> in
+    globs (a test module's globals); print "<label>.<name>: ok" or why not."""
     global ARGS
     ap = argparse.ArgumentParser()
     ap.add_argument("--tern-run", required=True)
@@ -757,17 +759,21 @@ def main():
     ARGS.probe = os.path.abspath(ARGS.probe)
     if ARGS.mpi_prog:
         ARGS.mpi_prog = os.path.abspath(ARGS.mpi_prog)
-    fn = globals().get("test_" + ARGS.test)
+    fn = globs.get("test_" + ARGS.test)
     if fn is None:
         print("unknown test " + ARGS.test, file=sys.stderr)
         return 2
     try:
         fn()
     except Failure as e:
-        print("launcher.%s: %s" % (ARGS.test, e), file=sys.stderr)
+        print("%s.%s: %s" % (label, ARGS.test, e), file=sys.stderr)
         return 1
-    print("launcher.%s: ok" % ARGS.test)
+    print("%s.%s: ok" % (label, ARGS.test))
     return 0
+
+
+def main():
+    return run_named(globals(), "launcher")
 
 
 if __name__ == "__main__":

@@ -9,7 +9,6 @@ library) unless a test says otherwise.
 
     multi_test.py --tern-run PATH --probe PATH [--mpi-prog PATH] TEST
 """
-import argparse
 import os
 import re
 import signal
@@ -212,28 +211,7 @@ def test_mpi():
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--tern-run", required=True)
-    ap.add_argument("--probe", required=True)
-    ap.add_argument("--mpi-prog", default=None)
-    ap.add_argument("test")
-    args = ap.parse_args()
-    args.tern_run = os.path.abspath(args.tern_run)
-    args.probe = os.path.abspath(args.probe)
-    if args.mpi_prog:
-        args.mpi_prog = os.path.abspath(args.mpi_prog)
-    lt.ARGS = args
-    fn = globals().get("test_" + args.test)
-    if fn is None:
-        print("unknown test " + args.test, file=sys.stderr)
-        return 2
-    try:
-        fn()
-    except Failure as e:
-        print("multi.%s: %s" % (args.test, e), file=sys.stderr)
-        return 1
-    print("multi.%s: ok" % args.test)
-    return 0
+    return lt.run_named(globals(), "multi")
 
 
 if __name__ == "__main__":

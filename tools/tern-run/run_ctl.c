@@ -249,6 +249,18 @@ static void *ctl_main(void *arg)
     return NULL;
 }
 
+/* Close the socket (and remove its name), the stop pipe; free. */
+static void ctl_free(tn_run_ctl_t *ctl)
+{
+    if (ctl->listen_fd >= 0) {
+        close(ctl->listen_fd);
+        (void)unlink(ctl->path);
+    }
+    close(ctl->stop_r);
+    close(ctl->stop_w);
+    free(ctl);
+}
+
 tn_run_ctl_t *tn_run_ctl_start(tn_run_status_t *st)
 {
     tn_run_ctl_t *ctl = tn_run_xmalloc(sizeof(*ctl));
@@ -271,13 +283,7 @@ tn_run_ctl_t *tn_run_ctl_start(tn_run_status_t *st)
     err = pthread_create(&ctl->thread, NULL, ctl_main, ctl);
     if (err != 0) {
         tn_run_debug(1, "pthread_create: %s; no hang reports by --status", strerror(err));
-        if (ctl->listen_fd >= 0) {
-            close(ctl->listen_fd);
-            (void)unlink(ctl->path);
-        }
-        close(ctl->stop_r);
-        close(ctl->stop_w);
-        free(ctl);
+        ctl_free(ctl);
         return NULL;
     }
     return ctl;
@@ -290,13 +296,7 @@ void tn_run_ctl_stop(tn_run_ctl_t *ctl)
     }
     (void)!write(ctl->stop_w, "", 1);
     pthread_join(ctl->thread, NULL);
-    if (ctl->listen_fd >= 0) {
-        close(ctl->listen_fd);
-        (void)unlink(ctl->path);
-    }
-    close(ctl->stop_r);
-    close(ctl->stop_w);
-    free(ctl);
+    ctl_free(ctl);
 }
 
 /* ---- the client ------------------------------------------------------------ */
