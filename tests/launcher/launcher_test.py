@@ -377,18 +377,21 @@ def test_output():
 
 
 def test_stdout_closed():
-    """`tern-run prog | head`: ranks get SIGPIPE, the job ends quietly."""
-    p = subprocess.Popen([ARGS.tern_run, "-n", "2", "yes"],
-                         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE)
-    first = p.stdout.readline()
-    p.stdout.close()
-    err = p.stderr.read().decode()
-    rc = p.wait(timeout=30)
-    res = Result(rc, first.decode(), err, 0)
-    check(first == b"y\n", "output arrived", res)
-    check(rc == 141, "exit 141 (SIGPIPE)", res)
-    check(tern_lines(res) == [], "no message", res)
+    """`tern-run prog | head`: ranks get SIGPIPE, the job ends quietly;
+    with their stdout on a pty (tern-run sends the signal) or a pipe."""
+    for pty in ("1", "0"):
+        p = subprocess.Popen([ARGS.tern_run, "-n", "2", "yes"],
+                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE,
+                             env=dict(os.environ, TERN_RUN_PTY=pty))
+        first = p.stdout.readline()
+        p.stdout.close()
+        err = p.stderr.read().decode()
+        rc = p.wait(timeout=30)
+        res = Result(rc, first.decode(), err, 0)
+        check(first == b"y\n", "output arrived (TERN_RUN_PTY=%s)" % pty, res)
+        check(rc == 141, "exit 141 (SIGPIPE; TERN_RUN_PTY=%s)" % pty, res)
+        check(tern_lines(res) == [], "no message", res)
 
 
 def test_tag_output():
@@ -400,6 +403,77 @@ def test_tag_output():
           "partial last line flushed and tagged", res)
     res = run(["-n", "1", "sh", "-c", "printf 'no newline'"])
     check(res.stdout == "no newline", "single rank output verbatim", res)
+
+
+# a multi-host job on this machine: proxies forked as if on hosts a and b
+FORK2 = ["--launcher", "fork", "-host", "a:2,b:2"]
+
+
+def check_words(res, n, lines):
+    """Every "rank R word I" line of lastwords, once, in order per rank."""
+    check("\r" not in res.stdout, "no carriage returns", res)
+    got = {r: [] for r in range(n)}
+    for l in res.stdout.splitlines():
+        m = re.fullmatch(r"rank (\d+) word (\d+)", l)
+        check(m is not None and int(m.group(1)) < n, "a whole line: %r" % l, res)
+        got[int(m.group(1))].append(int(m.group(2)))
+    for r in range(n):
+        check(got[r] == list(range(lines)),
+              "rank %d: all %d lines printed before the end" % (r, lines), res)
+
+
+def test_last_words():
+    """Lines printed with printf() and never flushed appear although the
+    job ends by abort(), by SIGKILL or at --timeout: stdout is a pty, so
+    stdio flushed each line.  Through a pipe (TERN_RUN_PTY=0) stdio keeps
+    them, and they die with the rank: the control that this test can
+    fail."""
+    cases = (("abort", 134, r"tern-run: rank 0 \(pid \d+( on a)?\) killed by "
+              r"signal 6 \(SIGABRT\)"),
+             ("kill", 137, r"tern-run: rank 0 \(pid \d+( on a)?\) killed by "
+              r"signal 9 \(SIGKILL\)"),
+             ("hang", 124, r"tern-run: job timed out after 1 s"))
+    for hosts in ([], FORK2):
+        for how, rc, msg in cases:
+            res = run(hosts + ["--timeout", "1", "-n", "4", P(), "lastwords",
+                               how, "20"])
+            if how == "hang":
+                # the hang report may follow the line (launch.md)
+                check(res.returncode == rc and tern_lines(res) != [] and
+                      re.fullmatch(msg, tern_lines(res)[0]) is not None and
+                      all(l.startswith(("tern-run: where the ranks are",
+                                        "tern-run:   rank "))
+                          for l in tern_lines(res)[1:]),
+                      "timed out, then the hang report only", res)
+            else:
+                expect_death(res, rc, msg)
+            check_words(res, 4, 20)
+    env = dict(os.environ, TERN_RUN_PTY="0")
+    for hosts in ([], FORK2):
+        res = run(hosts + ["--timeout", "1", "-n", "4", P(), "lastwords",
+                           "abort", "20"], env=env)
+        expect_death(res, 134, cases[0][2])
+        check(res.stdout == "", "control: through a pipe the lines are lost", res)
+
+
+def test_pty():
+    """Each rank's stdout is a raw pty (no \\r added), stderr a pipe;
+    TERN_RUN_PTY=0 makes stdout a pipe; on every host of the job."""
+    for hosts in ([], FORK2):
+        res = run(hosts + ["-n", "4", P(), "tty"])
+        check(res.returncode == 0, "exit 0", res)
+        check(sorted(res.stdout.split("\n")) ==
+              [""] + ["tty %d out=1 err=0 opost=0" % r for r in range(4)],
+              "stdout a raw terminal, stderr not", res)
+        res = run(hosts + ["-n", "4", P(), "tty"],
+                  env=dict(os.environ, TERN_RUN_PTY="off"))
+        check(res.returncode == 0, "exit 0", res)
+        check(sorted(res.stdout.splitlines()) ==
+              ["tty %d out=0 err=0 opost=-1" % r for r in range(4)],
+              "TERN_RUN_PTY=off: a pipe", res)
+    res = run(["-n", "1", "true"], env=dict(os.environ, TERN_RUN_PTY="maybe"))
+    check(res.returncode == 2 and tern_lines(res) ==
+          ["tern-run: bad TERN_RUN_PTY='maybe' (want 0 or 1)"], "bad value", res)
 
 
 def test_env():

@@ -1,8 +1,9 @@
 /* The one event loop of tern-run: a poll() over the signalfd, the ranks'
- * stdout/stderr pipes and PMI sockets, the terminal stdin being forwarded,
- * and in a multi-host job the links of the launch tree (run_tree.c).  The
- * only timeouts are the job timeout, the SIGKILL escalation and the final
- * drain; nothing spins.  What ends the job is decided in run_judge.c. */
+ * stdout ptys, stderr pipes and PMI sockets, the terminal stdin being
+ * forwarded, and in a multi-host job the links of the launch tree
+ * (run_tree.c).  The only timeouts are the job timeout, the SIGKILL
+ * escalation and the final drain; nothing spins.  What ends the job is
+ * decided in run_judge.c. */
 #include "run.h"
 #include "run_status.h"
 
@@ -33,19 +34,36 @@ void tn_run_end(tn_run_job_t *job, int status, int sig, int grace_ms)
     tn_run_tree_end(job, sig, grace_ms);
 }
 
-/* Our stdout (or stderr) reader went away: close that stream of every
- * rank, so that ranks writing to it get SIGPIPE as they would without a
- * launcher in between (`tern-run prog | head`). */
+/* Our stdout (or stderr) reader went away: make the ranks writing to it
+ * get SIGPIPE as they would without a launcher in between (`tern-run prog
+ * | head`).  Closing a pipe does that.  A pty's writer gets EIO, not
+ * SIGPIPE, once the master is closed: so what a rank wrote before is
+ * thrown away, and a rank that writes again gets SIGPIPE from us
+ * (loop_read_output) before its master is closed. */
 static void loop_stream_dead(tn_run_job_t *job, int is_err)
 {
+    char junk[4096];
+
     for (int r = 0; r < job->nlocal; r++) {
         tn_run_rank_t *rk   = &job->ranks[r];
         int           *fd_p = is_err ? &rk->err_fd : &rk->out_fd;
+        ssize_t        n;
 
-        if (*fd_p >= 0) {
-            close(*fd_p);
-            *fd_p = -1;
+        if (*fd_p < 0) {
+            continue;
         }
+        if (!is_err && rk->out_pty) {
+            while ((n = read(*fd_p, junk, sizeof(junk))) > 0 ||
+                   (n < 0 && errno == EINTR)) {
+            }
+            if (n == 0 || (n < 0 && errno != EAGAIN)) {
+                close(*fd_p);           /* end of stream already */
+                *fd_p = -1;
+            }
+            continue;
+        }
+        close(*fd_p);
+        *fd_p = -1;
     }
 }
 
@@ -86,6 +104,16 @@ static void loop_read_output(tn_run_job_t *job, int rank, int is_err,
     while (*fd_p >= 0 && reads > 0) {
         ssize_t n = read(*fd_p, loop_io, sizeof(loop_io));
 
+        if (n > 0 && !is_err && rk->out_pty && job->stdout_dead) {
+            /* written after our stdout's reader went away: SIGPIPE, as
+             * a pipe would give (an exited rank's pid may be reused) */
+            if (!rk->exited) {
+                kill(rk->pid, SIGPIPE);
+            }
+            close(*fd_p);
+            *fd_p = -1;
+            break;
+        }
         if (n > 0) {
             tn_run_fwd_feed(fwd, loop_io, (size_t)n, &loop_out);
             loop_emit(job, rank, is_err);
@@ -98,7 +126,8 @@ static void loop_read_output(tn_run_job_t *job, int rank, int is_err,
         if (n < 0 && errno == EAGAIN) {
             break;
         }
-        tn_run_fwd_flush(fwd, &loop_out);    /* end of stream */
+        /* end of stream: 0 from a pipe, EIO from a pty */
+        tn_run_fwd_flush(fwd, &loop_out);
         loop_emit(job, rank, is_err);
         if (*fd_p >= 0) {
             close(*fd_p);

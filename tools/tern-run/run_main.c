@@ -368,7 +368,8 @@ static int main_setup(const tn_run_opts_t *opts, tn_run_job_t *job,
                     (opts->report_bindings ? TN_RUN_SETUP_REPORT_BINDING : 0) |
                     (opts->quiet ? TN_RUN_SETUP_QUIET : 0) |
                     (opts->launcher_fork ? TN_RUN_SETUP_FORK : 0) |
-                    (opts->launcher_slurm ? TN_RUN_SETUP_SLURM : 0);
+                    (opts->launcher_slurm ? TN_RUN_SETUP_SLURM : 0) |
+                    (opts->pty ? TN_RUN_SETUP_PTY : 0);
     s->verbose     = tn_run_verbose;
     s->timeout_s   = opts->timeout_s;
     s->kvs_keys    = opts->kvs_keys;

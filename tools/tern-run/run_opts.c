@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #ifndef TERN_VERSION
 #define TERN_VERSION "unknown"
@@ -213,6 +214,27 @@ static int opts_hostfile(tn_run_opts_t *opts, const char *fname)
     return rc;
 }
 
+/* A BOOL of the config table: 0/1, yes/no, on/off, true/false. */
+static int opts_bool(const char *var, int def, int *val_p)
+{
+    static const char *const word[] = { "0", "1", "no", "yes", "off", "on",
+                                        "false", "true" };
+    const char *v = getenv(var);
+
+    *val_p = def;
+    if (v == NULL || *v == '\0') {
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof(word) / sizeof(word[0]); i++) {
+        if (strcasecmp(v, word[i]) == 0) {
+            *val_p = (int)(i & 1);
+            return 0;
+        }
+    }
+    tn_run_log("bad %s='%s' (want 0 or 1)", var, v);
+    return -1;
+}
+
 /* Settings that come from the environment (config table). */
 static int opts_from_env(tn_run_opts_t *opts_p)
 {
@@ -233,6 +255,9 @@ static int opts_from_env(tn_run_opts_t *opts_p)
         return -1;
     }
     opts_p->rsh = env_rsh != NULL && *env_rsh != '\0' ? env_rsh : "ssh";
+    if (opts_bool("TERN_RUN_PTY", 1, &opts_p->pty) != 0) {
+        return -1;
+    }
     return opts_limits(opts_p);
 }
 

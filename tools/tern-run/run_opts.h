@@ -46,6 +46,7 @@ typedef struct {
     int              tag_output;
     int              timestamp_output;
     const char      *output_dir;    /* --output-filename */
+    int              pty;           /* TERN_RUN_PTY: ranks' stdout on a pty */
     int              quiet;         /* -q: no warnings */
     int              oversubscribe; /* --oversubscribe: no warning for it */
     int              nenv;

@@ -125,6 +125,7 @@ typedef struct {
                                                 TERN_HOST_ID, no memfd) */
 #define TN_RUN_SETUP_SLURM          32   /* children are started by srun
                                                 inside a Slurm allocation */
+#define TN_RUN_SETUP_PTY            64   /* ranks' stdout on a pty (TERN_RUN_PTY) */
 
 /* A decoded frame: pointers into the frame's bytes. */
 typedef struct {
