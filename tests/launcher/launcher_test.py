@@ -407,6 +407,7 @@ def test_tag_output():
 
 # a multi-host job on this machine: proxies forked as if on hosts a and b
 FORK2 = ["--launcher", "fork", "-host", "a:2,b:2"]
+STAMP = re.compile(r"^\[(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3})\] (.*)$")
 
 
 def check_words(res, n, lines):
@@ -474,6 +475,40 @@ def test_pty():
     res = run(["-n", "1", "true"], env=dict(os.environ, TERN_RUN_PTY="maybe"))
     check(res.returncode == 2 and tern_lines(res) ==
           ["tern-run: bad TERN_RUN_PTY='maybe' (want 0 or 1)"], "bad value", res)
+
+
+def strip_stamps(text, t0, t1, res):
+    """Drop the time stamp of every line; each is between t0 and t1."""
+    out = []
+    lo = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(t0 - 1))
+    hi = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(t1 + 1))
+    for l in text.splitlines():
+        m = STAMP.match(l)
+        check(m is not None, "stamped line: %r" % l[:80], res)
+        check(lo <= m.group(1)[:19] <= hi, "stamp %s in the job's time" %
+              m.group(1), res)
+        out.append(m.group(2))
+    return "\n".join(out) + "\n"
+
+
+def test_timestamp_output():
+    """--timestamp-output: "[YYYY-MM-DD HH:MM:SS.mmm] " on every line of
+    stdout and stderr, before the tag; on every host of the job."""
+    for hosts in ([], FORK2):
+        for tag in ([], ["--tag-output"]):
+            t0 = time.time()
+            res = run(hosts + ["-n", "4", "--timestamp-output"] + tag +
+                      [P(), "spam", "50"])
+            t1 = time.time()
+            check(res.returncode == 0, "exit 0", res)
+            for text in (res.stdout, res.stderr):
+                check_lines(strip_stamps(text, t0, t1, res), 4, 50, res,
+                            prefix=tag != [])
+    # one rank: not raw any more, a partial last line is ended
+    res = run(["-n", "1", "--timestamp-output", "sh", "-c", "printf 'a\\nb'"])
+    check(res.returncode == 0 and
+          [STAMP.match(l).group(2) for l in res.stdout.splitlines()] == ["a", "b"]
+          and res.stdout.endswith("\n"), "single rank stamped", res)
 
 
 def test_env():

@@ -14,6 +14,7 @@
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 /* Reads per stream when draining a rank that just exited: what it wrote is
@@ -91,6 +92,15 @@ static void loop_emit(tn_run_job_t *job, int i, int is_err)
     loop_out.len = 0;
 }
 
+/* Wall-clock milliseconds, for --timestamp-output. */
+static int64_t loop_wall_ms(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 /* Read rank's stdout or stderr: once, or up to LOOP_DRAIN_READS times
  * until nothing is left when draining. */
 static void loop_read_output(tn_run_job_t *job, int rank, int is_err,
@@ -115,7 +125,7 @@ static void loop_read_output(tn_run_job_t *job, int rank, int is_err,
             break;
         }
         if (n > 0) {
-            tn_run_fwd_feed(fwd, loop_io, (size_t)n, &loop_out);
+            tn_run_fwd_feed(fwd, loop_io, (size_t)n, loop_wall_ms(), &loop_out);
             loop_emit(job, rank, is_err);
             reads--;
             continue;
@@ -127,7 +137,7 @@ static void loop_read_output(tn_run_job_t *job, int rank, int is_err,
             break;
         }
         /* end of stream: 0 from a pipe, EIO from a pty */
-        tn_run_fwd_flush(fwd, &loop_out);
+        tn_run_fwd_flush(fwd, loop_wall_ms(), &loop_out);
         loop_emit(job, rank, is_err);
         if (*fd_p >= 0) {
             close(*fd_p);
@@ -496,7 +506,8 @@ int tn_run_loop(tn_run_job_t *job)
         for (int is_err = 0; is_err < 2; is_err++) {
             int *fd_p = is_err ? &rk->err_fd : &rk->out_fd;
 
-            tn_run_fwd_flush(is_err ? &rk->err_fwd : &rk->out_fwd, &loop_out);
+            tn_run_fwd_flush(is_err ? &rk->err_fwd : &rk->out_fwd,
+                             loop_wall_ms(), &loop_out);
             loop_emit(job, r, is_err);
             if (*fd_p >= 0) {
                 close(*fd_p);

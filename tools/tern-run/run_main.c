@@ -147,6 +147,9 @@ int tn_run_agent(tn_run_job_t *job)
     tn_run_buf_t          map = { 0 };
     int                   status;
     int                   n = 0;
+    int                   fwd_flags =
+        (s->flags & TN_RUN_SETUP_TAG ? TN_RUN_FWD_TAG : 0) |
+        (s->flags & TN_RUN_SETUP_TIMESTAMP ? TN_RUN_FWD_TIME : 0);
 
     job->nranks   = s->nranks;
     job->all      = tn_run_xmalloc((size_t)s->nranks * sizeof(*job->all));
@@ -169,10 +172,8 @@ int tn_run_agent(tn_run_job_t *job)
             rk->pid    = -1;
             rk->out_fd = rk->err_fd = rk->pmi_fd = -1;
             rk->shm_fd = -1;
-            tn_run_fwd_init(&rk->out_fwd, r, s->flags & TN_RUN_SETUP_TAG,
-                            s->nranks == 1);
-            tn_run_fwd_init(&rk->err_fwd, r, s->flags & TN_RUN_SETUP_TAG,
-                            s->nranks == 1);
+            tn_run_fwd_init(&rk->out_fwd, r, fwd_flags, s->nranks == 1);
+            tn_run_fwd_init(&rk->err_fwd, r, fwd_flags, s->nranks == 1);
         }
     }
     status = agent_resolve(job);
@@ -369,6 +370,7 @@ static int main_setup(const tn_run_opts_t *opts, tn_run_job_t *job,
                     (opts->quiet ? TN_RUN_SETUP_QUIET : 0) |
                     (opts->launcher_fork ? TN_RUN_SETUP_FORK : 0) |
                     (opts->launcher_slurm ? TN_RUN_SETUP_SLURM : 0) |
+                    (opts->timestamp_output ? TN_RUN_SETUP_TIMESTAMP : 0) |
                     (opts->pty ? TN_RUN_SETUP_PTY : 0);
     s->verbose     = tn_run_verbose;
     s->timeout_s   = opts->timeout_s;

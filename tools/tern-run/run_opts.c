@@ -51,6 +51,8 @@ static void usage(FILE *f)
           "                       1 < ranks <= cores on the host\n"
           "  --report-bindings    say where each rank is bound\n"
           "  --tag-output         prefix each output line with [rank]\n"
+          "  --timestamp-output   prefix each output line with the time it came,\n"
+          "                       [2026-11-27 07:31:02.123] (before [rank])\n"
           "  --netns NS1,NS2,...  run ranks in these network namespaces (nodes of a\n"
           "                       test cluster on one machine; /var/run/netns/NAME),\n"
           "                       in blocks of -ppn ranks (default: spread evenly)\n"
@@ -583,6 +585,8 @@ int tn_run_opts_parse(int argc, char **argv, tn_run_opts_t *opts_p)
             goto err_unknown;                   /* flags take no "=value" */
         } else if (strcmp(name, "tag-output") == 0) {
             opts_p->tag_output = 1;
+        } else if (strcmp(name, "timestamp-output") == 0) {
+            opts_p->timestamp_output = 1;
         } else if (strcmp(name, "report-bindings") == 0) {
             opts_p->report_bindings = 1;
         } else if (strcmp(name, "v") == 0 || strcmp(name, "verbose") == 0) {
