@@ -511,6 +511,79 @@ def test_timestamp_output():
           and res.stdout.endswith("\n"), "single rank stamped", res)
 
 
+def read_file(path):
+    with open(path) as f:
+        return f.read()
+
+
+def test_output_filename():
+    """--output-filename DIR: DIR/1/rank.N/stdout and stderr (N padded to
+    the digits of the job size), as shown, also in a multi-host job (the
+    head writes them); :nocopy, :nojobid; a DIR that cannot be made stops
+    the job before any rank starts."""
+    tmp = os.path.join(os.environ.get("TMPDIR", "/tmp"),
+                       "tern-ofile-%d" % os.getpid())
+    shutil.rmtree(tmp, ignore_errors=True)
+    try:
+        for hosts in ([], FORK2):
+            d = os.path.join(tmp, "a" if hosts == [] else "b")
+            os.makedirs(os.path.join(d, "1", "rank.0"))
+            with open(os.path.join(d, "1", "rank.0", "stdout"), "w") as f:
+                f.write("old junk\n" * 1000)       # truncated
+            res = run(hosts + ["-n", "4", "--tag-output", "--output-filename",
+                               d, P(), "spam", "30"])
+            check(res.returncode == 0, "exit 0", res)
+            check_lines(res.stdout, 4, 30, res, prefix=True)   # still shown
+            for r in range(4):
+                for st in ("stdout", "stderr"):
+                    text = read_file(os.path.join(d, "1", "rank.%d" % r, st))
+                    check_lines(text.replace("[%d] " % r, "[0] ").replace(
+                        "rank %d line" % r, "rank 0 line"), 1, 30, res,
+                        prefix=True)
+                    check(text.startswith("[%d] rank %d line 0 " % (r, r)),
+                          "rank %d's %s holds its lines" % (r, st), res)
+            check(sorted(os.listdir(os.path.join(d, "1"))) ==
+                  ["rank.%d" % r for r in range(4)], "one directory per rank", res)
+        # 10 ranks: two digits; nocopy shows nothing; nojobid
+        d = os.path.join(tmp, "c")
+        res = run(["-q", "-n", "10", "--output-filename", d + ":nocopy,NOJOBID",
+                   P(), "env", "PMI_RANK"])
+        check(res.returncode == 0 and res.stdout == "", "nocopy: nothing shown",
+              res)
+        check(sorted(os.listdir(d)) == ["rank.%02d" % r for r in range(10)],
+              "nojobid, two digits", res)
+        for r in range(10):
+            check(read_file(os.path.join(d, "rank.%02d" % r, "stdout")) ==
+                  "PMI_RANK=%d\n" % r, "rank %d's stdout file" % r, res)
+            check(read_file(os.path.join(d, "rank.%02d" % r, "stderr")) == "",
+                  "rank %d's empty stderr file" % r, res)
+        # what a rank printed before abort() reaches the file too
+        d = os.path.join(tmp, "d")
+        res = run(["--output-filename", d + ":nocopy", "-n", "2", P(),
+                   "lastwords", "abort", "5"])
+        check(res.returncode == 134 and res.stdout == "", "abort, nocopy", res)
+        check(read_file(os.path.join(d, "1", "rank.0", "stdout")) ==
+              "".join("rank 0 word %d\n" % i for i in range(5)),
+              "last words in the file", res)
+        # refused before any rank starts
+        marker = os.path.join(tmp, "started")
+        blocker = os.path.join(tmp, "file")
+        with open(blocker, "w") as f:
+            f.write("x")
+        for bad, why in ((blocker, "cannot create directory %s/1/rank.0: "
+                          "Not a directory" % blocker),
+                         (os.path.join(tmp, "e") + ":nocpy",
+                          "--output-filename '%s/e:nocpy': unknown directive "
+                          "'nocpy' (nocopy, nojobid)" % tmp)):
+            res = run(["--output-filename", bad, "-n", "2", "sh", "-c",
+                       "touch " + marker])
+            check(res.returncode == 2 and len(tern_lines(res)) == 1 and
+                  why in res.stderr, "refused: " + why, res)
+            check(not os.path.exists(marker), "no rank started", res)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def test_env():
     env = dict(os.environ, FROM_TERN="outer", KEEP_ME="kept", PMI_PORT="bogus:1",
                PMIX_RANK="9")

@@ -11,6 +11,7 @@
  *                (run_proto.c: the frames, without I/O)
  *   run_proxy.c  the proxy's start: a SETUP frame on stdin becomes a job
  *   run_fwd.c    line forwarding of rank output (no I/O)
+ *   run_ofile.c  --output-filename: the head's per-rank output files
  *   run_stdin.c  rank 0's stdin
  *   pmi_srv.c    the PMI-1 server (no I/O), pmi_kvs.c its key-value space
  *   run_shm.c    the node's shared segment (a memfd the ranks inherit), and
@@ -155,6 +156,7 @@ typedef struct {
     int             *shm_fds;       /* one memfd per node (network namespace) */
     int              nshm;
     struct tn_run_status *status;   /* hang reports (run_status.h), or NULL */
+    struct tn_run_ofile  *ofile;    /* head: --output-filename files, or NULL */
 
     int              sig_fd;        /* signalfd for sig_mask */
     sigset_t         sig_mask;      /* signals tern-run takes via sig_fd */
@@ -233,10 +235,12 @@ void tn_run_stdin_close(tn_run_job_t *job);
 
 /* run_loop.c: run the job to its end; returns tern-run's exit status. */
 int tn_run_loop(tn_run_job_t *job);
-/* Write a rank's output lines to our stdout (is_err: stderr).  When our
+/* The head: write rank's output lines (whole lines, already prefixed) to
+ * our stdout (is_err: stderr) and to its --output-filename file.  When our
  * stdout or stderr reader went away, stop showing that stream, and make
  * the local ranks writing to it get SIGPIPE as without a launcher. */
-void tn_run_emit(tn_run_job_t *job, int is_err, const char *data, size_t len);
+void tn_run_emit(tn_run_job_t *job, int rank, int is_err, const char *data,
+                 size_t len);
 /* End the job: sig to the local ranks and down the tree now, SIGKILL after
  * grace_ms; status is tern-run's exit status (head). */
 void tn_run_end(tn_run_job_t *job, int status, int sig, int grace_ms);
@@ -304,6 +308,21 @@ int  tn_run_agent(tn_run_job_t *job);
 /* run_proxy.c: tern-run --proxy: read the SETUP frame from stdin and run
  * this host's part of the job.  Returns the exit status. */
 int tn_run_proxy_main(void);
+
+/* run_ofile.c: --output-filename DIR[:nocopy,nojobid], as in Open MPI 4.
+ * The head writes the lines of each rank (from every host: OUT frames
+ * carry the rank) to DIR/1/rank.N/stdout and DIR/1/rank.N/stderr, N
+ * zero-padded to the number of digits of the job's size, as they are
+ * shown (with the prefixes asked for); "nojobid" leaves out the "1/"
+ * level, "nocopy" shows nothing on tern-run's stdout and stderr.  open
+ * makes the directories and truncates every file before any rank starts;
+ * returns 0 (nothing to do without the option), or -1 after saying why.
+ * write returns whether the lines are also to be shown.  A file that
+ * cannot be written is said once and then left. */
+int  tn_run_ofile_open(tn_run_job_t *job);
+int  tn_run_ofile_write(tn_run_job_t *job, int rank, int is_err,
+                        const char *data, size_t len);
+void tn_run_ofile_close(tn_run_job_t *job);
 
 /* run_shm.c.  The shared segment of each node (ranks in one network
  * namespace) is an anonymous memfd made here and inherited by its ranks as

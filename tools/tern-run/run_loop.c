@@ -68,11 +68,13 @@ static void loop_stream_dead(tn_run_job_t *job, int is_err)
     }
 }
 
-void tn_run_emit(tn_run_job_t *job, int is_err, const char *data, size_t len)
+void tn_run_emit(tn_run_job_t *job, int rank, int is_err, const char *data,
+                 size_t len)
 {
     int *dead = is_err ? &job->stderr_dead : &job->stdout_dead;
 
-    if (len > 0 && !*dead &&
+    if (len > 0 && tn_run_ofile_write(job, rank, is_err, data, len) &&
+        !*dead &&
         tn_run_write_all(is_err ? STDERR_FILENO : STDOUT_FILENO, data, len) != 0) {
         *dead = 1;
         loop_stream_dead(job, is_err);
@@ -86,7 +88,8 @@ static void loop_emit(tn_run_job_t *job, int i, int is_err)
         if (job->is_proxy) {
             tn_run_tree_output(job, i, is_err, loop_out.data, loop_out.len);
         } else {
-            tn_run_emit(job, is_err, loop_out.data, loop_out.len);
+            tn_run_emit(job, job->ranks[i].rank, is_err, loop_out.data,
+                        loop_out.len);
         }
     }
     loop_out.len = 0;

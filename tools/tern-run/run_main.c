@@ -434,7 +434,12 @@ int main(int argc, char **argv)
     if (job.host < 0 && job.stdin_mode == TN_RUN_STDIN_FORWARD) {
         tn_run_stdin_close(&job);       /* rank 0 is elsewhere */
     }
+    if (tn_run_ofile_open(&job) != 0) {     /* --output-filename */
+        status = 2;
+        goto out_fds;
+    }
     status = tn_run_agent(&job);
+    tn_run_ofile_close(&job);
     tn_run_buf_free(&job.stdin_buf);
 out_fds:
     if (job.devnull_fd >= 0) {

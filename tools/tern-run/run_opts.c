@@ -53,6 +53,9 @@ static void usage(FILE *f)
           "  --tag-output         prefix each output line with [rank]\n"
           "  --timestamp-output   prefix each output line with the time it came,\n"
           "                       [2026-11-27 07:31:02.123] (before [rank])\n"
+          "  --output-filename DIR  also write each rank's stdout and stderr to\n"
+          "                       DIR/1/rank.N/stdout and .../stderr; DIR:nocopy\n"
+          "                       only there, DIR:nojobid without the 1/\n"
           "  --netns NS1,NS2,...  run ranks in these network namespaces (nodes of a\n"
           "                       test cluster on one machine; /var/run/netns/NAME),\n"
           "                       in blocks of -ppn ranks (default: spread evenly)\n"
@@ -581,6 +584,9 @@ int tn_run_opts_parse(int argc, char **argv, tn_run_opts_t *opts_p)
                 tn_run_log("bad --bind-to '%s' (core, hwthread or none)", val);
                 goto err_usage;
             }
+        } else if (strcmp(name, "output-filename") == 0) {
+            NEXT_VALUE();
+            opts_p->output_dir = val;           /* checked by run_ofile.c */
         } else if (val != NULL) {
             goto err_unknown;                   /* flags take no "=value" */
         } else if (strcmp(name, "tag-output") == 0) {
