@@ -584,6 +584,33 @@ def test_output_filename():
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+def check_long(res, n, lines, prefix):
+    """Lines of longlines, each whole: its letters, its length, its end."""
+    seen = {r: [] for r in range(n)}
+    for l in res.stdout.split("\n")[:-1]:
+        m = re.fullmatch(r"(\[\d+\] )?rank (\d+) long (\d+) (\d+) ([a-z]+) end",
+                         l)
+        check(m is not None, "whole line: %r...%r" % (l[:60], l[-20:]), res)
+        r, i, ln = int(m.group(2)), int(m.group(3)), int(m.group(4))
+        check((m.group(1) is not None) == prefix and
+              (not prefix or m.group(1) == "[%d] " % r), "tag", res)
+        check(m.group(5) == chr(97 + (r + i) % 26) * ln,
+              "rank %d line %d intact (%d bytes)" % (r, i, ln), res)
+        seen[r].append(i)
+    for r in range(n):
+        check(seen[r] == list(range(lines)), "rank %d: all lines" % r, res)
+
+
+def test_long_lines():
+    """Many ranks write lines of 100-200 KB at once, in writes of 1-8 KB:
+    every line comes out whole (lines under 1 MiB never interleave)."""
+    for hosts, tag in (([], []), (["--launcher", "fork", "-host",
+                                   "a:2,b:2,c:2,d:2"], ["--tag-output"])):
+        res = run(hosts + ["-n", "8"] + tag + [P(), "longlines", "12", "200000"])
+        check(res.returncode == 0, "exit 0", res)
+        check_long(res, 8, 12, tag != [])
+
+
 def test_env():
     env = dict(os.environ, FROM_TERN="outer", KEEP_ME="kept", PMI_PORT="bogus:1",
                PMIX_RANK="9")

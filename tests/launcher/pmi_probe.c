@@ -56,6 +56,9 @@
  *                        nothing; every rank left blocks
  *   tty                  print "tty R out=A err=B opost=C" (isatty() of
  *                        stdout and stderr, OPOST of stdout's terminal)
+ *   longlines N LEN      every rank writes N lines of about LEN bytes to
+ *                        stdout, "rank R long I L <L letters> end", in
+ *                        write()s of odd sizes
  *
  * Apart from lastwords, stdout is line-buffered.
  * "Block" is a read on a pipe nobody writes to: no timed sleeping.  A failed
@@ -719,6 +722,35 @@ static void mode_tty(void)
     pmi_finalize();
 }
 
+static void mode_longlines(int n, int len)
+{
+    static char buf[1 << 20];
+
+    if (len < 2 || len > (int)sizeof(buf) - 100) {
+        fail("longlines: LEN out of range");
+    }
+    pmi_init();
+    for (int i = 0; i < n; i++) {
+        int    l   = len / 2 + (my_rank * 7919 + i * 104729) % (len / 2);
+        int    h   = snprintf(buf, sizeof(buf), "rank %d long %d %d ", my_rank,
+                              i, l);
+        size_t tot;
+
+        memset(buf + h, 'a' + (my_rank + i) % 26, (size_t)l);
+        memcpy(buf + h + l, " end\n", 5);
+        tot = (size_t)h + (size_t)l + 5;
+        for (size_t off = 0, k = 0; off < tot; k++) {
+            size_t piece = 1000 + (k * 2654435761u + (size_t)my_rank) % 7000;
+
+            piece = piece < tot - off ? piece : tot - off;
+            write_all(1, buf + off, piece);
+            off += piece;
+        }
+    }
+    pmi_barrier();
+    pmi_finalize();
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "";
@@ -779,7 +811,8 @@ int main(int argc, char **argv)
         mode_lastwords(argv[2], atoi(argv[3]));
     } else if (strcmp(mode, "tty") == 0) {
         mode_tty();
-
+    } else if (strcmp(mode, "longlines") == 0 && argc == 4) {
+        mode_longlines(atoi(argv[2]), atoi(argv[3]));
     } else if (strcmp(mode, "closepmi") == 0) {
         pmi_init();
         pmi_finalize();
