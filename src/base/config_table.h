@@ -138,6 +138,8 @@
       "tern-run: remote shell that starts proxies on other hosts (a command line; host and command are appended)") \
     X(run_tree_width, RUN_TREE_WIDTH, INT, "32", "1..4096",                    \
       "tern-run: proxies that tern-run and each proxy start (the fan-out of the launch tree)") \
+    X(run_pty, RUN_PTY, BOOL, "1", "",                                         \
+      "tern-run: give each rank's stdout a pseudo-terminal, so that C stdio line-buffers it and no line is lost when a rank dies (0: a pipe)") \
     X(pmi, PMI, STRING, "auto", "auto|pmi1|pmi2|pmix",                         \
       "Process-manager interface: auto (PMIx when PMIX_NAMESPACE and PMIX_RANK are set, else PMI-2 " \
       "on PMI_FD when the server accepts it, else PMI-1), pmi1, pmi2, pmix (needs libpmix at build time)") \

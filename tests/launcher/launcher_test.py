@@ -377,18 +377,21 @@ def test_output():
 
 
 def test_stdout_closed():
-    """`tern-run prog | head`: ranks get SIGPIPE, the job ends quietly."""
-    p = subprocess.Popen([ARGS.tern_run, "-n", "2", "yes"],
-                         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE)
-    first = p.stdout.readline()
-    p.stdout.close()
-    err = p.stderr.read().decode()
-    rc = p.wait(timeout=30)
-    res = Result(rc, first.decode(), err, 0)
-    check(first == b"y\n", "output arrived", res)
-    check(rc == 141, "exit 141 (SIGPIPE)", res)
-    check(tern_lines(res) == [], "no message", res)
+    """`tern-run prog | head`: ranks get SIGPIPE, the job ends quietly;
+    with their stdout on a pty (tern-run sends the signal) or a pipe."""
+    for pty in ("1", "0"):
+        p = subprocess.Popen([ARGS.tern_run, "-n", "2", "yes"],
+                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE,
+                             env=dict(os.environ, TERN_RUN_PTY=pty))
+        first = p.stdout.readline()
+        p.stdout.close()
+        err = p.stderr.read().decode()
+        rc = p.wait(timeout=30)
+        res = Result(rc, first.decode(), err, 0)
+        check(first == b"y\n", "output arrived (TERN_RUN_PTY=%s)" % pty, res)
+        check(rc == 141, "exit 141 (SIGPIPE; TERN_RUN_PTY=%s)" % pty, res)
+        check(tern_lines(res) == [], "no message", res)
 
 
 def test_tag_output():
@@ -400,6 +403,212 @@ def test_tag_output():
           "partial last line flushed and tagged", res)
     res = run(["-n", "1", "sh", "-c", "printf 'no newline'"])
     check(res.stdout == "no newline", "single rank output verbatim", res)
+
+
+# a multi-host job on this machine: proxies forked as if on hosts a and b
+FORK2 = ["--launcher", "fork", "-host", "a:2,b:2"]
+STAMP = re.compile(r"^\[(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3})\] (.*)$")
+
+
+def check_words(res, n, lines):
+    """Every "rank R word I" line of lastwords, once, in order per rank."""
+    check("\r" not in res.stdout, "no carriage returns", res)
+    got = {r: [] for r in range(n)}
+    for l in res.stdout.splitlines():
+        m = re.fullmatch(r"rank (\d+) word (\d+)", l)
+        check(m is not None and int(m.group(1)) < n, "a whole line: %r" % l, res)
+        got[int(m.group(1))].append(int(m.group(2)))
+    for r in range(n):
+        check(got[r] == list(range(lines)),
+              "rank %d: all %d lines printed before the end" % (r, lines), res)
+
+
+def test_last_words():
+    """Lines printed with printf() and never flushed appear although the
+    job ends by abort(), by SIGKILL or at --timeout: stdout is a pty, so
+    stdio flushed each line.  Through a pipe (TERN_RUN_PTY=0) stdio keeps
+    them, and they die with the rank: the control that this test can
+    fail."""
+    cases = (("abort", 134, r"tern-run: rank 0 \(pid \d+( on a)?\) killed by "
+              r"signal 6 \(SIGABRT\)"),
+             ("kill", 137, r"tern-run: rank 0 \(pid \d+( on a)?\) killed by "
+              r"signal 9 \(SIGKILL\)"),
+             ("hang", 124, r"tern-run: job timed out after 1 s"))
+    for hosts in ([], FORK2):
+        for how, rc, msg in cases:
+            res = run(hosts + ["--timeout", "1", "-n", "4", P(), "lastwords",
+                               how, "20"])
+            if how == "hang":
+                # the hang report may follow the line (launch.md)
+                check(res.returncode == rc and tern_lines(res) != [] and
+                      re.fullmatch(msg, tern_lines(res)[0]) is not None and
+                      all(l.startswith(("tern-run: where the ranks are",
+                                        "tern-run:   rank "))
+                          for l in tern_lines(res)[1:]),
+                      "timed out, then the hang report only", res)
+            else:
+                expect_death(res, rc, msg)
+            check_words(res, 4, 20)
+    env = dict(os.environ, TERN_RUN_PTY="0")
+    for hosts in ([], FORK2):
+        res = run(hosts + ["--timeout", "1", "-n", "4", P(), "lastwords",
+                           "abort", "20"], env=env)
+        expect_death(res, 134, cases[0][2])
+        check(res.stdout == "", "control: through a pipe the lines are lost", res)
+
+
+def test_pty():
+    """Each rank's stdout is a raw pty (no \\r added), stderr a pipe;
+    TERN_RUN_PTY=0 makes stdout a pipe; on every host of the job."""
+    for hosts in ([], FORK2):
+        res = run(hosts + ["-n", "4", P(), "tty"])
+        check(res.returncode == 0, "exit 0", res)
+        check(sorted(res.stdout.split("\n")) ==
+              [""] + ["tty %d out=1 err=0 opost=0" % r for r in range(4)],
+              "stdout a raw terminal, stderr not", res)
+        res = run(hosts + ["-n", "4", P(), "tty"],
+                  env=dict(os.environ, TERN_RUN_PTY="off"))
+        check(res.returncode == 0, "exit 0", res)
+        check(sorted(res.stdout.splitlines()) ==
+              ["tty %d out=0 err=0 opost=-1" % r for r in range(4)],
+              "TERN_RUN_PTY=off: a pipe", res)
+    res = run(["-n", "1", "true"], env=dict(os.environ, TERN_RUN_PTY="maybe"))
+    check(res.returncode == 2 and tern_lines(res) ==
+          ["tern-run: bad TERN_RUN_PTY='maybe' (want 0 or 1)"], "bad value", res)
+
+
+def strip_stamps(text, t0, t1, res):
+    """Drop the time stamp of every line; each is between t0 and t1."""
+    out = []
+    lo = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(t0 - 1))
+    hi = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(t1 + 1))
+    for l in text.splitlines():
+        m = STAMP.match(l)
+        check(m is not None, "stamped line: %r" % l[:80], res)
+        check(lo <= m.group(1)[:19] <= hi, "stamp %s in the job's time" %
+              m.group(1), res)
+        out.append(m.group(2))
+    return "\n".join(out) + "\n"
+
+
+def test_timestamp_output():
+    """--timestamp-output: "[YYYY-MM-DD HH:MM:SS.mmm] " on every line of
+    stdout and stderr, before the tag; on every host of the job."""
+    for hosts in ([], FORK2):
+        for tag in ([], ["--tag-output"]):
+            t0 = time.time()
+            res = run(hosts + ["-n", "4", "--timestamp-output"] + tag +
+                      [P(), "spam", "50"])
+            t1 = time.time()
+            check(res.returncode == 0, "exit 0", res)
+            for text in (res.stdout, res.stderr):
+                check_lines(strip_stamps(text, t0, t1, res), 4, 50, res,
+                            prefix=tag != [])
+    # one rank: not raw any more, a partial last line is ended
+    res = run(["-n", "1", "--timestamp-output", "sh", "-c", "printf 'a\\nb'"])
+    check(res.returncode == 0 and
+          [STAMP.match(l).group(2) for l in res.stdout.splitlines()] == ["a", "b"]
+          and res.stdout.endswith("\n"), "single rank stamped", res)
+
+
+def read_file(path):
+    with open(path) as f:
+        return f.read()
+
+
+def test_output_filename():
+    """--output-filename DIR: DIR/1/rank.N/stdout and stderr (N padded to
+    the digits of the job size), as shown, also in a multi-host job (the
+    head writes them); :nocopy, :nojobid; a DIR that cannot be made stops
+    the job before any rank starts."""
+    tmp = os.path.join(os.environ.get("TMPDIR", "/tmp"),
+                       "tern-ofile-%d" % os.getpid())
+    shutil.rmtree(tmp, ignore_errors=True)
+    try:
+        for hosts in ([], FORK2):
+            d = os.path.join(tmp, "a" if hosts == [] else "b")
+            os.makedirs(os.path.join(d, "1", "rank.0"))
+            with open(os.path.join(d, "1", "rank.0", "stdout"), "w") as f:
+                f.write("old junk\n" * 1000)       # truncated
+            res = run(hosts + ["-n", "4", "--tag-output", "--output-filename",
+                               d, P(), "spam", "30"])
+            check(res.returncode == 0, "exit 0", res)
+            check_lines(res.stdout, 4, 30, res, prefix=True)   # still shown
+            for r in range(4):
+                for st in ("stdout", "stderr"):
+                    text = read_file(os.path.join(d, "1", "rank.%d" % r, st))
+                    check_lines(text.replace("[%d] " % r, "[0] ").replace(
+                        "rank %d line" % r, "rank 0 line"), 1, 30, res,
+                        prefix=True)
+                    check(text.startswith("[%d] rank %d line 0 " % (r, r)),
+                          "rank %d's %s holds its lines" % (r, st), res)
+            check(sorted(os.listdir(os.path.join(d, "1"))) ==
+                  ["rank.%d" % r for r in range(4)], "one directory per rank", res)
+        # 10 ranks: two digits; nocopy shows nothing; nojobid
+        d = os.path.join(tmp, "c")
+        res = run(["-q", "-n", "10", "--output-filename", d + ":nocopy,NOJOBID",
+                   P(), "env", "PMI_RANK"])
+        check(res.returncode == 0 and res.stdout == "", "nocopy: nothing shown",
+              res)
+        check(sorted(os.listdir(d)) == ["rank.%02d" % r for r in range(10)],
+              "nojobid, two digits", res)
+        for r in range(10):
+            check(read_file(os.path.join(d, "rank.%02d" % r, "stdout")) ==
+                  "PMI_RANK=%d\n" % r, "rank %d's stdout file" % r, res)
+            check(read_file(os.path.join(d, "rank.%02d" % r, "stderr")) == "",
+                  "rank %d's empty stderr file" % r, res)
+        # what a rank printed before abort() reaches the file too
+        d = os.path.join(tmp, "d")
+        res = run(["--output-filename", d + ":nocopy", "-n", "2", P(),
+                   "lastwords", "abort", "5"])
+        check(res.returncode == 134 and res.stdout == "", "abort, nocopy", res)
+        check(read_file(os.path.join(d, "1", "rank.0", "stdout")) ==
+              "".join("rank 0 word %d\n" % i for i in range(5)),
+              "last words in the file", res)
+        # refused before any rank starts
+        marker = os.path.join(tmp, "started")
+        blocker = os.path.join(tmp, "file")
+        with open(blocker, "w") as f:
+            f.write("x")
+        for bad, why in ((blocker, "cannot create directory %s/1/rank.0: "
+                          "Not a directory" % blocker),
+                         (os.path.join(tmp, "e") + ":nocpy",
+                          "--output-filename '%s/e:nocpy': unknown directive "
+                          "'nocpy' (nocopy, nojobid)" % tmp)):
+            res = run(["--output-filename", bad, "-n", "2", "sh", "-c",
+                       "touch " + marker])
+            check(res.returncode == 2 and len(tern_lines(res)) == 1 and
+                  why in res.stderr, "refused: " + why, res)
+            check(not os.path.exists(marker), "no rank started", res)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def check_long(res, n, lines, prefix):
+    """Lines of longlines, each whole: its letters, its length, its end."""
+    seen = {r: [] for r in range(n)}
+    for l in res.stdout.split("\n")[:-1]:
+        m = re.fullmatch(r"(\[\d+\] )?rank (\d+) long (\d+) (\d+) ([a-z]+) end",
+                         l)
+        check(m is not None, "whole line: %r...%r" % (l[:60], l[-20:]), res)
+        r, i, ln = int(m.group(2)), int(m.group(3)), int(m.group(4))
+        check((m.group(1) is not None) == prefix and
+              (not prefix or m.group(1) == "[%d] " % r), "tag", res)
+        check(m.group(5) == chr(97 + (r + i) % 26) * ln,
+              "rank %d line %d intact (%d bytes)" % (r, i, ln), res)
+        seen[r].append(i)
+    for r in range(n):
+        check(seen[r] == list(range(lines)), "rank %d: all lines" % r, res)
+
+
+def test_long_lines():
+    """Many ranks write lines of 100-200 KB at once, in writes of 1-8 KB:
+    every line comes out whole (lines under 1 MiB never interleave)."""
+    for hosts, tag in (([], []), (["--launcher", "fork", "-host",
+                                   "a:2,b:2,c:2,d:2"], ["--tag-output"])):
+        res = run(hosts + ["-n", "8"] + tag + [P(), "longlines", "12", "200000"])
+        check(res.returncode == 0, "exit 0", res)
+        check_long(res, 8, 12, tag != [])
 
 
 def test_env():

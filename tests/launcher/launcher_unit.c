@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static int failures;
 
@@ -303,30 +304,37 @@ static void test_kvs(void)
     tn_pmi_kvs_destroy(kvs);
 }
 
-/* Run input through a forwarder in pieces of step bytes; return output. */
-static char *fwd_run(int tag, int raw, const char *in, size_t step, int flush)
+/* Run input through a forwarder in pieces of step bytes, the clock moving
+ * on by 250 ms per piece from now_ms; return the output. */
+static char *fwd_run_at(int flags, int raw, const char *in, size_t step,
+                        int flush, int64_t now_ms)
 {
     tn_run_fwd_t fwd;
     tn_run_buf_t out = { 0 };
     size_t       len = strlen(in);
 
-    tn_run_fwd_init(&fwd, 3, tag, raw);
-    for (size_t off = 0; off < len; off += step) {
+    tn_run_fwd_init(&fwd, 3, flags, raw);
+    for (size_t off = 0; off < len; off += step, now_ms += 250) {
         size_t n = len - off < step ? len - off : step;
         size_t before = out.len;
 
-        tn_run_fwd_feed(&fwd, in + off, n, &out);
+        tn_run_fwd_feed(&fwd, in + off, n, now_ms, &out);
         /* only whole lines may leave (unless raw) */
         if (!raw) {
             CHECK(out.len == before || out.data[out.len - 1] == '\n');
         }
     }
     if (flush) {
-        tn_run_fwd_flush(&fwd, &out);
+        tn_run_fwd_flush(&fwd, now_ms, &out);
     }
     tn_run_buf_append(&out, "", 1);
     tn_run_fwd_fini(&fwd);
     return out.data;
+}
+
+static char *fwd_run(int flags, int raw, const char *in, size_t step, int flush)
+{
+    return fwd_run_at(flags, raw, in, step, flush, 0);
 }
 
 static void test_fwd(void)
@@ -342,14 +350,47 @@ static void test_fwd(void)
         s = fwd_run(0, 0, in, step, 1);
         CHECK(strcmp(s, in) == 0);
         free(s);
-        s = fwd_run(1, 0, in, step, 1);
+        s = fwd_run(TN_RUN_FWD_TAG, 0, in, step, 1);
         CHECK(strcmp(s, "[3] alpha\n[3] beta gamma\n[3] \n[3] delta\n"
                      "[3] epsilon\n") == 0);
         free(s);
         s = fwd_run(0, 1, in, step, 1);
         CHECK(strcmp(s, in) == 0);
         free(s);
+        s = fwd_run(TN_RUN_FWD_TAG, 1, in, step, 1);     /* tag wins over raw */
+        CHECK(strcmp(s, "[3] alpha\n[3] beta gamma\n[3] \n[3] delta\n"
+                     "[3] epsilon\n") == 0);
+        free(s);
     }
+}
+
+/* Time stamps: the time the newline arrived, before the tag. */
+static void test_fwd_time(void)
+{
+    /* 2026-11-27 07:31:02.123 UTC */
+    const int64_t t0 = INT64_C(1795764662123);
+    char         *s;
+
+    setenv("TZ", "UTC", 1);
+    tzset();
+    s = fwd_run_at(TN_RUN_FWD_TIME, 1, "ab\ncd\n", 100, 1, t0);
+    CHECK(strcmp(s, "[2026-11-27 07:31:02.123] ab\n"
+                    "[2026-11-27 07:31:02.123] cd\n") == 0);
+    free(s);
+    /* one byte per call, 250 ms apart: "ab\n" ends at +500 ms, "cd\n" at
+     * +1250 ms, "e" is flushed at +1750 ms with a newline added */
+    s = fwd_run_at(TN_RUN_FWD_TIME | TN_RUN_FWD_TAG, 0, "ab\ncd\ne", 1, 1, t0);
+    CHECK(strcmp(s, "[2026-11-27 07:31:02.623] [3] ab\n"
+                    "[2026-11-27 07:31:03.373] [3] cd\n"
+                    "[2026-11-27 07:31:03.873] [3] e\n") == 0);
+    free(s);
+    /* the cached seconds follow the clock, also backwards */
+    s = fwd_run_at(TN_RUN_FWD_TIME, 0, "x\n", 2, 1, t0 + 3600000);
+    CHECK(strcmp(s, "[2026-11-27 08:31:02.123] x\n") == 0);
+    free(s);
+    s = fwd_run_at(TN_RUN_FWD_TIME, 0, "x\n", 2, 1, 5);
+    CHECK(strcmp(s, "[1970-01-01 00:00:00.005] x\n") == 0);
+    free(s);
 }
 
 static void ranges_check(const char *flags, size_t max, const char *want)
@@ -779,6 +820,7 @@ int main(void)
     test_kvs_fresh();
     test_kvs();
     test_fwd();
+    test_fwd_time();
     test_ranges();
     test_hosts();
     test_proto();

@@ -47,7 +47,20 @@
  *                        node-1 as rank 0 computes it, pass one barrier,
  *                        print "fenced", block: rank 0 waits in its shm
  *                        set-up
+ *   lastwords HOW LINES  every rank printf()s LINES lines "rank R word I"
+ *                        and never flushes: stdout keeps C stdio's own
+ *                        buffering (by line on a terminal, by block on a
+ *                        pipe); then init, put its pid, barrier, and
+ *                        (HOW) abort: rank 0 calls abort(); kill: the
+ *                        last rank kills rank 0 with SIGKILL; hang:
+ *                        nothing; every rank left blocks
+ *   tty                  print "tty R out=A err=B opost=C" (isatty() of
+ *                        stdout and stderr, OPOST of stdout's terminal)
+ *   longlines N LEN      every rank writes N lines of about LEN bytes to
+ *                        stdout, "rank R long I L <L letters> end", in
+ *                        write()s of odd sizes
  *
+ * Apart from lastwords, stdout is line-buffered.
  * "Block" is a read on a pipe nobody writes to: no timed sleeping.  A failed
  * check prints "probe rank R: FAIL ..." on stderr and exits 99. */
 #define _GNU_SOURCE
@@ -60,6 +73,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <termios.h>
 #include <unistd.h>
 
 static int  pmi_fd = -1;
@@ -663,11 +677,87 @@ static void mode_shmkeep(void)
     block_forever();
 }
 
+/* Lines left in stdio's buffer: lost with a pipe when the rank dies. */
+static void mode_lastwords(const char *how, int lines)
+{
+    char kvs[300], line[2048], val[1100];
+
+    for (int i = 0; i < lines; i++) {
+        printf("rank %d word %d\n", my_rank, i);
+    }
+    pmi_init();
+    my_kvsname(kvs, sizeof(kvs));
+    pmi_send("cmd=put kvsname=%s key=pid-%d value=%d", kvs, my_rank,
+             (int)getpid());
+    pmi_recv(line, sizeof(line));
+    expect(line, "rc", "0");
+    pmi_barrier();                      /* every rank has printed */
+    if (strcmp(how, "abort") == 0 && my_rank == 0) {
+        abort();
+    } else if (strcmp(how, "kill") == 0 && my_rank == my_size - 1) {
+        pmi_send("cmd=get kvsname=%s key=pid-0", kvs);
+        pmi_recv(line, sizeof(line));
+        field(line, "value", val, sizeof(val));
+        if (kill((pid_t)atoi(val), SIGKILL) != 0) {
+            fail("kill %s: %s", val, strerror(errno));
+        }
+    } else if (strcmp(how, "abort") != 0 && strcmp(how, "kill") != 0 &&
+               strcmp(how, "hang") != 0) {
+        fail("unknown lastwords %s", how);
+    }
+    block_forever();
+}
+
+static void mode_tty(void)
+{
+    struct termios tio;
+    int            opost = -1;
+
+    if (tcgetattr(1, &tio) == 0) {
+        opost = (tio.c_oflag & OPOST) != 0;
+    }
+    pmi_init();
+    printf("tty %d out=%d err=%d opost=%d\n", my_rank, isatty(1), isatty(2),
+           opost);
+    pmi_finalize();
+}
+
+static void mode_longlines(int n, int len)
+{
+    static char buf[1 << 20];
+
+    if (len < 2 || len > (int)sizeof(buf) - 100) {
+        fail("longlines: LEN out of range");
+    }
+    pmi_init();
+    for (int i = 0; i < n; i++) {
+        int    l   = len / 2 + (my_rank * 7919 + i * 104729) % (len / 2);
+        int    h   = snprintf(buf, sizeof(buf), "rank %d long %d %d ", my_rank,
+                              i, l);
+        size_t tot;
+
+        memset(buf + h, 'a' + (my_rank + i) % 26, (size_t)l);
+        memcpy(buf + h + l, " end\n", 5);
+        tot = (size_t)h + (size_t)l + 5;
+        for (size_t off = 0, k = 0; off < tot; k++) {
+            size_t piece = 1000 + (k * 2654435761u + (size_t)my_rank) % 7000;
+
+            piece = piece < tot - off ? piece : tot - off;
+            write_all(1, buf + off, piece);
+            off += piece;
+        }
+    }
+    pmi_barrier();
+    pmi_finalize();
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "";
 
-    setvbuf(stdout, NULL, _IOLBF, 0);
+    if (strcmp(mode, "lastwords") != 0) {
+        setvbuf(stdout, NULL, _IOLBF, 0);
+    }
     if (strcmp(mode, "env") == 0) {
         for (int i = 2; i < argc; i++) {
             const char *v = getenv(argv[i]);
@@ -717,6 +807,12 @@ int main(int argc, char **argv)
         mode_kvsfill((size_t)atol(argv[2]));
     } else if (strcmp(mode, "shmkeep") == 0) {
         mode_shmkeep();
+    } else if (strcmp(mode, "lastwords") == 0 && argc == 4) {
+        mode_lastwords(argv[2], atoi(argv[3]));
+    } else if (strcmp(mode, "tty") == 0) {
+        mode_tty();
+    } else if (strcmp(mode, "longlines") == 0 && argc == 4) {
+        mode_longlines(atoi(argv[2]), atoi(argv[3]));
     } else if (strcmp(mode, "closepmi") == 0) {
         pmi_init();
         pmi_finalize();

@@ -4,12 +4,14 @@
  *   run_opts.c   command line (run_hosts.c: host lists and the rank map)
  *   run_env.c    the environment each rank gets
  *   run_proc.c   starting ranks (fork/exec, process group, binding), reaping
+ *                (run_pty.c: the pseudo-terminal of each rank's stdout)
  *   run_loop.c   the one poll() loop: output, PMI, signals, job end
  *   run_judge.c  the head's decisions: which event ends the job, and how
  *   run_tree.c   multi-host jobs: proxies, their links and frames
  *                (run_proto.c: the frames, without I/O)
  *   run_proxy.c  the proxy's start: a SETUP frame on stdin becomes a job
  *   run_fwd.c    line forwarding of rank output (no I/O)
+ *   run_ofile.c  --output-filename: the head's per-rank output files
  *   run_stdin.c  rank 0's stdin
  *   pmi_srv.c    the PMI-1 server (no I/O), pmi_kvs.c its key-value space
  *   run_shm.c    the node's shared segment (a memfd the ranks inherit), and
@@ -74,14 +76,15 @@ typedef struct {
     int          rank;        /* in the job */
     int          block;       /* its MPMD block, = its MPI_APPNUM */
     pid_t        pid;         /* -1 when never started */
-    int          out_fd;      /* our ends of its stdout/stderr pipes and of */
-    int          err_fd;      /* its PMI socket; -1 once closed */
-    int          pmi_fd;
+    int          out_fd;      /* our ends of its stdout pty (or pipe), its */
+    int          err_fd;      /* stderr pipe and its PMI socket; -1 once */
+    int          pmi_fd;      /* closed */
     tn_run_fwd_t out_fwd;
     tn_run_fwd_t err_fwd;
     int          ncpus;       /* CPUs it is bound to (0: not bound) */
     int          cpus[TN_RUN_BIND_MAX];
     int          shm_fd;      /* its node's shared segment (not owned), or -1 */
+    unsigned     out_pty : 1; /* out_fd is a pty master (run_pty.c) */
     unsigned     exited : 1;  /* its exit has been observed */
     unsigned     abort_seen : 1; /* its PMI abort / protocol error was */
     unsigned     error_seen : 1; /* passed on */
@@ -153,6 +156,7 @@ typedef struct {
     int             *shm_fds;       /* one memfd per node (network namespace) */
     int              nshm;
     struct tn_run_status *status;   /* hang reports (run_status.h), or NULL */
+    struct tn_run_ofile  *ofile;    /* head: --output-filename files, or NULL */
 
     int              sig_fd;        /* signalfd for sig_mask */
     sigset_t         sig_mask;      /* signals tern-run takes via sig_fd */
@@ -206,6 +210,19 @@ void tn_run_proc_kill(tn_run_job_t *job, int sig);
 /* Reap what is left (rank 0's zombie). */
 void tn_run_proc_fini(tn_run_job_t *job);
 
+/* run_pty.c.  A pseudo-terminal for a rank's stdout: the rank's C library
+ * then line-buffers stdout as on a terminal, so that every line it printed
+ * has reached tern-run when it aborts, crashes or is killed (through a
+ * pipe, stdio keeps up to a few KiB that die with the process).  The pty
+ * is raw (no "\n" -> "\r\n", no echo, no signal characters), never the
+ * rank's controlling terminal (so no SIGHUP, no job control), and has
+ * tern-run's own terminal size when its stdout is a terminal.  Returns 0
+ * with both ends open (close-on-exec), or -1 with errno when no pty can be
+ * had (/proc/sys/kernel/pty/max reached, no devpts): the caller uses a
+ * pipe.  The master gives EIO, not 0, once every holder of the slave has
+ * closed it and its data are read. */
+int  tn_run_pty_open(int *master_p, int *slave_p);
+
 /* run_stdin.c.  Stop reading the terminal while this much waits for rank 0. */
 #define TN_RUN_STDIN_MAX 65536
 /* Choose job->stdin_mode (and make the pipe for FORWARD).  Returns 0 or -1
@@ -218,8 +235,12 @@ void tn_run_stdin_close(tn_run_job_t *job);
 
 /* run_loop.c: run the job to its end; returns tern-run's exit status. */
 int tn_run_loop(tn_run_job_t *job);
-/* Write a rank's output lines to our stdout (is_err: stderr). */
-void tn_run_emit(tn_run_job_t *job, int is_err, const char *data, size_t len);
+/* The head: write rank's output lines (whole lines, already prefixed) to
+ * our stdout (is_err: stderr) and to its --output-filename file.  When our
+ * stdout or stderr reader went away, stop showing that stream, and make
+ * the local ranks writing to it get SIGPIPE as without a launcher. */
+void tn_run_emit(tn_run_job_t *job, int rank, int is_err, const char *data,
+                 size_t len);
 /* End the job: sig to the local ranks and down the tree now, SIGKILL after
  * grace_ms; status is tern-run's exit status (head). */
 void tn_run_end(tn_run_job_t *job, int status, int sig, int grace_ms);
@@ -287,6 +308,21 @@ int  tn_run_agent(tn_run_job_t *job);
 /* run_proxy.c: tern-run --proxy: read the SETUP frame from stdin and run
  * this host's part of the job.  Returns the exit status. */
 int tn_run_proxy_main(void);
+
+/* run_ofile.c: --output-filename DIR[:nocopy,nojobid], as in Open MPI 4.
+ * The head writes the lines of each rank (from every host: OUT frames
+ * carry the rank) to DIR/1/rank.N/stdout and DIR/1/rank.N/stderr, N
+ * zero-padded to the number of digits of the job's size, as they are
+ * shown (with the prefixes asked for); "nojobid" leaves out the "1/"
+ * level, "nocopy" shows nothing on tern-run's stdout and stderr.  open
+ * makes the directories and truncates every file before any rank starts;
+ * returns 0 (nothing to do without the option), or -1 after saying why.
+ * write returns whether the lines are also to be shown.  A file that
+ * cannot be written is said once and then left. */
+int  tn_run_ofile_open(tn_run_job_t *job);
+int  tn_run_ofile_write(tn_run_job_t *job, int rank, int is_err,
+                        const char *data, size_t len);
+void tn_run_ofile_close(tn_run_job_t *job);
 
 /* run_shm.c.  The shared segment of each node (ranks in one network
  * namespace) is an anonymous memfd made here and inherited by its ranks as

@@ -1,8 +1,9 @@
 /* The one event loop of tern-run: a poll() over the signalfd, the ranks'
- * stdout/stderr pipes and PMI sockets, the terminal stdin being forwarded,
- * and in a multi-host job the links of the launch tree (run_tree.c).  The
- * only timeouts are the job timeout, the SIGKILL escalation and the final
- * drain; nothing spins.  What ends the job is decided in run_judge.c. */
+ * stdout ptys, stderr pipes and PMI sockets, the terminal stdin being
+ * forwarded, and in a multi-host job the links of the launch tree
+ * (run_tree.c).  The only timeouts are the job timeout, the SIGKILL
+ * escalation and the final drain; nothing spins.  What ends the job is
+ * decided in run_judge.c. */
 #include "run.h"
 #include "run_status.h"
 
@@ -13,6 +14,7 @@
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 /* Reads per stream when draining a rank that just exited: what it wrote is
@@ -33,27 +35,46 @@ void tn_run_end(tn_run_job_t *job, int status, int sig, int grace_ms)
     tn_run_tree_end(job, sig, grace_ms);
 }
 
-/* Our stdout (or stderr) reader went away: close that stream of every
- * rank, so that ranks writing to it get SIGPIPE as they would without a
- * launcher in between (`tern-run prog | head`). */
+/* Our stdout (or stderr) reader went away: make the ranks writing to it
+ * get SIGPIPE as they would without a launcher in between (`tern-run prog
+ * | head`).  Closing a pipe does that.  A pty's writer gets EIO, not
+ * SIGPIPE, once the master is closed: so what a rank wrote before is
+ * thrown away, and a rank that writes again gets SIGPIPE from us
+ * (loop_read_output) before its master is closed. */
 static void loop_stream_dead(tn_run_job_t *job, int is_err)
 {
+    char junk[4096];
+
     for (int r = 0; r < job->nlocal; r++) {
         tn_run_rank_t *rk   = &job->ranks[r];
         int           *fd_p = is_err ? &rk->err_fd : &rk->out_fd;
+        ssize_t        n;
 
-        if (*fd_p >= 0) {
-            close(*fd_p);
-            *fd_p = -1;
+        if (*fd_p < 0) {
+            continue;
         }
+        if (!is_err && rk->out_pty) {
+            while ((n = read(*fd_p, junk, sizeof(junk))) > 0 ||
+                   (n < 0 && errno == EINTR)) {
+            }
+            if (n == 0 || (n < 0 && errno != EAGAIN)) {
+                close(*fd_p);           /* end of stream already */
+                *fd_p = -1;
+            }
+            continue;
+        }
+        close(*fd_p);
+        *fd_p = -1;
     }
 }
 
-void tn_run_emit(tn_run_job_t *job, int is_err, const char *data, size_t len)
+void tn_run_emit(tn_run_job_t *job, int rank, int is_err, const char *data,
+                 size_t len)
 {
     int *dead = is_err ? &job->stderr_dead : &job->stdout_dead;
 
-    if (len > 0 && !*dead &&
+    if (len > 0 && tn_run_ofile_write(job, rank, is_err, data, len) &&
+        !*dead &&
         tn_run_write_all(is_err ? STDERR_FILENO : STDOUT_FILENO, data, len) != 0) {
         *dead = 1;
         loop_stream_dead(job, is_err);
@@ -67,10 +88,20 @@ static void loop_emit(tn_run_job_t *job, int i, int is_err)
         if (job->is_proxy) {
             tn_run_tree_output(job, i, is_err, loop_out.data, loop_out.len);
         } else {
-            tn_run_emit(job, is_err, loop_out.data, loop_out.len);
+            tn_run_emit(job, job->ranks[i].rank, is_err, loop_out.data,
+                        loop_out.len);
         }
     }
     loop_out.len = 0;
+}
+
+/* Wall-clock milliseconds, for --timestamp-output. */
+static int64_t loop_wall_ms(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 /* Read rank's stdout or stderr: once, or up to LOOP_DRAIN_READS times
@@ -86,8 +117,18 @@ static void loop_read_output(tn_run_job_t *job, int rank, int is_err,
     while (*fd_p >= 0 && reads > 0) {
         ssize_t n = read(*fd_p, loop_io, sizeof(loop_io));
 
+        if (n > 0 && !is_err && rk->out_pty && job->stdout_dead) {
+            /* written after our stdout's reader went away: SIGPIPE, as
+             * a pipe would give (an exited rank's pid may be reused) */
+            if (!rk->exited) {
+                kill(rk->pid, SIGPIPE);
+            }
+            close(*fd_p);
+            *fd_p = -1;
+            break;
+        }
         if (n > 0) {
-            tn_run_fwd_feed(fwd, loop_io, (size_t)n, &loop_out);
+            tn_run_fwd_feed(fwd, loop_io, (size_t)n, loop_wall_ms(), &loop_out);
             loop_emit(job, rank, is_err);
             reads--;
             continue;
@@ -98,7 +139,8 @@ static void loop_read_output(tn_run_job_t *job, int rank, int is_err,
         if (n < 0 && errno == EAGAIN) {
             break;
         }
-        tn_run_fwd_flush(fwd, &loop_out);    /* end of stream */
+        /* end of stream: 0 from a pipe, EIO from a pty */
+        tn_run_fwd_flush(fwd, loop_wall_ms(), &loop_out);
         loop_emit(job, rank, is_err);
         if (*fd_p >= 0) {
             close(*fd_p);
@@ -467,7 +509,8 @@ int tn_run_loop(tn_run_job_t *job)
         for (int is_err = 0; is_err < 2; is_err++) {
             int *fd_p = is_err ? &rk->err_fd : &rk->out_fd;
 
-            tn_run_fwd_flush(is_err ? &rk->err_fwd : &rk->out_fwd, &loop_out);
+            tn_run_fwd_flush(is_err ? &rk->err_fwd : &rk->out_fwd,
+                             loop_wall_ms(), &loop_out);
             loop_emit(job, r, is_err);
             if (*fd_p >= 0) {
                 close(*fd_p);

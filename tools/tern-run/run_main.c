@@ -147,6 +147,9 @@ int tn_run_agent(tn_run_job_t *job)
     tn_run_buf_t          map = { 0 };
     int                   status;
     int                   n = 0;
+    int                   fwd_flags =
+        (s->flags & TN_RUN_SETUP_TAG ? TN_RUN_FWD_TAG : 0) |
+        (s->flags & TN_RUN_SETUP_TIMESTAMP ? TN_RUN_FWD_TIME : 0);
 
     job->nranks   = s->nranks;
     job->all      = tn_run_xmalloc((size_t)s->nranks * sizeof(*job->all));
@@ -169,10 +172,8 @@ int tn_run_agent(tn_run_job_t *job)
             rk->pid    = -1;
             rk->out_fd = rk->err_fd = rk->pmi_fd = -1;
             rk->shm_fd = -1;
-            tn_run_fwd_init(&rk->out_fwd, r, s->flags & TN_RUN_SETUP_TAG,
-                            s->nranks == 1);
-            tn_run_fwd_init(&rk->err_fwd, r, s->flags & TN_RUN_SETUP_TAG,
-                            s->nranks == 1);
+            tn_run_fwd_init(&rk->out_fwd, r, fwd_flags, s->nranks == 1);
+            tn_run_fwd_init(&rk->err_fwd, r, fwd_flags, s->nranks == 1);
         }
     }
     status = agent_resolve(job);
@@ -368,7 +369,9 @@ static int main_setup(const tn_run_opts_t *opts, tn_run_job_t *job,
                     (opts->report_bindings ? TN_RUN_SETUP_REPORT_BINDING : 0) |
                     (opts->quiet ? TN_RUN_SETUP_QUIET : 0) |
                     (opts->launcher_fork ? TN_RUN_SETUP_FORK : 0) |
-                    (opts->launcher_slurm ? TN_RUN_SETUP_SLURM : 0);
+                    (opts->launcher_slurm ? TN_RUN_SETUP_SLURM : 0) |
+                    (opts->timestamp_output ? TN_RUN_SETUP_TIMESTAMP : 0) |
+                    (opts->pty ? TN_RUN_SETUP_PTY : 0);
     s->verbose     = tn_run_verbose;
     s->timeout_s   = opts->timeout_s;
     s->kvs_keys    = opts->kvs_keys;
@@ -431,7 +434,12 @@ int main(int argc, char **argv)
     if (job.host < 0 && job.stdin_mode == TN_RUN_STDIN_FORWARD) {
         tn_run_stdin_close(&job);       /* rank 0 is elsewhere */
     }
+    if (tn_run_ofile_open(&job) != 0) {     /* --output-filename */
+        status = 2;
+        goto out_fds;
+    }
     status = tn_run_agent(&job);
+    tn_run_ofile_close(&job);
     tn_run_buf_free(&job.stdin_buf);
 out_fds:
     if (job.devnull_fd >= 0) {

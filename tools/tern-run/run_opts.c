@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #ifndef TERN_VERSION
 #define TERN_VERSION "unknown"
@@ -50,6 +51,11 @@ static void usage(FILE *f)
           "                       1 < ranks <= cores on the host\n"
           "  --report-bindings    say where each rank is bound\n"
           "  --tag-output         prefix each output line with [rank]\n"
+          "  --timestamp-output   prefix each output line with the time it came,\n"
+          "                       [2026-11-27 07:31:02.123] (before [rank])\n"
+          "  --output-filename DIR  also write each rank's stdout and stderr to\n"
+          "                       DIR/1/rank.N/stdout and .../stderr; DIR:nocopy\n"
+          "                       only there, DIR:nojobid without the 1/\n"
           "  --netns NS1,NS2,...  run ranks in these network namespaces (nodes of a\n"
           "                       test cluster on one machine; /var/run/netns/NAME),\n"
           "                       in blocks of -ppn ranks (default: spread evenly)\n"
@@ -213,6 +219,27 @@ static int opts_hostfile(tn_run_opts_t *opts, const char *fname)
     return rc;
 }
 
+/* A BOOL of the config table: 0/1, yes/no, on/off, true/false. */
+static int opts_bool(const char *var, int def, int *val_p)
+{
+    static const char *const word[] = { "0", "1", "no", "yes", "off", "on",
+                                        "false", "true" };
+    const char *v = getenv(var);
+
+    *val_p = def;
+    if (v == NULL || *v == '\0') {
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof(word) / sizeof(word[0]); i++) {
+        if (strcasecmp(v, word[i]) == 0) {
+            *val_p = (int)(i & 1);
+            return 0;
+        }
+    }
+    tn_run_log("bad %s='%s' (want 0 or 1)", var, v);
+    return -1;
+}
+
 /* Settings that come from the environment (config table). */
 static int opts_from_env(tn_run_opts_t *opts_p)
 {
@@ -233,6 +260,9 @@ static int opts_from_env(tn_run_opts_t *opts_p)
         return -1;
     }
     opts_p->rsh = env_rsh != NULL && *env_rsh != '\0' ? env_rsh : "ssh";
+    if (opts_bool("TERN_RUN_PTY", 1, &opts_p->pty) != 0) {
+        return -1;
+    }
     return opts_limits(opts_p);
 }
 
@@ -554,10 +584,15 @@ int tn_run_opts_parse(int argc, char **argv, tn_run_opts_t *opts_p)
                 tn_run_log("bad --bind-to '%s' (core, hwthread or none)", val);
                 goto err_usage;
             }
+        } else if (strcmp(name, "output-filename") == 0) {
+            NEXT_VALUE();
+            opts_p->output_dir = val;           /* checked by run_ofile.c */
         } else if (val != NULL) {
             goto err_unknown;                   /* flags take no "=value" */
         } else if (strcmp(name, "tag-output") == 0) {
             opts_p->tag_output = 1;
+        } else if (strcmp(name, "timestamp-output") == 0) {
+            opts_p->timestamp_output = 1;
         } else if (strcmp(name, "report-bindings") == 0) {
             opts_p->report_bindings = 1;
         } else if (strcmp(name, "v") == 0 || strcmp(name, "verbose") == 0) {

@@ -45,7 +45,8 @@ typedef struct {
     int              report_bindings;
     int              tag_output;
     int              timestamp_output;
-    const char      *output_dir;    /* --output-filename */
+    const char      *output_dir;    /* --output-filename (run_ofile.c) */
+    int              pty;           /* TERN_RUN_PTY: ranks' stdout on a pty */
     int              quiet;         /* -q: no warnings */
     int              oversubscribe; /* --oversubscribe: no warning for it */
     int              nenv;

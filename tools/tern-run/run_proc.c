@@ -332,6 +332,9 @@ static int set_nonblock(int fd)
     return fl < 0 ? -1 : fcntl(fd, F_SETFL, fl | O_NONBLOCK);
 }
 
+/* Said once: a rank's stdout is a pipe although ptys were asked for. */
+static int proc_pty_warned;
+
 static int proc_spawn_one(tn_run_job_t *job, int i)
 {
     tn_run_rank_t *rk = &job->ranks[i];
@@ -341,9 +344,21 @@ static int proc_spawn_one(tn_run_job_t *job, int i)
     pid_t          pid, self;
     int            saved_errno;
 
-    if (pipe2(out, O_CLOEXEC) != 0) {
-        saved_errno = errno;
-        goto err_out;
+    rk->out_pty = 0;
+    if ((job->setup->flags & TN_RUN_SETUP_PTY) &&
+        tn_run_pty_open(&out[0], &out[1]) == 0) {
+        rk->out_pty = 1;
+    } else {
+        if ((job->setup->flags & TN_RUN_SETUP_PTY) && !proc_pty_warned) {
+            proc_pty_warned = 1;
+            tn_run_debug(1, "warning: no pseudo-terminal for rank %d (%m): its "
+                         "stdout is a pipe, which C stdio buffers by block "
+                         "(/proc/sys/kernel/pty/max?)", rank);
+        }
+        if (pipe2(out, O_CLOEXEC) != 0) {
+            saved_errno = errno;
+            goto err_out;
+        }
     }
     if (pipe2(err, O_CLOEXEC) != 0) {
         saved_errno = errno;

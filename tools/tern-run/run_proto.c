@@ -420,7 +420,7 @@ int tn_run_proto_setup_decode(const tn_run_frame_t *f, tn_run_setup_t *s,
     s->proxy      = rd_str(&rd);
     s->tree_width = (int)rd_range(&rd, 1, 65536, "bad tree width");
     s->bind       = (int)rd_range(&rd, 0, 8, "bad binding");
-    s->flags      = (int)rd_range(&rd, 0, 63, "bad flags");
+    s->flags      = (int)rd_range(&rd, 0, 127, "bad flags");
     s->verbose    = (int)rd_range(&rd, 0, 16, "bad verbosity");
     s->timeout_s  = (int)rd_range(&rd, 0, 0x7fffffff, "bad timeout");
     s->kvs_keys    = rd_u64(&rd);

@@ -36,7 +36,7 @@
  * Up (child -> parent):
  *   HELLO       u32 host, str hostname  the proxy runs
  *   OUT         u32 rank, u32 stream (1 stdout, 2 stderr), bytes (whole
- *               lines, already tagged)
+ *               lines, already prefixed: time stamp, tag)
  *   FENCE_ENTER (empty)                 a rank of the subtree entered a
  *                                       fence (sent once per fence)
  *   FENCE       u32 nranks, u32 npairs, npairs x (str key, str value)
@@ -125,6 +125,7 @@ typedef struct {
                                                 TERN_HOST_ID, no memfd) */
 #define TN_RUN_SETUP_SLURM          32   /* children are started by srun
                                                 inside a Slurm allocation */
+#define TN_RUN_SETUP_PTY            64   /* ranks' stdout on a pty (TERN_RUN_PTY) */
 
 /* A decoded frame: pointers into the frame's bytes. */
 typedef struct {

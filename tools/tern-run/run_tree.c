@@ -686,7 +686,7 @@ static int tree_child_frame(tn_run_job_t *job, int l, const tn_run_frame_t *f,
         if (job->is_proxy) {
             tree_up(job, raw, rawlen);
         } else {
-            tn_run_emit(job, f->u[1] == 2, f->data, f->len);
+            tn_run_emit(job, (int)f->u[0], f->u[1] == 2, f->data, f->len);
         }
         return 0;
     case TN_RUN_F_LOG:
