@@ -68,7 +68,7 @@ tn_status_t tn_proto_init(int world_size, int world_rank)
     /* With more ranks than cores, a read in place holds the sender until
      * the receiver is scheduled, reads and answers; streamed through the
      * cells (two copies) the sender is done once the data is in the ring.
-     * Measured on 4 and 8 ranks on 2 cores (docs/performance.md), the
+     * Measured on 4 and 8 ranks on 2 cores (docs/transports/shm.md), the
      * stream wins up to 512 KiB for most collectives (bcast on 4 ranks
      * 0.2-0.5x the time) and the single copy above. */
     tn_coop_min = tn_cfg.rndv_coop_min;
