@@ -19,8 +19,8 @@ def frame(ftype, payload):
     return u32(len(payload) + 1) + bytes([ftype]) + payload
 
 
-SETUP, FENCE_DONE, SIGNAL, END, REPORT_ASK = 1, 2, 3, 4, 5
-HELLO, OUT, FENCE_ENTER, FENCE, EXIT, ABORT, PMIERR, LOG, REPORT = range(16, 25)
+SETUP, FENCE_DONE, SIGNAL, END, REPORT_ASK, STDIN = 1, 2, 3, 4, 5, 6
+HELLO, OUT, FENCE_ENTER, FENCE, EXIT, ABORT, PMIERR, LOG, REPORT, STDIN_ACK = range(16, 26)
 
 
 def setup(host=1):
@@ -43,12 +43,13 @@ def pairs(kv):
 seeds = {
     "setup": setup(),
     "down": setup(2) + frame(FENCE_DONE, u32(2) + pairs([("node-0", "h0:1"), ("k", "")]))
-            + frame(SIGNAL, u32(10)) + frame(REPORT_ASK, b"") + frame(END, u32(15, 1000)),
+            + frame(SIGNAL, u32(10)) + frame(REPORT_ASK, b"") + frame(STDIN, b"input\n")
+            + frame(STDIN, b"") + frame(END, u32(15, 1000)),
     "up": frame(HELLO, u32(1) + s("vm")) + frame(OUT, u32(3, 1) + b"hello\n")
           + frame(FENCE_ENTER, b"") + frame(FENCE, u32(2, 1) + pairs([("node-3", "h1:0")]))
           + frame(EXIT, u32(3, 1234, 1, 0, 6)) + frame(ABORT, u32(2, 99, 7, 0))
           + frame(PMIERR, u32(4, 5, 0)[:8] + s("bad PMI request")) + frame(LOG, s("tern-run: x"))
-          + frame(REPORT, s("tern-run:   rank 3 ...\n")),
+          + frame(REPORT, s("tern-run:   rank 3 ...\n")) + frame(STDIN_ACK, u32(6)),
     "cut": setup()[:40],
 }
 os.makedirs(sys.argv[1], exist_ok=True)

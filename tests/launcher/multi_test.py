@@ -203,6 +203,32 @@ def test_bindings():
           "proxies report their ranks' bindings, naming the host", res)
 
 
+def test_stdin():
+    """Rank 0's stdin reaches it on another host, whole and in order, with
+    at most 64 KiB on its way; a rank 0 that never reads it does not hold
+    the job."""
+    data = bytes(range(256)) * 2000
+    total = 0
+    for b in data:
+        total = (total * 31 + b) % (1 << 64)
+    for width in ("32", "1"):
+        env = dict(os.environ, TERN_RUN_TREE_WIDTH=width)
+        p = subprocess.run([lt.ARGS.tern_run] + FORK + ["-host", "a,b,c", "--map-by", "node",
+                                                        "-n", "3", P(), "stdin"],
+                           input=data, capture_output=True, timeout=60, env=env)
+        res = lt.Result(p.returncode, p.stdout.decode(), p.stderr.decode(), 0)
+        check(res.returncode == 0, "exit 0", res)
+        check(sorted(res.stdout.splitlines()) ==
+              ["stdin 0 %d %d" % (len(data), total), "stdin 1 0 0", "stdin 2 0 0"],
+              "rank 0 got all of stdin on host a, the others nothing (width %s)" % width, res)
+    p = subprocess.run([lt.ARGS.tern_run] + FORK + ["-host", "a,b", "-n", "2", "-genv",
+                                                    "PROBE_MAPPING", "(vector,(0,2,1))",
+                                                    P(), "exchange"],
+                       input=data * 4, capture_output=True, timeout=60)
+    check(p.returncode == 0 and p.stdout.decode().count("exchange ok") == 2,
+          "unread stdin does not hold the job")
+
+
 def test_mpi():
     """An MPI program (shm within a host, and the ring across hosts) with
     the hosts' proxies forked here."""

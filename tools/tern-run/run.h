@@ -68,7 +68,10 @@ enum {
 typedef enum {
     TN_RUN_STDIN_INHERIT,   /* rank 0 reads tern-run's stdin directly */
     TN_RUN_STDIN_FORWARD,   /* stdin is our terminal: copied through a pipe */
-    TN_RUN_STDIN_NULL       /* rank 0 gets /dev/null like the others */
+    TN_RUN_STDIN_NULL,      /* rank 0 gets /dev/null like the others */
+    TN_RUN_STDIN_TREE       /* rank 0 is on another host: the head reads
+                               stdin and sends it there (run_tree.c); that
+                               host's proxy feeds it to a pipe (FORWARD) */
 } tn_run_stdin_t;
 
 /* A rank started by this agent. */
@@ -169,6 +172,7 @@ typedef struct {
     int              stdin_pipe_w;  /* FORWARD: our end, -1 when closed */
     int              stdin_open;    /* FORWARD: still reading fd 0 */
     tn_run_buf_t     stdin_buf;     /* FORWARD: read, not yet written */
+    size_t           stdin_inflight;/* TREE: sent, not yet acknowledged */
 
     int              stdout_dead;   /* our stdout/stderr reader went away */
     int              stderr_dead;
@@ -232,6 +236,9 @@ int  tn_run_stdin_setup(tn_run_job_t *job);
 void tn_run_stdin_read(tn_run_job_t *job);
 void tn_run_stdin_write(tn_run_job_t *job);
 void tn_run_stdin_close(tn_run_job_t *job);
+/* A proxy whose host runs rank 0: the pipe that will be its stdin, fed by
+ * STDIN frames.  Returns 0 or -1 after saying why. */
+int  tn_run_stdin_pipe(tn_run_job_t *job);
 
 /* run_loop.c: run the job to its end; returns tern-run's exit status. */
 int tn_run_loop(tn_run_job_t *job);
@@ -278,6 +285,10 @@ void tn_run_tree_fence(tn_run_job_t *job);
  * the other hosts' as their proxies answer (job->report_waiting counts
  * them down).  always: even when no rank publishes. */
 void tn_run_tree_report(tn_run_job_t *job, const char *why, int always);
+/* TREE: read stdin and send it towards rank 0's host. */
+void tn_run_tree_stdin_read(tn_run_job_t *job);
+/* A proxy wrote (or dropped) n bytes of rank 0's stdin. */
+void tn_run_tree_stdin_ack(tn_run_job_t *job, size_t n);
 /* Send sig, or the job's end, down the tree. */
 void tn_run_tree_signal(tn_run_job_t *job, int sig);
 void tn_run_tree_end(tn_run_job_t *job, int sig, int grace_ms);

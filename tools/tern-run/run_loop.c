@@ -429,8 +429,10 @@ int tn_run_loop(tn_run_job_t *job)
             kind[n] = (kind_); who[n] = (who_); n++;                        \
         } while (0)
         ADD_FD(job->sig_fd, POLLIN, TN_RUN_FD_SIG, -1);
-        if (job->stdin_open && job->stdin_pipe_w >= 0 &&
-            job->stdin_buf.len < TN_RUN_STDIN_MAX) {
+        if (job->stdin_open && !job->is_proxy &&
+            (job->stdin_mode == TN_RUN_STDIN_TREE
+             ? job->stdin_inflight < TN_RUN_STDIN_MAX
+             : job->stdin_pipe_w >= 0 && job->stdin_buf.len < TN_RUN_STDIN_MAX)) {
             ADD_FD(STDIN_FILENO, POLLIN, TN_RUN_FD_STDIN, -1);
         }
         if (job->stdin_pipe_w >= 0 && job->stdin_buf.len > 0) {
@@ -477,7 +479,9 @@ int tn_run_loop(tn_run_job_t *job)
                 loop_signals(job);
                 break;
             case TN_RUN_FD_STDIN:
-                if (job->stdin_open && job->stdin_pipe_w >= 0) {
+                if (job->stdin_mode == TN_RUN_STDIN_TREE) {
+                    tn_run_tree_stdin_read(job);
+                } else if (job->stdin_open && job->stdin_pipe_w >= 0) {
                     tn_run_stdin_read(job);
                 }
                 break;

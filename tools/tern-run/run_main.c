@@ -431,8 +431,11 @@ int main(int argc, char **argv)
         tn_run_log("/dev/null: %m");
         goto out_fds;
     }
-    if (job.host < 0 && job.stdin_mode == TN_RUN_STDIN_FORWARD) {
-        tn_run_stdin_close(&job);       /* rank 0 is elsewhere */
+    if (setup.host_of[0] != job.host && job.stdin_mode != TN_RUN_STDIN_NULL) {
+        /* rank 0 is elsewhere: its stdin goes down the launch tree */
+        tn_run_stdin_close(&job);
+        job.stdin_mode = TN_RUN_STDIN_TREE;
+        job.stdin_open = 1;
     }
     if (tn_run_ofile_open(&job) != 0) {     /* --output-filename */
         status = 2;

@@ -85,6 +85,14 @@ void tn_run_proto_out(tn_run_buf_t *out, int rank, int stream,
     frame_end(out, at);
 }
 
+void tn_run_proto_stdin(tn_run_buf_t *out, const char *data, size_t len)
+{
+    size_t at = frame_begin(out, TN_RUN_F_STDIN);
+
+    tn_run_buf_append(out, data, len);
+    frame_end(out, at);
+}
+
 void tn_run_proto_pair(tn_run_buf_t *pairs, const char *key, const char *value)
 {
     put_str(pairs, key);
@@ -258,6 +266,14 @@ long tn_run_proto_decode(const char *buf, size_t len, tn_run_frame_t *f,
     case TN_RUN_F_HELLO:
         f->u[nu++] = rd_u32(&rd);
         f->str     = rd_str(&rd);
+        break;
+    case TN_RUN_F_STDIN:
+        f->data = (const char *)rd.p;
+        f->len  = rd.left;
+        rd.left = 0;
+        break;
+    case TN_RUN_F_STDIN_ACK:
+        f->u[nu++] = rd_range(&rd, 1, TN_RUN_FRAME_MAX, "bad stdin count");
         break;
     case TN_RUN_F_OUT:
         f->u[nu++] = rd_u32(&rd);

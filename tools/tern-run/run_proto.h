@@ -33,6 +33,8 @@
  *   END         u32 sig, u32 grace_ms   the job ends: sig now, SIGKILL
  *                                       after grace_ms
  *   REPORT_ASK  (empty)                 send this host's hang report
+ *   STDIN       bytes                   rank 0's stdin, towards its host;
+ *                                       no bytes: end of file
  * Up (child -> parent):
  *   HELLO       u32 host, str hostname  the proxy runs
  *   OUT         u32 rank, u32 stream (1 stdout, 2 stderr), bytes (whole
@@ -47,7 +49,11 @@
  *   LOG         str line               a message of the proxy, printed by
  *                                       the head as it is
  *   REPORT      str text               this host's hang report (whole
- *                                       lines, maybe none), one per ask */
+ *                                       lines, maybe none), one per ask
+ *   STDIN_ACK   u32 n                   n bytes of STDIN were written to
+ *                                       rank 0 (or dropped): the head
+ *                                       keeps at most TN_RUN_STDIN_MAX
+ *                                       bytes on their way */
 #ifndef TN_RUN_PROTO_H
 #define TN_RUN_PROTO_H
 
@@ -67,6 +73,7 @@ typedef enum {
     TN_RUN_F_SIGNAL,
     TN_RUN_F_END,
     TN_RUN_F_REPORT_ASK,
+    TN_RUN_F_STDIN,
     TN_RUN_F_HELLO = 16,
     TN_RUN_F_OUT,
     TN_RUN_F_FENCE_ENTER,
@@ -75,7 +82,8 @@ typedef enum {
     TN_RUN_F_ABORT,
     TN_RUN_F_PMIERR,
     TN_RUN_F_LOG,
-    TN_RUN_F_REPORT
+    TN_RUN_F_REPORT,
+    TN_RUN_F_STDIN_ACK
 } tn_run_ftype_t;
 
 /* EXIT flags: the rank's PMI state when it exited. */
@@ -143,6 +151,7 @@ void tn_run_proto_str(tn_run_buf_t *out, tn_run_ftype_t type, int nu,
                       const uint32_t *u, const char *str);
 void tn_run_proto_out(tn_run_buf_t *out, int rank, int stream,
                       const char *data, size_t len);
+void tn_run_proto_stdin(tn_run_buf_t *out, const char *data, size_t len);
 /* FENCE (nranks >= 0) or FENCE_DONE (nranks < 0) of npairs pairs already
  * encoded in pairs (tn_run_proto_pair). */
 void tn_run_proto_fence(tn_run_buf_t *out, int nranks, uint32_t npairs,

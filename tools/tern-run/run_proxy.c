@@ -118,6 +118,9 @@ int tn_run_proxy_main(void)
         goto out;
     }
     job.stdin_mode = TN_RUN_STDIN_NULL;
+    if (setup.host_of[0] == host && tn_run_stdin_pipe(&job) != 0) {
+        goto out;
+    }
     job.devnull_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
     if (job.devnull_fd < 0) {
         tn_run_log("/dev/null: %m");
@@ -132,6 +135,13 @@ int tn_run_proxy_main(void)
     }
     close(job.devnull_fd);
 out:
+    if (job.stdin_pipe_r >= 0) {
+        close(job.stdin_pipe_r);
+    }
+    if (job.stdin_pipe_w >= 0) {
+        close(job.stdin_pipe_w);
+    }
+    tn_run_buf_free(&job.stdin_buf);
     tn_run_log_hook = NULL;
     if (job.sig_fd >= 0) {
         close(job.sig_fd);

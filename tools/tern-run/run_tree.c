@@ -332,6 +332,77 @@ static void tree_report_ask(tn_run_job_t *job, const char *raw, size_t rawlen)
     tn_run_buf_free(&f);
 }
 
+/* The child link whose subtree runs rank 0, or -1. */
+static int tree_link_of_rank0(const tn_run_job_t *job)
+{
+    int l = tree_link_of != NULL ? tree_link_of[0] : -1;
+
+    return l >= 0 && l < job->nlinks && job->links[l].wfd >= 0 ? l : -1;
+}
+
+void tn_run_tree_stdin_read(tn_run_job_t *job)
+{
+    static char  buf[TN_RUN_STDIN_MAX];
+    size_t       room = TN_RUN_STDIN_MAX - job->stdin_inflight;
+    ssize_t      n    = read(STDIN_FILENO, buf, room < sizeof(buf) ? room : sizeof(buf));
+    int          l    = tree_link_of_rank0(job);
+    tn_run_buf_t f    = { 0 };
+
+    if (n < 0 && (errno == EINTR || errno == EAGAIN)) {
+        return;
+    }
+    if (n <= 0 || l < 0) {
+        job->stdin_open = 0;            /* end of file, or nobody to send to */
+        n = 0;
+    }
+    if (l >= 0) {
+        tn_run_proto_stdin(&f, buf, (size_t)n);
+        tn_run_buf_append(&job->links[l].out, f.data, f.len);
+        job->stdin_inflight += (size_t)n;
+    }
+    tn_run_buf_free(&f);
+}
+
+void tn_run_tree_stdin_ack(tn_run_job_t *job, size_t n)
+{
+    tn_run_buf_t f = { 0 };
+
+    if (n == 0) {
+        return;
+    }
+    tn_run_proto_u32s(&f, TN_RUN_F_STDIN_ACK, 1, (uint32_t)n);
+    tree_up(job, f.data, f.len);
+    tn_run_buf_free(&f);
+}
+
+/* STDIN from the parent: rank 0's, if it is here, else further down. */
+static void tree_stdin_down(tn_run_job_t *job, const tn_run_frame_t *f,
+                            const char *raw, size_t rawlen)
+{
+    int l = tree_link_of_rank0(job);
+
+    if (job->local_of[0] < 0) {
+        if (l >= 0) {
+            tn_run_buf_append(&job->links[l].out, raw, rawlen);
+        } else {
+            tn_run_tree_stdin_ack(job, f->len);     /* its host is lost */
+        }
+        return;
+    }
+    if (job->stdin_pipe_w < 0) {
+        tn_run_tree_stdin_ack(job, f->len);         /* rank 0 closed it */
+        return;
+    }
+    if (f->len == 0) {
+        job->stdin_open = 0;
+        if (job->stdin_buf.len == 0) {
+            tn_run_stdin_close(job);
+        }
+        return;
+    }
+    tn_run_buf_append(&job->stdin_buf, f->data, f->len);
+}
+
 /* ------------------------------------------------------------- starting */
 
 /* The words of the remote shell's command line (s->rsh) in a new argv
@@ -703,6 +774,14 @@ static int tree_child_frame(tn_run_job_t *job, int l, const tn_run_frame_t *f,
             free(line);
         }
         return 0;
+    case TN_RUN_F_STDIN_ACK:
+        if (job->is_proxy) {
+            tree_up(job, raw, rawlen);
+        } else {
+            job->stdin_inflight -= f->u[0] < job->stdin_inflight ? f->u[0]
+                                                                 : job->stdin_inflight;
+        }
+        return 0;
     case TN_RUN_F_REPORT:
         if (job->is_proxy) {
             tree_up(job, raw, rawlen);
@@ -901,6 +980,9 @@ static int tree_parent_frame(tn_run_job_t *job, const tn_run_frame_t *f,
         return 0;
     case TN_RUN_F_REPORT_ASK:
         tree_report_ask(job, raw, rawlen);
+        return 0;
+    case TN_RUN_F_STDIN:
+        tree_stdin_down(job, f, raw, rawlen);
         return 0;
     case TN_RUN_F_END:
         job->ending      = 1;
