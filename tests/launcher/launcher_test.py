@@ -206,13 +206,16 @@ def test_early_exit_mpi():
                  r"calling MPI_Init while other ranks wait for it")
 
 
-def run_fake_server(env_extra, serve, timeout=30):
+def run_fake_server(env_extra, serve, timeout=30, gone=False):
     """Run the MPI program as rank 0 of 2 with PMI_FD on a socketpair whose
-    other end serve(sock) handles; return a Result."""
+    other end serve(sock) handles (gone: is closed before the rank starts);
+    return a Result."""
     import socket
     ours, theirs = socket.socketpair()
     env = dict(os.environ, PMI_FD=str(theirs.fileno()), PMI_RANK="0",
                PMI_SIZE="2", **env_extra)
+    if gone:
+        ours.close()
     t0 = time.monotonic()
     p = subprocess.Popen([ARGS.mpi_prog, "2"], env=env, pass_fds=[theirs.fileno()],
                          stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
@@ -260,7 +263,9 @@ def test_pmi_sigpipe():
     not death by SIGPIPE."""
     if not ARGS.mpi_prog:
         return
-    res = run_fake_server({}, lambda s: s.close())
+    # gone before the rank starts, so that its first write meets no reader
+    # (closed after the start, a fast rank may have written first)
+    res = run_fake_server({}, lambda s: None, gone=True)
     check(res.returncode > 0, "exited with an error (not signal %d)" %
           -res.returncode, res)
     check("write to the PMI server failed: Broken pipe" in res.stderr,
