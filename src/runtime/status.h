@@ -62,18 +62,20 @@ TN_RT_STATUS_INLINE void tn_rt_status_enter(uint32_t call, uint64_t obj, int32_t
     }
     tern_status_call_t *c = tn_rt_status.call;
     uint32_t s = (tn_rt_status.seq | 3u) + 1u;       /* next multiple of 4 */
+    /* the odd seq first, then the record: each store a release, so none
+     * becomes visible before the odd seq (a fence would do it too, but
+     * ThreadSanitizer builds refuse fences; on x86 these are plain moves) */
     __atomic_store_n(&c->seq, s + 1u, __ATOMIC_RELAXED);
-    __atomic_thread_fence(__ATOMIC_RELEASE);
-    __atomic_store_n(&c->call, call, __ATOMIC_RELAXED);
-    __atomic_store_n(&c->peer, peer, __ATOMIC_RELAXED);
-    __atomic_store_n(&c->tag, tag, __ATOMIC_RELAXED);
-    __atomic_store_n(&c->peer2, peer2, __ATOMIC_RELAXED);
-    __atomic_store_n(&c->tag2, tag2, __ATOMIC_RELAXED);
-    __atomic_store_n(&c->count, count, __ATOMIC_RELAXED);
-    __atomic_store_n(&c->obj, obj, __ATOMIC_RELAXED);
-    __atomic_store_n(&c->dtype, dtype, __ATOMIC_RELAXED);
+    __atomic_store_n(&c->call, call, __ATOMIC_RELEASE);
+    __atomic_store_n(&c->peer, peer, __ATOMIC_RELEASE);
+    __atomic_store_n(&c->tag, tag, __ATOMIC_RELEASE);
+    __atomic_store_n(&c->peer2, peer2, __ATOMIC_RELEASE);
+    __atomic_store_n(&c->tag2, tag2, __ATOMIC_RELEASE);
+    __atomic_store_n(&c->count, count, __ATOMIC_RELEASE);
+    __atomic_store_n(&c->obj, obj, __ATOMIC_RELEASE);
+    __atomic_store_n(&c->dtype, dtype, __ATOMIC_RELEASE);
     __atomic_store_n(&c->enter_ms, __atomic_load_n(tn_rt_status.now, __ATOMIC_RELAXED),
-                     __ATOMIC_RELAXED);
+                     __ATOMIC_RELEASE);
     __atomic_store_n(&c->seq, s + 2u, __ATOMIC_RELEASE);
     tn_rt_status.seq = s + 2u;
 }

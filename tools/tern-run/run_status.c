@@ -168,10 +168,11 @@ static void status_snapshot(tn_run_status_t *st, int rank, uint64_t *snap)
     for (int tries = 0; tries < 1000; tries++) {
         uint32_t s1 = __atomic_load_n(seqp, __ATOMIC_ACQUIRE);
 
+        /* acquire loads: the second read of seq cannot move before them
+         * (no fence: ThreadSanitizer builds refuse one; plain moves on x86) */
         for (size_t i = call; i < call + TERN_STATUS_LINE / 8; i++) {
-            snap[i] = __atomic_load_n(&src[i], __ATOMIC_RELAXED);
+            snap[i] = __atomic_load_n(&src[i], __ATOMIC_ACQUIRE);
         }
-        __atomic_thread_fence(__ATOMIC_ACQUIRE);
         if (!(s1 & 1u) && __atomic_load_n(seqp, __ATOMIC_RELAXED) == s1) {
             break;
         }
