@@ -26,14 +26,12 @@ int tn_run_stdin_pipe(tn_run_job_t *job)
     job->stdin_mode   = TN_RUN_STDIN_FORWARD;
     job->stdin_pipe_r = p[0];
     job->stdin_pipe_w = p[1];
-    job->stdin_open   = 1;              /* until the STDIN frame of EOF */
+    job->stdin_open   = 1;      /* the terminal, or until the STDIN frame of EOF */
     return 0;
 }
 
 int tn_run_stdin_setup(tn_run_job_t *job)
 {
-    int p[2];
-
     if (!isatty(STDIN_FILENO)) {
         job->stdin_mode = TN_RUN_STDIN_INHERIT;
         return 0;
@@ -42,16 +40,7 @@ int tn_run_stdin_setup(tn_run_job_t *job)
         job->stdin_mode = TN_RUN_STDIN_NULL;
         return 0;
     }
-    if (pipe2(p, O_CLOEXEC) != 0 ||
-        fcntl(p[1], F_SETFL, fcntl(p[1], F_GETFL) | O_NONBLOCK) != 0) {
-        tn_run_log("pipe: %m");
-        return -1;
-    }
-    job->stdin_mode   = TN_RUN_STDIN_FORWARD;
-    job->stdin_pipe_r = p[0];
-    job->stdin_pipe_w = p[1];
-    job->stdin_open   = 1;
-    return 0;
+    return tn_run_stdin_pipe(job);
 }
 
 void tn_run_stdin_close(tn_run_job_t *job)
