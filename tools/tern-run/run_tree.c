@@ -81,6 +81,16 @@ void tn_run_tree_proxy(tn_run_job_t *job)
     tree_proxy_job = job;
 }
 
+/* A frame to every child whose link still takes frames. */
+static void tree_down(tn_run_job_t *job, const char *frame, size_t len)
+{
+    for (int l = 0; l < job->nlinks; l++) {
+        if (job->links[l].wfd >= 0 && !job->links[l].lost) {
+            tn_run_buf_append(&job->links[l].out, frame, len);
+        }
+    }
+}
+
 int tn_run_tree_log(const char *line, size_t len)
 {
     tn_run_job_t *job = tree_proxy_job;
@@ -247,11 +257,7 @@ void tn_run_tree_fence(tn_run_job_t *job)
         tn_run_proto_fence(&f, -1, job->pmi.ndelta, &job->pmi.delta);
         tn_pmi_srv_fence_apply(&job->pmi, job->fence_pairs.data,
                                job->fence_pairs.len);
-        for (int l = 0; l < job->nlinks; l++) {
-            if (job->links[l].wfd >= 0) {
-                tn_run_buf_append(&job->links[l].out, f.data, f.len);
-            }
-        }
+        tree_down(job, f.data, f.len);
         tn_pmi_srv_fence_release(&job->pmi);
         tree_fence_reset(job);
     }
@@ -265,11 +271,7 @@ void tn_run_tree_signal(tn_run_job_t *job, int sig)
     tn_run_buf_t f = { 0 };
 
     tn_run_proto_u32s(&f, TN_RUN_F_SIGNAL, 1, (uint32_t)sig);
-    for (int l = 0; l < job->nlinks; l++) {
-        if (job->links[l].wfd >= 0) {
-            tn_run_buf_append(&job->links[l].out, f.data, f.len);
-        }
-    }
+    tree_down(job, f.data, f.len);
     tn_run_buf_free(&f);
 }
 
@@ -278,11 +280,7 @@ void tn_run_tree_end(tn_run_job_t *job, int sig, int grace_ms)
     tn_run_buf_t f = { 0 };
 
     tn_run_proto_u32s(&f, TN_RUN_F_END, 2, (uint32_t)sig, (uint32_t)grace_ms);
-    for (int l = 0; l < job->nlinks; l++) {
-        if (job->links[l].wfd >= 0) {
-            tn_run_buf_append(&job->links[l].out, f.data, f.len);
-        }
-    }
+    tree_down(job, f.data, f.len);
     tn_run_buf_free(&f);
 }
 
@@ -301,11 +299,7 @@ void tn_run_tree_report(tn_run_job_t *job, const char *why, int always)
     (void)tn_run_write_all(STDERR_FILENO, f.data, f.len);
     f.len = 0;
     tn_run_proto_u32s(&f, TN_RUN_F_REPORT_ASK, 0);
-    for (int l = 0; l < job->nlinks; l++) {
-        if (job->links[l].wfd >= 0 && !job->links[l].lost) {
-            tn_run_buf_append(&job->links[l].out, f.data, f.len);
-        }
-    }
+    tree_down(job, f.data, f.len);
     job->report_waiting = tree_npos;
     tn_run_buf_free(&f);
     (void)always;
@@ -323,11 +317,7 @@ static void tree_report_ask(tn_run_job_t *job, const char *raw, size_t rawlen)
     tn_run_buf_append(&text, "", 1);
     tn_run_proto_str(&f, TN_RUN_F_REPORT, 0, NULL, text.data);
     tree_up(job, f.data, f.len);
-    for (int l = 0; l < job->nlinks; l++) {
-        if (job->links[l].wfd >= 0) {
-            tn_run_buf_append(&job->links[l].out, raw, rawlen);
-        }
-    }
+    tree_down(job, raw, rawlen);
     tn_run_buf_free(&text);
     tn_run_buf_free(&f);
 }
@@ -967,11 +957,7 @@ static int tree_parent_frame(tn_run_job_t *job, const tn_run_frame_t *f,
         }
         tn_pmi_srv_fence_apply(&job->pmi, f->data, f->len);
         tn_pmi_srv_fence_release(&job->pmi);
-        for (int l = 0; l < job->nlinks; l++) {
-            if (job->links[l].wfd >= 0) {
-                tn_run_buf_append(&job->links[l].out, raw, rawlen);
-            }
-        }
+        tree_down(job, raw, rawlen);
         tree_fence_reset(job);
         return 0;
     case TN_RUN_F_SIGNAL:
