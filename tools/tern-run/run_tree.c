@@ -941,8 +941,6 @@ static void tree_parent_gone(tn_run_job_t *job)
     if (!job->ending) {
         /* the head is gone: nobody is left to decide; end here */
         tn_run_debug(1, "the parent link closed: ending this host's ranks");
-        job->ending      = 1;
-        job->exit_status = 1;
         tn_run_end(job, 1, SIGTERM, TN_RUN_GRACE_FAIL_MS);
     }
 }
@@ -971,8 +969,6 @@ static int tree_parent_frame(tn_run_job_t *job, const tn_run_frame_t *f,
         tree_stdin_down(job, f, raw, rawlen);
         return 0;
     case TN_RUN_F_END:
-        job->ending      = 1;
-        job->exit_status = 1;
         tn_run_end(job, 1, (int)f->u[0], (int)f->u[1]);
         return 0;
     default:
