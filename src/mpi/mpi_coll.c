@@ -1,8 +1,11 @@
-/* MPI blocking collectives: argument checks, MPI_IN_PLACE rules, then the
- * algorithms of src/coll.  The int and large-count (_c) forms share one
- * implementation taking 64-bit counts; the vector forms pass their count
- * and displacement arrays through as they are (int, or MPI_Count/MPI_Aint
- * for _c: tn_coll_blocks_t.wide). */
+/* MPI collectives on intracommunicators: argument checks, MPI_IN_PLACE
+ * rules, then the algorithms of src/coll (blocking) or a schedule
+ * (nonblocking and persistent).  Each collective is one family core
+ * (tn_mpi_family_X, see tools/abi/gen_bindings.py) behind its six entry
+ * points: int and large-count (_c) forms, blocking, MPI_I and _init.  Counts
+ * arrive as 64 bits; the vector forms pass their count and displacement
+ * arrays through as they are (int, or MPI_Count/MPI_Aint when call->wide:
+ * tn_coll_blocks_t.wide). */
 #include <stdio.h>
 #include <stdlib.h>
 #include "mpi/mpi_impl.h"
@@ -54,7 +57,8 @@ static int nbc_check(const char *fn, tn_comm_t *c, const nbc_t *nb)
 static int nbc_finish(const char *fn, tn_comm_t *c, tn_sched_t *s, const nbc_t *nb)
 {
     tn_req_t *req = NULL;
-    tn_status_t st = s == NULL ? TN_ERR_NOMEM : tn_sched_commit(s, nb->persistent, &req);
+    tn_status_t st = s == NULL ? TN_ERR_NOMEM
+                               : tn_sched_commit(s, nb->kind == TN_MPI_CALL_PERSISTENT, &req);
 
     if (st != TN_OK) {
         return tn_mpi_err_status(c, st, fn);
@@ -63,7 +67,7 @@ static int nbc_finish(const char *fn, tn_comm_t *c, tn_sched_t *s, const nbc_t *
     return MPI_SUCCESS;
 }
 
-static int barrier(const char *fn, MPI_Comm comm, nbc_t *nb)
+static int barrier(const char *fn, MPI_Comm comm, const nbc_t *nb)
 {
     tn_comm_t *c = NULL;
     tn_status_t st;
@@ -91,14 +95,14 @@ static int barrier(const char *fn, MPI_Comm comm, nbc_t *nb)
     return coll_done(fn, c, st);
 }
 
-int tn_mpi_Barrier(MPI_Comm comm)
+int tn_mpi_family_Barrier(MPI_Comm comm, const tn_mpi_call_t *call)
 {
-    return barrier("MPI_Barrier", comm, NULL);
+    return barrier(call->fn, comm, tn_mpi_nbc_of(call));
 }
 
 /* ---- bcast ---------------------------------------------------------------- */
 static int bcast(const char *fn, void *buffer, int64_t count, MPI_Datatype datatype,
-                 int root, MPI_Comm comm, nbc_t *nb)
+                 int root, MPI_Comm comm, const nbc_t *nb)
 {
     const tn_dt_t *dt = NULL;
     tn_comm_t *c = NULL;
@@ -139,20 +143,15 @@ static int bcast(const char *fn, void *buffer, int64_t count, MPI_Datatype datat
     return coll_done(fn, c, st);
 }
 
-int tn_mpi_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
+int tn_mpi_family_Bcast(void *buffer, MPI_Count count, MPI_Datatype datatype, int root,
+                        MPI_Comm comm, const tn_mpi_call_t *call)
 {
-    return bcast("MPI_Bcast", buffer, count, datatype, root, comm, NULL);
-}
-
-int tn_mpi_Bcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root,
-                   MPI_Comm comm)
-{
-    return bcast("MPI_Bcast_c", buffer, count, datatype, root, comm, NULL);
+    return bcast(call->fn, buffer, count, datatype, root, comm, tn_mpi_nbc_of(call));
 }
 
 /* ---- reduce --------------------------------------------------------------- */
 static int reduce(const char *fn, const void *sendbuf, void *recvbuf, int64_t count,
-                  MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, nbc_t *nb)
+                  MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, const nbc_t *nb)
 {
     const tn_dt_t *dt = NULL;
     const tn_op_t *o = NULL;
@@ -208,21 +207,17 @@ static int reduce(const char *fn, const void *sendbuf, void *recvbuf, int64_t co
     return coll_done(fn, c, st);
 }
 
-int tn_mpi_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
-                  MPI_Op op, int root, MPI_Comm comm)
+int tn_mpi_family_Reduce(const void *sendbuf, void *recvbuf, MPI_Count count,
+                         MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm,
+                         const tn_mpi_call_t *call)
 {
-    return reduce("MPI_Reduce", sendbuf, recvbuf, count, datatype, op, root, comm, NULL);
-}
-
-int tn_mpi_Reduce_c(const void *sendbuf, void *recvbuf, MPI_Count count,
-                    MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
-{
-    return reduce("MPI_Reduce_c", sendbuf, recvbuf, count, datatype, op, root, comm, NULL);
+    return reduce(call->fn, sendbuf, recvbuf, count, datatype, op, root, comm,
+                  tn_mpi_nbc_of(call));
 }
 
 /* ---- allreduce ------------------------------------------------------------ */
 static int allreduce(const char *fn, const void *sendbuf, void *recvbuf, int64_t count,
-                     MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, nbc_t *nb)
+                     MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, const nbc_t *nb)
 {
     const tn_dt_t *dt = NULL;
     const tn_op_t *o = NULL;
@@ -266,22 +261,18 @@ static int allreduce(const char *fn, const void *sendbuf, void *recvbuf, int64_t
     return coll_done(fn, c, st);
 }
 
-int tn_mpi_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
-                     MPI_Op op, MPI_Comm comm)
+int tn_mpi_family_Allreduce(const void *sendbuf, void *recvbuf, MPI_Count count,
+                            MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                            const tn_mpi_call_t *call)
 {
-    return allreduce("MPI_Allreduce", sendbuf, recvbuf, count, datatype, op, comm, NULL);
-}
-
-int tn_mpi_Allreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count,
-                       MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
-{
-    return allreduce("MPI_Allreduce_c", sendbuf, recvbuf, count, datatype, op, comm, NULL);
+    return allreduce(call->fn, sendbuf, recvbuf, count, datatype, op, comm,
+                     tn_mpi_nbc_of(call));
 }
 
 /* ---- gather --------------------------------------------------------------- */
 static int gather(const char *fn, const void *sendbuf, int64_t sendcount,
                   MPI_Datatype sendtype, void *recvbuf, int64_t recvcount,
-                  MPI_Datatype recvtype, int root, MPI_Comm comm, nbc_t *nb)
+                  MPI_Datatype recvtype, int root, MPI_Comm comm, const nbc_t *nb)
 {
     const tn_dt_t *sdt = NULL, *rdt = NULL;
     tn_comm_t *c = NULL;
@@ -335,19 +326,12 @@ static int gather(const char *fn, const void *sendbuf, int64_t sendcount,
     return coll_done(fn, c, st);
 }
 
-int tn_mpi_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                  int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+int tn_mpi_family_Gather(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                         void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
+                         MPI_Comm comm, const tn_mpi_call_t *call)
 {
-    return gather("MPI_Gather", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-                  root, comm, NULL);
-}
-
-int tn_mpi_Gather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                    void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
-                    MPI_Comm comm)
-{
-    return gather("MPI_Gather_c", sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                  recvtype, root, comm, NULL);
+    return gather(call->fn, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                  root, comm, tn_mpi_nbc_of(call));
 }
 
 /* ---- allgather / alltoall ------------------------------------------------- */
@@ -388,7 +372,7 @@ static int all_args(const char *fn, const void *sendbuf, int64_t sendcount,
 
 static int allgather(const char *fn, const void *sendbuf, int64_t sendcount,
                      MPI_Datatype sendtype, void *recvbuf, int64_t recvcount,
-                     MPI_Datatype recvtype, MPI_Comm comm, nbc_t *nb)
+                     MPI_Datatype recvtype, MPI_Comm comm, const nbc_t *nb)
 {
     const tn_dt_t *sdt = NULL, *rdt = NULL;
     tn_comm_t *c = NULL;
@@ -424,24 +408,17 @@ static int allgather(const char *fn, const void *sendbuf, int64_t sendcount,
     return coll_done(fn, c, st);
 }
 
-int tn_mpi_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                     void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+int tn_mpi_family_Allgather(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                            void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                            MPI_Comm comm, const tn_mpi_call_t *call)
 {
-    return allgather("MPI_Allgather", sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                     recvtype, comm, NULL);
-}
-
-int tn_mpi_Allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                       void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
-                       MPI_Comm comm)
-{
-    return allgather("MPI_Allgather_c", sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                     recvtype, comm, NULL);
+    return allgather(call->fn, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                     recvtype, comm, tn_mpi_nbc_of(call));
 }
 
 static int alltoall(const char *fn, const void *sendbuf, int64_t sendcount,
                     MPI_Datatype sendtype, void *recvbuf, int64_t recvcount,
-                    MPI_Datatype recvtype, MPI_Comm comm, nbc_t *nb)
+                    MPI_Datatype recvtype, MPI_Comm comm, const nbc_t *nb)
 {
     const tn_dt_t *sdt = NULL, *rdt = NULL;
     tn_comm_t *c = NULL;
@@ -478,19 +455,12 @@ static int alltoall(const char *fn, const void *sendbuf, int64_t sendcount,
     return coll_done(fn, c, st);
 }
 
-int tn_mpi_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                    void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+int tn_mpi_family_Alltoall(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                           void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                           MPI_Comm comm, const tn_mpi_call_t *call)
 {
-    return alltoall("MPI_Alltoall", sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                    recvtype, comm, NULL);
-}
-
-int tn_mpi_Alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                      void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
-                      MPI_Comm comm)
-{
-    return alltoall("MPI_Alltoall_c", sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                    recvtype, comm, NULL);
+    return alltoall(call->fn, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                    recvtype, comm, tn_mpi_nbc_of(call));
 }
 
 /* ---- helpers of the vector forms ------------------------------------------ */
@@ -595,7 +565,7 @@ static int scatter_recv_args(const char *fn, tn_comm_t *c, int root, void *recvb
 
 static int scatter(const char *fn, const void *sendbuf, int64_t sendcount,
                    MPI_Datatype sendtype, void *recvbuf, int64_t recvcount,
-                   MPI_Datatype recvtype, int root, MPI_Comm comm, nbc_t *nb)
+                   MPI_Datatype recvtype, int root, MPI_Comm comm, const nbc_t *nb)
 {
     const tn_dt_t *sdt = NULL, *rdt = NULL;
     tn_comm_t *c = NULL;
@@ -641,24 +611,18 @@ static int scatter(const char *fn, const void *sendbuf, int64_t sendcount,
     return coll_done(fn, c, st);
 }
 
-int tn_mpi_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                   int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+int tn_mpi_family_Scatter(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                          void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
+                          MPI_Comm comm, const tn_mpi_call_t *call)
 {
-    return scatter("MPI_Scatter", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-                   root, comm, NULL);
-}
-
-int tn_mpi_Scatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                     void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
-                     MPI_Comm comm)
-{
-    return scatter("MPI_Scatter_c", sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                   recvtype, root, comm, NULL);
+    return scatter(call->fn, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                   root, comm, tn_mpi_nbc_of(call));
 }
 
 static int scatterv(const char *fn, const void *sendbuf, const void *sendcounts,
                     const void *displs, int wide, MPI_Datatype sendtype, void *recvbuf,
-                    int64_t recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, nbc_t *nb)
+                    int64_t recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                    const nbc_t *nb)
 {
     const tn_dt_t *sdt = NULL, *rdt = NULL;
     tn_coll_blocks_t sb;
@@ -703,27 +667,20 @@ static int scatterv(const char *fn, const void *sendbuf, const void *sendcounts,
     return coll_done(fn, c, st);
 }
 
-int tn_mpi_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[],
-                    MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                    int root, MPI_Comm comm)
+int tn_mpi_family_Scatterv(const void *sendbuf, const void *sendcounts, const void *displs,
+                           MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
+                           MPI_Datatype recvtype, int root, MPI_Comm comm,
+                           const tn_mpi_call_t *call)
 {
-    return scatterv("MPI_Scatterv", sendbuf, sendcounts, displs, 0, sendtype, recvbuf,
-                    recvcount, recvtype, root, comm, NULL);
-}
-
-int tn_mpi_Scatterv_c(const void *sendbuf, const MPI_Count sendcounts[],
-                      const MPI_Aint displs[], MPI_Datatype sendtype, void *recvbuf,
-                      MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
-{
-    return scatterv("MPI_Scatterv_c", sendbuf, sendcounts, displs, 1, sendtype, recvbuf,
-                    recvcount, recvtype, root, comm, NULL);
+    return scatterv(call->fn, sendbuf, sendcounts, displs, call->wide, sendtype, recvbuf,
+                    recvcount, recvtype, root, comm, tn_mpi_nbc_of(call));
 }
 
 /* ---- gatherv -------------------------------------------------------------- */
 static int gatherv(const char *fn, const void *sendbuf, int64_t sendcount,
                    MPI_Datatype sendtype, void *recvbuf, const void *recvcounts,
                    const void *displs, int wide, MPI_Datatype recvtype, int root,
-                   MPI_Comm comm, nbc_t *nb)
+                   MPI_Comm comm, const nbc_t *nb)
 {
     const tn_dt_t *sdt = NULL, *rdt = NULL;
     tn_coll_blocks_t rb;
@@ -776,26 +733,20 @@ static int gatherv(const char *fn, const void *sendbuf, int64_t sendcount,
     return coll_done(fn, c, st);
 }
 
-int tn_mpi_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                   const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
-                   MPI_Comm comm)
+int tn_mpi_family_Gatherv(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                          void *recvbuf, const void *recvcounts, const void *displs,
+                          MPI_Datatype recvtype, int root, MPI_Comm comm,
+                          const tn_mpi_call_t *call)
 {
-    return gatherv("MPI_Gatherv", sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
-                   0, recvtype, root, comm, NULL);
-}
-
-int tn_mpi_Gatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                     void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
-                     MPI_Datatype recvtype, int root, MPI_Comm comm)
-{
-    return gatherv("MPI_Gatherv_c", sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
-                   1, recvtype, root, comm, NULL);
+    return gatherv(call->fn, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+                   call->wide, recvtype, root, comm, tn_mpi_nbc_of(call));
 }
 
 /* ---- allgatherv ----------------------------------------------------------- */
 static int allgatherv(const char *fn, const void *sendbuf, int64_t sendcount,
                       MPI_Datatype sendtype, void *recvbuf, const void *recvcounts,
-                      const void *displs, int wide, MPI_Datatype recvtype, MPI_Comm comm, nbc_t *nb)
+                      const void *displs, int wide, MPI_Datatype recvtype, MPI_Comm comm,
+                      const nbc_t *nb)
 {
     const tn_dt_t *sdt = NULL, *rdt = NULL;
     tn_coll_blocks_t rb;
@@ -841,27 +792,19 @@ static int allgatherv(const char *fn, const void *sendbuf, int64_t sendcount,
     return coll_done(fn, c, st);
 }
 
-int tn_mpi_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                      void *recvbuf, const int recvcounts[], const int displs[],
-                      MPI_Datatype recvtype, MPI_Comm comm)
+int tn_mpi_family_Allgatherv(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                             void *recvbuf, const void *recvcounts, const void *displs,
+                             MPI_Datatype recvtype, MPI_Comm comm, const tn_mpi_call_t *call)
 {
-    return allgatherv("MPI_Allgatherv", sendbuf, sendcount, sendtype, recvbuf, recvcounts,
-                      displs, 0, recvtype, comm, NULL);
-}
-
-int tn_mpi_Allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                        void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
-                        MPI_Datatype recvtype, MPI_Comm comm)
-{
-    return allgatherv("MPI_Allgatherv_c", sendbuf, sendcount, sendtype, recvbuf, recvcounts,
-                      displs, 1, recvtype, comm, NULL);
+    return allgatherv(call->fn, sendbuf, sendcount, sendtype, recvbuf, recvcounts,
+                      displs, call->wide, recvtype, comm, tn_mpi_nbc_of(call));
 }
 
 /* ---- alltoallv / alltoallw ------------------------------------------------ */
 static int alltoallv(const char *fn, const void *sendbuf, const void *sendcounts,
                      const void *sdispls, MPI_Datatype sendtype, void *recvbuf,
                      const void *recvcounts, const void *rdispls, MPI_Datatype recvtype,
-                     int wide, MPI_Comm comm, nbc_t *nb)
+                     int wide, MPI_Comm comm, const nbc_t *nb)
 {
     const tn_dt_t *sdt = NULL, *rdt = NULL;
     tn_coll_blocks_t sb, rb;
@@ -904,21 +847,13 @@ static int alltoallv(const char *fn, const void *sendbuf, const void *sendcounts
     return coll_done(fn, c, st);
 }
 
-int tn_mpi_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
-                     MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
-                     const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
+int tn_mpi_family_Alltoallv(const void *sendbuf, const void *sendcounts, const void *sdispls,
+                            MPI_Datatype sendtype, void *recvbuf, const void *recvcounts,
+                            const void *rdispls, MPI_Datatype recvtype, MPI_Comm comm,
+                            const tn_mpi_call_t *call)
 {
-    return alltoallv("MPI_Alltoallv", sendbuf, sendcounts, sdispls, sendtype, recvbuf,
-                     recvcounts, rdispls, recvtype, 0, comm, NULL);
-}
-
-int tn_mpi_Alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[],
-                       const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf,
-                       const MPI_Count recvcounts[], const MPI_Aint rdispls[],
-                       MPI_Datatype recvtype, MPI_Comm comm)
-{
-    return alltoallv("MPI_Alltoallv_c", sendbuf, sendcounts, sdispls, sendtype, recvbuf,
-                     recvcounts, rdispls, recvtype, 1, comm, NULL);
+    return alltoallv(call->fn, sendbuf, sendcounts, sdispls, sendtype, recvbuf,
+                     recvcounts, rdispls, recvtype, call->wide, comm, tn_mpi_nbc_of(call));
 }
 
 /* One side of an alltoallw: counts, byte displacements and one type per
@@ -954,7 +889,7 @@ static int alltoallw_side(const char *fn, tn_comm_t *c, const void *buf, const v
 static int alltoallw(const char *fn, const void *sendbuf, const void *sendcounts,
                      const void *sdispls, const MPI_Datatype sendtypes[], void *recvbuf,
                      const void *recvcounts, const void *rdispls,
-                     const MPI_Datatype recvtypes[], int wide, MPI_Comm comm, nbc_t *nb)
+                     const MPI_Datatype recvtypes[], int wide, MPI_Comm comm, const nbc_t *nb)
 {
     const tn_dt_t **dts;
     tn_coll_blocks_t sb, rb;
@@ -1004,28 +939,21 @@ static int alltoallw(const char *fn, const void *sendbuf, const void *sendcounts
     return coll_done(fn, c, st);
 }
 
-int tn_mpi_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
-                     const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
-                     const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
+int tn_mpi_family_Alltoallw(const void *sendbuf, const void *sendcounts, const void *sdispls,
+                            const MPI_Datatype sendtypes[], void *recvbuf,
+                            const void *recvcounts, const void *rdispls,
+                            const MPI_Datatype recvtypes[], MPI_Comm comm,
+                            const tn_mpi_call_t *call)
 {
-    return alltoallw("MPI_Alltoallw", sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
-                     recvcounts, rdispls, recvtypes, 0, comm, NULL);
-}
-
-int tn_mpi_Alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[],
-                       const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf,
-                       const MPI_Count recvcounts[], const MPI_Aint rdispls[],
-                       const MPI_Datatype recvtypes[], MPI_Comm comm)
-{
-    return alltoallw("MPI_Alltoallw_c", sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
-                     recvcounts, rdispls, recvtypes, 1, comm, NULL);
+    return alltoallw(call->fn, sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
+                     recvcounts, rdispls, recvtypes, call->wide, comm, tn_mpi_nbc_of(call));
 }
 
 /* ---- reduce_scatter / reduce_scatter_block -------------------------------- */
 /* block: the block form with recvcount each (counts unused). */
 static int reduce_scatter(const char *fn, const void *sendbuf, void *recvbuf, int block,
                           const void *counts, int wide, int64_t recvcount,
-                          MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, nbc_t *nb)
+                          MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, const nbc_t *nb)
 {
     const tn_dt_t *dt = NULL;
     const tn_op_t *o = NULL;
@@ -1089,37 +1017,25 @@ static int reduce_scatter(const char *fn, const void *sendbuf, void *recvbuf, in
     return coll_done(fn, c, st);
 }
 
-int tn_mpi_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
-                          MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+int tn_mpi_family_Reduce_scatter(const void *sendbuf, void *recvbuf, const void *recvcounts,
+                                 MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                                 const tn_mpi_call_t *call)
 {
-    return reduce_scatter("MPI_Reduce_scatter", sendbuf, recvbuf, 0, recvcounts, 0, 0,
-                          datatype, op, comm, NULL);
+    return reduce_scatter(call->fn, sendbuf, recvbuf, 0, recvcounts, call->wide, 0,
+                          datatype, op, comm, tn_mpi_nbc_of(call));
 }
 
-int tn_mpi_Reduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[],
-                            MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+int tn_mpi_family_Reduce_scatter_block(const void *sendbuf, void *recvbuf, MPI_Count recvcount,
+                                       MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                                       const tn_mpi_call_t *call)
 {
-    return reduce_scatter("MPI_Reduce_scatter_c", sendbuf, recvbuf, 0, recvcounts, 1, 0,
-                          datatype, op, comm, NULL);
-}
-
-int tn_mpi_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
-                                MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
-{
-    return reduce_scatter("MPI_Reduce_scatter_block", sendbuf, recvbuf, 1, NULL, 0, recvcount,
-                          datatype, op, comm, NULL);
-}
-
-int tn_mpi_Reduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount,
-                                  MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
-{
-    return reduce_scatter("MPI_Reduce_scatter_block_c", sendbuf, recvbuf, 1, NULL, 1,
-                          recvcount, datatype, op, comm, NULL);
+    return reduce_scatter(call->fn, sendbuf, recvbuf, 1, NULL, call->wide, recvcount,
+                          datatype, op, comm, tn_mpi_nbc_of(call));
 }
 
 /* ---- scan / exscan -------------------------------------------------------- */
 static int scan(const char *fn, const void *sendbuf, void *recvbuf, int64_t count,
-                MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, int exclusive, nbc_t *nb)
+                MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, int exclusive, const nbc_t *nb)
 {
     const tn_dt_t *dt = NULL;
     const tn_op_t *o = NULL;
@@ -1163,736 +1079,26 @@ static int scan(const char *fn, const void *sendbuf, void *recvbuf, int64_t coun
     return coll_done(fn, c, st);
 }
 
-int tn_mpi_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
-                MPI_Op op, MPI_Comm comm)
+int tn_mpi_family_Scan(const void *sendbuf, void *recvbuf, MPI_Count count,
+                       MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                       const tn_mpi_call_t *call)
 {
-    return scan("MPI_Scan", sendbuf, recvbuf, count, datatype, op, comm, 0, NULL);
+    return scan(call->fn, sendbuf, recvbuf, count, datatype, op, comm, 0, tn_mpi_nbc_of(call));
 }
 
-int tn_mpi_Scan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
-                  MPI_Op op, MPI_Comm comm)
+int tn_mpi_family_Exscan(const void *sendbuf, void *recvbuf, MPI_Count count,
+                         MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                         const tn_mpi_call_t *call)
 {
-    return scan("MPI_Scan_c", sendbuf, recvbuf, count, datatype, op, comm, 0, NULL);
-}
-
-int tn_mpi_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
-                  MPI_Op op, MPI_Comm comm)
-{
-    return scan("MPI_Exscan", sendbuf, recvbuf, count, datatype, op, comm, 1, NULL);
-}
-
-int tn_mpi_Exscan_c(const void *sendbuf, void *recvbuf, MPI_Count count,
-                    MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
-{
-    return scan("MPI_Exscan_c", sendbuf, recvbuf, count, datatype, op, comm, 1, NULL);
-}
-
-/* ---- nonblocking and persistent forms ------------------------------------ */
-int tn_mpi_Ibarrier(MPI_Comm comm, MPI_Request *request)
-{
-    nbc_t nb = { request, 0 };
-
-    return barrier("MPI_Ibarrier", comm, &nb);
-}
-
-int tn_mpi_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request)
-{
-    nbc_t nb = { request, 1 };
-
-    (void)info;
-    return barrier("MPI_Barrier_init", comm, &nb);
-}
-
-int tn_mpi_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
-                  MPI_Request *request)
-{
-    nbc_t nb = { request, 0 };
-
-    return bcast("MPI_Ibcast", buffer, count, datatype, root, comm, &nb);
-}
-
-int tn_mpi_Bcast_init(void *buffer, int count, MPI_Datatype datatype, int root,
-                      MPI_Comm comm, MPI_Info info, MPI_Request *request)
-{
-    nbc_t nb = { request, 1 };
-
-    (void)info;
-    return bcast("MPI_Bcast_init", buffer, count, datatype, root, comm, &nb);
-}
-
-int tn_mpi_Ibcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root,
-                    MPI_Comm comm, MPI_Request *request)
-{
-    nbc_t nb = { request, 0 };
-
-    return bcast("MPI_Ibcast_c", buffer, count, datatype, root, comm, &nb);
-}
-
-int tn_mpi_Bcast_init_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root,
-                        MPI_Comm comm, MPI_Info info, MPI_Request *request)
-{
-    nbc_t nb = { request, 1 };
-
-    (void)info;
-    return bcast("MPI_Bcast_init_c", buffer, count, datatype, root, comm, &nb);
-}
-
-int tn_mpi_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
-                   MPI_Op op, int root, MPI_Comm comm, MPI_Request *request)
-{
-    nbc_t nb = { request, 0 };
-
-    return reduce("MPI_Ireduce", sendbuf, recvbuf, count, datatype, op, root, comm, &nb);
-}
-
-int tn_mpi_Reduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
-                       MPI_Op op, int root, MPI_Comm comm, MPI_Info info,
-                       MPI_Request *request)
-{
-    nbc_t nb = { request, 1 };
-
-    (void)info;
-    return reduce("MPI_Reduce_init", sendbuf, recvbuf, count, datatype, op, root, comm,
-                  &nb);
-}
-
-int tn_mpi_Ireduce_c(const void *sendbuf, void *recvbuf, MPI_Count count,
-                     MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm,
-                     MPI_Request *request)
-{
-    nbc_t nb = { request, 0 };
-
-    return reduce("MPI_Ireduce_c", sendbuf, recvbuf, count, datatype, op, root, comm, &nb);
-}
-
-int tn_mpi_Reduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count,
-                         MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm,
-                         MPI_Info info, MPI_Request *request)
-{
-    nbc_t nb = { request, 1 };
-
-    (void)info;
-    return reduce("MPI_Reduce_init_c", sendbuf, recvbuf, count, datatype, op, root, comm,
-                  &nb);
-}
-
-int tn_mpi_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
-                      MPI_Op op, MPI_Comm comm, MPI_Request *request)
-{
-    nbc_t nb = { request, 0 };
-
-    return allreduce("MPI_Iallreduce", sendbuf, recvbuf, count, datatype, op, comm, &nb);
-}
-
-int tn_mpi_Allreduce_init(const void *sendbuf, void *recvbuf, int count,
-                          MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
-                          MPI_Request *request)
-{
-    nbc_t nb = { request, 1 };
-
-    (void)info;
-    return allreduce("MPI_Allreduce_init", sendbuf, recvbuf, count, datatype, op, comm,
-                     &nb);
-}
-
-int tn_mpi_Iallreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count,
-                        MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
-                        MPI_Request *request)
-{
-    nbc_t nb = { request, 0 };
-
-    return allreduce("MPI_Iallreduce_c", sendbuf, recvbuf, count, datatype, op, comm, &nb);
-}
-
-int tn_mpi_Allreduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count,
-                            MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
-                            MPI_Request *request)
-{
-    nbc_t nb = { request, 1 };
-
-    (void)info;
-    return allreduce("MPI_Allreduce_init_c", sendbuf, recvbuf, count, datatype, op, comm,
-                     &nb);
-}
-
-int tn_mpi_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                   int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
-                   MPI_Request *request)
-{
-    nbc_t nb = { request, 0 };
-
-    return gather("MPI_Igather", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-                  root, comm, &nb);
-}
-
-int tn_mpi_Gather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                       void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
-                       MPI_Comm comm, MPI_Info info, MPI_Request *request)
-{
-    nbc_t nb = { request, 1 };
-
-    (void)info;
-    return gather("MPI_Gather_init", sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                  recvtype,
-                  root, comm, &nb);
-}
-
-int tn_mpi_Igather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                     void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
-                     MPI_Comm comm, MPI_Request *request)
-{
-    nbc_t nb = { request, 0 };
-
-    return gather("MPI_Igather_c", sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                  recvtype, root, comm, &nb);
-}
-
-int tn_mpi_Gather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                         void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
-                         int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
-{
-    nbc_t nb = { request, 1 };
-
-    (void)info;
-    return gather("MPI_Gather_init_c", sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                  recvtype, root, comm, &nb);
-}
-
-int tn_mpi_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                      void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
-                      MPI_Request *request)
-{
-    nbc_t nb = { request, 0 };
-
-    return allgather("MPI_Iallgather", sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                     recvtype, comm, &nb);
-}
-
-int tn_mpi_Allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                          void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                          MPI_Comm comm, MPI_Info info, MPI_Request *request)
-{
-    nbc_t nb = { request, 1 };
-
-    (void)info;
-    return allgather("MPI_Allgather_init", sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                     recvtype, comm, &nb);
-}
-
-int tn_mpi_Iallgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                        void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
-                        MPI_Comm comm, MPI_Request *request)
-{
-    nbc_t nb = { request, 0 };
-
-    return allgather("MPI_Iallgather_c", sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                     recvtype, comm, &nb);
-}
-
-int tn_mpi_Allgather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                            void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
-                            MPI_Comm comm, MPI_Info info, MPI_Request *request)
-{
-    nbc_t nb = { request, 1 };
-
-    (void)info;
-    return allgather("MPI_Allgather_init_c", sendbuf, sendcount, sendtype, recvbuf,
-                     recvcount,
-                     recvtype, comm, &nb);
-}
-
-int tn_mpi_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                     void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
-                     MPI_Request *request)
-{
-    nbc_t nb = { request, 0 };
-
-    return alltoall("MPI_Ialltoall", sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                    recvtype, comm, &nb);
-}
-
-int tn_mpi_Alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                         void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
-                         MPI_Info info, MPI_Request *request)
-{
-    nbc_t nb = { request, 1 };
-
-    (void)info;
-    return alltoall("MPI_Alltoall_init", sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                    recvtype, comm, &nb);
-}
-
-int tn_mpi_Ialltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                       void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
-                       MPI_Comm comm, MPI_Request *request)
-{
-    nbc_t nb = { request, 0 };
-
-    return alltoall("MPI_Ialltoall_c", sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                    recvtype, comm, &nb);
-}
-
-int tn_mpi_Alltoall_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                           void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
-                           MPI_Comm comm, MPI_Info info, MPI_Request *request)
-{
-    nbc_t nb = { request, 1 };
-
-    (void)info;
-    return alltoall("MPI_Alltoall_init_c", sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                    recvtype, comm, &nb);
-}
-
-int tn_mpi_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                    void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
-                    MPI_Comm comm, MPI_Request *request)
-{
-    nbc_t nb = { request, 0 };
-
-    return scatter("MPI_Iscatter", sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                   recvtype,
-                   root, comm, &nb);
-}
-
-int tn_mpi_Scatter_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                        void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
-                        MPI_Comm comm, MPI_Info info, MPI_Request *request)
-{
-    nbc_t nb = { request, 1 };
-
-    (void)info;
-    return scatter("MPI_Scatter_init", sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                   recvtype,
-                   root, comm, &nb);
-}
-
-int tn_mpi_Iscatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                      void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
-                      MPI_Comm comm, MPI_Request *request)
-{
-    nbc_t nb = { request, 0 };
-
-    return scatter("MPI_Iscatter_c", sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                   recvtype, root, comm, &nb);
-}
-
-int tn_mpi_Scatter_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                          void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
-                          int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
-{
-    nbc_t nb = { request, 1 };
-
-    (void)info;
-    return scatter("MPI_Scatter_init_c", sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                   recvtype, root, comm, &nb);
-}
-
-int tn_mpi_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[],
-                     MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                     MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
-{
-    nbc_t nb = { request, 0 };
-
-    return scatterv("MPI_Iscatterv", sendbuf, sendcounts, displs, 0, sendtype, recvbuf,
-                    recvcount, recvtype, root, comm, &nb);
-}
-
-int tn_mpi_Scatterv_init(const void *sendbuf, const int sendcounts[], const int displs[],
-                         MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                         MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
-                         MPI_Request *request)
-{
-    nbc_t nb = { request, 1 };
-
-    (void)info;
-    return scatterv("MPI_Scatterv_init", sendbuf, sendcounts, displs, 0, sendtype, recvbuf,
-                    recvcount, recvtype, root, comm, &nb);
-}
-
-int tn_mpi_Iscatterv_c(const void *sendbuf, const MPI_Count sendcounts[],
-                       const MPI_Aint displs[], MPI_Datatype sendtype, void *recvbuf,
-                       MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
-                       MPI_Request *request)
-{
-    nbc_t nb = { request, 0 };
-
-    return scatterv("MPI_Iscatterv_c", sendbuf, sendcounts, displs, 1, sendtype, recvbuf,
-                    recvcount, recvtype, root, comm, &nb);
-}
-
-int tn_mpi_Scatterv_init_c(const void *sendbuf, const MPI_Count sendcounts[],
-                           const MPI_Aint displs[], MPI_Datatype sendtype, void *recvbuf,
-                           MPI_Count recvcount, MPI_Datatype recvtype, int root,
-                           MPI_Comm comm, MPI_Info info, MPI_Request *request)
-{
-    nbc_t nb = { request, 1 };
-
-    (void)info;
-    return scatterv("MPI_Scatterv_init_c", sendbuf, sendcounts, displs, 1, sendtype,
-                    recvbuf,
-                    recvcount, recvtype, root, comm, &nb);
-}
-
-int tn_mpi_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                    void *recvbuf, const int recvcounts[], const int displs[],
-                    MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
-{
-    nbc_t nb = { request, 0 };
-
-    return gatherv("MPI_Igatherv", sendbuf, sendcount, sendtype, recvbuf, recvcounts,
-                   displs,
-                   0, recvtype, root, comm, &nb);
-}
-
-int tn_mpi_Gatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                        void *recvbuf, const int recvcounts[], const int displs[],
-                        MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
-                        MPI_Request *request)
-{
-    nbc_t nb = { request, 1 };
-
-    (void)info;
-    return gatherv("MPI_Gatherv_init", sendbuf, sendcount, sendtype, recvbuf, recvcounts,
-                   displs,
-                   0, recvtype, root, comm, &nb);
-}
-
-int tn_mpi_Igatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                      void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
-                      MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
-{
-    nbc_t nb = { request, 0 };
-
-    return gatherv("MPI_Igatherv_c", sendbuf, sendcount, sendtype, recvbuf, recvcounts,
-                   displs,
-                   1, recvtype, root, comm, &nb);
-}
-
-int tn_mpi_Gatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                          void *recvbuf, const MPI_Count recvcounts[],
-                          const MPI_Aint displs[], MPI_Datatype recvtype, int root,
-                          MPI_Comm comm, MPI_Info info, MPI_Request *request)
-{
-    nbc_t nb = { request, 1 };
-
-    (void)info;
-    return gatherv("MPI_Gatherv_init_c", sendbuf, sendcount, sendtype, recvbuf, recvcounts,
-                   displs,
-                   1, recvtype, root, comm, &nb);
-}
-
-int tn_mpi_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                       void *recvbuf, const int recvcounts[], const int displs[],
-                       MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
-{
-    nbc_t nb = { request, 0 };
-
-    return allgatherv("MPI_Iallgatherv", sendbuf, sendcount, sendtype, recvbuf, recvcounts,
-                      displs, 0, recvtype, comm, &nb);
-}
-
-int tn_mpi_Allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                           void *recvbuf, const int recvcounts[], const int displs[],
-                           MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
-                           MPI_Request *request)
-{
-    nbc_t nb = { request, 1 };
-
-    (void)info;
-    return allgatherv("MPI_Allgatherv_init", sendbuf, sendcount, sendtype, recvbuf,
-                      recvcounts,
-                      displs, 0, recvtype, comm, &nb);
-}
-
-int tn_mpi_Iallgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                         void *recvbuf, const MPI_Count recvcounts[],
-                         const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm,
-                         MPI_Request *request)
-{
-    nbc_t nb = { request, 0 };
-
-    return allgatherv("MPI_Iallgatherv_c", sendbuf, sendcount, sendtype, recvbuf,
-                      recvcounts,
-                      displs, 1, recvtype, comm, &nb);
-}
-
-int tn_mpi_Allgatherv_init_c(const void *sendbuf, MPI_Count sendcount,
-                             MPI_Datatype sendtype, void *recvbuf,
-                             const MPI_Count recvcounts[], const MPI_Aint displs[],
-                             MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
-                             MPI_Request *request)
-{
-    nbc_t nb = { request, 1 };
-
-    (void)info;
-    return allgatherv("MPI_Allgatherv_init_c", sendbuf, sendcount, sendtype, recvbuf,
-                      recvcounts,
-                      displs, 1, recvtype, comm, &nb);
-}
-
-int tn_mpi_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
-                      MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
-                      const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
-                      MPI_Request *request)
-{
-    nbc_t nb = { request, 0 };
-
-    return alltoallv("MPI_Ialltoallv", sendbuf, sendcounts, sdispls, sendtype, recvbuf,
-                     recvcounts, rdispls, recvtype, 0, comm, &nb);
-}
-
-int tn_mpi_Alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[],
-                          MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
-                          const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
-                          MPI_Info info, MPI_Request *request)
-{
-    nbc_t nb = { request, 1 };
-
-    (void)info;
-    return alltoallv("MPI_Alltoallv_init", sendbuf, sendcounts, sdispls, sendtype, recvbuf,
-                     recvcounts, rdispls, recvtype, 0, comm, &nb);
-}
-
-int tn_mpi_Ialltoallv_c(const void *sendbuf, const MPI_Count sendcounts[],
-                        const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf,
-                        const MPI_Count recvcounts[], const MPI_Aint rdispls[],
-                        MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
-{
-    nbc_t nb = { request, 0 };
-
-    return alltoallv("MPI_Ialltoallv_c", sendbuf, sendcounts, sdispls, sendtype, recvbuf,
-                     recvcounts, rdispls, recvtype, 1, comm, &nb);
-}
-
-int tn_mpi_Alltoallv_init_c(const void *sendbuf, const MPI_Count sendcounts[],
-                            const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf,
-                            const MPI_Count recvcounts[], const MPI_Aint rdispls[],
-                            MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
-                            MPI_Request *request)
-{
-    nbc_t nb = { request, 1 };
-
-    (void)info;
-    return alltoallv("MPI_Alltoallv_init_c", sendbuf, sendcounts, sdispls, sendtype,
-                     recvbuf,
-                     recvcounts, rdispls, recvtype, 1, comm, &nb);
-}
-
-int tn_mpi_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
-                      const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
-                      const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
-                      MPI_Request *request)
-{
-    nbc_t nb = { request, 0 };
-
-    return alltoallw("MPI_Ialltoallw", sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
-                     recvcounts, rdispls, recvtypes, 0, comm, &nb);
-}
-
-int tn_mpi_Alltoallw_init(const void *sendbuf, const int sendcounts[], const int sdispls[],
-                          const MPI_Datatype sendtypes[], void *recvbuf,
-                          const int recvcounts[], const int rdispls[],
-                          const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info,
-                          MPI_Request *request)
-{
-    nbc_t nb = { request, 1 };
-
-    (void)info;
-    return alltoallw("MPI_Alltoallw_init", sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
-                     recvcounts, rdispls, recvtypes, 0, comm, &nb);
-}
-
-int tn_mpi_Ialltoallw_c(const void *sendbuf, const MPI_Count sendcounts[],
-                        const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
-                        void *recvbuf, const MPI_Count recvcounts[],
-                        const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
-                        MPI_Comm comm, MPI_Request *request)
-{
-    nbc_t nb = { request, 0 };
-
-    return alltoallw("MPI_Ialltoallw_c", sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
-                     recvcounts, rdispls, recvtypes, 1, comm, &nb);
-}
-
-int tn_mpi_Alltoallw_init_c(const void *sendbuf, const MPI_Count sendcounts[],
-                            const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
-                            void *recvbuf, const MPI_Count recvcounts[],
-                            const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
-                            MPI_Comm comm, MPI_Info info, MPI_Request *request)
-{
-    nbc_t nb = { request, 1 };
-
-    (void)info;
-    return alltoallw("MPI_Alltoallw_init_c", sendbuf, sendcounts, sdispls, sendtypes,
-                     recvbuf,
-                     recvcounts, rdispls, recvtypes, 1, comm, &nb);
-}
-
-int tn_mpi_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
-                           MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
-                           MPI_Request *request)
-{
-    nbc_t nb = { request, 0 };
-
-    return reduce_scatter("MPI_Ireduce_scatter", sendbuf, recvbuf, 0, recvcounts, 0, 0,
-                          datatype, op, comm, &nb);
-}
-
-int tn_mpi_Reduce_scatter_init(const void *sendbuf, void *recvbuf, const int recvcounts[],
-                               MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
-                               MPI_Info info, MPI_Request *request)
-{
-    nbc_t nb = { request, 1 };
-
-    (void)info;
-    return reduce_scatter("MPI_Reduce_scatter_init", sendbuf, recvbuf, 0, recvcounts, 0, 0,
-                          datatype, op, comm, &nb);
-}
-
-int tn_mpi_Ireduce_scatter_c(const void *sendbuf, void *recvbuf,
-                             const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op,
-                             MPI_Comm comm, MPI_Request *request)
-{
-    nbc_t nb = { request, 0 };
-
-    return reduce_scatter("MPI_Ireduce_scatter_c", sendbuf, recvbuf, 0, recvcounts, 1, 0,
-                          datatype, op, comm, &nb);
-}
-
-int tn_mpi_Reduce_scatter_init_c(const void *sendbuf, void *recvbuf,
-                                 const MPI_Count recvcounts[], MPI_Datatype datatype,
-                                 MPI_Op op, MPI_Comm comm, MPI_Info info,
-                                 MPI_Request *request)
-{
-    nbc_t nb = { request, 1 };
-
-    (void)info;
-    return reduce_scatter("MPI_Reduce_scatter_init_c", sendbuf, recvbuf, 0, recvcounts, 1,
-                          0,
-                          datatype, op, comm, &nb);
-}
-
-int tn_mpi_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
-                                 MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
-                                 MPI_Request *request)
-{
-    nbc_t nb = { request, 0 };
-
-    return reduce_scatter("MPI_Ireduce_scatter_block", sendbuf, recvbuf, 1, NULL, 0,
-                          recvcount,
-                          datatype, op, comm, &nb);
-}
-
-int tn_mpi_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf, int recvcount,
-                                     MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
-                                     MPI_Info info, MPI_Request *request)
-{
-    nbc_t nb = { request, 1 };
-
-    (void)info;
-    return reduce_scatter("MPI_Reduce_scatter_block_init", sendbuf, recvbuf, 1, NULL, 0,
-                          recvcount,
-                          datatype, op, comm, &nb);
-}
-
-int tn_mpi_Ireduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount,
-                                   MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
-                                   MPI_Request *request)
-{
-    nbc_t nb = { request, 0 };
-
-    return reduce_scatter("MPI_Ireduce_scatter_block_c", sendbuf, recvbuf, 1, NULL, 1,
-                          recvcount, datatype, op, comm, &nb);
-}
-
-int tn_mpi_Reduce_scatter_block_init_c(const void *sendbuf, void *recvbuf,
-                                       MPI_Count recvcount, MPI_Datatype datatype,
-                                       MPI_Op op, MPI_Comm comm, MPI_Info info,
-                                       MPI_Request *request)
-{
-    nbc_t nb = { request, 1 };
-
-    (void)info;
-    return reduce_scatter("MPI_Reduce_scatter_block_init_c", sendbuf, recvbuf, 1, NULL, 1,
-                          recvcount, datatype, op, comm, &nb);
-}
-
-int tn_mpi_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
-                 MPI_Op op, MPI_Comm comm, MPI_Request *request)
-{
-    nbc_t nb = { request, 0 };
-
-    return scan("MPI_Iscan", sendbuf, recvbuf, count, datatype, op, comm, 0, &nb);
-}
-
-int tn_mpi_Scan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
-                     MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
-{
-    nbc_t nb = { request, 1 };
-
-    (void)info;
-    return scan("MPI_Scan_init", sendbuf, recvbuf, count, datatype, op, comm, 0, &nb);
-}
-
-int tn_mpi_Iscan_c(const void *sendbuf, void *recvbuf, MPI_Count count,
-                   MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
-{
-    nbc_t nb = { request, 0 };
-
-    return scan("MPI_Iscan_c", sendbuf, recvbuf, count, datatype, op, comm, 0, &nb);
-}
-
-int tn_mpi_Scan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count,
-                       MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
-                       MPI_Request *request)
-{
-    nbc_t nb = { request, 1 };
-
-    (void)info;
-    return scan("MPI_Scan_init_c", sendbuf, recvbuf, count, datatype, op, comm, 0, &nb);
-}
-
-int tn_mpi_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
-                   MPI_Op op, MPI_Comm comm, MPI_Request *request)
-{
-    nbc_t nb = { request, 0 };
-
-    return scan("MPI_Iexscan", sendbuf, recvbuf, count, datatype, op, comm, 1, &nb);
-}
-
-int tn_mpi_Exscan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
-                       MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
-{
-    nbc_t nb = { request, 1 };
-
-    (void)info;
-    return scan("MPI_Exscan_init", sendbuf, recvbuf, count, datatype, op, comm, 1, &nb);
-}
-
-int tn_mpi_Iexscan_c(const void *sendbuf, void *recvbuf, MPI_Count count,
-                     MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
-{
-    nbc_t nb = { request, 0 };
-
-    return scan("MPI_Iexscan_c", sendbuf, recvbuf, count, datatype, op, comm, 1, &nb);
-}
-
-int tn_mpi_Exscan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count,
-                         MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
-                         MPI_Request *request)
-{
-    nbc_t nb = { request, 1 };
-
-    (void)info;
-    return scan("MPI_Exscan_init_c", sendbuf, recvbuf, count, datatype, op, comm, 1, &nb);
+    return scan(call->fn, sendbuf, recvbuf, count, datatype, op, comm, 1, tn_mpi_nbc_of(call));
 }
 
 /* ---- neighbourhood collectives -------------------------------------------- */
 /* Blocking ones run the same schedule and wait for it. */
-static int nbr_run(const char *fn, tn_comm_t *c, tn_sched_t *s, nbc_t *nb)
+static int nbr_run(const char *fn, tn_comm_t *c, tn_sched_t *s, const nbc_t *nb)
 {
     MPI_Request h = MPI_REQUEST_NULL;
-    nbc_t self = { &h, 0 };
+    nbc_t self = { fn, TN_MPI_CALL_NONBLOCKING, 0, &h, MPI_INFO_NULL };
     int rc = nbc_finish(fn, c, s, nb != NULL ? nb : &self);
 
     if (nb != NULL || rc != MPI_SUCCESS) {
@@ -1905,8 +1111,8 @@ static int nbr_run(const char *fn, tn_comm_t *c, tn_sched_t *s, nbc_t *nb)
 }
 
 /* The communicator with its topology, and the degrees. */
-static int nbr_comm(const char *fn, MPI_Comm comm, nbc_t *nb, tn_comm_t **c_p, int *indeg_p,
-                    int *outdeg_p)
+static int nbr_comm(const char *fn, MPI_Comm comm, const nbc_t *nb, tn_comm_t **c_p,
+                    int *indeg_p, int *outdeg_p)
 {
     int rc;
 
@@ -1925,7 +1131,7 @@ static int nbr_comm(const char *fn, MPI_Comm comm, nbc_t *nb, tn_comm_t **c_p, i
 static int nbr_allgather(const char *fn, const void *sendbuf, int64_t sendcount,
                          MPI_Datatype sendtype, void *recvbuf, int64_t recvcount,
                          const void *recvcounts, const void *displs, int wide,
-                         MPI_Datatype recvtype, MPI_Comm comm, nbc_t *nb)
+                         MPI_Datatype recvtype, MPI_Comm comm, const nbc_t *nb)
 {
     const tn_dt_t *sdt = NULL, *rdt = NULL;
     tn_coll_blocks_t rb;
@@ -2023,7 +1229,7 @@ static int nbr_alltoall(const char *fn, const void *sendbuf, int64_t sendcount,
                         const void *sendcounts, const void *sdispls, MPI_Datatype sendtype,
                         const MPI_Datatype *sendtypes, void *recvbuf, int64_t recvcount,
                         const void *recvcounts, const void *rdispls, MPI_Datatype recvtype,
-                        const MPI_Datatype *recvtypes, int wide, MPI_Comm comm, nbc_t *nb)
+                        const MPI_Datatype *recvtypes, int wide, MPI_Comm comm, const nbc_t *nb)
 {
     tn_coll_blocks_t sb, rb;
     tn_comm_t *c = NULL;
@@ -2067,344 +1273,56 @@ static int nbr_alltoall(const char *fn, const void *sendbuf, int64_t sendcount,
     return rc;
 }
 
-int tn_mpi_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                              void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                              MPI_Comm comm)
+int tn_mpi_family_Neighbor_allgather(const void *sendbuf, MPI_Count sendcount,
+                                     MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
+                                     MPI_Datatype recvtype, MPI_Comm comm,
+                                     const tn_mpi_call_t *call)
 {
-    return nbr_allgather("MPI_Neighbor_allgather", sendbuf, sendcount, sendtype, recvbuf,
-                         recvcount, NULL, NULL, 0, recvtype, comm, NULL);
+    return nbr_allgather(call->fn, sendbuf, sendcount, sendtype, recvbuf,
+                         recvcount, NULL, NULL, call->wide, recvtype, comm,
+                         tn_mpi_nbc_of(call));
 }
 
-int tn_mpi_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                               void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                               MPI_Comm comm, MPI_Request *request)
-{
-    nbc_t nb = { request, 0 };
-
-    return nbr_allgather("MPI_Ineighbor_allgather", sendbuf, sendcount, sendtype, recvbuf,
-                         recvcount, NULL, NULL, 0, recvtype, comm, &nb);
-}
-
-int tn_mpi_Neighbor_allgather_init(const void *sendbuf, int sendcount,
-                                   MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                                   MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
-                                   MPI_Request *request)
-{
-    nbc_t nb = { request, 1 };
-
-    (void)info;
-    return nbr_allgather("MPI_Neighbor_allgather_init", sendbuf, sendcount, sendtype,
-                         recvbuf, recvcount, NULL, NULL, 0, recvtype, comm, &nb);
-}
-
-int tn_mpi_Neighbor_allgather_c(const void *sendbuf, MPI_Count sendcount,
-                                MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
-                                MPI_Datatype recvtype, MPI_Comm comm)
-{
-    return nbr_allgather("MPI_Neighbor_allgather_c", sendbuf, sendcount, sendtype, recvbuf,
-                         recvcount, NULL, NULL, 1, recvtype, comm, NULL);
-}
-
-int tn_mpi_Ineighbor_allgather_c(const void *sendbuf, MPI_Count sendcount,
-                                 MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
-                                 MPI_Datatype recvtype, MPI_Comm comm,
-                                 MPI_Request *request)
-{
-    nbc_t nb = { request, 0 };
-
-    return nbr_allgather("MPI_Ineighbor_allgather_c", sendbuf, sendcount, sendtype, recvbuf,
-                         recvcount, NULL, NULL, 1, recvtype, comm, &nb);
-}
-
-int tn_mpi_Neighbor_allgather_init_c(const void *sendbuf, MPI_Count sendcount,
-                                     MPI_Datatype sendtype, void *recvbuf,
-                                     MPI_Count recvcount, MPI_Datatype recvtype,
-                                     MPI_Comm comm, MPI_Info info, MPI_Request *request)
-{
-    nbc_t nb = { request, 1 };
-
-    (void)info;
-    return nbr_allgather("MPI_Neighbor_allgather_init_c", sendbuf, sendcount, sendtype,
-                         recvbuf, recvcount, NULL, NULL, 1, recvtype, comm, &nb);
-}
-
-int tn_mpi_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                               void *recvbuf, const int recvcounts[], const int displs[],
-                               MPI_Datatype recvtype, MPI_Comm comm)
-{
-    return nbr_allgather("MPI_Neighbor_allgatherv", sendbuf, sendcount, sendtype, recvbuf,
-                         0, recvcounts, displs, 0, recvtype, comm, NULL);
-}
-
-int tn_mpi_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                                void *recvbuf, const int recvcounts[], const int displs[],
-                                MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
-{
-    nbc_t nb = { request, 0 };
-
-    return nbr_allgather("MPI_Ineighbor_allgatherv", sendbuf, sendcount, sendtype, recvbuf,
-                         0, recvcounts, displs, 0, recvtype, comm, &nb);
-}
-
-int tn_mpi_Neighbor_allgatherv_init(const void *sendbuf, int sendcount,
-                                    MPI_Datatype sendtype, void *recvbuf,
-                                    const int recvcounts[], const int displs[],
-                                    MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
-                                    MPI_Request *request)
-{
-    nbc_t nb = { request, 1 };
-
-    (void)info;
-    return nbr_allgather("MPI_Neighbor_allgatherv_init", sendbuf, sendcount, sendtype,
-                         recvbuf, 0, recvcounts, displs, 0, recvtype, comm, &nb);
-}
-
-int tn_mpi_Neighbor_allgatherv_c(const void *sendbuf, MPI_Count sendcount,
-                                 MPI_Datatype sendtype, void *recvbuf,
-                                 const MPI_Count recvcounts[], const MPI_Aint displs[],
-                                 MPI_Datatype recvtype, MPI_Comm comm)
-{
-    return nbr_allgather("MPI_Neighbor_allgatherv_c", sendbuf, sendcount, sendtype, recvbuf,
-                         0, recvcounts, displs, 1, recvtype, comm, NULL);
-}
-
-int tn_mpi_Ineighbor_allgatherv_c(const void *sendbuf, MPI_Count sendcount,
-                                  MPI_Datatype sendtype, void *recvbuf,
-                                  const MPI_Count recvcounts[], const MPI_Aint displs[],
-                                  MPI_Datatype recvtype, MPI_Comm comm,
-                                  MPI_Request *request)
-{
-    nbc_t nb = { request, 0 };
-
-    return nbr_allgather("MPI_Ineighbor_allgatherv_c", sendbuf, sendcount, sendtype,
-                         recvbuf, 0, recvcounts, displs, 1, recvtype, comm, &nb);
-}
-
-int tn_mpi_Neighbor_allgatherv_init_c(const void *sendbuf, MPI_Count sendcount,
+int tn_mpi_family_Neighbor_allgatherv(const void *sendbuf, MPI_Count sendcount,
                                       MPI_Datatype sendtype, void *recvbuf,
-                                      const MPI_Count recvcounts[], const MPI_Aint displs[],
-                                      MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
-                                      MPI_Request *request)
+                                      const void *recvcounts, const void *displs,
+                                      MPI_Datatype recvtype, MPI_Comm comm,
+                                      const tn_mpi_call_t *call)
 {
-    nbc_t nb = { request, 1 };
-
-    (void)info;
-    return nbr_allgather("MPI_Neighbor_allgatherv_init_c", sendbuf, sendcount, sendtype,
-                         recvbuf, 0, recvcounts, displs, 1, recvtype, comm, &nb);
+    return nbr_allgather(call->fn, sendbuf, sendcount, sendtype, recvbuf,
+                         0, recvcounts, displs, call->wide, recvtype, comm,
+                         tn_mpi_nbc_of(call));
 }
 
-int tn_mpi_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                             void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                             MPI_Comm comm)
+int tn_mpi_family_Neighbor_alltoall(const void *sendbuf, MPI_Count sendcount,
+                                    MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
+                                    MPI_Datatype recvtype, MPI_Comm comm,
+                                    const tn_mpi_call_t *call)
 {
-    return nbr_alltoall("MPI_Neighbor_alltoall", sendbuf, sendcount, NULL, NULL, sendtype,
-                        NULL, recvbuf, recvcount, NULL, NULL, recvtype, NULL, 0, comm,
-                        NULL);
+    return nbr_alltoall(call->fn, sendbuf, sendcount, NULL, NULL, sendtype,
+                        NULL, recvbuf, recvcount, NULL, NULL, recvtype, NULL, call->wide, comm,
+                        tn_mpi_nbc_of(call));
 }
 
-int tn_mpi_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                              void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                              MPI_Comm comm, MPI_Request *request)
+int tn_mpi_family_Neighbor_alltoallv(const void *sendbuf, const void *sendcounts,
+                                     const void *sdispls, MPI_Datatype sendtype, void *recvbuf,
+                                     const void *recvcounts, const void *rdispls,
+                                     MPI_Datatype recvtype, MPI_Comm comm,
+                                     const tn_mpi_call_t *call)
 {
-    nbc_t nb = { request, 0 };
-
-    return nbr_alltoall("MPI_Ineighbor_alltoall", sendbuf, sendcount, NULL, NULL, sendtype,
-                        NULL, recvbuf, recvcount, NULL, NULL, recvtype, NULL, 0, comm,
-                        &nb);
+    return nbr_alltoall(call->fn, sendbuf, 0, sendcounts, sdispls, sendtype,
+                        NULL, recvbuf, 0, recvcounts, rdispls, recvtype, NULL, call->wide, comm,
+                        tn_mpi_nbc_of(call));
 }
 
-int tn_mpi_Neighbor_alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                                  void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                                  MPI_Comm comm, MPI_Info info, MPI_Request *request)
+int tn_mpi_family_Neighbor_alltoallw(const void *sendbuf, const void *sendcounts,
+                                     const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+                                     void *recvbuf, const void *recvcounts,
+                                     const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
+                                     MPI_Comm comm, const tn_mpi_call_t *call)
 {
-    nbc_t nb = { request, 1 };
-
-    (void)info;
-    return nbr_alltoall("MPI_Neighbor_alltoall_init", sendbuf, sendcount, NULL, NULL,
-                        sendtype, NULL, recvbuf, recvcount, NULL, NULL, recvtype, NULL, 0,
-                        comm, &nb);
-}
-
-int tn_mpi_Neighbor_alltoall_c(const void *sendbuf, MPI_Count sendcount,
-                               MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
-                               MPI_Datatype recvtype, MPI_Comm comm)
-{
-    return nbr_alltoall("MPI_Neighbor_alltoall_c", sendbuf, sendcount, NULL, NULL, sendtype,
-                        NULL, recvbuf, recvcount, NULL, NULL, recvtype, NULL, 1, comm,
-                        NULL);
-}
-
-int tn_mpi_Ineighbor_alltoall_c(const void *sendbuf, MPI_Count sendcount,
-                                MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
-                                MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
-{
-    nbc_t nb = { request, 0 };
-
-    return nbr_alltoall("MPI_Ineighbor_alltoall_c", sendbuf, sendcount, NULL, NULL,
-                        sendtype, NULL, recvbuf, recvcount, NULL, NULL, recvtype, NULL, 1,
-                        comm, &nb);
-}
-
-int tn_mpi_Neighbor_alltoall_init_c(const void *sendbuf, MPI_Count sendcount,
-                                    MPI_Datatype sendtype, void *recvbuf,
-                                    MPI_Count recvcount, MPI_Datatype recvtype,
-                                    MPI_Comm comm, MPI_Info info, MPI_Request *request)
-{
-    nbc_t nb = { request, 1 };
-
-    (void)info;
-    return nbr_alltoall("MPI_Neighbor_alltoall_init_c", sendbuf, sendcount, NULL, NULL,
-                        sendtype, NULL, recvbuf, recvcount, NULL, NULL, recvtype, NULL, 1,
-                        comm, &nb);
-}
-
-int tn_mpi_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[],
-                              const int sdispls[], MPI_Datatype sendtype, void *recvbuf,
-                              const int recvcounts[], const int rdispls[],
-                              MPI_Datatype recvtype, MPI_Comm comm)
-{
-    return nbr_alltoall("MPI_Neighbor_alltoallv", sendbuf, 0, sendcounts, sdispls, sendtype,
-                        NULL, recvbuf, 0, recvcounts, rdispls, recvtype, NULL, 0, comm,
-                        NULL);
-}
-
-int tn_mpi_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[],
-                               const int sdispls[], MPI_Datatype sendtype, void *recvbuf,
-                               const int recvcounts[], const int rdispls[],
-                               MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
-{
-    nbc_t nb = { request, 0 };
-
-    return nbr_alltoall("MPI_Ineighbor_alltoallv", sendbuf, 0, sendcounts, sdispls,
-                        sendtype, NULL, recvbuf, 0, recvcounts, rdispls, recvtype, NULL, 0,
-                        comm, &nb);
-}
-
-int tn_mpi_Neighbor_alltoallv_init(const void *sendbuf, const int sendcounts[],
-                                   const int sdispls[], MPI_Datatype sendtype,
-                                   void *recvbuf, const int recvcounts[],
-                                   const int rdispls[], MPI_Datatype recvtype,
-                                   MPI_Comm comm, MPI_Info info, MPI_Request *request)
-{
-    nbc_t nb = { request, 1 };
-
-    (void)info;
-    return nbr_alltoall("MPI_Neighbor_alltoallv_init", sendbuf, 0, sendcounts, sdispls,
-                        sendtype, NULL, recvbuf, 0, recvcounts, rdispls, recvtype, NULL, 0,
-                        comm, &nb);
-}
-
-int tn_mpi_Neighbor_alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[],
-                                const MPI_Aint sdispls[], MPI_Datatype sendtype,
-                                void *recvbuf, const MPI_Count recvcounts[],
-                                const MPI_Aint rdispls[], MPI_Datatype recvtype,
-                                MPI_Comm comm)
-{
-    return nbr_alltoall("MPI_Neighbor_alltoallv_c", sendbuf, 0, sendcounts, sdispls,
-                        sendtype, NULL, recvbuf, 0, recvcounts, rdispls, recvtype, NULL, 1,
-                        comm, NULL);
-}
-
-int tn_mpi_Ineighbor_alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[],
-                                 const MPI_Aint sdispls[], MPI_Datatype sendtype,
-                                 void *recvbuf, const MPI_Count recvcounts[],
-                                 const MPI_Aint rdispls[], MPI_Datatype recvtype,
-                                 MPI_Comm comm, MPI_Request *request)
-{
-    nbc_t nb = { request, 0 };
-
-    return nbr_alltoall("MPI_Ineighbor_alltoallv_c", sendbuf, 0, sendcounts, sdispls,
-                        sendtype, NULL, recvbuf, 0, recvcounts, rdispls, recvtype, NULL, 1,
-                        comm, &nb);
-}
-
-int tn_mpi_Neighbor_alltoallv_init_c(const void *sendbuf, const MPI_Count sendcounts[],
-                                     const MPI_Aint sdispls[], MPI_Datatype sendtype,
-                                     void *recvbuf, const MPI_Count recvcounts[],
-                                     const MPI_Aint rdispls[], MPI_Datatype recvtype,
-                                     MPI_Comm comm, MPI_Info info, MPI_Request *request)
-{
-    nbc_t nb = { request, 1 };
-
-    (void)info;
-    return nbr_alltoall("MPI_Neighbor_alltoallv_init_c", sendbuf, 0, sendcounts, sdispls,
-                        sendtype, NULL, recvbuf, 0, recvcounts, rdispls, recvtype, NULL, 1,
-                        comm, &nb);
-}
-
-int tn_mpi_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[],
-                              const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
-                              void *recvbuf, const int recvcounts[],
-                              const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
-                              MPI_Comm comm)
-{
-    return nbr_alltoall("MPI_Neighbor_alltoallw", sendbuf, 0, sendcounts, sdispls,
+    return nbr_alltoall(call->fn, sendbuf, 0, sendcounts, sdispls,
                         MPI_DATATYPE_NULL, sendtypes, recvbuf, 0, recvcounts, rdispls,
-                        MPI_DATATYPE_NULL, recvtypes, 0, comm, NULL);
+                        MPI_DATATYPE_NULL, recvtypes, call->wide, comm, tn_mpi_nbc_of(call));
 }
 
-int tn_mpi_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[],
-                               const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
-                               void *recvbuf, const int recvcounts[],
-                               const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
-                               MPI_Comm comm, MPI_Request *request)
-{
-    nbc_t nb = { request, 0 };
-
-    return nbr_alltoall("MPI_Ineighbor_alltoallw", sendbuf, 0, sendcounts, sdispls,
-                        MPI_DATATYPE_NULL, sendtypes, recvbuf, 0, recvcounts, rdispls,
-                        MPI_DATATYPE_NULL, recvtypes, 0, comm, &nb);
-}
-
-int tn_mpi_Neighbor_alltoallw_init(const void *sendbuf, const int sendcounts[],
-                                   const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
-                                   void *recvbuf, const int recvcounts[],
-                                   const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
-                                   MPI_Comm comm, MPI_Info info, MPI_Request *request)
-{
-    nbc_t nb = { request, 1 };
-
-    (void)info;
-    return nbr_alltoall("MPI_Neighbor_alltoallw_init", sendbuf, 0, sendcounts, sdispls,
-                        MPI_DATATYPE_NULL, sendtypes, recvbuf, 0, recvcounts, rdispls,
-                        MPI_DATATYPE_NULL, recvtypes, 0, comm, &nb);
-}
-
-int tn_mpi_Neighbor_alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[],
-                                const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
-                                void *recvbuf, const MPI_Count recvcounts[],
-                                const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
-                                MPI_Comm comm)
-{
-    return nbr_alltoall("MPI_Neighbor_alltoallw_c", sendbuf, 0, sendcounts, sdispls,
-                        MPI_DATATYPE_NULL, sendtypes, recvbuf, 0, recvcounts, rdispls,
-                        MPI_DATATYPE_NULL, recvtypes, 1, comm, NULL);
-}
-
-int tn_mpi_Ineighbor_alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[],
-                                 const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
-                                 void *recvbuf, const MPI_Count recvcounts[],
-                                 const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
-                                 MPI_Comm comm, MPI_Request *request)
-{
-    nbc_t nb = { request, 0 };
-
-    return nbr_alltoall("MPI_Ineighbor_alltoallw_c", sendbuf, 0, sendcounts, sdispls,
-                        MPI_DATATYPE_NULL, sendtypes, recvbuf, 0, recvcounts, rdispls,
-                        MPI_DATATYPE_NULL, recvtypes, 1, comm, &nb);
-}
-
-int tn_mpi_Neighbor_alltoallw_init_c(const void *sendbuf, const MPI_Count sendcounts[],
-                                     const MPI_Aint sdispls[],
-                                     const MPI_Datatype sendtypes[], void *recvbuf,
-                                     const MPI_Count recvcounts[], const MPI_Aint rdispls[],
-                                     const MPI_Datatype recvtypes[], MPI_Comm comm,
-                                     MPI_Info info, MPI_Request *request)
-{
-    nbc_t nb = { request, 1 };
-
-    (void)info;
-    return nbr_alltoall("MPI_Neighbor_alltoallw_init_c", sendbuf, 0, sendcounts, sdispls,
-                        MPI_DATATYPE_NULL, sendtypes, recvbuf, 0, recvcounts, rdispls,
-                        MPI_DATATYPE_NULL, recvtypes, 1, comm, &nb);
-}

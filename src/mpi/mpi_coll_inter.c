@@ -17,7 +17,8 @@ static int done(const char *fn, tn_comm_t *c, tn_status_t st)
 static tn_status_t commit(tn_sched_t *s, const tn_mpi_nbc_t *nb)
 {
     tn_req_t *req = NULL;
-    tn_status_t st = s == NULL ? TN_ERR_NOMEM : tn_sched_commit(s, nb->persistent, &req);
+    tn_status_t st = s == NULL ? TN_ERR_NOMEM
+                               : tn_sched_commit(s, nb->kind == TN_MPI_CALL_PERSISTENT, &req);
 
     if (st == TN_OK) {
         *nb->req = (MPI_Request)(void *)req;

@@ -8,18 +8,22 @@
  * NULL with one type.
  *
  * nb: NULL for the blocking call; else the nonblocking (MPI_I<coll>) or
- * persistent (MPI_<coll>_init) form, which builds the collective as a
- * schedule (coll/coll_sched.h) and returns it in *nb->req (on ranks that
- * take no part, MPI_PROC_NULL roots, an empty one). */
+ * persistent (MPI_<coll>_init) call (tn_mpi_call_t, from the generated
+ * entry point), which builds the collective as a schedule
+ * (coll/coll_sched.h) and returns it in *nb->req (on ranks that take no
+ * part, MPI_PROC_NULL roots, an empty one). */
 #ifndef TN_MPI_MPI_COLL_INTER_H
 #define TN_MPI_MPI_COLL_INTER_H
 
 #include "mpi/mpi_impl.h"
 
-typedef struct {
-    MPI_Request *req;
-    int          persistent;
-} tn_mpi_nbc_t;
+typedef tn_mpi_call_t tn_mpi_nbc_t;
+
+/* The nb argument of a family member's call: NULL when it blocks. */
+static inline const tn_mpi_nbc_t *tn_mpi_nbc_of(const tn_mpi_call_t *call)
+{
+    return call->kind == TN_MPI_CALL_BLOCKING ? NULL : call;
+}
 
 int tn_mpi_inter_barrier(const char *fn, tn_comm_t *c, const tn_mpi_nbc_t *nb);
 int tn_mpi_inter_bcast(const char *fn, tn_comm_t *c, void *buf, int64_t count,

@@ -84,130 +84,6 @@ static int tn_mpi_req_arg(const char *fn, tn_comm_t *c, MPI_Request *request)
     return MPI_SUCCESS;
 }
 
-int tn_mpi_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-                MPI_Comm comm)
-{
-    return tn_mpi_send_common("MPI_Send", buf, count, datatype, dest, tag, comm,
-                              TN_SEND_STD, NULL);
-}
-
-int tn_mpi_Send_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
-                  MPI_Comm comm)
-{
-    return tn_mpi_send_common("MPI_Send_c", buf, count, datatype, dest, tag, comm,
-                              TN_SEND_STD, NULL);
-}
-
-int tn_mpi_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-                 MPI_Comm comm)
-{
-    return tn_mpi_send_common("MPI_Ssend", buf, count, datatype, dest, tag, comm,
-                              TN_SEND_SYNC, NULL);
-}
-
-int tn_mpi_Ssend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
-                   MPI_Comm comm)
-{
-    return tn_mpi_send_common("MPI_Ssend_c", buf, count, datatype, dest, tag, comm,
-                              TN_SEND_SYNC, NULL);
-}
-
-int tn_mpi_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-                 MPI_Comm comm)
-{
-    return tn_mpi_send_common("MPI_Rsend", buf, count, datatype, dest, tag, comm,
-                              TN_SEND_READY, NULL);
-}
-
-int tn_mpi_Rsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
-                   MPI_Comm comm)
-{
-    return tn_mpi_send_common("MPI_Rsend_c", buf, count, datatype, dest, tag, comm,
-                              TN_SEND_READY, NULL);
-}
-
-int tn_mpi_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-                 MPI_Comm comm)
-{
-    return tn_mpi_send_common("MPI_Bsend", buf, count, datatype, dest, tag, comm,
-                              TN_SEND_BUFFERED, NULL);
-}
-
-int tn_mpi_Bsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
-                   MPI_Comm comm)
-{
-    return tn_mpi_send_common("MPI_Bsend_c", buf, count, datatype, dest, tag, comm,
-                              TN_SEND_BUFFERED, NULL);
-}
-
-/* Nonblocking sends: check the request pointer first, then share the code. */
-static int tn_mpi_isend_common(const char *fn, const void *buf, int64_t count,
-                               MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
-                               tn_send_mode_t mode, MPI_Request *request)
-{
-    if (request == NULL) {
-        tn_comm_t *c = tn_mpi_comm_get(comm);
-        return tn_mpi_req_arg(fn, c, request);
-    }
-    return tn_mpi_send_common(fn, buf, count, datatype, dest, tag, comm, mode, request);
-}
-
-int tn_mpi_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-                 MPI_Comm comm, MPI_Request *request)
-{
-    return tn_mpi_isend_common("MPI_Isend", buf, count, datatype, dest, tag, comm,
-                               TN_SEND_STD, request);
-}
-
-int tn_mpi_Isend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
-                   MPI_Comm comm, MPI_Request *request)
-{
-    return tn_mpi_isend_common("MPI_Isend_c", buf, count, datatype, dest, tag, comm,
-                               TN_SEND_STD, request);
-}
-
-int tn_mpi_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-                  MPI_Comm comm, MPI_Request *request)
-{
-    return tn_mpi_isend_common("MPI_Issend", buf, count, datatype, dest, tag, comm,
-                               TN_SEND_SYNC, request);
-}
-
-int tn_mpi_Issend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest,
-                    int tag, MPI_Comm comm, MPI_Request *request)
-{
-    return tn_mpi_isend_common("MPI_Issend_c", buf, count, datatype, dest, tag, comm,
-                               TN_SEND_SYNC, request);
-}
-
-int tn_mpi_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-                  MPI_Comm comm, MPI_Request *request)
-{
-    return tn_mpi_isend_common("MPI_Irsend", buf, count, datatype, dest, tag, comm,
-                               TN_SEND_READY, request);
-}
-
-int tn_mpi_Irsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest,
-                    int tag, MPI_Comm comm, MPI_Request *request)
-{
-    return tn_mpi_isend_common("MPI_Irsend_c", buf, count, datatype, dest, tag, comm,
-                               TN_SEND_READY, request);
-}
-
-int tn_mpi_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-                  MPI_Comm comm, MPI_Request *request)
-{
-    return tn_mpi_isend_common("MPI_Ibsend", buf, count, datatype, dest, tag, comm,
-                               TN_SEND_BUFFERED, request);
-}
-
-int tn_mpi_Ibsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest,
-                    int tag, MPI_Comm comm, MPI_Request *request)
-{
-    return tn_mpi_isend_common("MPI_Ibsend_c", buf, count, datatype, dest, tag, comm,
-                               TN_SEND_BUFFERED, request);
-}
-
 /* ------------------------------------------------------------- receives */
 
 static int tn_mpi_recv_checks(const char *fn, void *buf, int64_t count, MPI_Datatype datatype,
@@ -246,18 +122,6 @@ static int tn_mpi_recv_common(const char *fn, void *buf, int64_t count, MPI_Data
     return tn_mpi_recv_error(fn, c, &ms);
 }
 
-int tn_mpi_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
-                MPI_Comm comm, MPI_Status *status)
-{
-    return tn_mpi_recv_common("MPI_Recv", buf, count, datatype, source, tag, comm, status);
-}
-
-int tn_mpi_Recv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag,
-                  MPI_Comm comm, MPI_Status *status)
-{
-    return tn_mpi_recv_common("MPI_Recv_c", buf, count, datatype, source, tag, comm, status);
-}
-
 static int tn_mpi_irecv_common(const char *fn, void *buf, int64_t count, MPI_Datatype datatype,
                                int source, int tag, MPI_Comm comm, MPI_Request *request)
 {
@@ -276,18 +140,6 @@ static int tn_mpi_irecv_common(const char *fn, void *buf, int64_t count, MPI_Dat
     }
     *request = tn_mpi_req_handle(req);
     return MPI_SUCCESS;
-}
-
-int tn_mpi_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
-                 MPI_Comm comm, MPI_Request *request)
-{
-    return tn_mpi_irecv_common("MPI_Irecv", buf, count, datatype, source, tag, comm, request);
-}
-
-int tn_mpi_Irecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag,
-                   MPI_Comm comm, MPI_Request *request)
-{
-    return tn_mpi_irecv_common("MPI_Irecv_c", buf, count, datatype, source, tag, comm, request);
 }
 
 static int tn_mpi_sendrecv_common(const char *fn, const void *sendbuf, int64_t sendcount,
@@ -315,24 +167,6 @@ static int tn_mpi_sendrecv_common(const char *fn, const void *sendbuf, int64_t s
     }
     tn_mpi_status_set(status, &ms);
     return tn_mpi_recv_error(fn, c, &ms);
-}
-
-int tn_mpi_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
-                    int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                    int source, int recvtag, MPI_Comm comm, MPI_Status *status)
-{
-    return tn_mpi_sendrecv_common("MPI_Sendrecv", sendbuf, sendcount, sendtype, dest, sendtag,
-                                  recvbuf, recvcount, recvtype, source, recvtag, comm, status);
-}
-
-int tn_mpi_Sendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                      int dest, int sendtag, void *recvbuf, MPI_Count recvcount,
-                      MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
-                      MPI_Status *status)
-{
-    return tn_mpi_sendrecv_common("MPI_Sendrecv_c", sendbuf, sendcount, sendtype, dest,
-                                  sendtag, recvbuf, recvcount, recvtype, source, recvtag,
-                                  comm, status);
 }
 
 static int tn_mpi_sendrecv_replace_common(const char *fn, void *buf, int64_t count,
@@ -374,22 +208,6 @@ static int tn_mpi_sendrecv_replace_common(const char *fn, void *buf, int64_t cou
     return tn_mpi_recv_error(fn, c, &ms);
 }
 
-int tn_mpi_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest,
-                            int sendtag, int source, int recvtag, MPI_Comm comm,
-                            MPI_Status *status)
-{
-    return tn_mpi_sendrecv_replace_common("MPI_Sendrecv_replace", buf, count, datatype, dest,
-                                          sendtag, source, recvtag, comm, status);
-}
-
-int tn_mpi_Sendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, int dest,
-                              int sendtag, int source, int recvtag, MPI_Comm comm,
-                              MPI_Status *status)
-{
-    return tn_mpi_sendrecv_replace_common("MPI_Sendrecv_replace_c", buf, count, datatype, dest,
-                                          sendtag, source, recvtag, comm, status);
-}
-
 /* ------------------------------------------------------------ isendrecv */
 
 static int tn_mpi_isendrecv_common(const char *fn, const void *sendbuf, int64_t sendcount,
@@ -420,22 +238,19 @@ static int tn_mpi_isendrecv_common(const char *fn, const void *sendbuf, int64_t 
     return MPI_SUCCESS;
 }
 
-int tn_mpi_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
-                     int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                     int source, int recvtag, MPI_Comm comm, MPI_Request *request)
+/* MPI_Sendrecv and MPI_Isendrecv, int and _c counts. */
+int tn_mpi_family_Sendrecv(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                           int dest, int sendtag, void *recvbuf, MPI_Count recvcount,
+                           MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
+                           MPI_Status *status, const tn_mpi_call_t *call)
 {
-    return tn_mpi_isendrecv_common("MPI_Isendrecv", sendbuf, sendcount, sendtype, dest, sendtag,
-                                   recvbuf, recvcount, recvtype, source, recvtag, comm, request);
-}
-
-int tn_mpi_Isendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                       int dest, int sendtag, void *recvbuf, MPI_Count recvcount,
-                       MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
-                       MPI_Request *request)
-{
-    return tn_mpi_isendrecv_common("MPI_Isendrecv_c", sendbuf, sendcount, sendtype, dest,
-                                   sendtag, recvbuf, recvcount, recvtype, source, recvtag,
-                                   comm, request);
+    if (call->kind == TN_MPI_CALL_NONBLOCKING) {
+        return tn_mpi_isendrecv_common(call->fn, sendbuf, sendcount, sendtype, dest, sendtag,
+                                       recvbuf, recvcount, recvtype, source, recvtag, comm,
+                                       call->req);
+    }
+    return tn_mpi_sendrecv_common(call->fn, sendbuf, sendcount, sendtype, dest, sendtag,
+                                  recvbuf, recvcount, recvtype, source, recvtag, comm, status);
 }
 
 static int tn_mpi_isendrecv_replace_common(const char *fn, void *buf, int64_t count,
@@ -476,20 +291,17 @@ static int tn_mpi_isendrecv_replace_common(const char *fn, void *buf, int64_t co
     return MPI_SUCCESS;
 }
 
-int tn_mpi_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest,
-                             int sendtag, int source, int recvtag, MPI_Comm comm,
-                             MPI_Request *request)
+/* MPI_Sendrecv_replace and MPI_Isendrecv_replace, int and _c counts. */
+int tn_mpi_family_Sendrecv_replace(void *buf, MPI_Count count, MPI_Datatype datatype, int dest,
+                                   int sendtag, int source, int recvtag, MPI_Comm comm,
+                                   MPI_Status *status, const tn_mpi_call_t *call)
 {
-    return tn_mpi_isendrecv_replace_common("MPI_Isendrecv_replace", buf, count, datatype, dest,
-                                           sendtag, source, recvtag, comm, request);
-}
-
-int tn_mpi_Isendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, int dest,
-                               int sendtag, int source, int recvtag, MPI_Comm comm,
-                               MPI_Request *request)
-{
-    return tn_mpi_isendrecv_replace_common("MPI_Isendrecv_replace_c", buf, count, datatype,
-                                           dest, sendtag, source, recvtag, comm, request);
+    if (call->kind == TN_MPI_CALL_NONBLOCKING) {
+        return tn_mpi_isendrecv_replace_common(call->fn, buf, count, datatype, dest, sendtag,
+                                               source, recvtag, comm, call->req);
+    }
+    return tn_mpi_sendrecv_replace_common(call->fn, buf, count, datatype, dest, sendtag,
+                                          source, recvtag, comm, status);
 }
 
 /* ---------------------------------------------------------------- probes */
@@ -696,34 +508,17 @@ static int tn_mpi_imrecv_common(const char *fn, void *buf, int64_t count,
     return tn_mpi_recv_error(fn, &tn_comm_world, &ms);
 }
 
-int tn_mpi_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
-                 MPI_Status *status)
+/* MPI_Mrecv and MPI_Imrecv, int and _c counts. */
+int tn_mpi_family_Mrecv(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *message,
+                        MPI_Status *status, const tn_mpi_call_t *call)
 {
-    return tn_mpi_imrecv_common("MPI_Mrecv", buf, count, datatype, message, NULL, status);
-}
-
-int tn_mpi_Mrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *message,
-                   MPI_Status *status)
-{
-    return tn_mpi_imrecv_common("MPI_Mrecv_c", buf, count, datatype, message, NULL, status);
-}
-
-int tn_mpi_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
-                  MPI_Request *request)
-{
-    if (request == NULL) {
-        return tn_mpi_err(NULL, MPI_ERR_ARG, "MPI_Imrecv", "request", "NULL pointer");
+    if (call->kind == TN_MPI_CALL_NONBLOCKING) {
+        if (call->req == NULL) {
+            return tn_mpi_err(NULL, MPI_ERR_ARG, call->fn, "request", "NULL pointer");
+        }
+        return tn_mpi_imrecv_common(call->fn, buf, count, datatype, message, call->req, NULL);
     }
-    return tn_mpi_imrecv_common("MPI_Imrecv", buf, count, datatype, message, request, NULL);
-}
-
-int tn_mpi_Imrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *message,
-                    MPI_Request *request)
-{
-    if (request == NULL) {
-        return tn_mpi_err(NULL, MPI_ERR_ARG, "MPI_Imrecv_c", "request", "NULL pointer");
-    }
-    return tn_mpi_imrecv_common("MPI_Imrecv_c", buf, count, datatype, message, request, NULL);
+    return tn_mpi_imrecv_common(call->fn, buf, count, datatype, message, NULL, status);
 }
 
 /* ------------------------------------------------------------ persistent */
@@ -752,74 +547,68 @@ static int tn_mpi_pinit(const char *fn, int is_send, const void *buf, int64_t co
     return MPI_SUCCESS;
 }
 
-int tn_mpi_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-                     MPI_Comm comm, MPI_Request *request)
+/* Every send: the blocking call, or a request for the nonblocking and
+ * persistent forms (whose request pointer is checked first). */
+static int tn_mpi_send_family(const void *buf, int64_t count, MPI_Datatype datatype, int dest,
+                              int tag, MPI_Comm comm, tn_send_mode_t mode,
+                              const tn_mpi_call_t *call)
 {
-    return tn_mpi_pinit("MPI_Send_init", 1, buf, count, datatype, dest, tag, comm,
-                        TN_SEND_STD, request);
+    if (call->kind == TN_MPI_CALL_BLOCKING) {
+        return tn_mpi_send_common(call->fn, buf, count, datatype, dest, tag, comm, mode, NULL);
+    }
+    if (call->req == NULL) {
+        return tn_mpi_req_arg(call->fn, tn_mpi_comm_get(comm), call->req);
+    }
+    if (call->kind == TN_MPI_CALL_PERSISTENT) {
+        return tn_mpi_pinit(call->fn, 1, buf, count, datatype, dest, tag, comm, mode,
+                            call->req);
+    }
+    return tn_mpi_send_common(call->fn, buf, count, datatype, dest, tag, comm, mode, call->req);
 }
 
-int tn_mpi_Send_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest,
-                       int tag, MPI_Comm comm, MPI_Request *request)
+
+/* MPI_Send in every form: blocking, MPI_Isend, MPI_Send_init, int and _c counts. */
+int tn_mpi_family_Send(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest,
+                     int tag, MPI_Comm comm, const tn_mpi_call_t *call)
 {
-    return tn_mpi_pinit("MPI_Send_init_c", 1, buf, count, datatype, dest, tag, comm,
-                        TN_SEND_STD, request);
+    return tn_mpi_send_family(buf, count, datatype, dest, tag, comm, TN_SEND_STD, call);
 }
 
-int tn_mpi_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-                      MPI_Comm comm, MPI_Request *request)
+/* MPI_Ssend in every form: blocking, MPI_Issend, MPI_Ssend_init, int and _c counts. */
+int tn_mpi_family_Ssend(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest,
+                      int tag, MPI_Comm comm, const tn_mpi_call_t *call)
 {
-    return tn_mpi_pinit("MPI_Ssend_init", 1, buf, count, datatype, dest, tag, comm,
-                        TN_SEND_SYNC, request);
+    return tn_mpi_send_family(buf, count, datatype, dest, tag, comm, TN_SEND_SYNC, call);
 }
 
-int tn_mpi_Ssend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest,
-                        int tag, MPI_Comm comm, MPI_Request *request)
+/* MPI_Rsend in every form: blocking, MPI_Irsend, MPI_Rsend_init, int and _c counts. */
+int tn_mpi_family_Rsend(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest,
+                      int tag, MPI_Comm comm, const tn_mpi_call_t *call)
 {
-    return tn_mpi_pinit("MPI_Ssend_init_c", 1, buf, count, datatype, dest, tag, comm,
-                        TN_SEND_SYNC, request);
+    return tn_mpi_send_family(buf, count, datatype, dest, tag, comm, TN_SEND_READY, call);
 }
 
-int tn_mpi_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-                      MPI_Comm comm, MPI_Request *request)
+/* MPI_Bsend in every form: blocking, MPI_Ibsend, MPI_Bsend_init, int and _c counts. */
+int tn_mpi_family_Bsend(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest,
+                      int tag, MPI_Comm comm, const tn_mpi_call_t *call)
 {
-    return tn_mpi_pinit("MPI_Rsend_init", 1, buf, count, datatype, dest, tag, comm,
-                        TN_SEND_READY, request);
+    return tn_mpi_send_family(buf, count, datatype, dest, tag, comm, TN_SEND_BUFFERED, call);
 }
 
-int tn_mpi_Rsend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest,
-                        int tag, MPI_Comm comm, MPI_Request *request)
+/* MPI_Recv, MPI_Irecv, MPI_Recv_init, int and _c counts. */
+int tn_mpi_family_Recv(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag,
+                       MPI_Comm comm, MPI_Status *status, const tn_mpi_call_t *call)
 {
-    return tn_mpi_pinit("MPI_Rsend_init_c", 1, buf, count, datatype, dest, tag, comm,
-                        TN_SEND_READY, request);
-}
-
-int tn_mpi_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-                      MPI_Comm comm, MPI_Request *request)
-{
-    return tn_mpi_pinit("MPI_Bsend_init", 1, buf, count, datatype, dest, tag, comm,
-                        TN_SEND_BUFFERED, request);
-}
-
-int tn_mpi_Bsend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest,
-                        int tag, MPI_Comm comm, MPI_Request *request)
-{
-    return tn_mpi_pinit("MPI_Bsend_init_c", 1, buf, count, datatype, dest, tag, comm,
-                        TN_SEND_BUFFERED, request);
-}
-
-int tn_mpi_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag,
-                     MPI_Comm comm, MPI_Request *request)
-{
-    return tn_mpi_pinit("MPI_Recv_init", 0, buf, count, datatype, source, tag, comm,
-                        TN_SEND_STD, request);
-}
-
-int tn_mpi_Recv_init_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag,
-                       MPI_Comm comm, MPI_Request *request)
-{
-    return tn_mpi_pinit("MPI_Recv_init_c", 0, buf, count, datatype, source, tag, comm,
-                        TN_SEND_STD, request);
+    switch (call->kind) {
+    case TN_MPI_CALL_BLOCKING:
+        return tn_mpi_recv_common(call->fn, buf, count, datatype, source, tag, comm, status);
+    case TN_MPI_CALL_NONBLOCKING:
+        return tn_mpi_irecv_common(call->fn, buf, count, datatype, source, tag, comm,
+                                   call->req);
+    default:
+        return tn_mpi_pinit(call->fn, 0, buf, count, datatype, source, tag, comm, TN_SEND_STD,
+                            call->req);
+    }
 }
 
 /* Start one persistent request (lock held). */
@@ -915,54 +704,37 @@ static int tn_mpi_count_common(const char *fn, const MPI_Status *status, MPI_Dat
     return MPI_SUCCESS;
 }
 
-int tn_mpi_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count)
+/* MPI_Get_count and MPI_Get_count_c (count: int * or MPI_Count *). */
+int tn_mpi_family_Get_count(const MPI_Status *status, MPI_Datatype datatype, void *count,
+                         const tn_mpi_call_t *call)
 {
     int64_t n = 0;
     if (count == NULL) {
-        return tn_mpi_err(NULL, MPI_ERR_ARG, "MPI_Get_count", "count", "NULL pointer");
+        return tn_mpi_err(NULL, MPI_ERR_ARG, call->fn, "count", "NULL pointer");
     }
-    int rc = tn_mpi_count_common("MPI_Get_count", status, datatype, &n, 0);
-    if (rc == MPI_SUCCESS) {
-        *count = n > INT_MAX ? MPI_UNDEFINED : (int)n;
+    int rc = tn_mpi_count_common(call->fn, status, datatype, &n, 0);
+    if (rc == MPI_SUCCESS && call->wide) {
+        *(MPI_Count *)count = n;
+    } else if (rc == MPI_SUCCESS) {
+        *(int *)count = n > INT_MAX ? MPI_UNDEFINED : (int)n;
     }
     return rc;
 }
 
-int tn_mpi_Get_count_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
+/* MPI_Get_elements and MPI_Get_elements_c (count: int * or MPI_Count *). */
+int tn_mpi_family_Get_elements(const MPI_Status *status, MPI_Datatype datatype, void *count,
+                            const tn_mpi_call_t *call)
 {
     int64_t n = 0;
     if (count == NULL) {
-        return tn_mpi_err(NULL, MPI_ERR_ARG, "MPI_Get_count_c", "count", "NULL pointer");
+        return tn_mpi_err(NULL, MPI_ERR_ARG, call->fn, "count", "NULL pointer");
     }
-    int rc = tn_mpi_count_common("MPI_Get_count_c", status, datatype, &n, 0);
-    if (rc == MPI_SUCCESS) {
-        *count = n;
+    int rc = tn_mpi_count_common(call->fn, status, datatype, &n, 1);
+    if (rc == MPI_SUCCESS && call->wide) {
+        *(MPI_Count *)count = n;
+    } else if (rc == MPI_SUCCESS) {
+        *(int *)count = n > INT_MAX ? MPI_UNDEFINED : (int)n;
     }
     return rc;
 }
 
-int tn_mpi_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count)
-{
-    int64_t n = 0;
-    if (count == NULL) {
-        return tn_mpi_err(NULL, MPI_ERR_ARG, "MPI_Get_elements", "count", "NULL pointer");
-    }
-    int rc = tn_mpi_count_common("MPI_Get_elements", status, datatype, &n, 1);
-    if (rc == MPI_SUCCESS) {
-        *count = n > INT_MAX ? MPI_UNDEFINED : (int)n;
-    }
-    return rc;
-}
-
-int tn_mpi_Get_elements_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
-{
-    int64_t n = 0;
-    if (count == NULL) {
-        return tn_mpi_err(NULL, MPI_ERR_ARG, "MPI_Get_elements_c", "count", "NULL pointer");
-    }
-    int rc = tn_mpi_count_common("MPI_Get_elements_c", status, datatype, &n, 1);
-    if (rc == MPI_SUCCESS) {
-        *count = n;
-    }
-    return rc;
-}

@@ -328,6 +328,29 @@ int tn_mpi_Comm_spawn_multiple(int count, char **array_of_commands,
     return 0;
 }
 ''',
+    'coll.c': r'''
+#include <string.h>
+#include "tn_mpi_protos.h"
+/* One core behind MPI_Bcast, _c, MPI_Ibcast, _c, MPI_Bcast_init, _c: the
+ * result tells which member called it and with what. */
+int tn_mpi_family_Bcast(void *buffer, MPI_Count count, MPI_Datatype datatype, int root,
+                        MPI_Comm comm, const tn_mpi_call_t *call)
+{
+    (void)buffer; (void)datatype; (void)root; (void)comm;
+    if (strncmp(call->fn, "MPI_", 4) != 0 || strstr(call->fn, "cast") == NULL ||
+        (strstr(call->fn, "_c") != NULL) != call->wide)
+        return -1;
+    if ((call->kind == TN_MPI_CALL_BLOCKING) != (call->req == NULL))
+        return -2;
+    if (call->kind == TN_MPI_CALL_PERSISTENT) {
+        if (call->info != MPI_INFO_ENV)
+            return -3;
+    } else if (call->info != MPI_INFO_NULL) {
+        return -3;
+    }
+    return (int)(1000 * call->kind + 100 * call->wide + count);
+}
+''',
     'unsupported.c': r'''
 #include <mpi.h>
 #include <stddef.h>
@@ -358,6 +381,14 @@ __attribute__((visibility("default"))) int tn_selftest_check(void)
         return 5;
     if (MPI_Wtick() != 0.0 || MPI_Pcontrol(1, 2, 3) != MPI_SUCCESS)
         return 6;
+    MPI_Request r;
+    if (MPI_Bcast(NULL, 7, MPI_INT, 0, MPI_COMM_WORLD) != 7 ||
+        MPI_Bcast_c(NULL, 8, MPI_INT, 0, MPI_COMM_WORLD) != 108 ||
+        MPI_Ibcast(NULL, 9, MPI_INT, 0, MPI_COMM_WORLD, &r) != 1009 ||
+        MPI_Ibcast_c(NULL, 10, MPI_INT, 0, MPI_COMM_WORLD, &r) != 1110 ||
+        MPI_Bcast_init(NULL, 11, MPI_INT, 0, MPI_COMM_WORLD, MPI_INFO_ENV, &r) != 2011 ||
+        MPI_Bcast_init_c(NULL, 12, MPI_INT, 0, MPI_COMM_WORLD, MPI_INFO_ENV, &r) != 2112)
+        return 7;
     return 0;
 }
 ''',
@@ -400,8 +431,10 @@ def bindings_selftest(root, cc, nm, tmp):
         first = f.read()
     rc, out = run([sys.executable, gen_py, '--abi', table, '--src', src, '--list'])
     impl = sorted(l.split()[1] for l in out.splitlines() if l.startswith('implemented'))
-    want = ['MPI_Comm_fromint', 'MPI_Comm_spawn_multiple', 'MPI_Group_range_excl',
-            'MPI_Send', 'MPI_Wtime']
+    want = sorted(['MPI_Bcast', 'MPI_Bcast_c', 'MPI_Bcast_init', 'MPI_Bcast_init_c',
+                   'MPI_Ibcast', 'MPI_Ibcast_c', 'MPI_Comm_fromint',
+                   'MPI_Comm_spawn_multiple', 'MPI_Group_range_excl', 'MPI_Send',
+                   'MPI_Wtime'])
     if impl != want:
         fail('bindings: scanner found %s, want %s' % (impl, want))
     # Deterministic: a second run gives the same bytes.
@@ -419,6 +452,21 @@ def bindings_selftest(root, cc, nm, tmp):
                    '--out', os.path.join(gen, 'bad.c')])
     if rc == 0:
         fail('bindings: a tn_mpi_Recv with the wrong signature was accepted')
+    # So must a family core with the wrong signature, a family that does not
+    # exist, and a member defined both alone and through its family.
+    for i, text in enumerate([
+            'int tn_mpi_family_Bcast(void *buf, int count, MPI_Datatype dt, int root,\n'
+            '    MPI_Comm comm, const tn_mpi_call_t *call)\n{\n    return 0;\n}\n',
+            'int tn_mpi_family_Wtime(const tn_mpi_call_t *call)\n{\n    return 0;\n}\n',
+            'int tn_mpi_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root,\n'
+            '    MPI_Comm comm, MPI_Request *request)\n{\n    return 0;\n}\n'
+            + SELFTEST_SOURCES['coll.c'].split('*/', 1)[1]]):
+        with open(os.path.join(bad, 'bad.c'), 'w', encoding='utf-8') as f:
+            f.write(text)
+        rc, out = run([sys.executable, gen_py, '--abi', table, '--src', bad,
+                       '--out', os.path.join(gen, 'bad.c')])
+        if rc == 0 or 'family' not in out:
+            fail('bindings: bad family definition %d was accepted:\n%s' % (i, out))
 
     flags = ['-std=gnu11', '-O1', '-fPIC', '-fvisibility=hidden', '-Wall', '-Wextra',
              '-Werror', '-Wshadow', '-Wstrict-prototypes', '-Wmissing-prototypes',

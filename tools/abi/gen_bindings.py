@@ -27,6 +27,22 @@ parameter list), does not count. The implementation must have exactly the
 signature of MPI_X (parameter names may differ, `T a[]` and `T *a` are the
 same); a different return type or parameter list is an error.
 
+Families.  Functions that differ only in the width of their counts (MPI_X
+and MPI_X_c) and in how they complete (blocking MPI_X, nonblocking MPI_IX or,
+where there is no MPI_IX, request-based MPI_RX, persistent MPI_X_init) form
+the family of MPI_X (tn_mpi_family_X).  One definition
+    int tn_mpi_family_X(<core parameters>, const tn_mpi_call_t *call)
+implements every member: the generated PMPI_Y of a member fills a
+tn_mpi_call_t (its name, kind, whether it is the _c form, its request and
+info) and passes its own parameters through by name.  The core parameters
+are the blocking member's, then any other member's except `request` and
+`info` (which travel in the call); a parameter a member lacks is passed as 0
+or NULL.  Where members disagree on a parameter's type, the core takes the
+wider one: MPI_Count for int/MPI_Aint/MPI_Count values, `const void *` or
+`void *` for pointers to them (call->wide says which the caller passed).
+The header declares every family's core, so the compiler checks the
+definition; a family member may not also be defined as tn_mpi_Y.
+
 --header writes prototypes of every tn_mpi_X of the table (hidden visibility),
 for implementation files to include so that the compiler checks them against
 the standard signatures. The header depends on functions.tsv only.
@@ -223,7 +239,7 @@ def canon_ret(ret):
 # ---------------------------------------------------------------- table
 
 class Function(object):
-    __slots__ = ('name', 'ret', 'params_text', 'params', 'impl')
+    __slots__ = ('name', 'ret', 'params_text', 'params', 'impl', 'family')
 
     def __init__(self, name, ret, params_text, params):
         self.name = name
@@ -231,6 +247,7 @@ class Function(object):
         self.params_text = params_text
         self.params = params
         self.impl = None  # (relative path, line) of tn_mpi_X when found
+        self.family = None  # (Family, kind, wide) when its family implements it
 
 
 def read_functions(path):
@@ -258,6 +275,129 @@ def read_functions(path):
                     raise BindError('%s: ... not last' % where)
             funcs.append(Function(name, ret, params, plist))
     return funcs
+
+
+# ---------------------------------------------------------------- families
+
+KIND_BLOCKING, KIND_NONBLOCKING, KIND_PERSISTENT = 0, 1, 2
+KIND_NAMES = ('TN_MPI_CALL_BLOCKING', 'TN_MPI_CALL_NONBLOCKING', 'TN_MPI_CALL_PERSISTENT')
+CALL_PARAMS = ('request', 'info')          # carried in tn_mpi_call_t
+WIDE_VALUES = {'int', 'MPI_Aint', 'MPI_Count', 'MPI_Offset'}
+
+
+class Family(object):
+    __slots__ = ('base', 'members', 'params', 'impl')
+
+    def __init__(self, base, members):
+        self.base = base
+        self.members = members  # [(Function, kind, wide)], the blocking one first
+        self.params = []        # [Param] of the core, without the call
+        self.impl = None        # (relative path, line) of tn_mpi_family_X
+
+
+def member_names(base, names):
+    """[(name, kind, wide)] of the family of MPI_<base> present in names."""
+    low = base[0].lower() + base[1:]
+    nb = 'I' + low if 'MPI_I' + low in names else 'R' + low
+    out = []
+    for stem, kind in ((base, KIND_BLOCKING), (nb, KIND_NONBLOCKING),
+                       (base + '_init', KIND_PERSISTENT)):
+        for suffix, wide in (('', 0), ('_c', 1)):
+            if 'MPI_' + stem + suffix in names:
+                out.append(('MPI_' + stem + suffix, kind, wide))
+    return out
+
+
+def core_param(name, members_params, where):
+    """The core's Param for one parameter name, from the members' Params."""
+    canons = {p.canon for p in members_params}
+    if len(canons) == 1:
+        return members_params[0]
+    if canons <= WIDE_VALUES:
+        text = 'MPI_Count %s' % name
+    elif all(c.endswith('*') for c in canons):
+        const = all(c.startswith('const ') for c in canons)
+        text = '%svoid *%s' % ('const ' if const else '', name)
+    else:
+        raise BindError('%s: parameter %s has types %s' % (where, name, sorted(canons)))
+    return parse_param(text, where)
+
+
+def find_families(funcs):
+    """{base: Family} of every family with at least two members, none of
+    whose base is itself a member of another family."""
+    by_name = {f.name: f for f in funcs}
+    cand = {}
+    for f in funcs:
+        base = f.name[4:]
+        if base.endswith('_c'):
+            continue
+        m = member_names(base, by_name)
+        if len(m) > 1:
+            cand[base] = m
+    claimed = {n for m in cand.values() for n, _, _ in m[1:]}
+    fams = {}
+    for base, m in cand.items():
+        if 'MPI_' + base in claimed:
+            continue
+        members = [(by_name[n], k, w) for n, k, w in m]
+        where = 'family %s' % base
+        rets = {f.ret for f, _, _ in members}
+        if rets != {'int'}:
+            continue  # only int-returning calls are forwarded this way
+        fam = Family(base, members)
+        order, seen = [], {}
+        for f, kind, _ in members:
+            for p in f.params:
+                if p.text == '...':
+                    raise BindError('%s: variadic member %s' % (where, f.name))
+                if kind != KIND_BLOCKING and p.name in CALL_PARAMS and \
+                        p.name not in seen:
+                    continue
+                if p.name not in seen:
+                    seen[p.name] = []
+                    order.append(p.name)
+                seen[p.name].append(p)
+        fam.params = [core_param(n, seen[n], where) for n in order]
+        fams[base] = fam
+    return fams
+
+
+def family_params_text(fam):
+    return ', '.join([p.text for p in fam.params] + ['const tn_mpi_call_t *call'])
+
+
+def family_call(fam, f, kind, wide):
+    """The body of PMPI_Y of member f: the call record and the core's call."""
+    have = {p.name for p in f.params}
+    args = []
+    for p in fam.params:
+        if p.name in have:
+            args.append(p.name)
+        else:
+            args.append('NULL' if '*' in p.canon else '0')
+    req = 'request' if 'request' in have and 'request' not in \
+        {p.name for p in fam.params} else 'NULL'
+    info = 'info' if 'info' in have and 'info' not in \
+        {p.name for p in fam.params} else 'MPI_INFO_NULL'
+    decl = ('    const tn_mpi_call_t tn_call = { %s, %s, %d, %s, %s };\n'
+            % (c_string(f.name), KIND_NAMES[kind], wide, req, info))
+    return decl, 'tn_mpi_family_%s(%s)' % (fam.base, ', '.join(args + ['&tn_call']))
+
+
+CALL_TYPEDEF = """#ifndef TN_MPI_CALL_DEFINED
+#define TN_MPI_CALL_DEFINED
+/* How a member of a family was called (see tools/abi/gen_bindings.py). */
+enum { TN_MPI_CALL_BLOCKING, TN_MPI_CALL_NONBLOCKING, TN_MPI_CALL_PERSISTENT };
+typedef struct {
+    const char  *fn;   /* the entry point's name, for error messages */
+    int          kind; /* TN_MPI_CALL_BLOCKING, _NONBLOCKING or _PERSISTENT */
+    int          wide; /* 1: the _c form (MPI_Count/MPI_Aint arrays and outputs) */
+    MPI_Request *req;  /* nonblocking and persistent: where the request goes */
+    MPI_Info     info; /* persistent: the info argument, else MPI_INFO_NULL */
+} tn_mpi_call_t;
+#endif
+"""
 
 
 # ---------------------------------------------------------------- scanner
@@ -310,7 +450,29 @@ def find_close(text, open_idx):
     return -1
 
 
-def scan_sources(src_dir, funcs, warn):
+def scan_family(fams, base, where, ret, got, errors):
+    """Check a tn_mpi_family_<base> definition against its derived core."""
+    fam = fams.get(base)
+    if fam is None:
+        errors.append('%s:%d: tn_mpi_family_%s: MPI_%s has no family (it needs an '
+                      'MPI_%s_c, nonblocking or persistent form)' % (where + (base, base, base)))
+        return
+    if fam.impl is not None:
+        errors.append('%s:%d: tn_mpi_family_%s already defined at %s:%d'
+                      % (where + (base,) + fam.impl))
+        return
+    want = [p.canon for p in fam.params] + ['const tn_mpi_call_t *']
+    if canon_ret(ret) != 'int' and not canon_ret(ret).endswith(' int'):
+        errors.append('%s:%d: tn_mpi_family_%s must return int' % (where + (base,)))
+    elif [p.canon for p in got] != want:
+        errors.append('%s:%d: tn_mpi_family_%s(%s) does not match its core (%s)'
+                      % (where + (base, ', '.join(p.canon for p in got), ', '.join(want))))
+    else:
+        fam.impl = where
+
+
+def scan_sources(src_dir, funcs, warn, fams=None):
+    fams = fams or {}
     by_name = {f.name: f for f in funcs}
     files = []
     for root, dirs, names in os.walk(src_dir):
@@ -341,6 +503,15 @@ def scan_sources(src_dir, funcs, warn):
             after = text[close + 1:].lstrip()
             if not after.startswith('{'):
                 continue  # a declaration, not a definition
+            if m.group(2).startswith('family_'):
+                try:
+                    got = parse_params(text[open_idx + 1:close], where)
+                except BindError as e:
+                    errors.append(str(e))
+                    continue
+                scan_family(fams, m.group(2)[len('family_'):], (rel, lineno), prefix,
+                            got, errors)
+                continue
             name = 'MPI_' + m.group(2)
             fn = by_name.get(name)
             if fn is None:
@@ -377,6 +548,15 @@ def scan_sources(src_dir, funcs, warn):
                                  ', '.join(want_sig)))
                 continue
             fn.impl = (rel, lineno)
+    for fam in sorted(fams.values(), key=lambda x: x.base):
+        if fam.impl is None:
+            continue
+        for f, kind, wide in fam.members:
+            if f.impl is not None:
+                errors.append('%s:%d: tn_mpi_%s: %s is a member of family %s (%s:%d)'
+                              % (f.impl + (f.name[4:], f.name, fam.base) + fam.impl))
+            f.impl = fam.impl
+            f.family = (fam, kind, wide)
     if errors:
         raise BindError('\n'.join(errors))
 
@@ -502,8 +682,10 @@ def emit_status_calls(funcs, table_label, predefined):
     return ''.join(o)
 
 
-def emit_bindings(funcs, table_label, status=False):
+def emit_bindings(funcs, table_label, status=False, fams=None):
     impl = [f for f in funcs if f.impl is not None]
+    cores = sorted((x for x in (fams or {}).values() if x.impl is not None),
+                   key=lambda x: x.base)
     unsupported = sorted(f.name for f in funcs
                          if f.impl is None and f.name not in NOOP_FUNCTIONS)
     ids = status_calls(funcs)[0] if status else {}
@@ -523,11 +705,16 @@ def emit_bindings(funcs, table_label, status=False):
         w('#ifndef %s\n#define %s %d\n#endif\n' % (k, k, v))
     w('\nTN_BIND_HIDDEN int tn_mpi_unsupported(const char *fn, int obj_kind, '
       'const void *obj);\n\n')
+    w(CALL_TYPEDEF)
 
-    w('/* Implementations (hidden). */\n')
+    w('\n/* Implementations (hidden). */\n')
     for f in impl:
-        w('TN_BIND_HIDDEN %s tn_mpi_%s(%s); /* %s:%d */\n'
-          % (f.ret, f.name[4:], f.params_text, f.impl[0], f.impl[1]))
+        if f.family is None:
+            w('TN_BIND_HIDDEN %s tn_mpi_%s(%s); /* %s:%d */\n'
+              % (f.ret, f.name[4:], f.params_text, f.impl[0], f.impl[1]))
+    for fam in cores:
+        w('TN_BIND_HIDDEN int tn_mpi_family_%s(%s); /* %s:%d */\n'
+          % ((fam.base, family_params_text(fam)) + fam.impl))
 
     w('\n/* Entry points: PMPI_X, and MPI_X as a weak alias of it. */\n')
     for f in funcs:
@@ -543,6 +730,9 @@ def emit_bindings(funcs, table_label, status=False):
             if any(p.text == '...' for p in f.params):
                 raise BindError('%s: cannot forward a variadic function' % f.name)
             call = 'tn_mpi_%s(%s)' % (f.name[4:], ', '.join(named))
+            if f.family is not None:
+                decl, call = family_call(*f.family[:1], f, *f.family[1:])
+                w(decl)
             if f.name in ids:
                 w(status_enter(f, ids[f.name]))
                 w('    int tn_ret = %s;\n    tn_rt_status_leave();\n    return tn_ret;\n' % call)
@@ -591,13 +781,19 @@ def emit_header(funcs, table_label):
     w('/* Generated by tools/abi/gen_bindings.py from %s. Do not edit.\n' % table_label)
     w(' * Prototypes of the tn_mpi_X implementations of the MPI functions: an\n')
     w(' * implementation of MPI_X is `RET tn_mpi_X(params)` with the standard\n')
-    w(' * signature, defined in a .c file under src/mpi starting in column 0. */\n')
+    w(' * signature, defined in a .c file under src/mpi starting in column 0;\n')
+    w(' * or, for the members of a family, one tn_mpi_family_X. */\n')
     w('#ifndef TN_MPI_PROTOS_H\n#define TN_MPI_PROTOS_H\n\n#include <mpi.h>\n\n')
+    w(CALL_TYPEDEF + '\n')
     for f in funcs:
         if f.name in NOOP_FUNCTIONS:
             continue
         w('__attribute__((visibility("hidden"))) %s tn_mpi_%s(%s);\n'
           % (f.ret, f.name[4:], f.params_text))
+    w('\n/* Family cores: one implements every member of its family. */\n')
+    for fam in sorted(find_families(funcs).values(), key=lambda x: x.base):
+        w('__attribute__((visibility("hidden"))) int tn_mpi_family_%s(%s);\n'
+          % (fam.base, family_params_text(fam)))
     w('\n#endif\n')
     return ''.join(o)
 
@@ -644,13 +840,15 @@ def main(argv=None):
     label = 'tools/abi/' + os.path.basename(args.abi)
     try:
         funcs = read_functions(args.abi)
+        fams = find_families(funcs)
         if args.src:
             if not os.path.isdir(args.src):
                 raise BindError('--src %s: not a directory' % args.src)
-            scan_sources(args.src, funcs, warn)
+            scan_sources(args.src, funcs, warn, fams)
         if args.out:
             write_if_changed(args.out, emit_bindings(funcs, label,
-                                                     status=bool(args.status_calls)))
+                                                     status=bool(args.status_calls),
+                                                     fams=fams))
         if args.status_calls:
             predefined = read_predefined(args.constants) if args.constants else []
             write_if_changed(args.status_calls,
@@ -665,7 +863,9 @@ def main(argv=None):
             if f.name in NOOP_FUNCTIONS:
                 print('noop %s' % f.name)
             elif f.impl:
-                print('implemented %s %s:%d' % (f.name, f.impl[0], f.impl[1]))
+                print('implemented %s %s:%d%s' % (f.name, f.impl[0], f.impl[1],
+                                                 ' family %s' % f.family[0].base
+                                                 if f.family else ''))
             else:
                 print('unsupported %s' % f.name)
     return 0
