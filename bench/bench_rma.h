@@ -73,11 +73,13 @@ static inline int rma_parse(int *argc, char **argv, rma_opts *o, int window_ok)
         const char *a = argv[i], *v = i + 1 < *argc ? argv[i + 1] : NULL;
         int bad = 0;
         if (!strcmp(a, "-s") && v) {
-            o->sync = rma_lookup(v, rma_sync_names, RMA_NSYNC);
-            bad = o->sync < 0;
+            int x = rma_lookup(v, rma_sync_names, RMA_NSYNC);
+            bad = x < 0;
+            o->sync = bad ? o->sync : x;
         } else if (!strcmp(a, "-w") && v) {
-            o->flavour = rma_lookup(v, rma_flavour_names, RMA_NFLAVOUR);
-            bad = o->flavour < 0;
+            int x = rma_lookup(v, rma_flavour_names, RMA_NFLAVOUR);
+            bad = x < 0;
+            o->flavour = bad ? o->flavour : x;
         } else if (!strcmp(a, "-W") && v && window_ok) {
             long w;
             bad = bench_parse_long(v, &w) || w < 1 || w > 65536;

@@ -101,6 +101,7 @@ int main(int argc, char **argv)
 
     bench_opts o;
     MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &o.rank); /* for the messages before bench_init */
     if (k < 0) {
         fprintf(stderr, "%s: run me as tern_put_bw, tern_get_bw or tern_put_bibw\n", argv[0]);
         MPI_Finalize();

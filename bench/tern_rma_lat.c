@@ -191,6 +191,7 @@ int main(int argc, char **argv)
     bench_opts o;
     rma_opts ro = {.sync = RMA_FLUSH, .flavour = RMA_ALLOCATE};
     MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &o.rank); /* for the messages before bench_init */
     if (k < 0) {
         fprintf(stderr, "%s: run me as tern_put_latency, tern_get_latency, tern_acc_latency, "
                 "tern_fop_latency or tern_cas_latency\n", argv[0]);
