@@ -10,7 +10,9 @@ prints one table per benchmark and rank count:
 
 "best" is the better of the other libraries (lower latency, higher
 bandwidth / message rate).  A ratio that misses the target (latency ratio
-> 1.0, bandwidth ratio < 1.0) is marked with '*'.
+> 1.0, or > 0.7 on the network paths; bandwidth ratio < 1.0) is marked
+with '*'.  The one-sided benchmarks (--bench rma) run once per
+synchronisation mode (--rma-sync) and window flavour (--rma-win).
 
 See docs/benchmarks.md for the details (binding policy, columns, caveats).
 """
@@ -50,7 +52,37 @@ BENCHES = {
                        "average latency (us)"),
     "allreduce": ("tern_allreduce.c", "coll", 1, "us", False,
                   "MPI_Allreduce (MPI_FLOAT, MPI_SUM) average latency (us)"),
+    # one-sided, rank 0 -> 1; two sources pick the operation by the program's name
+    "put_latency": ("tern_rma_lat.c", "rma", 1, "us", False, "MPI_Put + sync latency (us)"),
+    "get_latency": ("tern_rma_lat.c", "rma", 1, "us", False, "MPI_Get + sync latency (us)"),
+    "acc_latency": ("tern_rma_lat.c", "rma", 1, "us", False,
+                    "MPI_Accumulate (MPI_INT, MPI_SUM) + sync latency (us)"),
+    "fop_latency": ("tern_rma_lat.c", "rma", 1, "us", False,
+                    "MPI_Fetch_and_op (MPI_LONG_LONG, MPI_SUM) + sync latency (us)"),
+    "cas_latency": ("tern_rma_lat.c", "rma", 1, "us", False,
+                    "MPI_Compare_and_swap (MPI_LONG_LONG) + sync latency (us)"),
+    "put_bw":      ("tern_rma_bw.c", "rma", 1, "MB/s", True, "MPI_Put bandwidth (MB/s), 64 per sync"),
+    "get_bw":      ("tern_rma_bw.c", "rma", 1, "MB/s", True, "MPI_Get bandwidth (MB/s), 64 per sync"),
+    "put_bibw":    ("tern_rma_bw.c", "rma", 1, "MB/s", True,
+                    "MPI_Put bi-directional bandwidth (MB/s), 64 per sync"),
 }
+# --bench all (the default) is every two-sided benchmark; rma is every one-sided one
+BENCH_GROUPS = {
+    "all": [b for b, v in BENCHES.items() if v[1] != "rma"],
+    "rma": [b for b, v in BENCHES.items() if v[1] == "rma"],
+}
+RMA_SYNCS = ("fence", "lock", "flush", "flush_local", "lock_all", "pscw")
+RMA_BIBW_SYNCS = ("fence", "pscw")  # tern_put_bibw: both ranks are origins
+RMA_WINS = ("create", "allocate", "dynamic")
+# Open MPI 4.1.4's one-sided component (docs/benchmarks.md).  On shared
+# memory it picks osc/rdma (priority 101) over osc/sm (100) for allocate
+# windows; osc/rdma's MPI_Compare_and_swap through btl/vader crashes the
+# target, osc/sm works and is faster.  On the network paths osc/rdma and
+# osc/sm would reach the other rank through shared memory (the namespaces
+# share the host name and /dev/shm) whatever the BTLs: osc/pt2pt runs over
+# the TCP BTL.
+OMPI_RMA_SHM_ARGS = "--mca osc_rdma_priority 50"
+OMPI_RMA_NET_ARGS = "--mca osc pt2pt"
 ALL_LIBS = ("tern", "openmpi", "mpich")
 DEBIAN_PKGS = ["openmpi-bin", "libopenmpi-dev", "mpich", "libmpich-dev"]
 
@@ -92,11 +124,17 @@ class Lib:
         self.build_errors = {}   # bench -> message
         self.extra_launch = []
 
-    def launch_cmd(self, nranks, exe, args, cores, bind, net=False, prefix=(), nodes=None):
+    def launch_cmd(self, nranks, exe, args, cores, bind, net=False, prefix=(), nodes=None,
+                   lib_args=()):
+        """lib_args: more launcher options, before the program."""
         if nodes is not None:
-            return self._nodes_cmd(nranks, exe, args, cores, bind, nodes)
-        cmd = self._launch_cmd(nranks, exe, args, cores, bind, net)
-        return list(prefix) + cmd
+            cmd = self._nodes_cmd(nranks, exe, args, cores, bind, nodes)
+        else:
+            cmd = list(prefix) + self._launch_cmd(nranks, exe, args, cores, bind, net)
+        if lib_args:
+            at = cmd.index(self.launcher) + 1
+            cmd[at:at] = list(lib_args)
+        return cmd
 
     def _nodes_cmd(self, nranks, exe, args, cores, bind, nodes):
         """One rank per "node" (network namespace, see netns_up), rank i
@@ -364,9 +402,21 @@ def size_label(k):
     return str(k)
 
 
-def make_table(bench, nranks, libs, results):
-    """results[lib] = {"vals": {key: [v...]}, "bad": set, "status": str}."""
+def target_ratio(bench, opts):
+    """Tern's target as a ratio to the best other library: bandwidth and
+    message rate >= 1.0; latency <= 1.0, or <= --latency-target (default
+    0.7 on the network paths, where Tern's udp meets the others' TCP)."""
+    if BENCHES[bench][4]:
+        return 1.0
+    return opts.latency_target
+
+
+def make_table(bench, nranks, libs, results, target=None):
+    """results[lib] = {"vals": {key: [v...]}, "bad": set, "status": str};
+    target: Tern's target ratio (default 1.0)."""
     _, _, _, unit, higher, _ = BENCHES[bench]
+    if target is None:
+        target = 1.0
     keys = set()
     for r in results.values():
         keys |= set(r["vals"].keys())
@@ -393,7 +443,7 @@ def make_table(bench, nranks, libs, results):
             if "tern" in med and cands:
                 best = max(cands) if higher else min(cands)
                 ratio = med["tern"] / best
-                miss = ratio < 1.0 if higher else ratio > 1.0
+                miss = ratio < target if higher else ratio > target
                 compared += 1
                 misses += miss
                 row.append("%s%s" % (fmt_ratio(ratio), " *" if miss else "  "))
@@ -416,11 +466,15 @@ def rtt_line(libs, results):
     return "core round trip before each repetition (ns): " + "; ".join(parts)
 
 
-def table_title(bench, nranks, opts):
+def table_title(bench, nranks, opts, extra=()):
     _, _, _, unit, higher, desc = BENCHES[bench]
     better = "higher" if higher else "lower"
-    return "%s, %d ranks: %s, median of %d, %s is better" % (
-        bench, nranks, desc, opts.reps, better)
+    target = target_ratio(bench, opts)
+    goal = (", target tern/best %s %.2g" % (">=" if higher else "<=", target)
+            if target != 1.0 else "")
+    name = " ".join([bench] + list(extra))
+    return "%s, %d ranks: %s, median of %d, %s is better%s" % (
+        name, nranks, desc, opts.reps, better, goal)
 
 
 def render_text(header, rows):
@@ -494,8 +548,26 @@ def parse_args(argv):
                     help="comma-separated rank counts for the collective benchmarks (default 2)")
     ap.add_argument("--p2p-ranks", type=int, default=2,
                     help="rank count for the point-to-point benchmarks (default 2)")
-    ap.add_argument("--bench", default=",".join(BENCHES),
-                    help="comma-separated benchmarks (default: all of %s)" % ",".join(BENCHES))
+    ap.add_argument("--bench", default="all",
+                    help="comma-separated benchmarks or groups: all (the two-sided ones, the "
+                         "default: %s), rma (the one-sided ones: %s)"
+                         % (",".join(BENCH_GROUPS["all"]), ",".join(BENCH_GROUPS["rma"])))
+    ap.add_argument("--rma-sync", default="flush,fence,pscw", metavar="S,...",
+                    help="synchronisation modes for the one-sided benchmarks, each run on "
+                         "its own (default flush,fence,pscw; of %s; put_bibw takes fence "
+                         "and pscw only)" % ",".join(RMA_SYNCS))
+    ap.add_argument("--rma-win", default="allocate", metavar="W,...",
+                    help="window flavours for the one-sided benchmarks (default allocate; "
+                         "of %s)" % ",".join(RMA_WINS))
+    ap.add_argument("--ompi-rma-args", default=None, metavar="ARGS",
+                    help="mpirun.openmpi options for the one-sided benchmarks (default "
+                         "'%s' on shared memory: osc/sm for allocate windows, where the "
+                         "default osc/rdma crashes in MPI_Compare_and_swap; '%s' on the "
+                         "network paths, the one component that uses the TCP BTL; '' for "
+                         "Open MPI's defaults)" % (OMPI_RMA_SHM_ARGS, OMPI_RMA_NET_ARGS))
+    ap.add_argument("--latency-target", type=float, default=None, metavar="R",
+                    help="mark latencies above R x the best other library (default 1.0; "
+                         "0.7 with --net, --loss or --netns)")
     ap.add_argument("--reps", type=int, default=None, help="repetitions per library (default 5)")
     ap.add_argument("--libs", default=",".join(ALL_LIBS),
                     help="comma-separated libraries (default tern,openmpi,mpich)")
@@ -555,10 +627,19 @@ def parse_args(argv):
     for l in opts.libs:
         if l not in ALL_LIBS:
             ap.error("unknown library %r (choose from %s)" % (l, ",".join(ALL_LIBS)))
-    opts.bench = [b.strip() for b in opts.bench.split(",") if b.strip()]
-    for b in opts.bench:
-        if b not in BENCHES:
-            ap.error("unknown benchmark %r (choose from %s)" % (b, ",".join(BENCHES)))
+    benches = []
+    for b in (b.strip() for b in opts.bench.split(",") if b.strip()):
+        if b not in BENCHES and b not in BENCH_GROUPS:
+            ap.error("unknown benchmark %r (choose from %s)"
+                     % (b, ",".join(list(BENCH_GROUPS) + list(BENCHES))))
+        benches += [x for x in BENCH_GROUPS.get(b, [b]) if x not in benches]
+    opts.bench = benches
+    opts.rma_sync = [x.strip() for x in opts.rma_sync.split(",") if x.strip()]
+    opts.rma_win = [x.strip() for x in opts.rma_win.split(",") if x.strip()]
+    if not opts.rma_sync or any(x not in RMA_SYNCS for x in opts.rma_sync):
+        ap.error("--rma-sync takes some of %s" % ",".join(RMA_SYNCS))
+    if not opts.rma_win or any(x not in RMA_WINS for x in opts.rma_win):
+        ap.error("--rma-win takes some of %s" % ",".join(RMA_WINS))
     try:
         opts.ranks = [int(x) for x in opts.ranks.split(",") if x.strip()]
     except ValueError:
@@ -590,10 +671,15 @@ def parse_args(argv):
         opts.net = True
         if opts.loss is not None:
             ap.error("--netns and --loss do not combine yet")
-        if any(BENCHES[b][1] != "p2p" for b in opts.bench):
-            ap.error("--netns runs the point-to-point benchmarks only")
+        if any(BENCHES[b][1] == "coll" for b in opts.bench):
+            ap.error("--netns runs the point-to-point and one-sided benchmarks only")
     if opts.mtu is not None and (not opts.netns or not 576 <= opts.mtu <= 65535):
         ap.error("--mtu takes 576..65535 and needs --netns")
+    if opts.latency_target is None:
+        opts.latency_target = 0.7 if opts.net else 1.0
+    if opts.ompi_rma_args is None:
+        opts.ompi_rma_args = OMPI_RMA_NET_ARGS if opts.net else OMPI_RMA_SHM_ARGS
+    opts.ompi_rma_args = shlex.split(opts.ompi_rma_args)
     return opts
 
 
@@ -667,8 +753,9 @@ def netns_down():
 
 
 def measure(opts, libs, jobs, bench_args, cores, env, prefix, tag, nodes=None):
-    """Runs every job opts.reps times per library; returns results[(bench, n)][lib]."""
-    # results[(bench, n)][lib] = {"vals": {key: [..]}, "bad": set(), "status": str}
+    """Runs every job (bench, nranks, extra program arguments) opts.reps
+    times per library; returns results[job][lib]."""
+    # results[job][lib] = {"vals": {key: [..]}, "bad": set(), "status": str}
     results = {j: {l: {"vals": {}, "bad": set(), "status": "ok", "fails": [], "rtt": []}
                    for l in opts.libs} for j in jobs}
     rawdir = os.path.join(opts.workdir, "raw" + ("-" + tag if tag else ""))
@@ -679,13 +766,14 @@ def measure(opts, libs, jobs, bench_args, cores, env, prefix, tag, nodes=None):
 
     for rep in range(opts.reps):
         order = opts.libs[rep % len(opts.libs):] + opts.libs[:rep % len(opts.libs)]
-        for (b, n) in jobs:
+        for (b, n, extra) in jobs:
+            name = " ".join((b,) + extra)
             for lname in order:
                 lib = libs[lname]
-                res = results[(b, n)][lname]
+                res = results[(b, n, extra)][lname]
                 if res["status"] == "TIMEOUT" and not opts.retry_timeouts:
                     log("[rep %d/%d] %-9s n=%d %-8s skipped (timed out before)"
-                        % (rep + 1, opts.reps, b, n, lname))
+                        % (rep + 1, opts.reps, name, n, lname))
                     continue
                 if lib.error or b not in lib.exes:
                     res["status"] = "FAIL"
@@ -693,8 +781,10 @@ def measure(opts, libs, jobs, bench_args, cores, env, prefix, tag, nodes=None):
                         res["fails"].append(("unavailable: " + lib.error) if lib.error else
                                             ("build failed: " + tail(lib.build_errors.get(b, "?"), 5)))
                     continue
-                cmd = lib.launch_cmd(n, lib.exes[b], bench_args, cores, opts.bind, opts.net, prefix,
-                                     nodes)
+                lib_args = (opts.ompi_rma_args if lname == "openmpi" and BENCHES[b][1] == "rma"
+                            else [])
+                cmd = lib.launch_cmd(n, lib.exes[b], bench_args + list(extra), cores, opts.bind,
+                                     opts.net, prefix, nodes, lib_args)
                 # With --settle, a run after which the host is in a slow
                 # phase may have run in it (phases turn within seconds):
                 # it is run again, up to --settle-retries times.
@@ -707,7 +797,8 @@ def measure(opts, libs, jobs, bench_args, cores, env, prefix, tag, nodes=None):
                     if attempt < opts.settle_retries:
                         log("   core round trip %.0f ns after the run: running it again" % after)
                 res["rtt"].append(rtt)
-                rawname = os.path.join(rawdir, "%s-%s-n%d-rep%d.txt" % (lname, b, n, rep + 1))
+                rawname = os.path.join(rawdir, "%s-%s-n%d-rep%d.txt"
+                                       % (lname, "-".join((b,) + extra[1::2]), n, rep + 1))
                 with open(rawname, "w") as f:
                     f.write("$ %s\n# status: %s, %.1f s, core round trip before: %s ns, "
                             "after: %s ns\n%s\n# --- stderr ---\n%s\n"
@@ -723,7 +814,7 @@ def measure(opts, libs, jobs, bench_args, cores, env, prefix, tag, nodes=None):
                     res["fails"].append("rep %d: %s after %.1f s (%s)\n%s"
                                         % (rep + 1, status, secs, rawname, tail(err, 8)))
                 log("[rep %d/%d] %-9s n=%d %-8s %-7s %6.1f s"
-                    % (rep + 1, opts.reps, b, n, lname, status, secs))
+                    % (rep + 1, opts.reps, name, n, lname, status, secs))
 
     return results
 
@@ -732,9 +823,9 @@ def loss_summary(opts, jobs, phase_results):
     """Mean latency over 1 B - 64 KiB and mean bandwidth over 1-4 MiB (of the
     per-size medians), lossless and with loss, and their ratio."""
     def mean_of(results, bench, lo, hi, lib):
-        for (b, n) in jobs:
-            if b == bench:
-                vals = results[(b, n)][lib]["vals"]
+        for job in jobs:
+            if job[0] == bench:
+                vals = results[job][lib]["vals"]
                 meds = [statistics.median(v) for k, v in vals.items()
                         if k != "-" and lo <= k <= hi and v]
                 return statistics.mean(meds) if meds else None
@@ -770,12 +861,19 @@ def main(argv):
     if opts.sizes:
         bench_args += ["-m", opts.sizes]
 
-    jobs = []  # (bench, nranks)
+    jobs = []  # (bench, nranks, extra program arguments)
     for b in opts.bench:
         if BENCHES[b][1] == "p2p":
-            jobs.append((b, opts.p2p_ranks))
+            jobs.append((b, opts.p2p_ranks, ()))
+        elif BENCHES[b][1] == "rma":
+            syncs = [s for s in opts.rma_sync if b != "put_bibw" or s in RMA_BIBW_SYNCS]
+            if not syncs:
+                log("put_bibw: none of --rma-sync %s applies (fence, pscw): skipped"
+                    % ",".join(opts.rma_sync))
+            jobs.extend((b, opts.p2p_ranks, ("-s", s, "-w", w))
+                        for s in syncs for w in opts.rma_win)
         else:
-            jobs.extend((b, n) for n in opts.ranks)
+            jobs.extend((b, n, ()) for n in opts.ranks)
 
     env = dict(os.environ)
     started = time.monotonic()
@@ -820,25 +918,28 @@ def main(argv):
     md_out = ["## Benchmark results", ""] + ["- " + line.replace("command: ", "command: `", 1)
                                                + ("`" if line.startswith("command: ") else "")
                                                for line in info]
-    md_out.append("- `*` marks sizes where Tern misses the target (slower than the best of "
-                  "the other libraries); tern/best is Tern's median divided by the best "
-                  "other median.")
+    md_out.append("- `*` marks sizes where Tern misses the target (latency above %g x, "
+                  "bandwidth or rate below 1.0 x the best of the other libraries); "
+                  "tern/best is Tern's median divided by the best other median."
+                  % opts.latency_target)
     total_miss, any_compared = 0, False
     for (tag, _), results in zip(phases, phase_results):
-        for (b, n) in jobs:
-            header, rows, misses, compared = make_table(b, n, opts.libs, results[(b, n)])
+        for job in jobs:
+            b, n, extra = job
+            header, rows, misses, compared = make_table(b, n, opts.libs, results[job],
+                                                        target_ratio(b, opts))
             total_miss += misses
             any_compared = any_compared or compared > 0
-            title = table_title(b, n, opts) + (" [%s]" % tag if tag else "")
+            title = table_title(b, n, opts, extra) + (" [%s]" % tag if tag else "")
             summary = ("  (misses: %d of %d sizes)" % (misses, compared)) if compared else ""
             text_out += ["", "== " + title + summary, render_text(header, rows)]
             md_out += ["", "### " + title + summary, "", render_md(header, rows)]
-            phases = rtt_line(opts.libs, results[(b, n)])
+            phases = rtt_line(opts.libs, results[job])
             if phases:
                 text_out.append("  " + phases)
                 md_out += ["", "- " + phases]
             for l in opts.libs:
-                fails = results[(b, n)][l]["fails"]
+                fails = results[job][l]["fails"]
                 if fails:
                     note = "%s: %s" % (l, fails[0].splitlines()[0])
                     text_out.append("  ! " + note)
@@ -859,10 +960,10 @@ def main(argv):
             f.write("\n".join(md_out) + "\n")
         log("markdown written to %s" % opts.markdown)
     # failure details for the log
-    for (b, n) in jobs:
+    for (b, n, extra) in jobs:
         for l in opts.libs:
-            for fmsg in results[(b, n)][l]["fails"]:
-                log("--- %s %s n=%d: %s" % (l, b, n, fmsg))
+            for fmsg in results[(b, n, extra)][l]["fails"]:
+                log("--- %s %s n=%d: %s" % (l, " ".join((b,) + extra), n, fmsg))
     return 0
 
 
