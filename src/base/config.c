@@ -36,6 +36,7 @@ static const tn_config_entry_t tn_config_entries[] = {
 #define TN_CONFIG_N ((int)(sizeof(tn_config_entries) / sizeof(tn_config_entries[0])))
 
 static int tn_config_is_set[TN_CONFIG_N];
+static int tn_config_written[TN_CONFIG_N];   /* by tn_config_set: load keeps it */
 static int tn_config_loaded;
 unsigned tn_config_generation;
 
@@ -213,6 +214,9 @@ void tn_config_load(int warn_unknown)
 {
     for (int i = 0; i < TN_CONFIG_N; i++) {
         const tn_config_entry_t *e = &tn_config_entries[i];
+        if (tn_config_written[i]) {
+            continue;       /* an MPI_T write before MPI_Init wins */
+        }
         tn_status_t st = tn_config_parse(e, e->def);
         (void)st;   /* defaults are valid by construction (unit-tested) */
         const char *val = getenv(e->name);
@@ -320,6 +324,7 @@ tn_status_t tn_config_set(int i, const char *str)
     }
     tn_config_parse(e, val);    /* valid: cannot fail */
     tn_config_is_set[i] = 1;
+    tn_config_written[i] = 1;
     tn_config_generation++;
     tn_log_configure();
     return TN_OK;
