@@ -23,6 +23,17 @@ int tern_tools_config_get(int i, const char **name, const char **type, const cha
  * missing), "a|b|c", or "" for any value of its type; NULL for a bad i. */
 const char *tern_tools_config_valid(int i);
 
+/* Counters (what TERN_STATS prints and MPI_T shows as performance
+ * variables, in the same order; docs/mpi_t.md): name, class ("counter",
+ * "level", "highwatermark", "timer"), unit, help, category, whether there
+ * is one instance per peer, and elements per instance.  Returns 0, or -1
+ * for a bad i. */
+int tern_tools_counter_count(void);
+int tern_tools_counter_get(int i, const char **name, const char **cls, const char **unit,
+                           const char **help, const char **category, int *per_peer, int *n);
+/* Events (MPI_T events, same order): name, category, help; 0 or -1. */
+int tern_tools_event_count(void);
+int tern_tools_event_get(int i, const char **name, const char **category, const char **help);
 /* MPI functions of the standard ABI that are not implemented yet. */
 int tern_tools_function_count(void);
 int tern_tools_unsupported_count(void);

@@ -19,12 +19,16 @@ typedef struct {
     const char       *def;
     const char       *valid;
     const char       *help;
+    tn_category_t     category;
+    tn_config_verb_t  verb;
+    tn_config_access_t access;
     void             *field;
 } tn_config_entry_t;
 
 static const tn_config_entry_t tn_config_entries[] = {
-#define TN_CFG_ENTRY(field_, name, type, def, valid, help) \
-    { "TERN_" #name, TN_CFG_##type, def, valid, help, &tn_cfg.field_ },
+#define TN_CFG_ENTRY(field_, name, type, def, valid, cat, verb, access, help) \
+    { "TERN_" #name, TN_CFG_##type, def, valid, help, TN_CAT_##cat, TN_CFG_##verb,   \
+      TN_CFG_##access, &tn_cfg.field_ },
     TN_CONFIG_TABLE(TN_CFG_ENTRY)
 #undef TN_CFG_ENTRY
 };
@@ -32,7 +36,14 @@ static const tn_config_entry_t tn_config_entries[] = {
 #define TN_CONFIG_N ((int)(sizeof(tn_config_entries) / sizeof(tn_config_entries[0])))
 
 static int tn_config_is_set[TN_CONFIG_N];
+static int tn_config_written[TN_CONFIG_N];   /* by tn_config_set: load keeps it */
 static int tn_config_loaded;
+unsigned tn_config_generation;
+
+/* Strings given to tn_config_set: a reader may still hold an older one, so
+ * none is freed; they stay reachable from here (bounded by the writes). */
+typedef struct tn_config_str { struct tn_config_str *next; char s[]; } tn_config_str_t;
+static tn_config_str_t *tn_config_strs;
 
 tn_status_t tn_config_parse_size(const char *str, uint64_t *value_p)
 {
@@ -203,6 +214,9 @@ void tn_config_load(int warn_unknown)
 {
     for (int i = 0; i < TN_CONFIG_N; i++) {
         const tn_config_entry_t *e = &tn_config_entries[i];
+        if (tn_config_written[i]) {
+            continue;       /* an MPI_T write before MPI_Init wins */
+        }
         tn_status_t st = tn_config_parse(e, e->def);
         (void)st;   /* defaults are valid by construction (unit-tested) */
         const char *val = getenv(e->name);
@@ -261,6 +275,9 @@ void tn_config_describe(int i, tn_config_desc_t *desc_p, char *buf, int len)
     desc_p->def = e->def;
     desc_p->valid = e->valid;
     desc_p->help = e->help;
+    desc_p->category = e->category;
+    desc_p->verb = e->verb;
+    desc_p->access = e->access;
     desc_p->is_set = tn_config_is_set[i];
     switch (e->type) {
     case TN_CFG_BOOL:   snprintf(buf, (size_t)len, "%d", *(int *)e->field); break;
@@ -269,4 +286,46 @@ void tn_config_describe(int i, tn_config_desc_t *desc_p, char *buf, int len)
     case TN_CFG_DOUBLE: snprintf(buf, (size_t)len, "%g", *(double *)e->field); break;
     case TN_CFG_STRING: snprintf(buf, (size_t)len, "%s", *(const char **)e->field); break;
     }
+}
+
+int tn_config_index(const char *name)
+{
+    for (int i = 0; name != NULL && i < TN_CONFIG_N; i++) {
+        if (strcmp(tn_config_entries[i].name, name) == 0) {
+            return i;
+        }
+    }
+    return -1;
+}
+
+tn_status_t tn_config_set(int i, const char *str)
+{
+    if (i < 0 || i >= TN_CONFIG_N || str == NULL) {
+        return TN_ERR_INVAL;
+    }
+    const tn_config_entry_t *e = &tn_config_entries[i];
+    if (e->access != TN_CFG_LOCAL && e->access != TN_CFG_ALL_EQ) {
+        return TN_ERR_UNSUPPORTED;
+    }
+    if (!tn_config_valid(i, str)) {
+        return TN_ERR_INVAL;
+    }
+    const char *val = str;
+    if (e->type == TN_CFG_STRING) {
+        size_t n = strlen(str) + 1;
+        tn_config_str_t *c = malloc(sizeof(*c) + n);
+        if (c == NULL) {
+            return TN_ERR_NOMEM;
+        }
+        memcpy(c->s, str, n);
+        c->next = tn_config_strs;
+        tn_config_strs = c;
+        val = c->s;
+    }
+    tn_config_parse(e, val);    /* valid: cannot fail */
+    tn_config_is_set[i] = 1;
+    tn_config_written[i] = 1;
+    tn_config_generation++;
+    tn_log_configure();
+    return TN_OK;
 }

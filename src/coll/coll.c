@@ -301,16 +301,17 @@ static const char *forced_name(tn_coll_kind_t kind)
 }
 
 /* Index of the algorithm TERN_COLL_<KIND> forces, or -1 for auto.  Parsed
- * once (tn_cfg does not change after MPI_Init). */
+ * once per configuration generation: an MPI_T write of TERN_COLL_<KIND>
+ * (tn_config_set) applies to the collectives started after it. */
 static int forced_algo(tn_coll_kind_t kind)
 {
     static int forced[TN_COLL_KIND_COUNT_];
-    static unsigned char parsed[TN_COLL_KIND_COUNT_];
+    static unsigned parsed[TN_COLL_KIND_COUNT_];   /* generation + 1; 0: never */
 
     if ((unsigned)kind >= TN_COLL_KIND_COUNT_) {
         return -1;
     }
-    if (!parsed[kind]) {
+    if (parsed[kind] != tn_config_generation + 1) {
         const char *name = forced_name(kind);
 
         forced[kind] = -1;
@@ -322,7 +323,7 @@ static int forced_algo(tn_coll_kind_t kind)
                             tn_coll_kind_name(kind));
             }
         }
-        parsed[kind] = 1;
+        parsed[kind] = tn_config_generation + 1;
     }
     return forced[kind];
 }

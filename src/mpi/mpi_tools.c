@@ -1,6 +1,8 @@
 /* The tools interface (include/tern/tools.h). */
 #include "mpi/mpi_impl.h"
 #include "base/config.h"
+#include "base/counters.h"
+#include "base/events.h"
 #include "runtime/rt.h"
 #include "tern/tools.h"
 #include "xport/xport.h"
@@ -57,6 +59,55 @@ TN_EXPORT int tern_tools_config_get(int i, const char **name, const char **type,
     *def = d.def;
     *help = d.help;
     *is_set = d.is_set;
+    return 0;
+}
+
+static const char *const tn_tools_cat_names[] = {
+#define TN_TOOLS_CAT(id, name, parent, desc) name,
+    TN_CATEGORY_TABLE(TN_TOOLS_CAT)
+#undef TN_TOOLS_CAT
+};
+
+TN_EXPORT int tern_tools_counter_count(void)
+{
+    return tn_ctr_count();
+}
+
+TN_EXPORT int tern_tools_counter_get(int i, const char **name, const char **cls,
+                                     const char **unit, const char **help,
+                                     const char **category, int *per_peer, int *n)
+{
+    static const char *const cls_names[] = { "counter", "level", "highwatermark", "timer" };
+    const tn_ctr_desc_t *d = tn_ctr_desc(i);
+    if (d == NULL) {
+        return -1;
+    }
+    const tn_ctr_set_desc_t *s = tn_ctr_set_desc(d->set);
+    *name = d->name;
+    *cls = cls_names[d->cls];
+    *unit = d->unit;
+    *help = d->help;
+    *category = tn_tools_cat_names[s->category];
+    *per_peer = s->kind == TN_CTR_PEER;
+    *n = d->n;
+    return 0;
+}
+
+TN_EXPORT int tern_tools_event_count(void)
+{
+    return TN_EVENT_COUNT_;
+}
+
+TN_EXPORT int tern_tools_event_get(int i, const char **name, const char **category,
+                                   const char **help)
+{
+    const tn_event_desc_t *d = tn_event_desc(i);
+    if (d == NULL) {
+        return -1;
+    }
+    *name = d->name;
+    *category = tn_tools_cat_names[d->category];
+    *help = d->help;
     return 0;
 }
 

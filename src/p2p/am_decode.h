@@ -19,6 +19,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "base/counters_table.h"
 #include "xport/xport.h"
 
 struct tn_req;
@@ -61,8 +62,10 @@ void tn_am_violation(int world, unsigned type, const char *why) __attribute__((n
  * away, as the job would have ended; if it returns, the job ends. */
 extern void (*tn_am_violation_hook)(int world, unsigned type, const char *why);
 
-/* Protocol errors seen (the job ends at the first; kept for the stats). */
-extern uint64_t tn_am_proto_errors;
+/* The counters of the point-to-point layer (base/counters_table.h,
+ * TN_CTR_P2P): protocol errors (the job ends at the first), unexpected
+ * messages.  Attached by tn_p2p_init. */
+extern tn_p2p_stats_t tn_p2p_stats;
 
 /* Partitioned messages (PCTS, PDATA) are checked in p2p/part.c, against
  * state only it knows; called by tn_am_decode with the header fields in m. */

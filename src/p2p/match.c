@@ -196,6 +196,10 @@ void tn_match_unexp_add(tn_match_ctx_t *mc, tn_unexp_t *ux)
         gl->head = ux;
     }
     gl->tail = ux;
+    tn_p2p_stats.unexpected++;
+    if (++tn_p2p_stats.unexp_depth > tn_p2p_stats.unexp_max) {
+        tn_p2p_stats.unexp_max = tn_p2p_stats.unexp_depth;
+    }
 }
 
 static void tn_match_unexp_unlink(tn_match_ctx_t *mc, tn_unexp_t *ux)
@@ -207,6 +211,7 @@ static void tn_match_unexp_unlink(tn_match_ctx_t *mc, tn_unexp_t *ux)
     if (ux->gprev) ux->gprev->gnext = ux->gnext; else gl->head = ux->gnext;
     if (ux->gnext) ux->gnext->gprev = ux->gprev; else gl->tail = ux->gprev;
     ux->snext = ux->sprev = ux->gnext = ux->gprev = NULL;
+    tn_p2p_stats.unexp_depth--;
 }
 
 tn_unexp_t *tn_match_unexp_find(tn_match_ctx_t *mc, int src, int tag, int take)

@@ -1,6 +1,7 @@
 /* The point-to-point API over the protocols and matching. */
 #include "p2p/p2p_impl.h"
 #include "base/config.h"
+#include "base/counters.h"
 #include "base/log.h"
 #include "runtime/rt.h"
 
@@ -10,15 +11,12 @@
 
 tn_status_t tn_p2p_init(void)
 {
+    tn_ctr_attach(TN_CTR_SET_P2P, &tn_p2p_stats);
     return tn_proto_init(tn_rt.world_size, tn_rt.world_rank);
 }
 
 void tn_p2p_finalize(void)
 {
-    if (tn_cfg.stats) {
-        fprintf(stderr, "[tern stats] p2p: proto_errors=%llu\n",
-                (unsigned long long)tn_am_proto_errors);
-    }
     tn_proto_finalize();
     tn_match_finalize();
 }

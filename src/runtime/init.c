@@ -2,6 +2,7 @@
 #include "runtime/rt.h"
 #include "runtime/pmi.h"
 #include "base/config.h"
+#include "base/counters.h"
 #include "base/log.h"
 
 #include <execinfo.h>
@@ -345,8 +346,7 @@ tn_status_t tn_rt_finalize(void)
     /* Nobody may still be reading our memory or writing to our rings. */
     tn_status_t st = tn_rt_fence();
     if (tn_cfg.stats) {
-        tn_xport_shm_print_stats();
-        tn_xport_udp_print_stats();
+        tn_ctr_print(stderr, tn_rt.world_rank);
     }
     tn_xport_udp_finalize();
     tn_xport_shm_finalize();

@@ -220,7 +220,6 @@ void        tn_xport_shm_wake_sleeper(int world_rank);
  * poll with a short timeout instead. */
 int         tn_xport_shm_poll_begin(void);
 void        tn_xport_shm_poll_end(void);
-void        tn_xport_shm_print_stats(void);
 
 /* The udp transport: set up when some peer is served by it (job->use). */
 tn_status_t tn_xport_udp_init(const tn_xport_job_t *job);
@@ -235,7 +234,6 @@ int         tn_xport_udp_active(void);
  * wake-ups could not be seen (no wake socket): the caller then sleeps in
  * short slices. */
 int         tn_xport_udp_sleep(int (*recheck)(void), uint64_t timeout_ns);
-void        tn_xport_udp_print_stats(void);
 /* The counters for tools (include/tern/tools.h): 0, or -1 when udp is not
  * in use / there is no connection to world_rank. */
 int         tn_xport_udp_tool_stats(tern_udp_stats_t *out);

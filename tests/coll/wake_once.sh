@@ -16,7 +16,7 @@ if [ $status -ne 0 ]; then
     exit 1
 fi
 echo "$out" | awk '
-    /\[tern stats\] shm:/ {
+    /\[tern stats\] rank [0-9]+ shm:/ {
         for (i = 1; i <= NF; i++) {
             split($i, kv, "=")
             if (kv[1] == "wakes") wakes += kv[2]

@@ -48,7 +48,7 @@ dup)
     n=$(grep -c "rails: .*dropped 172.31.255.1 (dock0): rank [0-9] on another node has it too" "$OUT")
     [ "$n" -eq 4 ] || fail "$n of 4 ranks logged the duplicated address as dropped"
     grep -q "kept 10.2.[0-9]*.[12]:[0-9]* (eth1) for 2 peers" "$OUT" || fail "eth1 not kept"
-    rails=$(grep -c "udp peer [0-9] rail [01] 10\.[12]\.[0-9]*\.[12]->10\.[12]\.[0-9]*\.[12]: sent=" "$OUT")
+    rails=$(grep -c "udp peer [0-9] rail [01] 10\.[12]\.[0-9]*\.[12]->10\.[12]\.[0-9]*\.[12]: rail_sent=" "$OUT")
     [ "$rails" -ge 8 ] || fail "expected the two 10.x rails in the statistics, got $rails lines"
     grep "udp peer [0-9] rail" "$OUT" | grep -q 172.31 && fail "a rail to 172.31.255.1"
     for i in 0 1; do

@@ -6,10 +6,13 @@
 
 static void usage(void)
 {
-    printf("usage: tern-info [--config] [--unsupported] [--markdown] [--version] [--help]\n"
+    printf("usage: tern-info [--config] [--pvars] [--events] [--unsupported] [--markdown] "
+           "[--version] [--help]\n"
            "  (no option)     version, transports and every TERN_* variable\n"
            "  --version       only the version (of the library tern-info runs with)\n"
            "  --config        only the configuration variables\n"
+           "  --pvars         the counters (TERN_STATS, MPI_T performance variables)\n"
+           "  --events        the MPI_T events\n"
            "  --unsupported   the MPI functions not implemented yet, one per line\n"
            "  --markdown      the configuration variables as a markdown table\n");
 }
@@ -55,12 +58,44 @@ static void print_config(int markdown)
     }
 }
 
+/* From the library's counter table: what TERN_STATS prints and MPI_T reads. */
+static void print_pvars(void)
+{
+    int n = tern_tools_counter_count();
+    printf("Counters and MPI_T performance variables (%d):\n", n);
+    for (int i = 0; i < n; i++) {
+        const char *name, *cls, *unit, *help, *cat;
+        int per_peer, elems;
+        if (tern_tools_counter_get(i, &name, &cls, &unit, &help, &cat, &per_peer, &elems) != 0) {
+            continue;
+        }
+        printf("  %-32s %-13s %-9s %s%s%s\n      %s\n", name, cls, unit, cat,
+               per_peer ? ", per peer" : "", elems > 1 ? ", per rail" : "", help);
+    }
+}
+
+static void print_events(void)
+{
+    int n = tern_tools_event_count();
+    printf("MPI_T events (%d):\n", n);
+    for (int i = 0; i < n; i++) {
+        const char *name, *cat, *help;
+        if (tern_tools_event_get(i, &name, &cat, &help) == 0) {
+            printf("  %-24s %s\n      %s\n", name, cat, help);
+        }
+    }
+}
+
 int main(int argc, char **argv)
 {
-    int config = 0, unsupported = 0, markdown = 0;
+    int config = 0, unsupported = 0, markdown = 0, pvars = 0, events = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--config") == 0) {
             config = 1;
+        } else if (strcmp(argv[i], "--pvars") == 0) {
+            pvars = 1;
+        } else if (strcmp(argv[i], "--events") == 0) {
+            events = 1;
         } else if (strcmp(argv[i], "--unsupported") == 0) {
             unsupported = 1;
         } else if (strcmp(argv[i], "--markdown") == 0) {
@@ -86,6 +121,15 @@ int main(int argc, char **argv)
     }
     if (markdown) {
         print_config(1);
+        return 0;
+    }
+    if (pvars || events) {
+        if (pvars) {
+            print_pvars();
+        }
+        if (events) {
+            print_events();
+        }
         return 0;
     }
     if (!config) {

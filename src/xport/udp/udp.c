@@ -8,6 +8,8 @@
 #include "xport/udp/udp_direct.h"
 #include "xport/udp/udp_sock.h"
 #include "base/config.h"
+#include "base/counters.h"
+#include "base/events.h"
 #include "base/log.h"
 
 #include <arpa/inet.h>
@@ -68,14 +70,6 @@ static struct {
     int                  dlast[TN_UDP_MAX_SOCKS];
     char               (*dheads)[TN_UDP_DIRECT_HEAD];
     tn_udp_dplan_t       dplan;
-    uint64_t             direct_hits;    /* datagrams received in place */
-    uint64_t             direct_bytes;
-    uint64_t             direct_misses;  /* predicted, something else came */
-    uint64_t             bad_packets;
-    uint64_t             foreign_packets;
-    uint64_t             bad_source;     /* not from one of the peer's rails */
-    uint64_t             bad_conn;       /* another connection's id */
-    uint64_t             bad_auth;       /* the tag does not authenticate */
     uint64_t             late_messages;  /* delivered while closing, dropped */
     uint64_t             last_read_ns;   /* end of the last pass over the sockets */
     int                  batch;          /* datagrams per receive call */
@@ -86,6 +80,10 @@ static struct {
     uint64_t             next_due;
     tn_udp_clock_t       clock;
 } tn_udp;
+
+/* The counters (base/counters_table.h), outside tn_udp so that finalize
+ * keeps them for MPI_T readers. */
+static tn_udp_stats_t tn_udp_stats;
 
 /* FIN: the last message a rank sends each udp peer, from MPI_Finalize after
  * the job's closing barrier.  Shorter than any active message, so it
@@ -282,6 +280,28 @@ out:
     return st;
 }
 
+/* The counter registry's view of the peers (base/counters.h); called with
+ * the runtime lock held, like everything that touches tn_udp. */
+static const void *tn_udp_peer_counters(int peer)
+{
+    if (tn_udp.peers == NULL || peer < 0 || peer >= tn_udp.world_size ||
+        tn_udp.peers[peer].conn == NULL) {
+        return NULL;
+    }
+    return tn_udp_conn_stats(tn_udp.peers[peer].conn);
+}
+
+static void tn_udp_rail_label(int peer, int rail, char *buf, size_t len)
+{
+    const tn_udp_peer_t *p = &tn_udp.peers[peer];
+    char a[INET_ADDRSTRLEN] = "?", b[INET_ADDRSTRLEN] = "?";
+    if (rail < p->nrails) {
+        inet_ntop(AF_INET, &tn_udp.sock.addr[p->lrail[rail]].sin_addr, a, sizeof(a));
+        inet_ntop(AF_INET, &p->addr[rail].sin_addr, b, sizeof(b));
+    }
+    snprintf(buf, len, "%s->%s", a, b);
+}
+
 tn_status_t tn_xport_udp_init(const tn_xport_job_t *job)
 {
     tn_status_t st;
@@ -390,6 +410,12 @@ tn_status_t tn_xport_udp_init(const tn_xport_job_t *job)
         goto err_close;
     }
     tn_udp.active = tn_udp.nlist > 0;
+    if (tn_udp.active) {
+        tn_ctr_attach(TN_CTR_SET_UDP, &tn_udp_stats);
+        tn_ctr_attach(TN_CTR_SET_UDP_SOCK, &tn_udp.sock.stats);
+        tn_ctr_attach_peers(TN_CTR_SET_UDP_PEER, tn_udp_peer_counters, tn_udp.world_size,
+                            tn_udp_rail_label);
+    }
     tn_log_debug("udp", "rank %d: card %s, packet size %zu, %d udp peers, authentication %s",
                  job->world_rank, card, ps, tn_udp.nlist, tn_udp_auth_name(tn_udp.auth));
     return TN_OK;
@@ -507,6 +533,8 @@ void tn_xport_udp_close(void)
 void tn_xport_udp_finalize(void)
 {
     tn_xport_udp_close();
+    /* the connections go: MPI_T reads zeros for the peers from now on */
+    tn_ctr_detach(TN_CTR_SET_UDP_PEER);
     if (tn_udp.peers != NULL) {
         for (int r = 0; r < tn_udp.world_size; r++) {
             if (tn_udp.peers[r].conn != NULL) {
@@ -693,7 +721,7 @@ static void tn_udp_dispatch(int peer, tn_udp_conn_t *conn)
             /* received in place: the active-message header here, its
              * payload already where the receive wants it */
             if (len != sizeof(tn_am_hdr_t) || tn_udp.closing) {
-                tn_udp.bad_packets += !tn_udp.closing;
+                tn_udp_stats.bad_packets += !tn_udp.closing;
                 tn_udp.late_messages += tn_udp.closing;
                 continue;
             }
@@ -707,7 +735,7 @@ static void tn_udp_dispatch(int peer, tn_udp_conn_t *conn)
             continue;
         }
         if (len < sizeof(tn_am_hdr_t)) {
-            tn_udp.bad_packets++;
+            tn_udp_stats.bad_packets++;
             continue;
         }
         if (tn_udp.closing) {
@@ -769,7 +797,7 @@ static void tn_udp_input(int rail, const void *pkt, size_t len, const void *tail
     const char *why = NULL;
     tn_udp_hdr_t hv;
     if (len < sizeof(hv)) {
-        tn_udp.bad_packets++;
+        tn_udp_stats.bad_packets++;
         tn_log_data("udp", "dropped a datagram of %zu bytes: shorter than a header",
                     len + tail_len);
         return;
@@ -778,12 +806,12 @@ static void tn_udp_input(int rail, const void *pkt, size_t len, const void *tail
     uint32_t src = hv.src;
     if (hv.version != TN_UDP_VERSION || hv.dst != (uint32_t)tn_udp.me ||
         src >= (uint32_t)tn_udp.world_size || tn_udp.peers[src].nrails == 0) {
-        tn_udp.foreign_packets++;
+        tn_udp_stats.foreign_packets++;
         return;
     }
     int prail = tn_udp_from_peer(&tn_udp.peers[src], rail, from);
     if (prail < 0) {
-        tn_udp.bad_source++;
+        tn_udp_stats.bad_source++;
         tn_log_data("udp", "dropped a datagram naming rank %u from an address not its", src);
         return;
     }
@@ -793,9 +821,9 @@ static void tn_udp_input(int rail, const void *pkt, size_t len, const void *tail
     int a = tn_udp_conn_authentic_split(conn, (void *)pkt, len, (void *)tail, tail_len);
     if (a != TN_UDP_AUTH_GOOD) {
         if (a == TN_UDP_AUTH_BAD_CONN) {
-            tn_udp.bad_conn++;
+            tn_udp_stats.bad_conn++;
         } else {
-            tn_udp.bad_auth++;
+            tn_udp_stats.bad_auth++;
         }
         tn_log_data("udp", "dropped a datagram naming rank %u: %s", src,
                     a == TN_UDP_AUTH_BAD_CONN ? "another connection's id" : "bad tag");
@@ -805,7 +833,7 @@ static void tn_udp_input(int rail, const void *pkt, size_t len, const void *tail
     if (tn_udp_packet_check_crc(pkt, len, tail, tail_len, tn_udp_conn_rx_id(conn),
                                 (uint32_t)tn_udp.me, tn_udp_conn_needs_crc(conn),
                                 &why) != TN_OK) {
-        tn_udp.bad_packets++;
+        tn_udp_stats.bad_packets++;
         tn_log_data("udp", "dropped a datagram of %zu bytes: %s", len + tail_len,
                     why ? why : "?");
         return;
@@ -867,6 +895,7 @@ static int tn_udp_service(uint64_t now, int timers)
                                                       "flight",
                          tn_cfg.udp_peer_timeout);
             }
+            tn_event_raise(TN_EVENT_PEER_FAILURE, peer, dead, 0);  /* reason: TN_UDP_DEAD_* */
             tn_udp.fatal(msg);
         }
     }
@@ -912,7 +941,7 @@ static int tn_udp_recv_direct(int r, uint64_t *now_p, int late)
             break;
         }
         if (n < 0) {
-            tn_udp.bad_packets++;
+            tn_udp_stats.bad_packets++;
             continue;
         }
         tn_udp_direct_begin(pl, (size_t)n, seg, scratch);
@@ -920,10 +949,10 @@ static int tn_udp_recv_direct(int r, uint64_t *now_p, int late)
         size_t ndg = 0;
         while (tn_udp_direct_next(pl, (size_t)n, scratch, &d)) {
             if (d.hit) {
-                tn_udp.direct_hits++;
-                tn_udp.direct_bytes += d.tail_len;
+                tn_udp_stats.direct_hits++;
+                tn_udp_stats.direct_bytes += d.tail_len;
             } else if (pl->n != 0) {
-                tn_udp.direct_misses++;
+                tn_udp_stats.direct_misses++;
             }
             tn_udp_input(r, d.pkt, d.len, d.tail, d.tail_len, d.hit, &from, now, late);
             ndg++;
@@ -1067,64 +1096,6 @@ static unsigned tn_udp_caps(int peer)
     return tn_cfg.udp_send_ref ? TN_XPORT_CAP_REF : 0;
 }
 
-void tn_xport_udp_print_stats(void)
-{
-    if (!tn_udp.active) {
-        return;
-    }
-    const tn_udp_sock_stats_t *ss = &tn_udp.sock.stats;
-    fprintf(stderr, "[tern stats] rank %d udp: datagrams sent=%llu recv=%llu send_errors=%llu "
-            "gso=%llu/%llu gro=%llu/%llu splice=%llu (%llu by copy) "
-            "direct=%llu (%llu B, %llu missed) "
-            "bad=%llu foreign=%llu bad_source=%llu bad_conn=%llu bad_auth=%llu "
-            "fault(drop=%llu dup=%llu reorder=%llu corrupt=%llu)\n",
-            tn_udp.me, (unsigned long long)ss->sent, (unsigned long long)ss->recv,
-            (unsigned long long)ss->send_errors, (unsigned long long)ss->gso_sends,
-            (unsigned long long)ss->gso_datagrams, (unsigned long long)ss->gro_recvs,
-            (unsigned long long)ss->gro_datagrams, (unsigned long long)ss->splice_sends,
-            (unsigned long long)ss->splice_fallbacks, (unsigned long long)tn_udp.direct_hits,
-            (unsigned long long)tn_udp.direct_bytes, (unsigned long long)tn_udp.direct_misses,
-            (unsigned long long)tn_udp.bad_packets,
-            (unsigned long long)tn_udp.foreign_packets,
-            (unsigned long long)tn_udp.bad_source, (unsigned long long)tn_udp.bad_conn,
-            (unsigned long long)tn_udp.bad_auth,
-            (unsigned long long)ss->fault_dropped, (unsigned long long)ss->fault_duplicated,
-            (unsigned long long)ss->fault_reordered, (unsigned long long)ss->fault_corrupted);
-    for (int i = 0; i < tn_udp.nlist; i++) {
-        int peer = tn_udp.list[i];
-        tn_udp_conn_t *conn = tn_udp.peers[peer].conn;
-        if (conn == NULL) {
-            continue;
-        }
-        const tn_udp_conn_stats_t *s = tn_udp_conn_stats(conn);
-        fprintf(stderr, "[tern stats] rank %d udp peer %d: data sent=%llu (%llu B) recv=%llu "
-                "(%llu B) retransmits=%llu timeouts=%llu fast_retx=%llu dups=%llu ooo=%llu "
-                "stale=%llu credit_stalls=%llu cwnd_stalls=%llu srtt=%.1fus rto=%.1fus cwnd=%llu "
-                "cc_episodes=%llu timeouts_undone=%llu tail_probes=%llu late_acks=%llu "
-                "rails_down=%llu bad_acks=%llu\n",
-                tn_udp.me, peer, (unsigned long long)s->data_sent,
-                (unsigned long long)s->data_bytes_sent, (unsigned long long)s->data_recv,
-                (unsigned long long)s->data_bytes_recv, (unsigned long long)s->retransmits,
-                (unsigned long long)s->timeouts, (unsigned long long)s->fast_retransmits,
-                (unsigned long long)s->duplicates, (unsigned long long)s->out_of_order,
-                (unsigned long long)s->stale, (unsigned long long)s->credit_stalls,
-                (unsigned long long)s->cwnd_stalls, (double)s->srtt_ns / 1e3,
-                (double)s->rto_ns / 1e3, (unsigned long long)s->cwnd,
-                (unsigned long long)s->cc_episodes, (unsigned long long)s->cc_undone,
-                (unsigned long long)s->probes, (unsigned long long)s->late_acks,
-                (unsigned long long)s->rails_down, (unsigned long long)s->bad_acks);
-        for (int r = 0; r < tn_udp.peers[peer].nrails; r++) {
-            const tn_udp_peer_t *p = &tn_udp.peers[peer];
-            char a[INET_ADDRSTRLEN], b[INET_ADDRSTRLEN];
-            inet_ntop(AF_INET, &tn_udp.sock.addr[p->lrail[r]].sin_addr, a, sizeof(a));
-            inet_ntop(AF_INET, &p->addr[r].sin_addr, b, sizeof(b));
-            fprintf(stderr, "[tern stats] rank %d udp peer %d rail %d %s->%s: sent=%llu "
-                    "lost=%llu\n", tn_udp.me, peer, r, a, b,
-                    (unsigned long long)s->rail_sent[r], (unsigned long long)s->rail_lost[r]);
-        }
-    }
-}
-
 int tn_xport_udp_tool_stats(tern_udp_stats_t *out)
 {
     if (!tn_udp.active || out == NULL) {
@@ -1135,22 +1106,22 @@ int tn_xport_udp_tool_stats(tern_udp_stats_t *out)
         .datagrams_sent = ss->sent,
         .datagrams_recv = ss->recv,
         .send_errors = ss->send_errors,
-        .bad = tn_udp.bad_packets,
-        .foreign = tn_udp.foreign_packets,
+        .bad = tn_udp_stats.bad_packets,
+        .foreign = tn_udp_stats.foreign_packets,
         .gso_sends = ss->gso_sends,
         .gso_datagrams = ss->gso_datagrams,
         .gro_recvs = ss->gro_recvs,
         .gro_datagrams = ss->gro_datagrams,
         .splice_sends = ss->splice_sends,
-        .direct_datagrams = tn_udp.direct_hits,
-        .direct_bytes = tn_udp.direct_bytes,
+        .direct_datagrams = tn_udp_stats.direct_hits,
+        .direct_bytes = tn_udp_stats.direct_bytes,
         .fault_dropped = ss->fault_dropped,
         .fault_duplicated = ss->fault_duplicated,
         .fault_reordered = ss->fault_reordered,
         .fault_corrupted = ss->fault_corrupted,
-        .bad_source = tn_udp.bad_source,
-        .bad_conn = tn_udp.bad_conn,
-        .bad_auth = tn_udp.bad_auth,
+        .bad_source = tn_udp_stats.bad_source,
+        .bad_conn = tn_udp_stats.bad_conn,
+        .bad_auth = tn_udp_stats.bad_auth,
     };
     return 0;
 }

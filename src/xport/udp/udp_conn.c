@@ -54,6 +54,7 @@
 #include "xport/udp/udp_pace.h"
 #include "xport/udp/udp_ranges.h"
 #include "xport/udp/udp_sentmap.h"
+#include "base/events.h"
 #include "base/log.h"
 
 #include <stddef.h>
@@ -429,12 +430,13 @@ static int tn_conn_seal(tn_udp_conn_t *c, void *buf, const struct iovec *pay, in
     return 1;
 }
 
-/* Account losses found by a detection pass. */
+/* Account losses found by a detection pass (a fast retransmit). */
 static void tn_conn_on_lost(tn_udp_conn_t *c, const tn_udp_loss_result_t *res, uint64_t now)
 {
     if (res->lost == 0) {
         return;
     }
+    tn_event_raise(TN_EVENT_RETRANSMIT_BURST, (int)c->peer, (int)res->lost, 0);
     for (int r = 0; r < c->nrails; r++) {
         c->stats.rail_lost[r] += res->rail_lost[r];
         if (c->strikes[r] == 0 && res->rail_lost_first[r] != 0) {
@@ -462,6 +464,9 @@ static void tn_conn_rails_retry(tn_udp_conn_t *c)
     tn_log_warn("udp", "no acks from rank %u on the %d rail(s) left; trying all %d again",
                 c->peer, c->nup, c->nrails);
     for (int r = 0; r < c->nrails; r++) {
+        if (!c->up[r]) {
+            tn_event_raise(TN_EVENT_RAIL_STATE, (int)c->peer, r, 1);
+        }
         c->up[r] = 1;
         c->strikes[r] = 0;
     }
@@ -479,11 +484,13 @@ static void tn_conn_check_timer(tn_udp_conn_t *c, uint64_t now)
     case TN_UDP_LOSS_TIMER_PROBE:
         /* no evidence of loss: no window change, no rail strikes */
         c->stats.probes++;
+        tn_event_raise(TN_EVENT_RETRANSMIT_BURST, (int)c->peer, (int)res.lost, 2);
         tn_log_data("udp", "peer %u: tail-loss probe, %u packets resent, rto now %llu ns",
                     c->peer, res.lost, (unsigned long long)tn_udp_loss_rto(&c->loss));
         break;
     case TN_UDP_LOSS_TIMER_RTO:
         c->stats.timeouts++;
+        tn_event_raise(TN_EVENT_RETRANSMIT_BURST, (int)c->peer, (int)res.lost, 1);
         for (int r = 0; r < c->nrails; r++) {
             c->stats.rail_lost[r] += res.rail_lost[r];
         }
@@ -1029,6 +1036,7 @@ void tn_udp_conn_rail_down(tn_udp_conn_t *conn, int rail)
     c->up[rail] = 0;
     c->nup--;
     c->stats.rails_down++;
+    tn_event_raise(TN_EVENT_RAIL_STATE, (int)c->peer, rail, 0);
     /* what is in flight on it will not arrive: resend it elsewhere, without
      * treating it as congestion */
     tn_udp_sent_t *e = tn_udp_sentmap_oldest(&c->sm);

@@ -42,6 +42,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/uio.h>
+#include "base/counters_table.h"
 #include "base/status.h"
 #include "xport/udp/udp_auth.h"
 #include "xport/udp/udp_proto.h"
@@ -75,20 +76,9 @@ typedef struct {
 
 #define TN_UDP_MAX_RAILS 4
 
-typedef struct {
-    uint64_t data_sent, data_bytes_sent, retransmits, timeouts, fast_retransmits;
-    uint64_t data_recv, data_bytes_recv, duplicates, out_of_order, stale;
-    uint64_t acks_sent, acks_recv, credit_stalls, cwnd_stalls;
-    uint64_t srtt_ns, rttvar_ns, rto_ns, cwnd, min_rtt_ns;
-    uint64_t cc_episodes;     /* congestion episodes (a loss or a timeout) */
-    uint64_t cc_undone;       /* timeouts found premature and undone */
-    uint64_t probes;          /* tail-loss probes (RTO expiries that were not timeouts) */
-    uint64_t late_acks;       /* packets from the peer flagged TN_UDP_F_LATE */
-    uint64_t rail_sent[TN_UDP_MAX_RAILS];
-    uint64_t rail_lost[TN_UDP_MAX_RAILS];
-    uint64_t rails_down;      /* rails taken out of use (reported or found dead) */
-    uint64_t bad_acks;        /* packets whose ack or SACK covered what was never sent */
-} tn_udp_conn_stats_t;
+/* tn_udp_conn_stats_t: the counters of base/counters_table.h
+ * (TN_CTR_UDP_PEER), described there */
+_Static_assert(TN_UDP_MAX_RAILS == TN_CTR_RAILS, "rails of the counter table and udp");
 
 typedef struct tn_udp_conn tn_udp_conn_t;
 

@@ -57,6 +57,7 @@
 #include <sys/uio.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "base/counters_table.h"
 #include "base/status.h"
 #include "xport/udp/udp_conn.h"
 #include "xport/udp/udp_rails.h"
@@ -69,13 +70,7 @@ typedef struct {
     uint64_t seed;
 } tn_udp_fault_cfg_t;
 
-typedef struct {
-    uint64_t sent, send_errors, recv, recv_errors;
-    uint64_t fault_dropped, fault_duplicated, fault_reordered, fault_corrupted;
-    uint64_t gso_sends, gso_datagrams;      /* offloaded sends, datagrams in them */
-    uint64_t gro_recvs, gro_datagrams;      /* coalesced receives, datagrams in them */
-    uint64_t splice_sends, splice_fallbacks; /* zero-copy datagrams; runs sent by copy instead */
-} tn_udp_sock_stats_t;
+/* tn_udp_sock_stats_t: the counters of base/counters_table.h (TN_CTR_UDP_SOCK) */
 
 typedef struct {
     /* per rail (local socket): every array indexed by rail is compacted
