@@ -91,6 +91,7 @@ enum {
     TN_DC_BYTE       = 1 << 5,
     TN_DC_MULTI_LANG = 1 << 6,   /* MPI_AINT, MPI_OFFSET, MPI_COUNT */
     TN_DC_PAIR       = 1 << 7,
+    TN_DC_CHAR       = 1 << 8,   /* MPI_CHAR: text, but reducible as an extension */
 };
 
 /* One contiguous piece of an element: bytes [off, off + len) from the

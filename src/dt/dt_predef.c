@@ -145,7 +145,7 @@ static tn_dt_t tn_dt_table[TN_DT_TABLE_SIZE] = {
     DT(0x238, "MPI_C_BOOL",   _Bool,   TN_DK_BOOL, LOGICAL),
     DT(0x239, "MPI_CXX_BOOL", _Bool,   TN_DK_BOOL, LOGICAL),
     DT(0x23c, "MPI_WCHAR",    wchar_t, TN_DK_WCHAR, 0),
-    DT(0x243, "MPI_CHAR",     char,    TN_DK_CHAR, 0),
+    DT(0x243, "MPI_CHAR",     char,    TN_DK_CHAR, TN_DC_CHAR),
 
     /* fixed-size C integers, bytes */
     DT(0x240, "MPI_INT8_T",        int8_t,        TN_DK_INT8, C_INT),

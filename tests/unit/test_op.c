@@ -44,7 +44,7 @@ static const tn_op_t *OP(MPI_Op h)
 /* ---- the standard's rules ----------------------------------------------- */
 
 enum { C_INT = 1, F_INT = 2, FLOATING = 4, LOGICAL = 8, COMPLEX = 16, BYTE = 32,
-       MULTI = 64, PAIR = 128, ANY = 0xffff };
+       MULTI = 64, PAIR = 128, CHAR = 256, ANY = 0xffff };
 
 static const struct { MPI_Datatype h; unsigned cat; } type_cats[] = {
     { MPI_INT, C_INT }, { MPI_LONG, C_INT }, { MPI_SHORT, C_INT },
@@ -68,7 +68,7 @@ static const struct { MPI_Datatype h; unsigned cat; } type_cats[] = {
     { MPI_COMPLEX16, COMPLEX }, { MPI_COMPLEX32, COMPLEX },
     { MPI_CXX_FLOAT_COMPLEX, COMPLEX }, { MPI_CXX_DOUBLE_COMPLEX, COMPLEX },
     { MPI_CXX_LONG_DOUBLE_COMPLEX, COMPLEX },
-    { MPI_BYTE, BYTE },
+    { MPI_BYTE, BYTE }, { MPI_CHAR, CHAR },
     { MPI_AINT, MULTI }, { MPI_OFFSET, MULTI }, { MPI_COUNT, MULTI },
     { MPI_FLOAT_INT, PAIR }, { MPI_DOUBLE_INT, PAIR }, { MPI_LONG_INT, PAIR },
     { MPI_2INT, PAIR }, { MPI_SHORT_INT, PAIR }, { MPI_LONG_DOUBLE_INT, PAIR },
@@ -83,17 +83,18 @@ static const MPI_Datatype no_kernel[] = {
 static const struct {
     MPI_Op h; const char *name; int commutative; unsigned cats;
 } ops[] = {
-    { MPI_MAX, "MPI_MAX", 1, C_INT | F_INT | FLOATING | MULTI },
-    { MPI_MIN, "MPI_MIN", 1, C_INT | F_INT | FLOATING | MULTI },
-    { MPI_SUM, "MPI_SUM", 1, C_INT | F_INT | FLOATING | MULTI | COMPLEX },
-    { MPI_PROD, "MPI_PROD", 1, C_INT | F_INT | FLOATING | MULTI | COMPLEX },
+    /* CHAR: an extension (as in Open MPI and MPICH) */
+    { MPI_MAX, "MPI_MAX", 1, C_INT | F_INT | FLOATING | MULTI | CHAR },
+    { MPI_MIN, "MPI_MIN", 1, C_INT | F_INT | FLOATING | MULTI | CHAR },
+    { MPI_SUM, "MPI_SUM", 1, C_INT | F_INT | FLOATING | MULTI | COMPLEX | CHAR },
+    { MPI_PROD, "MPI_PROD", 1, C_INT | F_INT | FLOATING | MULTI | COMPLEX | CHAR },
     /* MULTI: an extension (as in Open MPI and MPICH) */
     { MPI_LAND, "MPI_LAND", 1, C_INT | LOGICAL | MULTI },
     { MPI_LOR, "MPI_LOR", 1, C_INT | LOGICAL | MULTI },
     { MPI_LXOR, "MPI_LXOR", 1, C_INT | LOGICAL | MULTI },
-    { MPI_BAND, "MPI_BAND", 1, C_INT | F_INT | BYTE | MULTI },
-    { MPI_BOR, "MPI_BOR", 1, C_INT | F_INT | BYTE | MULTI },
-    { MPI_BXOR, "MPI_BXOR", 1, C_INT | F_INT | BYTE | MULTI },
+    { MPI_BAND, "MPI_BAND", 1, C_INT | F_INT | BYTE | MULTI | CHAR },
+    { MPI_BOR, "MPI_BOR", 1, C_INT | F_INT | BYTE | MULTI | CHAR },
+    { MPI_BXOR, "MPI_BXOR", 1, C_INT | F_INT | BYTE | MULTI | CHAR },
     { MPI_MAXLOC, "MPI_MAXLOC", 1, PAIR },
     { MPI_MINLOC, "MPI_MINLOC", 1, PAIR },
     { MPI_REPLACE, "MPI_REPLACE", 0, ANY },
@@ -108,7 +109,7 @@ static unsigned cat_of(const tn_dt_t *dt)
             return type_cats[i].cat;
         }
     }
-    return 0;   /* MPI_CHAR, MPI_WCHAR, MPI_CHARACTER, MPI_PACKED */
+    return 0;   /* MPI_WCHAR, MPI_CHARACTER, MPI_PACKED */
 }
 
 static int has_kernel(const tn_dt_t *dt)
