@@ -31,6 +31,11 @@ typedef struct tn_op {
 
 const tn_op_t *tn_op_predefined(uintptr_t handle);
 
+/* ABI handles of the two ops that belong to one-sided accumulates
+ * (tools/abi/constants.tsv; checked by the unit test). */
+#define TN_OP_H_REPLACE 0x3cu
+#define TN_OP_H_NO_OP   0x3du
+
 /* A user op (MPI_Op_create / MPI_Op_create_c): exactly one of fn, c_fn is
  * non-NULL.  The new op holds one reference (the user's handle); pending
  * operations that use it take their own with tn_op_retain, and the last

@@ -3,6 +3,7 @@
 #include "base/config.h"
 #include "coll/coll.h"
 #include "coll/coll_sched.h"
+#include "rma/rma.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,7 +25,7 @@ static const char *tn_mpi_thread_name(int level)
 /* The core's progress: point-to-point sends, then collective schedules. */
 static int tn_mpi_progress_hook(void)
 {
-    return tn_p2p_progress() + tn_coll_sched_progress();
+    return tn_p2p_progress() + tn_coll_sched_progress() + tn_rma_progress();
 }
 
 int tn_mpi_world_state;

@@ -199,3 +199,13 @@ MPI_Session tn_mpi_Session_fromint(int session)
 {
     return (MPI_Session)tn_mpi_fromint(session);
 }
+
+int tn_mpi_Win_toint(MPI_Win win)
+{
+    return tn_mpi_toint(tn_mpi_hval(win));
+}
+
+MPI_Win tn_mpi_Win_fromint(int win)
+{
+    return (MPI_Win)tn_mpi_fromint(win);
+}

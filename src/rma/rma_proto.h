@@ -1,0 +1,116 @@
+/* Wire format of one-sided requests (rma_am.c) and their decoding.
+ *
+ * A request is one point-to-point message on the window's context, tag
+ * TN_RMA_TAG_REQ, from origin to target:
+ *     tn_rma_hdr_t | nsegs x tn_rma_seg_t | inline data
+ * The segments are the target layout: byte offsets from the request's
+ * displacement and lengths, in the order of the packed data.  Put and
+ * accumulate data is inline, or (TN_RMA_F_DATA) follows as a second
+ * message of hdr.bytes bytes, tag TN_RMA_TAG_DATA; compare-and-swap
+ * carries compare value then origin value inline.  Results (get, get-
+ * accumulate, fetch-and-op, compare-and-swap) go back as one message of
+ * hdr.bytes bytes, tag TN_RMA_TAG_RESULT, in request order; control
+ * answers (flush, lock, unlock) as two words, tag TN_RMA_TAG_CTL:
+ * { type, cookie }.
+ *
+ * The target trusts none of it before tn_rma_decode: version and type
+ * known, flags known to the type, sizes consistent with the message,
+ * every segment inside the window (dynamic windows: inside one attached
+ * region), op and element type predefined and legal together, segment
+ * lengths whole elements.  All multi-byte fields are host order: both
+ * ends run the same build on one machine type (the job secret keeps
+ * others out, DESIGN.md "Trust"). */
+#ifndef TN_RMA_RMA_PROTO_H
+#define TN_RMA_RMA_PROTO_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "base/status.h"
+#include "dt/dt.h"
+#include "dt/op.h"
+
+#define TN_RMA_PROTO_VERSION 1
+
+/* Tags on the window's point-to-point context. */
+enum {
+    TN_RMA_TAG_REQ = 1,
+    TN_RMA_TAG_DATA = 2,
+    TN_RMA_TAG_RESULT = 3,
+    TN_RMA_TAG_CTL = 4,
+    TN_RMA_TAG_POST = 5,
+};
+
+/* Request types (wire values). */
+enum {
+    TN_RMA_PUT = 1,
+    TN_RMA_GET = 2,
+    TN_RMA_ACC = 3,
+    TN_RMA_GACC = 4,      /* get-accumulate and fetch-and-op */
+    TN_RMA_CAS = 5,
+    TN_RMA_FLUSH = 6,     /* answered by CTL FLUSH after earlier requests */
+    TN_RMA_LOCK = 7,      /* answered by CTL LOCK when granted */
+    TN_RMA_UNLOCK = 8,    /* answered by CTL UNLOCK */
+    TN_RMA_COMPLETE = 9,  /* PSCW: the origin's access epoch ended */
+    TN_RMA_NTYPES
+};
+
+/* Flags (wire values). */
+#define TN_RMA_F_DATA      0x01u   /* PUT/ACC/GACC: data follows as TAG_DATA */
+#define TN_RMA_F_EXCLUSIVE 0x02u   /* LOCK: exclusive */
+
+/* Largest request kept in one message; bigger data follows apart. */
+#define TN_RMA_REQ_MAX 8192u
+
+typedef struct {
+    uint8_t  version;   /* TN_RMA_PROTO_VERSION */
+    uint8_t  type;      /* TN_RMA_* */
+    uint8_t  flags;     /* TN_RMA_F_* */
+    uint8_t  pad;       /* 0 */
+    uint32_t nsegs;     /* segments after the header (data requests) */
+    uint64_t disp;      /* byte displacement in the window (dynamic: address) */
+    uint64_t bytes;     /* data bytes of the target layout */
+    uint64_t op;        /* ACC/GACC: predefined op handle */
+    uint64_t basic;     /* ACC/GACC/CAS: predefined element type handle */
+    uint64_t cookie;    /* echoed in the control answer */
+} tn_rma_hdr_t;
+
+typedef struct {
+    int64_t  off;       /* from disp */
+    uint64_t len;
+} tn_rma_seg_t;
+
+/* A region attached to a dynamic window. */
+typedef struct {
+    uintptr_t base;
+    size_t    size;
+} tn_rma_region_t;
+
+/* What a target accepts: its window memory. */
+typedef struct {
+    uintptr_t              base;       /* unused for dynamic windows */
+    uint64_t               size;
+    const tn_rma_region_t *regions;    /* dynamic windows */
+    int                    nregions;
+    int                    dynamic;
+} tn_rma_mem_t;
+
+/* A decoded request: addresses are checked and point into the window. */
+typedef struct {
+    unsigned             type;
+    unsigned             flags;
+    uint64_t             cookie;
+    size_t               bytes;
+    char                *at;         /* window memory at disp (local address) */
+    const tn_rma_seg_t  *segs;
+    uint32_t             nsegs;
+    const tn_op_t       *op;
+    const tn_dt_t       *basic;
+    const void          *data;       /* inline data (bytes, or 2 x element: CAS) */
+} tn_rma_req_t;
+
+/* Check msg[0..len) against mem and fill *r.  TN_OK, or TN_ERR_PROTO with
+ * *why_p naming the field.  Changes nothing. */
+tn_status_t tn_rma_decode(const void *msg, size_t len, const tn_rma_mem_t *mem,
+                          tn_rma_req_t *r, const char **why_p);
+
+#endif

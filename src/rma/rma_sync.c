@@ -1,0 +1,227 @@
+/* Synchronisation: fence, passive-target locks and flushes, PSCW.
+ *
+ * Lock words live in the node segment for direct targets (every rank of
+ * the node takes them with atomics) and in the target process otherwise
+ * (its server takes them for remote origins).  An exclusive holder stores
+ * -1 in rw; shared holders count up; the accumulate lock serialises every
+ * accumulate-type update of one target (rma.h). */
+#include <sched.h>
+#include "coll/coll.h"
+#include "runtime/rt.h"
+#include "rma/rma_impl.h"
+
+int tn_rma_lock_try(tn_rma_lock_t *l, int exclusive)
+{
+    int32_t v = __atomic_load_n(&l->rw, __ATOMIC_RELAXED);
+    if (exclusive) {
+        int32_t zero = 0;
+        return __atomic_compare_exchange_n(&l->rw, &zero, -1, 0, __ATOMIC_ACQUIRE,
+                                           __ATOMIC_RELAXED);
+    }
+    while (v >= 0) {
+        if (__atomic_compare_exchange_n(&l->rw, &v, v + 1, 1, __ATOMIC_ACQUIRE,
+                                        __ATOMIC_RELAXED)) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+void tn_rma_lock_release(tn_rma_lock_t *l)
+{
+    int32_t v = __atomic_load_n(&l->rw, __ATOMIC_RELAXED);
+    if (v < 0) {
+        __atomic_store_n(&l->rw, 0, __ATOMIC_RELEASE);
+    } else if (v > 0) {
+        __atomic_fetch_sub(&l->rw, 1, __ATOMIC_RELEASE);
+    }
+}
+
+void tn_rma_acc_lock(tn_rma_lock_t *l)
+{
+    int32_t zero = 0;
+    while (!__atomic_compare_exchange_n(&l->acc, &zero, 1, 0, __ATOMIC_ACQUIRE,
+                                        __ATOMIC_RELAXED)) {
+        /* the holder is inside one accumulate: let it run if it shares
+         * our core */
+        zero = 0;
+        sched_yield();
+    }
+}
+
+void tn_rma_acc_unlock(tn_rma_lock_t *l)
+{
+    __atomic_store_n(&l->acc, 0, __ATOMIC_RELEASE);
+}
+
+/* Complete at the target every operation of mine to t (t < 0: all). */
+static tn_status_t flush_targets(tn_win_t *win, int t)
+{
+    int lo = t < 0 ? 0 : t, hi = t < 0 ? win->comm->size : t + 1;
+    for (int r = lo; r < hi; r++) {
+        if (win->peers[r].dirty && !win->peers[r].direct) {
+            tn_status_t st = tn_rma_am_ctl(win, r, TN_RMA_FLUSH, 0);
+            if (st != TN_OK) {
+                return st;
+            }
+        }
+    }
+    for (int r = lo; r < hi; r++) {
+        if (win->peers[r].dirty) {
+            tn_rma_am_wait_ctl(win, r, 0);
+            win->peers[r].dirty = 0;
+        }
+    }
+    return tn_rma_am_drain(win, t);
+}
+
+tn_status_t tn_rma_flush(tn_win_t *win, int target, int local_only)
+{
+    if (local_only) {
+        return tn_rma_am_drain(win, target);
+    }
+    return flush_targets(win, target);
+}
+
+tn_status_t tn_rma_fence(tn_win_t *win)
+{
+    tn_status_t st = flush_targets(win, -1);
+    tn_status_t st2 = tn_coll_barrier(win->comm);
+    return st != TN_OK ? st : st2;
+}
+
+typedef struct {
+    tn_rma_lock_t *l;
+    int            exclusive;
+} tn_rma_lock_wait_t;
+
+static int lock_taken(void *arg)
+{
+    tn_rma_lock_wait_t *w = arg;
+    return tn_rma_lock_try(w->l, w->exclusive);
+}
+
+tn_status_t tn_rma_lock(tn_win_t *win, int target, int exclusive)
+{
+    tn_rma_peer_t *p = &win->peers[target];
+    if (p->direct) {
+        tn_rma_lock_wait_t w = { p->lock, exclusive };
+        /* tn_rt_wait may call lock_taken again after it took the lock:
+         * only the first success counts */
+        if (!lock_taken(&w)) {
+            int got = 0;
+            while (!got) {
+                tn_progress();
+                got = lock_taken(&w);
+                if (!got) {
+                    sched_yield();
+                }
+            }
+        }
+    } else {
+        tn_status_t st = tn_rma_am_ctl(win, target, TN_RMA_LOCK,
+                                       exclusive ? TN_RMA_F_EXCLUSIVE : 0);
+        if (st != TN_OK) {
+            return st;
+        }
+        tn_rma_am_wait_ctl(win, target, 0);
+    }
+    p->locked = exclusive ? TN_RMA_LOCK_EXCLUSIVE : TN_RMA_LOCK_SHARED;
+    return TN_OK;
+}
+
+tn_status_t tn_rma_unlock(tn_win_t *win, int target)
+{
+    tn_rma_peer_t *p = &win->peers[target];
+    tn_status_t st;
+    if (p->direct) {
+        st = tn_rma_am_drain(win, target);
+        tn_rma_lock_release(p->lock);
+    } else {
+        /* the unlock follows my requests: its answer means they are done */
+        st = tn_rma_am_ctl(win, target, TN_RMA_UNLOCK, 0);
+        if (st == TN_OK) {
+            tn_rma_am_wait_ctl(win, target, 0);
+            st = tn_rma_am_drain(win, target);
+        }
+        p->dirty = 0;
+    }
+    p->locked = 0;
+    return st;
+}
+
+/* ---- PSCW ------------------------------------------------------------- */
+
+tn_status_t tn_rma_post(tn_win_t *win, int n, const int *ranks)
+{
+    static const char token = 1;
+    for (int i = 0; i < n; i++) {
+        tn_status_t st = tn_p2p_send(&token, 1, tn_dt_byte(), ranks[i], TN_RMA_TAG_POST,
+                                     win->comm, 0);
+        if (st != TN_OK) {
+            return st;
+        }
+    }
+    return TN_OK;
+}
+
+tn_status_t tn_rma_start(tn_win_t *win, int n, const int *ranks)
+{
+    for (int i = 0; i < n; i++) {
+        char token;
+        tn_status_t st = tn_p2p_recv(&token, 1, tn_dt_byte(), ranks[i], TN_RMA_TAG_POST,
+                                     win->comm, 0, NULL);
+        if (st != TN_OK) {
+            return st;
+        }
+    }
+    return TN_OK;
+}
+
+tn_status_t tn_rma_complete(tn_win_t *win, int n, const int *ranks)
+{
+    tn_status_t st = TN_OK;
+    /* COMPLETE follows my requests to each target: when the target counts
+     * it, they are applied there */
+    for (int i = 0; i < n && st == TN_OK; i++) {
+        st = tn_rma_am_ctl(win, ranks[i], TN_RMA_COMPLETE, 0);
+        win->peers[ranks[i]].dirty = 0;
+    }
+    tn_status_t st2 = tn_rma_am_drain(win, -1);
+    return st != TN_OK ? st : st2;
+}
+
+typedef struct {
+    tn_win_t *win;
+    int       n;
+} tn_rma_wait_t;
+
+static int all_completed(void *arg)
+{
+    tn_rma_wait_t *w = arg;
+    return w->win->completes >= w->n;
+}
+
+tn_status_t tn_rma_wait(tn_win_t *win, int n, int test, int *done_p)
+{
+    tn_rma_wait_t w = { win, n };
+    if (test) {
+        tn_progress();
+    } else if (!all_completed(&w)) {
+        tn_rt_wait(all_completed, &w);
+    }
+    *done_p = all_completed(&w);
+    if (*done_p) {
+        win->completes -= n;
+    }
+    return TN_OK;
+}
+
+void tn_rma_sync(tn_win_t *win)
+{
+    /* a full barrier for the memory the node's ranks share (no fence
+     * instruction: the thread sanitizer does not model them) */
+    static int32_t word;
+    (void)win;
+    __atomic_fetch_add(&word, 0, __ATOMIC_SEQ_CST);
+}
