@@ -3,8 +3,8 @@
  *
  * The two roots hold a port connection (xport/sock/sock.h).  Over it:
  *   1. each root sends "<max next_ctx of its group> <n>\n" and its
- *      group's n cards, one a line (runtime/proc.h); the connect side
- *      first, then the accept side;
+ *      group's n cards, one a line (runtime/proc.h); the accept side
+ *      first, then the connect side;
  *   2. each root broadcasts the other side's text in its group; every
  *      member adds the remote processes to its table and takes
  *      v = max(both maxima) as the proposal;
@@ -112,19 +112,21 @@ static tn_status_t remote_decode(char *text, int64_t *next_p, int *n_p, int **gp
     return TN_OK;
 }
 
-/* Root: send ours, receive theirs (the connect side sends first). */
+/* Root: send ours, receive theirs.  The accept side sends first: the
+ * connect side never writes before the other root has taken the
+ * connection (what came before would sit in the listener's buffer). */
 static tn_status_t root_swap(int fd, int accept_side, const char *mine, char **theirs_p)
 {
     size_t len;
     void *buf = NULL;
     tn_status_t st;
-    if (!accept_side && (st = tn_xport_sock_msg_send(fd, mine, strlen(mine))) != TN_OK) {
+    if (accept_side && (st = tn_xport_sock_msg_send(fd, mine, strlen(mine))) != TN_OK) {
         return st;
     }
     if ((st = tn_xport_sock_msg_recv(fd, &buf, &len, DYN_TEXT_MAX, -1)) != TN_OK) {
         return st;
     }
-    if (accept_side && (st = tn_xport_sock_msg_send(fd, mine, strlen(mine))) != TN_OK) {
+    if (!accept_side && (st = tn_xport_sock_msg_send(fd, mine, strlen(mine))) != TN_OK) {
         free(buf);
         return st;
     }

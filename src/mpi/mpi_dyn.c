@@ -46,6 +46,10 @@ static int port_parse(const char *name, uint64_t *id_p, char *addrs, size_t len)
         return 0;
     }
     snprintf(addrs, len, "%s", at + 1);
+    char *bang = strrchr(addrs, '!');           /* the opener's node */
+    if (bang != NULL) {
+        *bang = '\0';
+    }
     return 1;
 }
 

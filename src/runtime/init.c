@@ -357,9 +357,9 @@ tn_status_t tn_rt_finalize(void)
         tn_ctr_print(stderr, tn_rt.world_rank);
     }
     tn_xport_udp_finalize();
-    tn_rt_proc_finalize();
     tn_xport_shm_finalize();
     tn_xport_self_finalize();
+    tn_rt_proc_finalize();          /* after the transports that hold old tables */
     tn_status_t st2 = tn_pmi_finalize();
     free(tn_rt.local_of_world);
     free(tn_rt.world_of_local);

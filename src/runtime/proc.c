@@ -17,6 +17,12 @@ static struct {
     char card[TN_PROC_CARD_MAX];
     int  cap;                        /* room in the tn_rt per-peer arrays */
     char secret_hex[TN_PROC_SECRET_HEX];
+    /* nodes of other jobs: "<kvsname>!<node>" -> our node index, so that
+     * every process agrees on which processes share a node (a job's own
+     * map inside a job, never across jobs): collectives pick by it */
+    char **node_keys;
+    int   *node_idx;
+    int    nnode_keys;
 } tn_proc;
 
 extern tn_rt_hooks_t tn_rt_hooks_in_use;
@@ -124,7 +130,8 @@ tn_status_t tn_rt_proc_setup(void)
     if (st != TN_OK || (st = tn_xport_sock_listen(addrs, sizeof(addrs))) != TN_OK) {
         return st;
     }
-    if ((size_t)snprintf(tn_proc.card, sizeof(tn_proc.card), "%s@%s", key, addrs) >=
+    if ((size_t)snprintf(tn_proc.card, sizeof(tn_proc.card), "%s@%s!%d", key, addrs,
+                         tn_rt.node_id) >=
         sizeof(tn_proc.card)) {
         return TN_ERR_INVAL;
     }
@@ -141,6 +148,26 @@ tn_status_t tn_rt_proc_card(char *buf, size_t len)
     return st;
 }
 
+/* Arrays replaced by proc_grow: the transports keep pointers to the
+ * world's (xport job description), whose entries never change, so the old
+ * arrays stay alive until finalize. */
+static void *tn_proc_old[64];
+static int tn_proc_nold;
+
+/* A copy of old (n entries of size bytes) with room for cap. */
+static void *grow_copy(void *old, size_t size, int n, int cap)
+{
+    if (tn_proc_nold == 64) {
+        return NULL;
+    }
+    void *p = malloc(size * (size_t)cap);
+    if (p != NULL) {
+        memcpy(p, old, size * (size_t)n);
+        tn_proc_old[tn_proc_nold++] = old;
+    }
+    return p;
+}
+
 /* Room for one more process in every per-peer array of tn_rt. */
 static tn_status_t proc_grow(void)
 {
@@ -149,28 +176,67 @@ static tn_status_t proc_grow(void)
         return TN_OK;
     }
     int cap = n < 2 * tn_rt.nprocs ? 2 * tn_rt.nprocs : n + 8;
-    const tn_xport_ops_t **x = realloc(tn_rt.xport_of, sizeof(*x) * (size_t)cap);
-    if (x == NULL) {
+    const tn_xport_ops_t **x = grow_copy(tn_rt.xport_of, sizeof(*x), tn_rt.nprocs, cap);
+    int *no = grow_copy(tn_rt.node_of_world, sizeof(int), tn_rt.nprocs, cap);
+    int *lo = grow_copy(tn_rt.local_of_world, sizeof(int), tn_rt.nprocs, cap);
+    if (x != NULL) {
+        tn_rt.xport_of = x;
+    }
+    if (no != NULL) {
+        tn_rt.node_of_world = no;
+    }
+    if (lo != NULL) {
+        tn_rt.local_of_world = lo;
+    }
+    if (x == NULL || no == NULL || lo == NULL) {
         return TN_ERR_NOMEM;
     }
-    tn_rt.xport_of = x;
-    int *no = realloc(tn_rt.node_of_world, sizeof(int) * (size_t)cap);
-    if (no == NULL) {
-        return TN_ERR_NOMEM;
-    }
-    tn_rt.node_of_world = no;
-    int *lo = realloc(tn_rt.local_of_world, sizeof(int) * (size_t)cap);
-    if (lo == NULL) {
-        return TN_ERR_NOMEM;
-    }
-    tn_rt.local_of_world = lo;
     tn_proc.cap = cap;
     return TN_OK;
 }
 
-tn_status_t tn_rt_proc_add(const char *card, int *gpi_p)
+/* Our node index for node node of job kvs (klen bytes). */
+static int proc_node(const char *kvs, size_t klen, long node)
 {
-    char key[TN_SOCK_KEY_MAX + 1];
+    char k[TN_SOCK_KEY_MAX + 32];
+    snprintf(k, sizeof(k), "%.*s!%ld", (int)klen, kvs, node);
+    for (int i = 0; i < tn_proc.nnode_keys; i++) {
+        if (strcmp(tn_proc.node_keys[i], k) == 0) {
+            return tn_proc.node_idx[i];
+        }
+    }
+    char **nk = realloc(tn_proc.node_keys, sizeof(char *) * (size_t)(tn_proc.nnode_keys + 1));
+    if (nk != NULL) {
+        tn_proc.node_keys = nk;
+    }
+    int *ni = realloc(tn_proc.node_idx, sizeof(int) * (size_t)(tn_proc.nnode_keys + 1));
+    if (ni != NULL) {
+        tn_proc.node_idx = ni;
+    }
+    char *d = strdup(k);
+    if (nk == NULL || ni == NULL || d == NULL) {
+        free(d);
+        return tn_rt.nnodes++;          /* a node of its own: still a valid map */
+    }
+    tn_proc.node_keys[tn_proc.nnode_keys] = d;
+    tn_proc.node_idx[tn_proc.nnode_keys++] = tn_rt.nnodes;
+    return tn_rt.nnodes++;
+}
+
+tn_status_t tn_rt_proc_add(const char *card_in, int *gpi_p)
+{
+    char key[TN_SOCK_KEY_MAX + 1], card[TN_PROC_CARD_MAX];
+    if (strlen(card_in) >= sizeof(card)) {
+        return TN_ERR_INVAL;
+    }
+    snprintf(card, sizeof(card), "%s", card_in);
+    char *bang = strrchr(card, '!');
+    char *nend = NULL;
+    long node = bang != NULL ? strtol(bang + 1, &nend, 10) : -1;
+    if (bang == NULL || nend == bang + 1 || *nend != '\0' || node < 0) {
+        return TN_ERR_INVAL;
+    }
+    *bang = '\0';
     const char *at = strchr(card, '@');
     const char *hash = strrchr(card, '#');
     tn_status_t st;
@@ -213,13 +279,12 @@ tn_status_t tn_rt_proc_add(const char *card, int *gpi_p)
         return st;
     }
     tn_rt.xport_of[g] = &tn_xport_sock_ops;
-    tn_rt.node_of_world[g] = tn_rt.nnodes;
     tn_rt.local_of_world[g] = -1;
     if (tn_rt_hooks_in_use.peers_grow != NULL &&
         (st = tn_rt_hooks_in_use.peers_grow(g + 1)) != TN_OK) {
         return st;
     }
-    tn_rt.nnodes++;
+    tn_rt.node_of_world[g] = proc_node(card, klen, node);
     tn_rt.nprocs = g + 1;
     *gpi_p = g;
     return TN_OK;
@@ -237,6 +302,16 @@ tn_status_t tn_rt_proc_secret_hex(char *buf, size_t len)
 void tn_rt_proc_finalize(void)
 {
     sodium_memzero(tn_proc.secret_hex, sizeof(tn_proc.secret_hex));
+    for (int i = 0; i < tn_proc.nnode_keys; i++) {
+        free(tn_proc.node_keys[i]);
+    }
+    free(tn_proc.node_keys);
+    free(tn_proc.node_idx);
+    /* tn_rt_finalize frees the arrays in use after this */
+    for (int i = 0; i < tn_proc_nold; i++) {
+        free(tn_proc_old[i]);
+    }
+    tn_proc_nold = 0;
     tn_xport_sock_finalize();
     memset(&tn_proc, 0, sizeof(tn_proc));
 }

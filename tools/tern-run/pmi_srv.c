@@ -333,7 +333,17 @@ static const char *spawn_line(tn_pmi_srv_t *srv, char *line)
         if (!isnum || num < 0 || num > PMI_SPAWN_MAX_ITEMS) {
             return "bad_argcnt";
         }
-        app->argv = calloc((size_t)num + 1, sizeof(char *));
+        if (num < app->argc) {
+            return "bad_argcnt";            /* fewer than the args sent */
+        }
+        char **a = realloc(app->argv, sizeof(char *) * (size_t)(num + 1));
+        if (a == NULL) {
+            return "out_of_memory";
+        }
+        for (long i = app->argc; i <= num; i++) {
+            a[i] = NULL;
+        }
+        app->argv = a;
         app->argc = (int)num;
     } else if ((n = spawn_index(key, "arg", 1, PMI_SPAWN_MAX_ITEMS)) >= 0) {
         /* args may come before argcnt: keep them in a list grown here */

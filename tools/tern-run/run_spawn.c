@@ -8,7 +8,7 @@
  * start).  The nested launcher is a launcher in full: its own kvsname,
  * key/value space and universe, stdio forwarded to ours, its ranks'
  * deaths reported by it.  The preput pairs (the parent's port and the
- * job's secret) reach it through a pipe named by TERN_RUN_PREPUT_FD, never
+ * job's secret) reach it through a pipe named by TN_RUN_PREPUT_FD, never
  * its command line or environment, and it puts them in its key/value space
  * before its ranks start.
  *
@@ -139,7 +139,7 @@ static int spawn_start(tn_run_job_t *job, const tn_pmi_spawn_t *sp)
         }
         int rfd = dup(pfd[0]);           /* without O_CLOEXEC */
         snprintf(fdv, sizeof(fdv), "%d", rfd);
-        setenv("TERN_RUN_PREPUT_FD", fdv, 1);
+        setenv("TN_RUN_PREPUT_FD", fdv, 1);
         execv(argv[0], argv);
         fprintf(stderr, "tern-run: spawn: cannot run %s: %m\n", argv[0]);
         _exit(127);
@@ -228,13 +228,13 @@ int tn_run_spawn_wait(tn_run_job_t *job, int status)
 
 void tn_run_spawn_preput(tn_run_job_t *job)
 {
-    const char *v = getenv("TERN_RUN_PREPUT_FD");
+    const char *v = getenv("TN_RUN_PREPUT_FD");
     char line[4096];
     if (v == NULL) {
         return;
     }
     int fd = atoi(v);
-    unsetenv("TERN_RUN_PREPUT_FD");
+    unsetenv("TN_RUN_PREPUT_FD");
     FILE *f = fd > 2 ? fdopen(fd, "r") : NULL;
     if (f == NULL) {
         return;
