@@ -534,8 +534,13 @@ static void pmi_serve(tn_pmi_srv_t *srv, int rank, char *line, size_t len)
             why = spawn_line(srv, line);
         }
         if (why != NULL) {
+            /* a spawn the launcher cannot carry out: it fails, the
+             * connection stays (the rest of the block is skipped) */
+            tn_run_debug(1, "pmi rank %d: spawn refused: %s", rank, why);
             spawn_free(&srv->spawn);
-            pmi_error(srv, rank, why, line, strlen(line));
+            if (!conn->in_mcmd) {
+                pmi_reply(srv, rank, "cmd=spawn_result rc=-1");
+            }
         }
         return;
     }

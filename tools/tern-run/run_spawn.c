@@ -5,7 +5,8 @@
  * job: "-n N prog args : -n M prog2 ..." with the request's info keys
  * applied (wdir: its working directory; path: put first in its PATH;
  * host: its -host list; soft is accepted and ignored: all maxprocs
- * start).  The nested launcher is a launcher in full: its own kvsname,
+ * start; under --netns it runs in the asking rank's namespace).  The
+ * nested launcher is a launcher in full: its own kvsname,
  * key/value space and universe, stdio forwarded to ours, its ranks'
  * deaths reported by it.  The preput pairs (the parent's port and the
  * job's secret) reach it through a pipe named by TN_RUN_PREPUT_FD, never
@@ -47,9 +48,9 @@ static const char *app_info(const tn_pmi_spawn_app_t *app, const char *key)
 }
 
 /* The nested launcher's command line (malloc'd, NULL-terminated). */
-static char **spawn_argv(const tn_pmi_spawn_t *sp)
+static char **spawn_argv(const tn_pmi_spawn_t *sp, const char *netns)
 {
-    size_t n = 2;
+    size_t n = 4;
     for (int a = 0; a < sp->napps; a++) {
         n += 6 + (size_t)sp->apps[a].argc;
     }
@@ -63,6 +64,12 @@ static char **spawn_argv(const tn_pmi_spawn_t *sp)
     self[sl] = '\0';
     size_t k = 0;
     argv[k++] = strdup(self);
+    if (netns != NULL) {
+        /* --netns: the new job runs in the network namespace of the rank
+         * that asked, where its parent's addresses are */
+        argv[k++] = strdup("--netns");
+        argv[k++] = strdup(netns);
+    }
     const char *host = app_info(&sp->apps[0], "host");
     if (host != NULL) {
         argv[k++] = strdup("-host");
@@ -98,7 +105,8 @@ static int spawn_start(tn_run_job_t *job, const tn_pmi_spawn_t *sp)
 {
     static int next_id;
     int pfd[2];
-    char **argv = spawn_argv(sp);
+    int local = sp->rank >= 0 && sp->rank < job->nlocal ? job->ranks[sp->rank].rank : 0;
+    char **argv = spawn_argv(sp, tn_run_opts_netns_of(job->opts, local));
     const char *wdir = app_info(&sp->apps[0], "wdir");
     const char *path = app_info(&sp->apps[0], "path");
     run_spawned_t *ns = realloc(run_spawned, sizeof(*ns) * (size_t)(run_nspawned + 1));
