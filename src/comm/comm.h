@@ -175,6 +175,18 @@ tn_status_t tn_comm_intercomm_merge(tn_comm_t *inter, int high, tn_comm_t **comm
  * members of that color; NULL when either side is empty or color is
  * MPI_UNDEFINED. */
 tn_status_t tn_comm_inter_split(tn_comm_t *inter, int color, int key, tn_comm_t **comm_p);
+/* The intercommunicator over local group lg and remote group rg (both
+ * references taken over) with contexts ctx..ctx+3, already agreed. */
+tn_status_t tn_comm_inter_new(tn_group_t *lg, tn_group_t *rg, uint32_t ctx,
+                              const tn_comm_t *parent, tn_comm_t **comm_p);
+/* Dynamic processes (comm/comm_dyn.c): collective over comm; the root
+ * holds fd, a port connection to the other group's root (-1 when it could
+ * not get one: the whole group then fails with TN_ERR_IO).  accept_side is
+ * 1 on one group and 0 on the other.  Builds the intercommunicator between
+ * comm's group and the other group, on a context id both agree on.  The
+ * caller closes fd. */
+tn_status_t tn_comm_dyn_meet(int fd, int accept_side, int root, tn_comm_t *comm,
+                             tn_comm_t **inter_p);
 /* Used by comm.c for intercommunicators. */
 tn_status_t tn_comm_inter_dup(tn_comm_t *inter, tn_comm_t **comm_p);
 /* MPI_Comm_idup / MPI_Comm_idup_with_info: the duplicate is made at once

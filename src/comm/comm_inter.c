@@ -71,6 +71,12 @@ static tn_status_t inter_new(tn_group_t *lg, tn_group_t *rg, uint32_t ctx,
     return TN_OK;
 }
 
+tn_status_t tn_comm_inter_new(tn_group_t *lg, tn_group_t *rg, uint32_t ctx,
+                              const tn_comm_t *parent, tn_comm_t **comm_p)
+{
+    return inter_new(lg, rg, ctx, parent, comm_p);
+}
+
 /* Swap hdr[0..nh) and then the world lists with the other leader: peer rank
  * r of comm pc, under tag.  *rworld_p gets a malloc'ed list of rhdr[0]
  * entries. */

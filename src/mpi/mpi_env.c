@@ -50,6 +50,7 @@ int tn_mpi_rt_acquire(const char *fn, int required, int *provided_p)
         .ref_done = tn_p2p_ref_done,
         .progress = tn_mpi_progress_hook,
         .status_fill = tn_mpi_hang_fill,
+        .peers_grow = tn_p2p_peers_grow,
     };
     int granted;
     tn_status_t st = tn_rt_init(required, &granted, &hooks);
@@ -58,6 +59,9 @@ int tn_mpi_rt_acquire(const char *fn, int required, int *provided_p)
     }
     if (st == TN_OK) {
         st = tn_comm_init(tn_rt.world_rank, tn_rt.world_size);
+    }
+    if (st == TN_OK) {
+        st = tn_mpi_dyn_init();
     }
     if (st != TN_OK) {
         char msg[256];
@@ -81,6 +85,7 @@ static tn_status_t tn_mpi_rt_teardown(void)
     if (st == TN_OK) {
         st = tn_rt_finalize();
     }
+    tn_mpi_dyn_finalize();
     tn_comm_finalize();
     tn_p2p_finalize();
     tn_coll_buf_drain();

@@ -235,6 +235,10 @@ void tn_mpi_comm_buffer_release(tn_comm_t *c);
 void tn_mpi_buffer_release(const void *owner);
 
 /* Entry point of every unsupported function (called by generated code). */
+/* Dynamic processes (mpi_dyn.c): connect a spawned job to its parent
+ * (MPI_Init, after the communicators exist), drop the parent at the end. */
+tn_status_t tn_mpi_dyn_init(void);
+void tn_mpi_dyn_finalize(void);
 int tn_mpi_unsupported(const char *fn, int obj_kind, const void *obj);
 
 /* mpi_hang.c: the answer to the launcher's hang report (runtime/status.h) */

@@ -119,19 +119,3 @@ int tn_mpi_Comm_remote_group(MPI_Comm comm, MPI_Group *group)
     return MPI_SUCCESS;
 }
 
-/* Tern starts no processes (MPI_Comm_spawn is not supported), so no
- * process has a parent: MPI_COMM_NULL, as the standard says for a process
- * not started by a spawn. */
-int tn_mpi_Comm_get_parent(MPI_Comm *parent)
-{
-    static const char fn[] = "MPI_Comm_get_parent";
-    int rc = tn_mpi_check_init(fn);
-    if (rc != MPI_SUCCESS) {
-        return rc;
-    }
-    if (parent == NULL) {
-        return tn_mpi_err(NULL, MPI_ERR_ARG, fn, "parent", "NULL pointer");
-    }
-    *parent = MPI_COMM_NULL;
-    return MPI_SUCCESS;
-}

@@ -86,8 +86,8 @@ static int tn_am_tag_bad(const tn_am_hdr_t *hdr)
 
 static int tn_am_src_ok(const tn_am_hdr_t *hdr)
 {
-    /* a communicator rank: communicators are no larger than the world */
-    return hdr->src >= 0 && hdr->src < tn_rt.world_size;
+    /* a communicator rank: no group is larger than the processes we know */
+    return hdr->src >= 0 && hdr->src < tn_rt.nprocs;
 }
 
 /* ctx names a communicator this process has (the fast path), or at least

@@ -15,6 +15,11 @@ tn_status_t tn_p2p_init(void)
     return tn_proto_init(tn_rt.world_size, tn_rt.world_rank);
 }
 
+tn_status_t tn_p2p_peers_grow(int nprocs)
+{
+    return tn_proto_grow(nprocs);
+}
+
 void tn_p2p_finalize(void)
 {
     tn_proto_finalize();

@@ -212,6 +212,8 @@ void tn_p2p_am_recv(int peer, const struct tn_am_hdr *hdr, const void *payload, 
  * (cookie: the send request). */
 void tn_p2p_ref_done(void *cookie);
 tn_status_t tn_p2p_init(void);
+/* The runtime's peers_grow hook (runtime/rt.h). */
+tn_status_t tn_p2p_peers_grow(int nprocs);
 void tn_p2p_finalize(void);
 /* Wait until every send this process started has completed (MPI_Finalize:
  * buffered and freed requests included). */

@@ -202,6 +202,8 @@ void tn_proto_send_complete(struct tn_req *req);
 void tn_cancel_am_req(int world, const tn_am_msg_t *m);
 void tn_cancel_am_ack(int world, const tn_am_msg_t *m);
 tn_status_t tn_proto_init(int world_size, int world_rank);
+/* The process table grew (runtime/proc.h): peers 0..npeers-1 exist. */
+tn_status_t tn_proto_grow(int npeers);
 void tn_proto_finalize(void);
 void tn_p2p_am_recv(int peer, const tn_am_hdr_t *hdr, const void *payload, size_t len);
 

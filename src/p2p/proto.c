@@ -54,6 +54,20 @@ int tn_peers_pending;
 int tn_sends_inflight;
 static int tn_npeers;
 
+static void tn_proto_peer_setup(int p)
+{
+    tn_peer_t *peer = &tn_peers[p];
+    peer->xp = tn_rt.xport_of[p];
+    peer->max_payload = peer->xp->max_payload();
+    peer->eager_limit = peer->xp->eager_limit();
+    peer->tiny_limit = peer->xp->tiny_limit();
+    peer->caps = peer->xp->caps(p);
+    peer->pack_max = peer->max_payload;
+    if (!(peer->caps & TN_XPORT_CAP_FILL) && peer->pack_max > TN_P2P_STAGE) {
+        peer->pack_max = TN_P2P_STAGE;
+    }
+}
+
 tn_status_t tn_proto_init(int world_size, int world_rank)
 {
     tn_peers = calloc((size_t)world_size, sizeof(tn_peer_t));
@@ -77,17 +91,26 @@ tn_status_t tn_proto_init(int world_size, int world_rank)
         tn_cma_min = tn_rt.oversubscribed ? 1024 * 1024 : 0;
     }
     for (int p = 0; p < world_size; p++) {
-        tn_peer_t *peer = &tn_peers[p];
-        peer->xp = tn_rt.xport_of[p];
-        peer->max_payload = peer->xp->max_payload();
-        peer->eager_limit = peer->xp->eager_limit();
-        peer->tiny_limit = peer->xp->tiny_limit();
-        peer->caps = peer->xp->caps(p);
-        peer->pack_max = peer->max_payload;
-        if (!(peer->caps & TN_XPORT_CAP_FILL) && peer->pack_max > TN_P2P_STAGE) {
-            peer->pack_max = TN_P2P_STAGE;
-        }
+        tn_proto_peer_setup(p);
     }
+    return TN_OK;
+}
+
+tn_status_t tn_proto_grow(int npeers)
+{
+    if (npeers <= tn_npeers) {
+        return TN_OK;
+    }
+    tn_peer_t *n = realloc(tn_peers, sizeof(tn_peer_t) * (size_t)npeers);
+    if (n == NULL) {
+        return TN_ERR_NOMEM;
+    }
+    memset(n + tn_npeers, 0, sizeof(tn_peer_t) * (size_t)(npeers - tn_npeers));
+    tn_peers = n;
+    for (int p = tn_npeers; p < npeers; p++) {
+        tn_proto_peer_setup(p);
+    }
+    tn_npeers = npeers;
     return TN_OK;
 }
 

@@ -1,6 +1,8 @@
 /* Runtime set-up: configuration, PMI, the node map, the transports. */
 #include "runtime/rt.h"
 #include "runtime/pmi.h"
+#include "runtime/proc.h"
+#include "xport/sock/sock.h"
 #include "base/config.h"
 #include "base/counters.h"
 #include "base/log.h"
@@ -16,7 +18,8 @@
 
 /* recursive: an error handler may call MPI while its caller holds the lock */
 tn_rt_t tn_rt = { .lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP };
-static tn_rt_hooks_t tn_rt_hooks;
+tn_rt_hooks_t tn_rt_hooks_in_use;
+#define tn_rt_hooks tn_rt_hooks_in_use
 
 /* Thread-level constants of the ABI (mpi.h is not visible down here). */
 enum { TN_THREAD_SINGLE = 0, TN_THREAD_MULTIPLE = 4096 };
@@ -235,6 +238,7 @@ tn_status_t tn_rt_init(int required, int *provided_p, const tn_rt_hooks_t *hooks
     }
     tn_rt.world_rank = info.rank;
     tn_rt.world_size = info.size;
+    tn_rt.nprocs = info.size;
     tn_rt_status_identify(info.rank, info.size);
     tn_rt.appnum = info.appnum;
     tn_rt.universe_size = info.universe_size;
@@ -248,6 +252,10 @@ tn_status_t tn_rt_init(int required, int *provided_p, const tn_rt_hooks_t *hooks
 #ifdef PR_SET_PTRACER
     prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
 #endif
+    /* before the first fence: the secret of dynamic processes */
+    if ((st = tn_rt_proc_secret_put()) != TN_OK) {
+        return st;
+    }
     if ((st = tn_rt_node_map(info.node_of, info.nnodes)) != TN_OK) {
         return st;
     }
@@ -311,7 +319,7 @@ int tn_rt_raise_thread_level(int required)
 void tn_rt_xports_in_use(char *buf, size_t len)
 {
     static const tn_xport_ops_t *const order[] = {
-        &tn_xport_self_ops, &tn_xport_shm_ops, &tn_xport_udp_ops,
+        &tn_xport_self_ops, &tn_xport_shm_ops, &tn_xport_udp_ops, &tn_xport_sock_ops,
     };
     size_t used = 0;
     if (len == 0) {
@@ -323,10 +331,10 @@ void tn_rt_xports_in_use(char *buf, size_t len)
     }
     for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
         int r = 0;
-        while (r < tn_rt.world_size && tn_rt.xport_of[r] != order[i]) {
+        while (r < tn_rt.nprocs && tn_rt.xport_of[r] != order[i]) {
             r++;
         }
-        if (r == tn_rt.world_size) {
+        if (r == tn_rt.nprocs) {
             continue;
         }
         int n = snprintf(buf + used, len - used, "%s%s", used > 0 ? ", " : "",
@@ -351,6 +359,7 @@ tn_status_t tn_rt_finalize(void)
     tn_xport_udp_finalize();
     tn_xport_shm_finalize();
     tn_xport_self_finalize();
+    tn_rt_proc_finalize();          /* after the transports that hold old tables */
     tn_status_t st2 = tn_pmi_finalize();
     free(tn_rt.local_of_world);
     free(tn_rt.world_of_local);
@@ -399,6 +408,7 @@ int tn_progress(void)
     int n = tn_xport_shm_ops.progress();
     n += tn_xport_self_ops.progress();
     n += tn_xport_udp_ops.progress();
+    n += tn_xport_sock_ops.progress();
     if (tn_rt_hooks.progress != NULL) {
         n += tn_rt_hooks.progress();
     }

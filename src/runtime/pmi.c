@@ -181,3 +181,37 @@ void tn_pmi_abort(int code, const char *msg, int user)
     }
     tn_pmi.ops->abort(code, msg, user);
 }
+
+/* Dynamic processes: through the client when it has them. */
+tn_status_t tn_pmi_spawn(int count, const tn_pmi_spawn_cmd_t *cmds, int npre,
+                         const char *const *pre_key, const char *const *pre_val, int *errcodes)
+{
+    if (tn_pmi.ops == NULL || tn_pmi.ops->spawn == NULL || tn_pmi_child()) {
+        return TN_ERR_UNSUPPORTED;
+    }
+    return tn_pmi.ops->spawn(count, cmds, npre, pre_key, pre_val, errcodes);
+}
+
+tn_status_t tn_pmi_publish(const char *service, const char *port)
+{
+    if (tn_pmi.ops == NULL || tn_pmi.ops->publish == NULL || tn_pmi_child()) {
+        return TN_ERR_UNSUPPORTED;
+    }
+    return tn_pmi.ops->publish(service, port);
+}
+
+tn_status_t tn_pmi_lookup(const char *service, char *port, int len)
+{
+    if (tn_pmi.ops == NULL || tn_pmi.ops->lookup == NULL || tn_pmi_child()) {
+        return TN_ERR_UNSUPPORTED;
+    }
+    return tn_pmi.ops->lookup(service, port, len);
+}
+
+tn_status_t tn_pmi_unpublish(const char *service)
+{
+    if (tn_pmi.ops == NULL || tn_pmi.ops->unpublish == NULL || tn_pmi_child()) {
+        return TN_ERR_UNSUPPORTED;
+    }
+    return tn_pmi.ops->unpublish(service);
+}

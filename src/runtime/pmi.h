@@ -60,4 +60,26 @@ tn_status_t tn_pmi_finalize(void);
  * report it as MPI_Abort (launchers that do not know the key ignore it). */
 void tn_pmi_abort(int code, const char *msg, int user);
 
+/* Dynamic processes (PMI-1 only so far; TN_ERR_UNSUPPORTED from the other
+ * clients and for a singleton).  One command of a spawn: */
+typedef struct {
+    const char  *cmd;
+    char *const *argv;          /* NULL-terminated, or NULL */
+    int          maxprocs;
+    int          ninfo;
+    const char *const *info_key, *const *info_val;
+} tn_pmi_spawn_cmd_t;
+/* Start the processes of count commands as one new job whose key/value
+ * space holds the npre preput pairs.  errcodes (one per process, in
+ * order) get the launcher's codes (0: started).  TN_ERR_INVAL for an
+ * argument the wire cannot carry (a newline, too long); TN_ERR_NOTFOUND
+ * when the launcher refused. */
+tn_status_t tn_pmi_spawn(int count, const tn_pmi_spawn_cmd_t *cmds, int npre,
+                         const char *const *pre_key, const char *const *pre_val, int *errcodes);
+/* The launcher's name service: TN_ERR_NOTFOUND when the service is not
+ * published (lookup, unpublish) or already is (publish). */
+tn_status_t tn_pmi_publish(const char *service, const char *port);
+tn_status_t tn_pmi_lookup(const char *service, char *port, int len);
+tn_status_t tn_pmi_unpublish(const char *service);
+
 #endif

@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -188,6 +189,121 @@ static void tn_pmi1_abort(int code, const char *msg, int user)
     }
 }
 
+/* Append to buf (cap bytes, *used so far); 0 when it does not fit. */
+static int pmi1_app(char *buf, size_t cap, size_t *used, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static int pmi1_app(char *buf, size_t cap, size_t *used, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf + *used, cap - *used, fmt, ap);
+    va_end(ap);
+    if (n < 0 || (size_t)n >= cap - *used) {
+        return 0;
+    }
+    *used += (size_t)n;
+    return 1;
+}
+
+static int pmi1_wire_ok(const char *s)
+{
+    return s != NULL && strchr(s, '\n') == NULL && strlen(s) < 1024;
+}
+
+/* PMI_Spawn_multiple's wire: one "mcmd=spawn" block per command, lines
+ * key=value, ended by "endcmd"; the server answers once, after the last
+ * block, with spawn_result (rc, and errcodes as a comma list). */
+static tn_status_t tn_pmi1_spawn(int count, const tn_pmi_spawn_cmd_t *cmds, int npre,
+                                 const char *const *pre_key, const char *const *pre_val,
+                                 int *errcodes)
+{
+    size_t cap = 65536, used = 0;
+    char *buf = malloc(cap), reply[TN_PMI1_LINE * 4], codes[TN_PMI1_LINE * 4];
+    int total = 0, ok = buf != NULL;
+    if (buf != NULL) {
+        buf[0] = '\0';
+    }
+    for (int c = 0; ok && c < count; c++) {
+        int argc = 0;
+        total += cmds[c].maxprocs;
+        ok = pmi1_wire_ok(cmds[c].cmd) &&
+             pmi1_app(buf, cap, &used, "mcmd=spawn\nnprocs=%d\nexecname=%s\ntotspawns=%d\n"
+                      "spawnssofar=%d\n", cmds[c].maxprocs, cmds[c].cmd, count, c + 1);
+        while (ok && cmds[c].argv != NULL && cmds[c].argv[argc] != NULL) {
+            ok = pmi1_wire_ok(cmds[c].argv[argc]) &&
+                 pmi1_app(buf, cap, &used, "arg%d=%s\n", argc + 1, cmds[c].argv[argc]);
+            argc++;
+        }
+        ok = ok && pmi1_app(buf, cap, &used, "argcnt=%d\npreput_num=%d\n", argc, npre);
+        for (int i = 0; ok && i < npre; i++) {
+            ok = pmi1_wire_ok(pre_key[i]) && pmi1_wire_ok(pre_val[i]) &&
+                 pmi1_app(buf, cap, &used, "preput_key_%d=%s\npreput_val_%d=%s\n", i,
+                          pre_key[i], i, pre_val[i]);
+        }
+        ok = ok && pmi1_app(buf, cap, &used, "info_num=%d\n", cmds[c].ninfo);
+        for (int i = 0; ok && i < cmds[c].ninfo; i++) {
+            ok = pmi1_wire_ok(cmds[c].info_key[i]) && pmi1_wire_ok(cmds[c].info_val[i]) &&
+                 pmi1_app(buf, cap, &used, "info_key_%d=%s\ninfo_val_%d=%s\n", i,
+                          cmds[c].info_key[i], i, cmds[c].info_val[i]);
+        }
+        ok = ok && pmi1_app(buf, cap, &used, "endcmd\n");
+    }
+    if (!ok) {
+        free(buf);
+        tn_log_error("rt", "PMI-1 spawn: an argument or info value the wire cannot carry "
+                     "(a newline, or over 1023 bytes), or too many");
+        return TN_ERR_INVAL;
+    }
+    tn_status_t st = tn_pmi1_call(buf, "spawn_result", reply, sizeof(reply));
+    free(buf);
+    for (int i = 0; i < total; i++) {
+        errcodes[i] = st == TN_OK ? 0 : -1;
+    }
+    if (st == TN_OK && tn_pmi1_field(reply, "errcodes", codes, sizeof(codes))) {
+        char *save = NULL, *t = strtok_r(codes, ",", &save);
+        for (int i = 0; i < total && t != NULL; i++, t = strtok_r(NULL, ",", &save)) {
+            long v;
+            errcodes[i] = tn_pmi_int(t, INT_MIN, INT_MAX, &v) ? (int)v : -1;
+        }
+    }
+    return st;
+}
+
+static tn_status_t tn_pmi1_publish(const char *service, const char *port)
+{
+    char line[2 * TN_PMI1_LINE + 64], reply[TN_PMI1_LINE];
+    if (!pmi1_wire_ok(service) || !pmi1_wire_ok(port) || strchr(service, ' ') != NULL ||
+        strchr(port, ' ') != NULL) {
+        return TN_ERR_INVAL;
+    }
+    snprintf(line, sizeof(line), "cmd=publish_name service=%s port=%s\n", service, port);
+    return tn_pmi1_call(line, "publish_result", reply, sizeof(reply));
+}
+
+static tn_status_t tn_pmi1_lookup(const char *service, char *port, int len)
+{
+    char line[TN_PMI1_LINE], reply[TN_PMI1_LINE];
+    if (!pmi1_wire_ok(service) || strchr(service, ' ') != NULL) {
+        return TN_ERR_INVAL;
+    }
+    snprintf(line, sizeof(line), "cmd=lookup_name service=%s\n", service);
+    tn_status_t st = tn_pmi1_call(line, "lookup_result", reply, sizeof(reply));
+    if (st == TN_OK && !tn_pmi1_field(reply, "port", port, (size_t)len)) {
+        st = TN_ERR_NOTFOUND;
+    }
+    return st;
+}
+
+static tn_status_t tn_pmi1_unpublish(const char *service)
+{
+    char line[TN_PMI1_LINE], reply[TN_PMI1_LINE];
+    if (!pmi1_wire_ok(service) || strchr(service, ' ') != NULL) {
+        return TN_ERR_INVAL;
+    }
+    snprintf(line, sizeof(line), "cmd=unpublish_name service=%s\n", service);
+    return tn_pmi1_call(line, "unpublish_result", reply, sizeof(reply));
+}
+
 const tn_pmi_ops_t tn_pmi1_ops = {
     .name = "PMI-1",
     .init = tn_pmi1_init,
@@ -196,4 +312,8 @@ const tn_pmi_ops_t tn_pmi1_ops = {
     .get = tn_pmi1_get,
     .finalize = tn_pmi1_finalize,
     .abort = tn_pmi1_abort,
+    .spawn = tn_pmi1_spawn,
+    .publish = tn_pmi1_publish,
+    .lookup = tn_pmi1_lookup,
+    .unpublish = tn_pmi1_unpublish,
 };

@@ -1,7 +1,8 @@
 /* The PMI clients behind pmi.c: one const ops table per protocol.  pmi.c
  * picks one at tn_pmi_init (TERN_PMI and the environment), handles the
  * singleton and the fork()ed-child cases, and calls only the chosen
- * table afterwards.  Every slot is set in every table. */
+ * table afterwards.  Every slot is set in every table, but for the
+ * dynamic-process ones (NULL: not supported by that client). */
 #ifndef TN_RUNTIME_PMI_OPS_H
 #define TN_RUNTIME_PMI_OPS_H
 
@@ -19,6 +20,12 @@ typedef struct {
     tn_status_t (*get)(int rank, const char *key, char *value, int len);
     tn_status_t (*finalize)(void);
     void (*abort)(int code, const char *msg, int user);
+    tn_status_t (*spawn)(int count, const tn_pmi_spawn_cmd_t *cmds, int npre,
+                         const char *const *pre_key, const char *const *pre_val,
+                         int *errcodes);
+    tn_status_t (*publish)(const char *service, const char *port);
+    tn_status_t (*lookup)(const char *service, char *port, int len);
+    tn_status_t (*unpublish)(const char *service);
 } tn_pmi_ops_t;
 
 extern const tn_pmi_ops_t tn_pmi1_ops;   /* pmi1.c */

@@ -3,6 +3,7 @@
  * only steals time from the rank we wait for, so auto mode blocks early. */
 #include "runtime/rt.h"
 #include "base/config.h"
+#include "xport/sock/sock.h"
 
 #include <sched.h>
 #include <stdatomic.h>
@@ -103,6 +104,9 @@ void tn_rt_wait(tn_wait_cond_fn_t *done, void *arg)
         tn_wait_arg = arg;
         tn_rt_unlock();
         uint64_t timeout = tn_rt.thread_multiple ? 1000000ull : 200000000ull;
+        if (tn_xport_sock_active()) {
+            timeout = 200000ull;     /* streams of other jobs wake nobody: look often */
+        }
         if (tn_xport_udp_active()) {
             /* shm peers wake a poll() on the sockets through the wake
              * socket; should there be none, look at the rings at least

@@ -24,6 +24,8 @@ typedef struct {
     pid_t      pid;                /* pid at init: a fork()ed child differs */
     int        world_rank;
     int        world_size;
+    int        nprocs;             /* processes in the tables below: the world,
+                                    * then those met later (runtime/proc.h) */
     int        node_id;            /* index of my node */
     int       *node_of_world;      /* world rank -> node index (nodes are
                                     * numbered in order of their lowest
@@ -66,6 +68,9 @@ typedef struct {
     tn_xport_ref_done_fn_t   *ref_done;     /* am_send_ref memory free again */
     int (*progress)(void);                  /* the core's own progress work */
     tn_rt_status_fill_fn_t *status_fill;    /* answers to the launcher (status.h) */
+    /* the process table grew to nprocs (runtime/proc.h): per-peer tables
+     * of the core must grow with it */
+    tn_status_t (*peers_grow)(int nprocs);
 } tn_rt_hooks_t;
 
 /* MPI_Init_thread's work below the core: config, PMI, node map, transports. */

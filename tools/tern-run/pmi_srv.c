@@ -255,6 +255,251 @@ static void pmi_abort(tn_pmi_srv_t *srv, int rank, const pmi_req_t *req)
     }
 }
 
+static void spawn_free(tn_pmi_spawn_t *sp)
+{
+    for (int a = 0; a < sp->napps; a++) {
+        tn_pmi_spawn_app_t *app = &sp->apps[a];
+        free(app->exec);
+        for (int i = 0; i < app->argc; i++) {
+            free(app->argv[i]);
+        }
+        for (int i = 0; i < app->ninfo; i++) {
+            free(app->info_key[i]);
+            free(app->info_val[i]);
+        }
+        free(app->argv);
+        free(app->info_key);
+        free(app->info_val);
+    }
+    for (int i = 0; i < sp->npre; i++) {
+        free(sp->pre_key[i]);
+        free(sp->pre_val[i]);
+    }
+    free(sp->apps);
+    free(sp->pre_key);
+    free(sp->pre_val);
+    memset(sp, 0, sizeof(*sp));
+    sp->rank = -1;
+}
+
+/* Index n of key "<prefix><n>" (n < limit), or -1. */
+static long spawn_index(const char *key, const char *prefix, long base, long limit)
+{
+    size_t pl = strlen(prefix);
+    char *end = NULL;
+    if (strncmp(key, prefix, pl) != 0 || key[pl] < '0' || key[pl] > '9') {
+        return -1;
+    }
+    long n = strtol(key + pl, &end, 10) - base;
+    return *end == '\0' && n >= 0 && n < limit ? n : -1;
+}
+
+#define PMI_SPAWN_MAX_ITEMS 4096
+
+/* One line of an mcmd=spawn block: key=value (the value may hold spaces).
+ * Returns NULL, or why the block is malformed. */
+static const char *spawn_line(tn_pmi_srv_t *srv, char *line)
+{
+    tn_pmi_spawn_t *sp = &srv->spawn;
+    tn_pmi_spawn_app_t *app = &sp->apps[sp->napps - 1];
+    char *eq = strchr(line, '=');
+    long n;
+    if (eq == NULL || eq == line) {
+        return "spawn_field_without_equals";
+    }
+    *eq = '\0';
+    const char *key = line, *val = eq + 1;
+    char *end = NULL;
+    long num = strtol(val, &end, 10);
+    int isnum = *val != '\0' && *end == '\0';
+    if (strcmp(key, "nprocs") == 0) {
+        if (!isnum || num <= 0 || num > 1 << 20) {
+            return "bad_nprocs";
+        }
+        app->nprocs = (int)num;
+    } else if (strcmp(key, "execname") == 0) {
+        free(app->exec);
+        app->exec = strdup(val);
+    } else if (strcmp(key, "totspawns") == 0) {
+        if (!isnum || num <= 0 || num > 1024) {
+            return "bad_totspawns";
+        }
+        sp->total = (int)num;
+    } else if (strcmp(key, "spawnssofar") == 0) {
+        if (!isnum || num != sp->napps) {
+            return "bad_spawnssofar";
+        }
+    } else if (strcmp(key, "argcnt") == 0) {
+        if (!isnum || num < 0 || num > PMI_SPAWN_MAX_ITEMS) {
+            return "bad_argcnt";
+        }
+        if (num < app->argc) {
+            return "bad_argcnt";            /* fewer than the args sent */
+        }
+        char **a = realloc(app->argv, sizeof(char *) * (size_t)(num + 1));
+        if (a == NULL) {
+            return "out_of_memory";
+        }
+        for (long i = app->argc; i <= num; i++) {
+            a[i] = NULL;
+        }
+        app->argv = a;
+        app->argc = (int)num;
+    } else if ((n = spawn_index(key, "arg", 1, PMI_SPAWN_MAX_ITEMS)) >= 0) {
+        /* args may come before argcnt: keep them in a list grown here */
+        if (n >= app->argc) {
+            char **a = realloc(app->argv, sizeof(char *) * (size_t)(n + 2));
+            if (a == NULL) {
+                return "out_of_memory";
+            }
+            for (long i = app->argc; i <= n + 1; i++) {
+                a[i] = NULL;
+            }
+            app->argv = a;
+            app->argc = (int)n + 1;
+        }
+        free(app->argv[n]);
+        app->argv[n] = strdup(val);
+    } else if (strcmp(key, "preput_num") == 0) {
+        if (!isnum || num < 0 || num > 64) {
+            return "bad_preput_num";
+        }
+        if (sp->napps == 1) {
+            sp->pre_key = calloc((size_t)num + 1, sizeof(char *));
+            sp->pre_val = calloc((size_t)num + 1, sizeof(char *));
+            sp->npre = (int)num;
+        }
+    } else if ((n = spawn_index(key, "preput_key_", 0, sp->npre)) >= 0) {
+        if (sp->napps == 1) {
+            free(sp->pre_key[n]);
+            sp->pre_key[n] = strdup(val);
+        }
+    } else if ((n = spawn_index(key, "preput_val_", 0, sp->npre)) >= 0) {
+        if (sp->napps == 1) {
+            free(sp->pre_val[n]);
+            sp->pre_val[n] = strdup(val);
+        }
+    } else if (strcmp(key, "info_num") == 0) {
+        if (!isnum || num < 0 || num > 64) {
+            return "bad_info_num";
+        }
+        app->info_key = calloc((size_t)num + 1, sizeof(char *));
+        app->info_val = calloc((size_t)num + 1, sizeof(char *));
+        app->ninfo = (int)num;
+    } else if ((n = spawn_index(key, "info_key_", 0, app->ninfo)) >= 0) {
+        free(app->info_key[n]);
+        app->info_key[n] = strdup(val);
+    } else if ((n = spawn_index(key, "info_val_", 0, app->ninfo)) >= 0) {
+        free(app->info_val[n]);
+        app->info_val[n] = strdup(val);
+    } else {
+        tn_run_debug(1, "pmi spawn: ignoring %s", key);
+    }
+    return NULL;
+}
+
+/* A block ended: is the request whole and sound? */
+static const char *spawn_block_end(tn_pmi_srv_t *srv)
+{
+    tn_pmi_spawn_t *sp = &srv->spawn;
+    tn_pmi_spawn_app_t *app = &sp->apps[sp->napps - 1];
+    if (app->exec == NULL || app->nprocs <= 0 || sp->total <= 0) {
+        return "spawn_without_execname_or_nprocs";
+    }
+    for (int i = 0; i < app->argc; i++) {
+        if (app->argv == NULL || app->argv[i] == NULL) {
+            return "spawn_args_missing";
+        }
+    }
+    for (int i = 0; i < app->ninfo; i++) {
+        if (app->info_key[i] == NULL || app->info_val[i] == NULL) {
+            return "spawn_info_missing";
+        }
+    }
+    for (int i = 0; i < sp->npre; i++) {
+        if (sp->pre_key[i] == NULL || sp->pre_val[i] == NULL) {
+            return "spawn_preput_missing";
+        }
+    }
+    if (sp->napps == sp->total) {
+        sp->ready = 1;
+    }
+    return NULL;
+}
+
+void tn_pmi_srv_spawn_done(tn_pmi_srv_t *srv, int rc)
+{
+    tn_pmi_spawn_t *sp = &srv->spawn;
+    tn_run_buf_t codes = { 0 };
+    int total = 0;
+    for (int a = 0; a < sp->napps; a++) {
+        total += sp->apps[a].nprocs;
+    }
+    for (int i = 0; i < total && total <= 4096; i++) {
+        tn_run_buf_append(&codes, i ? ",0" : "0", i ? 2 : 1);
+    }
+    tn_run_buf_append(&codes, "", 1);
+    if (sp->rank >= 0) {
+        if (rc == 0 && total <= 4096) {
+            pmi_reply(srv, sp->rank, "cmd=spawn_result rc=0 errcodes=%s", codes.data);
+        } else {
+            pmi_reply(srv, sp->rank, "cmd=spawn_result rc=%d", rc == 0 ? 0 : -1);
+        }
+    }
+    tn_run_buf_free(&codes);
+    spawn_free(sp);
+}
+
+static int name_find(const tn_pmi_srv_t *srv, const char *service)
+{
+    for (int i = 0; i < srv->nnames; i++) {
+        if (strcmp(srv->names[i], service) == 0) {
+            return i;
+        }
+    }
+    return -1;
+}
+
+/* The name service: publish_name, lookup_name, unpublish_name. */
+static void pmi_names(tn_pmi_srv_t *srv, int rank, const char *cmd, const pmi_req_t *req)
+{
+    const char *service = pmi_arg(req, "service");
+    const char *port = pmi_arg(req, "port");
+    int i = service != NULL ? name_find(srv, service) : -1;
+    if (strcmp(cmd, "publish_name") == 0) {
+        if (service == NULL || port == NULL || i >= 0 || srv->nnames >= 4096) {
+            pmi_reply(srv, rank, "cmd=publish_result rc=-1 msg=%s",
+                      i >= 0 ? "already_published" : "bad_request");
+            return;
+        }
+        srv->names = realloc(srv->names, sizeof(char *) * (size_t)(srv->nnames + 1));
+        srv->ports = realloc(srv->ports, sizeof(char *) * (size_t)(srv->nnames + 1));
+        if (srv->names == NULL || srv->ports == NULL) {
+            tn_run_log("out of memory");
+            exit(1);
+        }
+        srv->names[srv->nnames] = strdup(service);
+        srv->ports[srv->nnames++] = strdup(port);
+        pmi_reply(srv, rank, "cmd=publish_result rc=0");
+    } else if (strcmp(cmd, "lookup_name") == 0) {
+        if (i < 0) {
+            pmi_reply(srv, rank, "cmd=lookup_result rc=-1 msg=not_found");
+        } else {
+            pmi_reply(srv, rank, "cmd=lookup_result rc=0 port=%s", srv->ports[i]);
+        }
+    } else {
+        if (i < 0) {
+            pmi_reply(srv, rank, "cmd=unpublish_result rc=-1 msg=not_found");
+            return;
+        }
+        free(srv->names[i]);
+        free(srv->ports[i]);
+        srv->names[i] = srv->names[srv->nnames - 1];
+        srv->ports[i] = srv->ports[--srv->nnames];
+        pmi_reply(srv, rank, "cmd=unpublish_result rc=0");
+    }
+}
+
 static void pmi_serve(tn_pmi_srv_t *srv, int rank, char *line, size_t len)
 {
     tn_pmi_conn_t *conn = &srv->conns[rank];
@@ -273,9 +518,29 @@ static void pmi_serve(tn_pmi_srv_t *srv, int rank, char *line, size_t len)
     tn_run_debug(2, "pmi rank %d -> %s", rank, line);
     if (conn->in_mcmd) {
         /* the lines of a multi-line command (spawn) up to "endcmd" */
+        const char *why = NULL;
+        if (srv->spawn.rank != rank) {
+            /* not ours to collect (a proxy, or another rank's spawn first) */
+            if (strcmp(line, "endcmd") == 0) {
+                conn->in_mcmd = 0;
+                pmi_reply(srv, rank, "cmd=spawn_result rc=-1");
+            }
+            return;
+        }
         if (strcmp(line, "endcmd") == 0) {
             conn->in_mcmd = 0;
-            pmi_reply(srv, rank, "cmd=spawn_result rc=-1");
+            why = spawn_block_end(srv);
+        } else {
+            why = spawn_line(srv, line);
+        }
+        if (why != NULL) {
+            /* a spawn the launcher cannot carry out: it fails, the
+             * connection stays (the rest of the block is skipped) */
+            tn_run_debug(1, "pmi rank %d: spawn refused: %s", rank, why);
+            spawn_free(&srv->spawn);
+            if (!conn->in_mcmd) {
+                pmi_reply(srv, rank, "cmd=spawn_result rc=-1");
+            }
         }
         return;
     }
@@ -289,8 +554,23 @@ static void pmi_serve(tn_pmi_srv_t *srv, int rank, char *line, size_t len)
         return;                              /* blank line */
     }
     if (strcmp(req.key[0], "mcmd") == 0) {
-        tn_run_debug(1, "pmi rank %d: unsupported mcmd=%s", rank, req.val[0]);
         conn->in_mcmd = 1;
+        if (strcmp(req.val[0], "spawn") != 0 || srv->part ||
+            (srv->spawn.rank >= 0 && srv->spawn.rank != rank) || srv->spawn.ready) {
+            /* only the head of a one-host job starts processes */
+            tn_run_debug(1, "pmi rank %d: mcmd=%s refused", rank, req.val[0]);
+            return;
+        }
+        tn_pmi_spawn_t *sp = &srv->spawn;
+        tn_pmi_spawn_app_t *apps = realloc(sp->apps, sizeof(*apps) * (size_t)(sp->napps + 1));
+        if (apps == NULL || sp->napps >= 1024) {
+            free(apps == sp->apps ? NULL : apps);
+            return;
+        }
+        memset(&apps[sp->napps], 0, sizeof(apps[0]));
+        sp->apps = apps;
+        sp->napps++;
+        sp->rank = rank;
         return;
     }
     cmd = req.val[0];
@@ -331,6 +611,9 @@ static void pmi_serve(tn_pmi_srv_t *srv, int rank, char *line, size_t len)
         pmi_reply(srv, rank, "cmd=finalize_ack");
     } else if (strcmp(cmd, "abort") == 0) {
         pmi_abort(srv, rank, &req);
+    } else if (strcmp(cmd, "publish_name") == 0 || strcmp(cmd, "lookup_name") == 0 ||
+               strcmp(cmd, "unpublish_name") == 0) {
+        pmi_names(srv, rank, cmd, &req);
     } else {
         tn_run_debug(1, "pmi rank %d: unknown command cmd=%.64s", rank, cmd);
         pmi_reply(srv, rank, "cmd=%.64s_result rc=-1", cmd);
@@ -359,6 +642,7 @@ void tn_pmi_srv_init_part(tn_pmi_srv_t *srv, int size, int nconns,
     for (int i = 0; i < nconns; i++) {
         srv->conns[i].rank = ranks != NULL ? ranks[i] : i;
     }
+    srv->spawn.rank = -1;
     snprintf(map, sizeof(map), "(vector,(0,1,%d))", size);
     tn_pmi_kvs_put(srv->kvs, "PMI_process_mapping", map);
 }
@@ -375,6 +659,15 @@ void tn_pmi_srv_fini(tn_pmi_srv_t *srv)
         tn_run_buf_free(&srv->conns[r].out);
     }
     tn_run_buf_free(&srv->delta);
+    spawn_free(&srv->spawn);
+    for (int i = 0; i < srv->nnames; i++) {
+        free(srv->names[i]);
+        free(srv->ports[i]);
+    }
+    free(srv->names);
+    free(srv->ports);
+    srv->names = srv->ports = NULL;
+    srv->nnames = 0;
     free(srv->conns);
     tn_pmi_kvs_destroy(srv->kvs);
     srv->conns = NULL;

@@ -94,6 +94,27 @@ typedef struct {
     int          abort_internal;/* internal=1: Tern ended the job, not MPI_Abort */
 } tn_pmi_conn_t;
 
+/* A spawn request (PMI-1 "mcmd=spawn" blocks) the server collected for
+ * the launcher to carry out (run_spawn.c): one app per block. */
+typedef struct {
+    int    nprocs;
+    char  *exec;
+    int    argc;
+    char **argv;                /* [argc] */
+    int    ninfo;
+    char **info_key, **info_val;
+} tn_pmi_spawn_app_t;
+
+typedef struct {
+    int                 rank;   /* the connection that asked, -1: none */
+    int                 ready;  /* every block arrived: carry it out */
+    int                 total;  /* totspawns */
+    int                 napps;
+    tn_pmi_spawn_app_t *apps;
+    int                 npre;
+    char              **pre_key, **pre_val;   /* of the first block */
+} tn_pmi_spawn_t;
+
 /* Defaults of the limits (tern-run takes TERN_RUN_KVS_KEYS,
  * TERN_RUN_KVS_BYTES and TERN_RUN_PMI_BACKLOG from the config table). */
 #define TN_PMI_KVS_KEYS_DEF    65536
@@ -117,6 +138,9 @@ typedef struct {
     size_t         kvs_max_keys;                /* limits (see above); set */
     size_t         kvs_max_bytes;               /* after init to change the */
     size_t         backlog_max;                 /* defaults */
+    tn_pmi_spawn_t spawn;                       /* a spawn being collected */
+    int            nnames;                      /* name service: published */
+    char         **names, **ports;              /* services and their ports */
 } tn_pmi_srv_t;
 
 /* Set up a server for size ranks with the given kvsname (shorter than
@@ -156,5 +180,9 @@ int tn_pmi_srv_stuck(const tn_pmi_srv_t *srv);
 /* Rank's connection is gone: drop its pending output and stop queueing
  * replies for it.  Its recorded state (init, finalize, abort) is kept. */
 void tn_pmi_srv_closed(tn_pmi_srv_t *srv, int rank);
+
+/* The launcher carried out srv->spawn (rc 0: started; errcodes one per
+ * process, or NULL for all 0): answer the rank and forget the request. */
+void tn_pmi_srv_spawn_done(tn_pmi_srv_t *srv, int rc);
 
 #endif

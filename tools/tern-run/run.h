@@ -252,6 +252,18 @@ void tn_run_emit(tn_run_job_t *job, int rank, int is_err, const char *data,
  * grace_ms; status is tern-run's exit status (head). */
 void tn_run_end(tn_run_job_t *job, int status, int sig, int grace_ms);
 
+/* Spawned jobs (run_spawn.c): carry out a spawn request the PMI server
+ * collected; reap nested launchers (SIGCHLD); forward a signal to them;
+ * at the end wait for them (a failed one makes status non-zero; a failed
+ * job's status SIGTERMs them first), returning the status to exit with;
+ * a nested launcher puts the preput pairs its parent sent (before its
+ * ranks start). */
+void tn_run_spawn_serve(tn_run_job_t *job);
+void tn_run_spawn_reap(tn_run_job_t *job);
+void tn_run_spawn_signal(int sig);
+int  tn_run_spawn_wait(tn_run_job_t *job, int status);
+void tn_run_spawn_preput(tn_run_job_t *job);
+
 /* run_judge.c: the head's decisions (a proxy sends the events up instead).
  * job->all[rank] holds what is known of the rank. */
 void tn_run_judge_exit(tn_run_job_t *job, int rank);

@@ -206,6 +206,7 @@ static void loop_read_pmi(tn_run_job_t *job, int rank, int drain)
             if (tn_pmi_srv_input(&job->pmi, rank, loop_io, (size_t)n) != 0) {
                 loop_pmi_close(job, rank);
             }
+            tn_run_spawn_serve(job);
             reads--;
             continue;
         }
@@ -290,6 +291,7 @@ static void loop_signals(tn_run_job_t *job)
         case SIGTERM:
         case SIGHUP:
         case SIGQUIT:
+            tn_run_spawn_signal(sig);
             if (!job->ending) {
                 tn_run_debug(1, "got %s: forwarding it to the ranks",
                              tn_run_signame(sig));
@@ -322,6 +324,7 @@ static void loop_signals(tn_run_job_t *job)
         }
     }
     if (reap) {
+        tn_run_spawn_reap(job);
         tn_run_proc_reap(job, loop_on_exit);
         tn_run_tree_reap(job);
     }

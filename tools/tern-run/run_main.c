@@ -215,6 +215,7 @@ int tn_run_agent(tn_run_job_t *job)
         }
         tn_run_buf_free(&map);
     }
+    tn_run_spawn_preput(job);
     tn_run_env_init(job);
     tn_run_debug(1, "starting %d of %d rank(s), kvsname %s", job->nlocal,
                  s->nranks, job->kvsname);
@@ -246,6 +247,7 @@ int tn_run_agent(tn_run_job_t *job)
     tn_run_shm_close(job);             /* the ranks have theirs */
     tn_run_status_started(job);
     status = tn_run_loop(job);
+    status = tn_run_spawn_wait(job, status);
     tn_run_status_destroy(job);
     tn_run_proc_fini(job);
     if (!job->is_proxy || !(s->flags & TN_RUN_SETUP_FORK)) {
