@@ -72,12 +72,19 @@ static int op_args(const char *fn, tn_win_t *w, const tn_rma_op_t *op, int64_t o
  * origin and target made of that one type. */
 static int acc_args(const char *fn, tn_win_t *w, MPI_Op h, tn_rma_op_t *op)
 {
+    /* nothing is computed for no data: like Open MPI and MPICH, any
+     * predefined op passes (mpi4py's tests accumulate 0 bytes with MPI_SUM) */
+    int empty = tn_dt_bytes(op->tdt, op->tcount) == 0;
     const tn_op_t *o = tn_mpi_op_get(h);
     if (o == NULL || !o->predefined) {
         return tn_mpi_win_err(w, MPI_ERR_OP, fn, "op", "%s", o == NULL ? "invalid op"
                               : "user-defined ops are not allowed in accumulate operations");
     }
     const tn_dt_t *b = op->tdt->basic;
+    if (empty) {
+        op->op = o;
+        return MPI_SUCCESS;
+    }
     if (b == NULL || (op->odt->basic != b && o->handle != TN_OP_H_NO_OP)) {
         return tn_mpi_win_err(w, MPI_ERR_TYPE, fn, "target_datatype", "accumulate needs "
                               "origin and target made of one and the same predefined type");
@@ -393,7 +400,9 @@ static int flush(const char *fn, MPI_Win win, int rank, int local)
 {
     tn_win_t *w = NULL;
     int rc;
-    if ((rc = lock_args(fn, win, rank, &w)) || rank == MPI_PROC_NULL) {
+    /* rank -1: every target (the _all forms) */
+    if ((rc = lock_args(fn, win, rank == -1 ? MPI_PROC_NULL : rank, &w)) ||
+        rank == MPI_PROC_NULL) {
         return rc;
     }
     if (!w->lock_all && (rank < 0 ? w->nlocked == 0 : !w->peers[rank].locked)) {

@@ -149,8 +149,8 @@ void tn_rma_shared_query(tn_win_t *win, int r, void **base_p, size_t *size_p,
         }
     }
     const tn_rma_peer_t *p = &win->peers[r];
-    *base_p = p->local;
-    *size_p = (size_t)p->size;
+    *base_p = p->direct ? p->local : NULL;
+    *size_p = p->direct ? (size_t)p->size : 0;
     *disp_unit_p = p->disp_unit;
 }
 
