@@ -237,14 +237,14 @@ static void every_op(int flavor)
         if (turn == w.rank) {
             /* all operations of the turn at once, one flush: every one has
              * its own origin and result buffer */
-            unsigned char *oall = mt_malloc((size_t)n * SLOT), *rall = mt_malloc((size_t)n * SLOT);
+            unsigned char *otrn = mt_malloc((size_t)n * SLOT), *rall = mt_malloc((size_t)n * SLOT);
             memset(rall, 0x6b, (size_t)n * SLOT);
             MT_CALL(MPI_Win_lock_all(0, w.win));
             for (int k = 0; k < n; k++) {
                 const tinfo_t *t = &types[c[k].ty];
                 for (int i = 0; i < K; i++)
-                    setv(t, oall + k * SLOT, i, oval(t, c[k].op, w.rank, i));
-                MT_CALL(MPI_Get_accumulate(oall + k * SLOT, K, t->dt, rall + k * SLOT, K, t->dt,
+                    setv(t, otrn + k * SLOT, i, oval(t, c[k].op, w.rank, i));
+                MT_CALL(MPI_Get_accumulate(otrn + k * SLOT, K, t->dt, rall + k * SLOT, K, t->dt,
                                            c[k].target, mr_disp(&w, c[k].target, k * SLOT), K,
                                            t->dt, ops[c[k].op].op, w.win));
             }
@@ -259,7 +259,7 @@ static void every_op(int flavor)
                              mr_flavor_name[flavor], turn, i, got, want);
                 }
             }
-            free(oall);
+            free(otrn);
             free(rall);
             MT_CALL(MPI_Win_unlock_all(w.win));
         }
