@@ -5,23 +5,26 @@
 # run once).  This validates the test programs themselves against another
 # MPI implementation.
 #
-#   tests/mpi/run_openmpi.sh [--mpich] [--only REGEX] [-v]
+#   tests/mpi/run_openmpi.sh [--mpich] [--only REGEX] [--testlist FILE] [-v]
 #
 #   --mpich     use MPICH (mpicc.mpich / mpirun.mpich) instead
 #   --only RE   run only the tests whose name matches RE
+#   --testlist  another list in the same format (e.g. tests/mpi/testlist.rma)
 #   -v          print the output of XFAIL runs too
 # Binaries go to $MTEST_BUILD_DIR (default /tmp/tern-mpi-tests-<impl>).
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 impl=openmpi
+testlist="$here/testlist"
 args=()
 while [ $# -gt 0 ]; do
     case "$1" in
         --mpich) impl=mpich ;;
         --only) args+=(--only "$2"); shift ;;
+        --testlist) testlist=$2; shift ;;
         -v) args+=(-v) ;;
-        *) echo "usage: $0 [--mpich] [--only REGEX] [-v]" >&2; exit 2 ;;
+        *) echo "usage: $0 [--mpich] [--only REGEX] [--testlist FILE] [-v]" >&2; exit 2 ;;
     esac
     shift
 done
@@ -43,4 +46,4 @@ for src in "$here"/*.c; do
 done
 [ $fail = 0 ] || { echo "build failed" >&2; exit 1; }
 
-exec python3 "$here/run_one.py" --impl "$impl" --bindir "$out" --testlist "$here/testlist" "${args[@]}"
+exec python3 "$here/run_one.py" --impl "$impl" --bindir "$out" --testlist "$testlist" "${args[@]}"
