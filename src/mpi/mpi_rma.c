@@ -146,10 +146,11 @@ static int data_op(tn_rma_kind_t kind, const void *oaddr, MPI_Count ocount, MPI_
         return tn_mpi_win_err(w, MPI_ERR_TYPE, fn, "result_datatype", "invalid or "
                               "uncommitted datatype");
     }
-    if (kind == TN_RMA_OP_GACC && opx == MPI_NO_OP && op.odt == NULL) {
+    if (kind == TN_RMA_OP_GACC && opx == MPI_NO_OP) {
         op.odt = op.tdt;                 /* the origin is not read */
         op.ocount = op.tcount;
         ocount = tcount;
+        odt = tdt;
     }
     if ((rc = op_args(fn, w, &op, ocount, odt, tcount, tdt, &skip))) {
         return rc;
@@ -159,6 +160,10 @@ static int data_op(tn_rma_kind_t kind, const void *oaddr, MPI_Count ocount, MPI_
     }
     if ((kind == TN_RMA_OP_ACC || kind == TN_RMA_OP_GACC) && (rc = acc_args(fn, w, opx, &op))) {
         return rc;
+    }
+    if (call->kind != TN_MPI_CALL_BLOCKING && !w->lock_all && !w->peers[target].locked) {
+        return tn_mpi_win_err(w, MPI_ERR_RMA_SYNC, fn, "win", "request-based operations need "
+                              "a passive-target epoch (MPI_Win_lock or MPI_Win_lock_all)");
     }
     if (kind == TN_RMA_OP_GACC && (rcount < 0 || tn_dt_bytes(op.rdt, (size_t)rcount) !=
                                                      tn_dt_bytes(op.tdt, op.tcount))) {

@@ -143,8 +143,11 @@ tn_status_t tn_rma_am_wait_ctl(tn_win_t *win, int target, uint32_t want)
 }
 
 typedef struct {
-    tn_rma_seg_t *segs;
-    uint32_t      n, cap;
+    tn_rma_seg_t  *segs;
+    uint32_t       n, cap;
+    /* elem_add: the padded element type and where its walk stands */
+    const tn_dt_t *basic;
+    size_t         piece, rem;
 } tn_rma_segs_t;
 
 static int seg_add(ptrdiff_t off, size_t len, void *arg)
@@ -156,6 +159,34 @@ static int seg_add(ptrdiff_t off, size_t len, void *arg)
     s->segs[s->n].off = off;
     s->segs[s->n].len = len;
     s->n++;
+    return 0;
+}
+
+/* The segments of a layout of padded elements (pair types), in type-map
+ * order, give one entry per element: where it starts (its first piece
+ * minus that piece's offset) and its data bytes. */
+static int elem_add(ptrdiff_t off, size_t len, void *arg)
+{
+    tn_rma_segs_t *s = arg;
+    const tn_dt_t *b = s->basic;
+    while (len > 0) {
+        if (s->piece == 0 && s->rem == b->segs[0].len) {
+            if (s->n == s->cap) {
+                return 1;
+            }
+            s->segs[s->n].off = off - b->segs[0].off;
+            s->segs[s->n].len = b->size;
+            s->n++;
+        }
+        size_t take = len < s->rem ? len : s->rem;
+        off += (ptrdiff_t)take;
+        len -= take;
+        s->rem -= take;
+        if (s->rem == 0) {
+            s->piece = (s->piece + 1) % b->nsegs;
+            s->rem = b->segs[s->piece].len;
+        }
+    }
     return 0;
 }
 
@@ -183,10 +214,11 @@ tn_status_t tn_rma_am_op(tn_win_t *win, const tn_rma_op_t *op, tn_req_t *user)
     }
     if (op->kind == TN_RMA_OP_ACC || op->kind == TN_RMA_OP_GACC || op->kind == TN_RMA_OP_CAS) {
         basic = op->tdt->basic;
-        if (basic == NULL || !basic->is_contig) {
-            return TN_ERR_UNSUPPORTED;   /* padded pair types: direct path only */
+        if (basic == NULL || (!basic->is_contig && op->kind == TN_RMA_OP_CAS)) {
+            return TN_ERR_UNSUPPORTED;
         }
     }
+    int elems = basic != NULL && !basic->is_contig;
     size_t max_segs = (TN_RMA_REQ_MAX - sizeof(tn_rma_hdr_t)) / sizeof(tn_rma_seg_t);
     size_t cas_bytes = op->kind == TN_RMA_OP_CAS ? 2 * bytes : 0;
     char *msg = malloc(TN_RMA_REQ_MAX);
@@ -195,7 +227,11 @@ tn_status_t tn_rma_am_op(tn_win_t *win, const tn_rma_op_t *op, tn_req_t *user)
     }
     tn_rma_segs_t segs = { (tn_rma_seg_t *)(void *)(msg + sizeof(tn_rma_hdr_t)), 0,
                            (uint32_t)max_segs };
-    if (tn_dt_foreach_seg(op->tdt, op->tcount, seg_add, &segs) != 0) {
+    if (elems) {
+        segs.basic = basic;
+        segs.rem = basic->segs[0].len;
+    }
+    if (tn_dt_foreach_seg(op->tdt, op->tcount, elems ? elem_add : seg_add, &segs) != 0) {
         free(msg);
         tn_log_error("rma", "a target datatype of more than %zu pieces to a target "
                      "reached by messages", max_segs);
@@ -222,6 +258,9 @@ tn_status_t tn_rma_am_op(tn_win_t *win, const tn_rma_op_t *op, tn_req_t *user)
     }
     if (data_apart) {
         h.flags |= TN_RMA_F_DATA;
+    }
+    if (elems) {
+        h.flags |= TN_RMA_F_ELEMS;
     }
     memcpy(msg, &h, sizeof(h));
     /* the result's receive before the request, so it lands in place */
@@ -408,6 +447,12 @@ static void scatter(const tn_rma_req_t *r, const char *in)
 
 static void gather(const tn_rma_req_t *r, char *out)
 {
+    if (r->flags & TN_RMA_F_ELEMS) {
+        for (uint32_t i = 0; i < r->nsegs; i++) {
+            tn_dt_pack(r->basic, r->at + r->segs[i].off, 1, out + i * r->basic->size);
+        }
+        return;
+    }
     for (uint32_t i = 0; i < r->nsegs; i++) {
         memcpy(out, r->at + r->segs[i].off, r->segs[i].len);
         out += r->segs[i].len;
@@ -416,6 +461,23 @@ static void gather(const tn_rma_req_t *r, char *out)
 
 static void accumulate(const tn_rma_req_t *r, const char *in)
 {
+    if (r->flags & TN_RMA_F_ELEMS) {
+        /* one padded element at a time, unpacked into its own layout */
+        _Alignas(16) char tmp[64];
+        if ((size_t)r->basic->extent > sizeof(tmp) || r->op->handle == TN_OP_H_NO_OP) {
+            return;
+        }
+        for (uint32_t i = 0; i < r->nsegs; i++, in += r->basic->size) {
+            char *at = r->at + r->segs[i].off;
+            if (r->op->handle == TN_OP_H_REPLACE) {
+                tn_dt_unpack(r->basic, in, 1, at);
+                continue;
+            }
+            tn_dt_unpack(r->basic, in, 1, tmp);
+            (void)tn_op_apply(r->op, r->basic, r->basic->handle, tmp, at, 1);
+        }
+        return;
+    }
     for (uint32_t i = 0; i < r->nsegs; i++) {
         char *at = r->at + r->segs[i].off;
         size_t len = r->segs[i].len;

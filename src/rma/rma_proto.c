@@ -6,8 +6,8 @@
 /* Flags each type may carry. */
 static const unsigned tn_rma_flags_ok[TN_RMA_NTYPES] = {
     [TN_RMA_PUT] = TN_RMA_F_DATA,
-    [TN_RMA_ACC] = TN_RMA_F_DATA,
-    [TN_RMA_GACC] = TN_RMA_F_DATA,
+    [TN_RMA_ACC] = TN_RMA_F_DATA | TN_RMA_F_ELEMS,
+    [TN_RMA_GACC] = TN_RMA_F_DATA | TN_RMA_F_ELEMS,
     [TN_RMA_LOCK] = TN_RMA_F_EXCLUSIVE,
 };
 
@@ -85,8 +85,9 @@ tn_status_t tn_rma_decode(const void *msg, size_t len, const tn_rma_mem_t *mem,
 
     if (h.type == TN_RMA_ACC || h.type == TN_RMA_GACC || h.type == TN_RMA_CAS) {
         out.basic = tn_dt_predefined((uintptr_t)h.basic);
-        if (out.basic == NULL || out.basic->size == 0 || !out.basic->is_contig) {
-            BAD("naming no predefined element type (field basic)");
+        if (out.basic == NULL || out.basic->size == 0 ||
+            !out.basic->is_contig != ((h.flags & TN_RMA_F_ELEMS) != 0)) {
+            BAD("naming no predefined element type it can use (fields basic, flags)");
         }
     }
     if (h.type == TN_RMA_ACC || h.type == TN_RMA_GACC) {
@@ -106,7 +107,13 @@ tn_status_t tn_rma_decode(const void *msg, size_t len, const tn_rma_mem_t *mem,
         if (out.basic != NULL && s.len % out.basic->size != 0) {
             BAD("with a segment that is not whole elements (field segs)");
         }
-        if (mem_at(mem, h.disp, s.off, s.len) == NULL) {
+        if (h.flags & TN_RMA_F_ELEMS) {
+            if (s.len != out.basic->size || s.off > INT64_MAX - out.basic->true_lb ||
+                mem_at(mem, h.disp, s.off + out.basic->true_lb,
+                       (uint64_t)out.basic->true_extent) == NULL) {
+                BAD("with an element reaching outside the window (fields disp, segs)");
+            }
+        } else if (mem_at(mem, h.disp, s.off, s.len) == NULL) {
             BAD("reaching outside the window (fields disp, segs)");
         }
         sum += s.len;

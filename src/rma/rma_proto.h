@@ -17,7 +17,8 @@
  * known, flags known to the type, sizes consistent with the message,
  * every segment inside the window (dynamic windows: inside one attached
  * region), op and element type predefined and legal together, segment
- * lengths whole elements.  All multi-byte fields are host order: both
+ * lengths whole elements (F_ELEMS: exactly one element, whose whole extent
+ * is inside the window).  All multi-byte fields are host order: both
  * ends run the same build on one machine type (the job secret keeps
  * others out, DESIGN.md "Trust"). */
 #ifndef TN_RMA_RMA_PROTO_H
@@ -57,6 +58,10 @@ enum {
 /* Flags (wire values). */
 #define TN_RMA_F_DATA      0x01u   /* PUT/ACC/GACC: data follows as TAG_DATA */
 #define TN_RMA_F_EXCLUSIVE 0x02u   /* LOCK: exclusive */
+#define TN_RMA_F_ELEMS     0x04u   /* ACC/GACC: one segment per element of a
+                                    * padded element type (MPI_SHORT_INT ...):
+                                    * off is where the element starts, len
+                                    * its data bytes */
 
 /* Largest request kept in one message; bigger data follows apart. */
 #define TN_RMA_REQ_MAX 8192u

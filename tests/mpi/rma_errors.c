@@ -112,7 +112,7 @@ int main(int argc, char **argv)
     /* bad ranks, bad target memory */
     MT_CALL(MPI_Win_lock_all(0, win));
     MT_EXPECT_CLASS(MPI_Put(&one, 1, MPI_INT, mt_size, 0, 1, MPI_INT, win), MPI_ERR_RANK);
-    MT_EXPECT_CLASS(MPI_Get(&res, 1, MPI_INT, -3, 0, 1, MPI_INT, win), MPI_ERR_RANK);
+    MT_EXPECT_CLASS(MPI_Get(&res, 1, MPI_INT, -77, 0, 1, MPI_INT, win), MPI_ERR_RANK);
     MT_EXPECT_CLASS(MPI_Accumulate(&one, 1, MPI_INT, mt_size + 5, 0, 1, MPI_INT, MPI_SUM, win),
                     MPI_ERR_RANK);
     MT_CALL(MPI_Win_unlock_all(win));

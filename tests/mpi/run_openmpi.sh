@@ -9,7 +9,7 @@
 #
 #   --mpich     use MPICH (mpicc.mpich / mpirun.mpich) instead
 #   --only RE   run only the tests whose name matches RE
-#   --testlist  another list in the same format (e.g. tests/mpi/testlist.rma)
+#   --testlist  another list in the same format
 #   -v          print the output of XFAIL runs too
 # Binaries go to $MTEST_BUILD_DIR (default /tmp/tern-mpi-tests-<impl>).
 set -euo pipefail
