@@ -22,6 +22,12 @@ int tern_tools_config_get(int i, const char **name, const char **type, const cha
 /* The values variable i accepts: "lo..hi" (inclusive; an end may be
  * missing), "a|b|c", or "" for any value of its type; NULL for a bad i. */
 const char *tern_tools_config_valid(int i);
+/* Where variable i sits in MPI_T (docs/mpi_t.md): its category ("udp",
+ * "coll", ...) and its control variable's scope: "readonly" (read at
+ * MPI_Init or by tern-run), "local" or "all_eq" (writable while the job
+ * runs; all_eq: every process must write the same value).  Static
+ * strings; returns 0, or -1 for a bad i. */
+int tern_tools_config_mpit(int i, const char **category, const char **scope);
 
 /* Counters (what TERN_STATS prints and MPI_T shows as performance
  * variables, in the same order; docs/mpi_t.md): name, class ("counter",

@@ -30,7 +30,7 @@ void tn_event_set_sink(tn_event_sink_fn_t sink)
 
 void tn_event_arm(tn_event_t ev, int on)
 {
-    __atomic_store_n(&tn_event_armed[ev], on, __ATOMIC_RELAXED);
+    __atomic_store_n(&tn_event_armed[ev], on, __ATOMIC_RELEASE);
 }
 
 uint64_t tn_event_now(void)

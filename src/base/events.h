@@ -48,7 +48,8 @@ const tn_event_desc_t *tn_event_desc(int i);   /* NULL for a bad i */
 /* The MPI_T layer's receiver of raised events; ts: CLOCK_MONOTONIC ns. */
 typedef void (*tn_event_sink_fn_t)(tn_event_t ev, uint64_t ts, const int *elems, int n);
 void tn_event_set_sink(tn_event_sink_fn_t sink);
-/* Whether ev is raised (some tool listens); set by the MPI_T layer. */
+/* Whether ev is raised (some tool listens); set by the MPI_T layer after
+ * tn_event_set_sink, from any thread (release). */
 void tn_event_arm(tn_event_t ev, int on);
 
 extern int tn_event_armed[TN_EVENT_COUNT_];
@@ -57,9 +58,12 @@ void tn_event_emit(tn_event_t ev, const int *elems, int n);
 /* Nanoseconds of CLOCK_MONOTONIC: the events' time source. */
 uint64_t tn_event_now(void);
 
+/* The acquire pairs with tn_event_arm's release: a raise that sees the
+ * event armed also sees the sink installed before it (a plain load on
+ * x86). */
 static inline void tn_event_raise(tn_event_t ev, int a, int b, int c)
 {
-    if (__builtin_expect(__atomic_load_n(&tn_event_armed[ev], __ATOMIC_RELAXED) != 0, 0)) {
+    if (__builtin_expect(__atomic_load_n(&tn_event_armed[ev], __ATOMIC_ACQUIRE) != 0, 0)) {
         int e[3] = { a, b, c };
         tn_event_emit(ev, e, 3);
     }

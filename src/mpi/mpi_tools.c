@@ -68,6 +68,20 @@ static const char *const tn_tools_cat_names[] = {
 #undef TN_TOOLS_CAT
 };
 
+TN_EXPORT int tern_tools_config_mpit(int i, const char **category, const char **scope)
+{
+    tn_config_desc_t d;
+    char value[8];
+    if (i < 0 || i >= tn_config_count()) {
+        return -1;
+    }
+    tn_config_describe(i, &d, value, sizeof(value));
+    *category = tn_tools_cat_names[d.category];
+    *scope = d.access == TN_CFG_LOCAL ? "local" : d.access == TN_CFG_ALL_EQ ? "all_eq"
+                                                                              : "readonly";
+    return 0;
+}
+
 TN_EXPORT int tern_tools_counter_count(void)
 {
     return tn_ctr_count();

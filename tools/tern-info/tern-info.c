@@ -14,14 +14,16 @@ static void usage(void)
            "  --pvars         the counters (TERN_STATS, MPI_T performance variables)\n"
            "  --events        the MPI_T events\n"
            "  --unsupported   the MPI functions not implemented yet, one per line\n"
-           "  --markdown      the configuration variables as a markdown table\n");
+           "  --markdown      the configuration variables as a markdown table (with their\n"
+           "                  MPI_T category and control-variable scope)\n");
 }
 
 static void print_config(int markdown)
 {
     int n = tern_tools_config_count();
     if (markdown) {
-        printf("| Variable | Type | Default | Valid | Description |\n|---|---|---|---|---|\n");
+        printf("| Variable | Type | Default | Valid | Category | MPI_T scope | Description |\n"
+               "|---|---|---|---|---|---|---|\n");
     } else {
         printf("Configuration variables (%d):\n", n);
     }
@@ -50,7 +52,10 @@ static void print_config(int markdown)
                 }
             }
             v[k] = '\0';
-            printf("| `%s` | %s | `%s` | %s | %s |\n", name, type, def, v, help);
+            const char *cat = "", *scope = "";
+            tern_tools_config_mpit(i, &cat, &scope);
+            printf("| `%s` | %s | `%s` | %s | %s | %s | %s |\n", name, type, def, v, cat, scope,
+                   help);
         } else {
             printf("  %-28s = %-10s (default %s, %s, valid %s%s)\n      %s\n", name, value,
                    def, type, valid, is_set ? ", set in the environment" : "", help);

@@ -71,15 +71,28 @@ static struct {
     char               (*dheads)[TN_UDP_DIRECT_HEAD];
     tn_udp_dplan_t       dplan;
     uint64_t             late_messages;  /* delivered while closing, dropped */
-    uint64_t             last_read_ns;   /* end of the last pass over the sockets */
+    uint64_t             last_read_ns;   /* end of the last pass over the sockets (hint) */
     int                  batch;          /* datagrams per receive call */
     int                  send_batch;     /* packets one flush gathers */
     int                  closing;        /* finalize: peers are done sending */
     /* no connection has anything to send or a timer due before this: a
      * progress call that receives nothing skips them all until then */
-    uint64_t             next_due;
+    uint64_t             next_due;   /* (hint) */
     tn_udp_clock_t       clock;
 } tn_udp;
+
+/* The hints above are also read and written by a thread asleep in
+ * tn_xport_udp_sleep, without the runtime lock: atomic, relaxed (a stale
+ * value costs a shorter or longer sleep, or one late-ack verdict). */
+static inline uint64_t tn_udp_hint_get(const uint64_t *v)
+{
+    return __atomic_load_n(v, __ATOMIC_RELAXED);
+}
+
+static inline void tn_udp_hint_set(uint64_t *v, uint64_t x)
+{
+    __atomic_store_n(v, x, __ATOMIC_RELAXED);
+}
 
 /* The counters (base/counters_table.h), outside tn_udp so that finalize
  * keeps them for MPI_T readers. */
@@ -342,7 +355,7 @@ tn_status_t tn_xport_udp_init(const tn_xport_job_t *job)
     if (st != TN_OK) {
         return st;
     }
-    tn_udp.next_due = UINT64_MAX;
+    tn_udp_hint_set(&tn_udp.next_due, UINT64_MAX);
     char card[TN_UDP_CARD_LEN];
     if (tn_udp_card_format(&tn_udp.sock.card, card, sizeof(card)) == 0) {
         st = TN_ERR_INVAL;
@@ -433,8 +446,8 @@ static int tn_udp_flush(int peer, uint64_t now, int timers);
  * we owe are late through no fault of the network. */
 static int tn_udp_away(uint64_t now)
 {
-    return tn_udp.last_read_ns != 0 && now > tn_udp.last_read_ns &&
-           now - tn_udp.last_read_ns > tn_udp.cfg.rto_min_ns;
+    uint64_t last = tn_udp_hint_get(&tn_udp.last_read_ns);
+    return last != 0 && now > last && now - last > tn_udp.cfg.rto_min_ns;
 }
 
 /* Sleep until a datagram arrives (or extra_fd is readable), a connection's
@@ -444,8 +457,9 @@ static void tn_udp_wait(uint64_t cap_ns, int extra_fd)
     /* may run without the runtime lock (tn_xport_udp_sleep): not the
      * transport's clock, whose state another thread may be updating */
     uint64_t now = tn_udp_clock_real(), deadline = now + cap_ns;
-    if (tn_udp.next_due < deadline) {
-        deadline = tn_udp.next_due;
+    uint64_t due = tn_udp_hint_get(&tn_udp.next_due);
+    if (due < deadline) {
+        deadline = due;
     }
     if (deadline > now) {
         tn_udp_sock_wait(&tn_udp.sock, deadline - now, extra_fd);
@@ -575,8 +589,8 @@ static void tn_udp_due(int peer)
 {
     tn_udp_peer_t *p = &tn_udp.peers[peer];
     p->due = tn_udp_conn_deadline(p->conn);
-    if (p->due < tn_udp.next_due) {
-        tn_udp.next_due = p->due;
+    if (p->due < tn_udp_hint_get(&tn_udp.next_due)) {
+        tn_udp_hint_set(&tn_udp.next_due, p->due);
     }
 }
 
@@ -862,7 +876,7 @@ static void tn_udp_input(int rail, const void *pkt, size_t len, const void *tail
 static int tn_udp_service(uint64_t now, int timers)
 {
     int events = 0;
-    if (now < tn_udp.next_due) {
+    if (now < tn_udp_hint_get(&tn_udp.next_due)) {
         return 0;
     }
     uint64_t next = UINT64_MAX;
@@ -899,7 +913,7 @@ static int tn_udp_service(uint64_t now, int timers)
             tn_udp.fatal(msg);
         }
     }
-    tn_udp.next_due = next;
+    tn_udp_hint_set(&tn_udp.next_due, next);
     return events;
 }
 
@@ -959,11 +973,11 @@ static int tn_udp_recv_direct(int r, uint64_t *now_p, int late)
             events++;
         }
         tn_udp_sock_note_recv(&tn_udp.sock, ndg);
-        if (tn_udp.next_due <= now) {
+        if (tn_udp_hint_get(&tn_udp.next_due) <= now) {
             events += tn_udp_service(now, 0);
         }
         now = tn_udp_now();
-        tn_udp.last_read_ns = now;
+        tn_udp_hint_set(&tn_udp.last_read_ns, now);
     }
     *now_p = now;
     return events;
@@ -980,7 +994,7 @@ static int tn_udp_progress(void)
     size_t lens[TN_UDP_RECV_BATCH], segs[TN_UDP_RECV_BATCH];
     static struct sockaddr_in from[TN_UDP_RECV_BATCH];   /* one place: see tn_udp_sock_recv */
     int late = tn_udp_away(now);
-    tn_udp.last_read_ns = now;
+    tn_udp_hint_set(&tn_udp.last_read_ns, now);
     for (int r = 0; r < tn_udp.sock.nrails; r++) {
         if (tn_udp.ndirect != 0) {
             events += tn_udp_recv_direct(r, &now, late);
@@ -1008,7 +1022,7 @@ static int tn_udp_progress(void)
                  * would keep its sender waiting for acks until its timer
                  * fires.  Not the timers: unread acks may still wait in the
                  * socket. */
-                if (tn_udp.next_due <= now) {
+                if (tn_udp_hint_get(&tn_udp.next_due) <= now) {
                     events += tn_udp_service(now, 0);
                 }
             }
@@ -1016,11 +1030,11 @@ static int tn_udp_progress(void)
                 break;
             }
             now = tn_udp_now();
-            tn_udp.last_read_ns = now;
+            tn_udp_hint_set(&tn_udp.last_read_ns, now);
         }
     }
     /* the sockets were last read when the processing of what came in ended */
-    tn_udp.last_read_ns = events != 0 ? tn_udp_now() : now;
+    tn_udp_hint_set(&tn_udp.last_read_ns, events != 0 ? tn_udp_now() : now);
     return events + tn_udp_service(now, 1);
 }
 
@@ -1031,7 +1045,7 @@ int tn_xport_udp_sleep(int (*recheck)(void), uint64_t timeout_ns)
     if (recheck() == 0) {
         tn_udp_wait(timeout_ns, wake_fd);
         /* asleep on the sockets is not away from them: a datagram wakes us */
-        tn_udp.last_read_ns = tn_udp_clock_real();
+        tn_udp_hint_set(&tn_udp.last_read_ns, tn_udp_clock_real());
     }
     tn_xport_shm_poll_end();
     return wake_fd >= 0;
