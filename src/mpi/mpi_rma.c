@@ -138,10 +138,22 @@ static int data_op(tn_rma_kind_t kind, const void *oaddr, MPI_Count ocount, MPI_
     if ((rc = tn_mpi_win_arg(fn, win, &w))) {
         return rc;
     }
-    tn_rma_op_t op = { .kind = kind, .oaddr = oaddr, .ocount = (size_t)ocount,
-                       .odt = tn_mpi_dt_get(odt), .raddr = raddr, .rcount = (size_t)rcount,
-                       .rdt = NULL, .target = target, .disp = disp, .tcount = (size_t)tcount,
-                       .tdt = tn_mpi_dt_get(tdt) };
+    /* field by field: an initializer would clear the whole struct first,
+     * which costs more than the rest of a small put */
+    tn_rma_op_t op;
+    op.kind = kind;
+    op.oaddr = oaddr;
+    op.ocount = (size_t)ocount;
+    op.odt = tn_mpi_dt_get(odt);
+    op.raddr = raddr;
+    op.rcount = (size_t)rcount;
+    op.rdt = NULL;
+    op.caddr = NULL;
+    op.target = target;
+    op.disp = disp;
+    op.tcount = (size_t)tcount;
+    op.tdt = odt == tdt ? op.odt : tn_mpi_dt_get(tdt);
+    op.op = NULL;
     if (kind == TN_RMA_OP_GACC && (op.rdt = tn_mpi_dt_get(rdt)) == NULL) {
         return tn_mpi_win_err(w, MPI_ERR_TYPE, fn, "result_datatype", "invalid or "
                               "uncommitted datatype");

@@ -17,17 +17,27 @@
 
 /* ---- handles and errors -------------------------------------------------- */
 
+/* The window last found valid: a program's loop of operations on one
+ * window skips the registry lookup.  MPI_Win_free clears it. */
+static tn_win_t *tn_mpi_win_last;
+
 int tn_mpi_win_arg(const char *fn, MPI_Win h, tn_win_t **win_p)
 {
+    tn_win_t *w = (tn_win_t *)(void *)h;
+    if (w != NULL && w == __atomic_load_n(&tn_mpi_win_last, __ATOMIC_ACQUIRE) &&
+        tn_mpi_world_active()) {
+        *win_p = w;
+        return MPI_SUCCESS;
+    }
     int rc = tn_mpi_check_init(fn);
     if (rc != MPI_SUCCESS) {
         return rc;
     }
-    tn_win_t *w = (tn_win_t *)(void *)h;
     if (h == MPI_WIN_NULL || !tn_objreg_has(w, TN_OBJ_WIN)) {
         return tn_mpi_err(NULL, MPI_ERR_WIN, fn, "win", "%s",
                           h == MPI_WIN_NULL ? "MPI_WIN_NULL is not a window" : "invalid window");
     }
+    __atomic_store_n(&tn_mpi_win_last, w, __ATOMIC_RELEASE);
     *win_p = w;
     return MPI_SUCCESS;
 }
@@ -213,6 +223,7 @@ int tn_mpi_Win_free(MPI_Win *win)
         return rc;
     }
     tn_objreg_del(w);
+    __atomic_store_n(&tn_mpi_win_last, NULL, __ATOMIC_RELEASE);
     if (w->info != NULL) {
         tn_info_release(w->info);
     }

@@ -1,4 +1,5 @@
 /* Windows: creation of every flavour, free, dynamic regions, queries. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "coll/coll.h"
@@ -163,8 +164,15 @@ int tn_rma_in_range(const tn_win_t *win, int target, int64_t disp, const tn_dt_t
     const tn_rma_peer_t *p = &win->peers[target];
     size_t span;
     ptrdiff_t shift;
+    uint64_t bytes, lo;
+    if (dt->is_contig && dt->true_lb == 0 && disp >= 0 &&
+        !__builtin_mul_overflow((uint64_t)count, (uint64_t)dt->size, &bytes) &&
+        !__builtin_mul_overflow((uint64_t)disp, (uint64_t)p->disp_unit, &lo)) {
+        /* the common case, without divisions or 128-bit arithmetic */
+        return lo <= p->size && bytes <= p->size - lo;
+    }
     tn_dt_span(dt, count, &span, &shift);
     /* bytes [disp*unit + shift, + span) */
-    __int128 lo = (__int128)disp * p->disp_unit + shift;
-    return lo >= 0 && lo + (__int128)span <= (__int128)p->size;
+    __int128 first = (__int128)disp * p->disp_unit + shift;
+    return first >= 0 && first + (__int128)span <= (__int128)p->size;
 }
