@@ -380,11 +380,8 @@ int tn_mpi_Win_lock_all(int assert, MPI_Win win)
                               "open");
     }
     w->fence_open = 0;
-    tn_status_t st = TN_OK;
     tn_mpi_enter();
-    for (int r = 0; r < w->comm->size && st == TN_OK; r++) {
-        st = tn_rma_lock(w, r, 0);
-    }
+    tn_status_t st = tn_rma_lock_all(w);
     tn_mpi_leave();
     w->lock_all = st == TN_OK;
     return sync_done(w, st, fn);
@@ -402,12 +399,8 @@ int tn_mpi_Win_unlock_all(MPI_Win win)
         return tn_mpi_win_err(w, MPI_ERR_RMA_SYNC, fn, "win", "no MPI_Win_lock_all epoch "
                               "is open");
     }
-    tn_status_t st = TN_OK;
     tn_mpi_enter();
-    for (int r = 0; r < w->comm->size; r++) {
-        tn_status_t s = tn_rma_unlock(w, r);
-        st = st == TN_OK ? s : st;
-    }
+    tn_status_t st = tn_rma_unlock_all(w);
     tn_mpi_leave();
     w->lock_all = 0;
     return sync_done(w, st, fn);
@@ -580,7 +573,7 @@ static int wait_test(const char *fn, MPI_Win win, int *flag)
         }
     }
     tn_mpi_enter();
-    tn_status_t st = tn_rma_wait(w, w->npost, flag != NULL, &done);
+    tn_status_t st = tn_rma_wait(w, w->npost, w->post_ranks, flag != NULL, &done);
     tn_mpi_leave();
     if (flag != NULL) {
         *flag = done;

@@ -61,6 +61,7 @@ typedef struct {
     char           *local;       /* direct: its memory mapped here, else NULL */
     tn_rma_lock_t  *lock;        /* direct: its lock words, else NULL */
     int             direct;
+    int             lidx;        /* its index in the node segment, or -1 */
     /* message path, origin side */
     int             dirty;       /* requests sent since the last flush */
     int             locked;      /* 0, TN_RMA_LOCK_SHARED or _EXCLUSIVE */
@@ -84,6 +85,12 @@ typedef struct tn_win {
     size_t          seg_bytes;
     tn_rma_lock_t   my_lock;     /* my lock words when they are not in a segment */
     tn_rma_lock_t  *lockp;       /* where my lock words are */
+    /* PSCW between ranks of the segment: post[o * nlocal + t] counts the
+     * posts target t made to origin o, done[t * nlocal + o] the completes
+     * of origin o to target t; I remember what I consumed of mine */
+    uint32_t       *pscw_post, *pscw_done;
+    uint32_t       *post_seen, *done_seen;
+    int             nlocal, my_lidx;
     /* dynamic windows */
     tn_rma_region_t *regions;
     int             nregions, cap_regions;
@@ -168,6 +175,9 @@ tn_status_t tn_rma_op(tn_win_t *win, const tn_rma_op_t *op, tn_req_t **req_p);
 tn_status_t tn_rma_fence(tn_win_t *win);
 tn_status_t tn_rma_lock(tn_win_t *win, int target, int exclusive);
 tn_status_t tn_rma_unlock(tn_win_t *win, int target);
+/* Shared locks on every target, all requests out at once; and their end. */
+tn_status_t tn_rma_lock_all(tn_win_t *win);
+tn_status_t tn_rma_unlock_all(tn_win_t *win);
 /* Wait until my operations to target (all: -1) are complete at the target
  * (local_only: at the origin only). */
 tn_status_t tn_rma_flush(tn_win_t *win, int target, int local_only);
@@ -175,8 +185,8 @@ tn_status_t tn_rma_flush(tn_win_t *win, int target, int local_only);
 tn_status_t tn_rma_post(tn_win_t *win, int n, const int *ranks);
 tn_status_t tn_rma_start(tn_win_t *win, int n, const int *ranks);
 tn_status_t tn_rma_complete(tn_win_t *win, int n, const int *ranks);
-/* Wait (test: only look) for the COMPLETE of n origins. */
-tn_status_t tn_rma_wait(tn_win_t *win, int n, int test, int *done_p);
+/* Wait (test: only look) for the completes of the n origins ranks[]. */
+tn_status_t tn_rma_wait(tn_win_t *win, int n, const int *ranks, int test, int *done_p);
 void tn_rma_sync(tn_win_t *win);
 
 /* The servers of every window: called from the progress engine. */

@@ -6,10 +6,11 @@
  * name; they map it, and once every rank of the node has it mapped the
  * creator unlinks the name, so nothing is left in /dev/shm whatever
  * happens later.  Layout: one cache line of lock words per node rank (in
- * node order), then each node rank's memory in node order: back to back
- * (allocate_shared's contiguous default) or each on its own pages
- * (noncontig). */
+ * node order), the PSCW counters (rma.h), then each node rank's memory in
+ * node order: back to back (allocate_shared's contiguous default) or each
+ * on its own pages (noncontig). */
 #include <errno.h>
+#include <stdlib.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -31,7 +32,8 @@ static size_t round_up(size_t v, size_t a)
 /* Where node rank i's area starts, for every i (offsets from the segment). */
 static size_t seg_layout(const uint64_t *sizes, int n, int noncontig, size_t *off)
 {
-    size_t at = round_up((size_t)n * TN_RMA_LINE, noncontig ? TN_RMA_PAGE : TN_RMA_LINE);
+    size_t ctl = (size_t)n * TN_RMA_LINE + 2 * (size_t)n * (size_t)n * sizeof(uint32_t);
+    size_t at = round_up(ctl, noncontig ? TN_RMA_PAGE : TN_RMA_LINE);
     for (int i = 0; i < n; i++) {
         off[i] = at;
         at += noncontig ? round_up((size_t)sizes[i], TN_RMA_PAGE) : (size_t)sizes[i];
@@ -133,14 +135,22 @@ tn_status_t tn_rma_seg_map(tn_win_t *win, const uint64_t *all_sizes, int noncont
         p->local = (char *)win->seg + off[i];
         p->lock = (tn_rma_lock_t *)(void *)((char *)win->seg + (size_t)i * TN_RMA_LINE);
         p->direct = 1;
+        p->lidx = i;
     }
     win->lockp = win->peers[win->comm->rank].lock;
+    win->nlocal = n;
+    win->my_lidx = win->peers[win->comm->rank].lidx;
+    win->pscw_post = (uint32_t *)(void *)((char *)win->seg + (size_t)n * TN_RMA_LINE);
+    win->pscw_done = win->pscw_post + (size_t)n * (size_t)n;
+    win->post_seen = calloc((size_t)n, sizeof(uint32_t));
+    win->done_seen = calloc((size_t)n, sizeof(uint32_t));
+    if (win->post_seen == NULL || win->done_seen == NULL) {
+        st = TN_ERR_NOMEM;
+        goto out;
+    }
     return TN_OK;
 out:
-    if (win->seg != NULL) {
-        munmap(win->seg, win->seg_bytes);
-        win->seg = NULL;
-    }
+    tn_rma_seg_unmap(win);
     return st;
 }
 
@@ -150,4 +160,8 @@ void tn_rma_seg_unmap(tn_win_t *win)
         munmap(win->seg, win->seg_bytes);
         win->seg = NULL;
     }
+    free(win->post_seen);
+    free(win->done_seen);
+    win->post_seen = win->done_seen = NULL;
+    win->pscw_post = win->pscw_done = NULL;
 }

@@ -8,6 +8,7 @@
 #include <sched.h>
 #include "coll/coll.h"
 #include "runtime/rt.h"
+#include "xport/xport.h"
 #include "rma/rma_impl.h"
 
 int tn_rma_lock_try(tn_rma_lock_t *l, int exclusive)
@@ -130,6 +131,56 @@ tn_status_t tn_rma_lock(tn_win_t *win, int target, int exclusive)
     return TN_OK;
 }
 
+tn_status_t tn_rma_lock_all(tn_win_t *win)
+{
+    int n = win->comm->size;
+    /* every request out first: the grants come back together */
+    for (int r = 0; r < n; r++) {
+        if (!win->peers[r].direct) {
+            tn_status_t st = tn_rma_am_ctl(win, r, TN_RMA_LOCK, 0);
+            if (st != TN_OK) {
+                return st;
+            }
+        }
+    }
+    for (int r = 0; r < n; r++) {
+        if (win->peers[r].direct) {
+            tn_status_t st = tn_rma_lock(win, r, 0);
+            if (st != TN_OK) {
+                return st;
+            }
+        } else {
+            tn_rma_am_wait_ctl(win, r, 0);
+            win->peers[r].locked = TN_RMA_LOCK_SHARED;
+        }
+    }
+    return TN_OK;
+}
+
+tn_status_t tn_rma_unlock_all(tn_win_t *win)
+{
+    int n = win->comm->size;
+    tn_status_t st = TN_OK;
+    for (int r = 0; r < n; r++) {
+        if (!win->peers[r].direct) {
+            tn_status_t s = tn_rma_am_ctl(win, r, TN_RMA_UNLOCK, 0);
+            st = st == TN_OK ? s : st;
+        }
+    }
+    for (int r = 0; r < n; r++) {
+        tn_rma_peer_t *p = &win->peers[r];
+        if (p->direct) {
+            tn_rma_lock_release(p->lock);
+        } else {
+            tn_rma_am_wait_ctl(win, r, 0);
+            p->dirty = 0;
+        }
+        p->locked = 0;
+    }
+    tn_status_t s = tn_rma_am_drain(win, -1);
+    return st == TN_OK ? s : st;
+}
+
 tn_status_t tn_rma_unlock(tn_win_t *win, int target)
 {
     tn_rma_peer_t *p = &win->peers[target];
@@ -150,14 +201,45 @@ tn_status_t tn_rma_unlock(tn_win_t *win, int target)
     return st;
 }
 
-/* ---- PSCW ------------------------------------------------------------- */
+/* ---- PSCW ---------------------------------------------------------------
+ * Between ranks of one node segment, post and complete are counters in the
+ * segment (a store, then a wake-up of the peer if it sleeps); with the
+ * others, post is a message and complete a request behind the origin's
+ * operations. */
+
+/* The counters need the peer to be woken through the shm transport when
+ * it sleeps: only for peers it serves (not with TERN_XPORT=udp), and me. */
+static int pscw_direct(const tn_win_t *win, int r)
+{
+    if (win->pscw_post == NULL || win->peers[r].lidx < 0) {
+        return 0;
+    }
+    return r == win->comm->rank ||
+           tn_rt.xport_of[tn_comm_world_rank(win->comm, r)] == &tn_xport_shm_ops;
+}
+
+/* Count one at *c (seq_cst: the store is seen before the look at whether
+ * the peer sleeps) and wake world rank w. */
+static void pscw_bump(uint32_t *c, int w)
+{
+    __atomic_fetch_add(c, 1, __ATOMIC_SEQ_CST);
+    if (w != tn_rt.world_rank) {
+        tn_xport_shm_wake_sleeper(w);
+    }
+}
 
 tn_status_t tn_rma_post(tn_win_t *win, int n, const int *ranks)
 {
     static const char token = 1;
     for (int i = 0; i < n; i++) {
-        tn_status_t st = tn_p2p_send(&token, 1, tn_dt_byte(), ranks[i], TN_RMA_TAG_POST,
-                                     win->comm, 0);
+        int o = ranks[i];
+        if (pscw_direct(win, o)) {
+            pscw_bump(&win->pscw_post[(size_t)win->peers[o].lidx * (size_t)win->nlocal +
+                                      (size_t)win->my_lidx],
+                      tn_comm_world_rank(win->comm, o));
+            continue;
+        }
+        tn_status_t st = tn_p2p_send(&token, 1, tn_dt_byte(), o, TN_RMA_TAG_POST, win->comm, 0);
         if (st != TN_OK) {
             return st;
         }
@@ -165,12 +247,40 @@ tn_status_t tn_rma_post(tn_win_t *win, int n, const int *ranks)
     return TN_OK;
 }
 
+typedef struct {
+    const uint32_t *c;
+    uint32_t        seen;
+} tn_rma_count_wait_t;
+
+static int counted(void *arg)
+{
+    const tn_rma_count_wait_t *w = arg;
+    return __atomic_load_n(w->c, __ATOMIC_ACQUIRE) != w->seen;
+}
+
+/* Wait until the counter *c moves past seen. */
+static void count_wait(const uint32_t *c, uint32_t seen)
+{
+    tn_rma_count_wait_t w = { c, seen };
+    if (!counted(&w)) {
+        tn_rt_wait(counted, &w);
+    }
+}
+
 tn_status_t tn_rma_start(tn_win_t *win, int n, const int *ranks)
 {
     for (int i = 0; i < n; i++) {
+        int t = ranks[i];
+        if (pscw_direct(win, t)) {
+            int tl = win->peers[t].lidx;
+            count_wait(&win->pscw_post[(size_t)win->my_lidx * (size_t)win->nlocal + (size_t)tl],
+                       win->post_seen[tl]);
+            win->post_seen[tl]++;
+            continue;
+        }
         char token;
-        tn_status_t st = tn_p2p_recv(&token, 1, tn_dt_byte(), ranks[i], TN_RMA_TAG_POST,
-                                     win->comm, 0, NULL);
+        tn_status_t st = tn_p2p_recv(&token, 1, tn_dt_byte(), t, TN_RMA_TAG_POST, win->comm, 0,
+                                     NULL);
         if (st != TN_OK) {
             return st;
         }
@@ -181,30 +291,57 @@ tn_status_t tn_rma_start(tn_win_t *win, int n, const int *ranks)
 tn_status_t tn_rma_complete(tn_win_t *win, int n, const int *ranks)
 {
     tn_status_t st = TN_OK;
-    /* COMPLETE follows my requests to each target: when the target counts
-     * it, they are applied there */
+    /* a COMPLETE request follows my requests to its target: when the
+     * target counts it, they are applied there */
     for (int i = 0; i < n && st == TN_OK; i++) {
-        st = tn_rma_am_ctl(win, ranks[i], TN_RMA_COMPLETE, 0);
-        win->peers[ranks[i]].dirty = 0;
+        int t = ranks[i];
+        if (pscw_direct(win, t)) {
+            pscw_bump(&win->pscw_done[(size_t)win->peers[t].lidx * (size_t)win->nlocal +
+                                      (size_t)win->my_lidx],
+                      tn_comm_world_rank(win->comm, t));
+        } else {
+            st = tn_rma_am_ctl(win, t, TN_RMA_COMPLETE, 0);
+        }
+        win->peers[t].dirty = 0;
     }
     tn_status_t st2 = tn_rma_am_drain(win, -1);
     return st != TN_OK ? st : st2;
 }
 
 typedef struct {
-    tn_win_t *win;
-    int       n;
+    tn_win_t  *win;
+    int        n;
+    const int *ranks;
+    int        by_msg;     /* origins that complete by message */
 } tn_rma_wait_t;
 
 static int all_completed(void *arg)
 {
     tn_rma_wait_t *w = arg;
-    return w->win->completes >= w->n;
+    tn_win_t *win = w->win;
+    if (win->completes < w->by_msg) {
+        return 0;
+    }
+    for (int i = 0; i < w->n; i++) {
+        int o = w->ranks[i];
+        if (pscw_direct(win, o)) {
+            int ol = win->peers[o].lidx;
+            const uint32_t *c = &win->pscw_done[(size_t)win->my_lidx * (size_t)win->nlocal +
+                                                (size_t)ol];
+            if (__atomic_load_n(c, __ATOMIC_ACQUIRE) == win->done_seen[ol]) {
+                return 0;
+            }
+        }
+    }
+    return 1;
 }
 
-tn_status_t tn_rma_wait(tn_win_t *win, int n, int test, int *done_p)
+tn_status_t tn_rma_wait(tn_win_t *win, int n, const int *ranks, int test, int *done_p)
 {
-    tn_rma_wait_t w = { win, n };
+    tn_rma_wait_t w = { win, n, ranks, 0 };
+    for (int i = 0; i < n; i++) {
+        w.by_msg += !pscw_direct(win, ranks[i]);
+    }
     if (test) {
         tn_progress();
     } else if (!all_completed(&w)) {
@@ -212,7 +349,12 @@ tn_status_t tn_rma_wait(tn_win_t *win, int n, int test, int *done_p)
     }
     *done_p = all_completed(&w);
     if (*done_p) {
-        win->completes -= n;
+        win->completes -= w.by_msg;
+        for (int i = 0; i < n; i++) {
+            if (pscw_direct(win, ranks[i])) {
+                win->done_seen[win->peers[ranks[i]].lidx]++;
+            }
+        }
     }
     return TN_OK;
 }

@@ -46,7 +46,9 @@ tn_status_t tn_rma_win_create(tn_comm_t *comm, int flavor, void *base, size_t si
     if (st != TN_OK) {
         goto err_comm;
     }
+    win->my_lidx = -1;
     for (int r = 0; r < n; r++) {
+        win->peers[r].lidx = -1;
         win->peers[r].base = cards[r].base;
         win->peers[r].size = cards[r].size;
         win->peers[r].disp_unit = cards[r].disp_unit;
