@@ -132,14 +132,12 @@ static int ctl_caught_up(void *arg)
     return (int32_t)(p->ctl_seen - p->ctl_sent) >= 0;
 }
 
-tn_status_t tn_rma_am_wait_ctl(tn_win_t *win, int target, uint32_t want)
+void tn_rma_am_wait_ctl(tn_win_t *win, int target)
 {
-    (void)want;
     tn_rma_ctl_wait_t w = { win, target };
     if (!ctl_caught_up(&w)) {
         tn_rt_wait(ctl_caught_up, &w);
     }
-    return TN_OK;
 }
 
 typedef struct {

@@ -40,8 +40,8 @@ tn_status_t tn_rma_am_start(tn_win_t *win);
 void tn_rma_am_stop(tn_win_t *win);
 /* Send a request without data to target (FLUSH, LOCK, UNLOCK, COMPLETE). */
 tn_status_t tn_rma_am_ctl(tn_win_t *win, int target, unsigned type, unsigned flags);
-/* Wait until the control answers from target reach want. */
-tn_status_t tn_rma_am_wait_ctl(tn_win_t *win, int target, uint32_t want);
+/* Wait until target has answered every FLUSH, LOCK and UNLOCK sent to it. */
+void tn_rma_am_wait_ctl(tn_win_t *win, int target);
 /* A data request on the message path. */
 tn_status_t tn_rma_am_op(tn_win_t *win, const tn_rma_op_t *op, tn_req_t *user);
 /* Wait for (and drop) target's pending requests (-1: every target). */

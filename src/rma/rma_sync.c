@@ -69,7 +69,7 @@ static tn_status_t flush_targets(tn_win_t *win, int t)
     }
     for (int r = lo; r < hi; r++) {
         if (win->peers[r].dirty) {
-            tn_rma_am_wait_ctl(win, r, 0);
+            tn_rma_am_wait_ctl(win, r);
             win->peers[r].dirty = 0;
         }
     }
@@ -125,7 +125,7 @@ tn_status_t tn_rma_lock(tn_win_t *win, int target, int exclusive)
         if (st != TN_OK) {
             return st;
         }
-        tn_rma_am_wait_ctl(win, target, 0);
+        tn_rma_am_wait_ctl(win, target);
     }
     p->locked = exclusive ? TN_RMA_LOCK_EXCLUSIVE : TN_RMA_LOCK_SHARED;
     return TN_OK;
@@ -150,7 +150,7 @@ tn_status_t tn_rma_lock_all(tn_win_t *win)
                 return st;
             }
         } else {
-            tn_rma_am_wait_ctl(win, r, 0);
+            tn_rma_am_wait_ctl(win, r);
             win->peers[r].locked = TN_RMA_LOCK_SHARED;
         }
     }
@@ -172,7 +172,7 @@ tn_status_t tn_rma_unlock_all(tn_win_t *win)
         if (p->direct) {
             tn_rma_lock_release(p->lock);
         } else {
-            tn_rma_am_wait_ctl(win, r, 0);
+            tn_rma_am_wait_ctl(win, r);
             p->dirty = 0;
         }
         p->locked = 0;
@@ -192,7 +192,7 @@ tn_status_t tn_rma_unlock(tn_win_t *win, int target)
         /* the unlock follows my requests: its answer means they are done */
         st = tn_rma_am_ctl(win, target, TN_RMA_UNLOCK, 0);
         if (st == TN_OK) {
-            tn_rma_am_wait_ctl(win, target, 0);
+            tn_rma_am_wait_ctl(win, target);
             st = tn_rma_am_drain(win, target);
         }
         p->dirty = 0;
