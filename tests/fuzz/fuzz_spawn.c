@@ -20,7 +20,9 @@
  * and equal to its argcnt line when it sent one, every argument present,
  * info pairs as many as its info_num (at most 64), all present; preput
  * pairs as many as the first block's preput_num (at most 64), all present;
- * every string NUL-ended (ASan catches a read past one); the command line
+ * every string NUL-ended (ASan catches a read past one); while collected,
+ * a request holds at most TN_PMI_SPAWN_BYTES_MAX bytes of strings and
+ * its counts stay within those bounds; the command line
  * built from it fits the size spawn_argv allocates; a request is only
  * collected from one rank at a time; the answer is one cmd=spawn_result
  * line to the rank that asked, with one error code per process.  Replies
@@ -120,6 +122,41 @@ static void fz_carry_out(const tn_pmi_spawn_t *sp)
     }
 }
 
+static size_t fz_held(char **v, int n)
+{
+    size_t b = 0;
+    for (int i = 0; v != NULL && i < n; i++) {
+        b += v[i] != NULL ? strlen(v[i]) + 1 : 0;
+    }
+    return b;
+}
+
+/* The request being collected: within its bounds, from one rank only. */
+static void fz_bounds(const tn_pmi_srv_t *srv)
+{
+    const tn_pmi_spawn_t *sp = &srv->spawn;
+    size_t b = fz_held(sp->pre_key, sp->npre) + fz_held(sp->pre_val, sp->npre);
+    if (sp->napps < 0 || sp->napps > FZ_MAX_BLOCKS || sp->npre < 0 || sp->npre > 64) {
+        fz_fail("a request's counts out of bounds");
+    }
+    for (int a = 0; a < sp->napps; a++) {
+        const tn_pmi_spawn_app_t *app = &sp->apps[a];
+        if (app->argc < 0 || app->argc > 4096 || app->ninfo < 0 || app->ninfo > 64) {
+            fz_fail("a command's counts out of bounds");
+        }
+        b += fz_held(app->argv, app->argc) + fz_held(app->info_key, app->ninfo) +
+             fz_held(app->info_val, app->ninfo) + (app->exec ? strlen(app->exec) + 1 : 0);
+    }
+    if (b > TN_PMI_SPAWN_BYTES_MAX || b > sp->bytes) {
+        fz_fail("a request holds more bytes than its bound");
+    }
+    for (int r = 0; r < srv->nconns; r++) {
+        if (srv->conns[r].spawning && (r != sp->rank || !srv->conns[r].in_mcmd)) {
+            fz_fail("a block collected for a rank that does not own the request");
+        }
+    }
+}
+
 /* Rank r's replies: whole lines starting with cmd=; count spawn_result. */
 static int fz_replies(tn_pmi_srv_t *srv, int r, long *errcodes_p)
 {
@@ -183,7 +220,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         size_t ln = nl != NULL ? n - 1 : n;      /* without its newline */
         int r = i % ranks;
         int was_in = srv.conns[r].in_mcmd, napps = srv.spawn.napps;
-        int collecting = was_in && srv.spawn.rank == r && napps >= 1;
+        int collecting = was_in && srv.conns[r].spawning && napps >= 1;
 
         /* what this line declares for the block it belongs to */
         if (collecting && nl != NULL) {
@@ -205,6 +242,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 tn_pmi_srv_closed(&srv, r);
             }
             done += c;
+            fz_bounds(&srv);
             if (srv.spawn.napps > napps && srv.spawn.rank == r) {
                 /* a new block: it declares nothing yet */
                 for (int b = napps; b < srv.spawn.napps && b <= FZ_MAX_BLOCKS; b++) {
