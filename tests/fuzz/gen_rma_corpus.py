@@ -73,6 +73,14 @@ def seeds():
         64, req(PUT, [(-64, 8)], disp=100, data=bytes(8)))
     s["regress-disp-beyond-window-get"] = static(
         64, req(GET, [(-40, 4), (-36, 4)], disp=96))
+    # regression: accumulates at addresses not aligned for the element type
+    # (byte displacements) ran the op kernels on misaligned pointers; a pair
+    # element ending the window must not have its padding touched
+    s["regress-acc-unaligned-int"] = static(64, req(ACC, [(1, 8)], op=MPI_SUM, basic=MPI_INT,
+                                                    data=struct.pack("<ii", 1, 2)))
+    s["regress-acc-unaligned-pair-at-end"] = static(
+        64, req(ACC, [(51, 12)], flags=F_ELEMS, op=MPI_MAXLOC, basic=MPI_DOUBLE_INT,
+                data=struct.pack("<di", 3.0, 1)))
     return s
 
 
