@@ -51,6 +51,15 @@ typedef struct {
 } fz_decl_t;
 
 static fz_decl_t fz_decl[FZ_MAX_BLOCKS + 1];
+static int fz_decl_hi;                  /* entries [0, hi) may be set */
+
+static void fz_decl_reset(void)
+{
+    for (int b = 0; b < fz_decl_hi; b++) {
+        fz_decl[b].argcnt = fz_decl[b].info_num = fz_decl[b].preput_num = -1;
+    }
+    fz_decl_hi = 0;
+}
 
 /* The value of "key=<number>" in line, when it is one (else -2). */
 static long fz_num(const char *line, size_t n, const char *key)
@@ -209,9 +218,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     tn_pmi_srv_t srv;
     tn_pmi_srv_init(&srv, ranks, "tern-fuzz-kvs");
     srv.backlog_max = 1 << 16;
-    for (int i = 0; i <= FZ_MAX_BLOCKS; i++) {
-        fz_decl[i].argcnt = fz_decl[i].info_num = fz_decl[i].preput_num = -1;
-    }
+    fz_decl_hi = FZ_MAX_BLOCKS + 1;
+    fz_decl_reset();
 
     size_t off = 0;
     for (int i = 0; off < len; i++) {
@@ -225,6 +233,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         /* what this line declares for the block it belongs to */
         if (collecting && nl != NULL) {
             fz_decl_t *d = &fz_decl[napps - 1];
+            fz_decl_hi = napps > fz_decl_hi ? napps : fz_decl_hi;
             long v;
             if ((v = fz_num(text + off, ln, "argcnt")) >= 0) {
                 d->argcnt = v;
@@ -249,11 +258,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                     fz_decl[b].argcnt = fz_decl[b].info_num = fz_decl[b].preput_num = -1;
                 }
                 napps = srv.spawn.napps;
+                fz_decl_hi = napps > fz_decl_hi ? napps : fz_decl_hi;
             }
             if (srv.spawn.napps == 0) {
-                for (int b = 0; b <= FZ_MAX_BLOCKS; b++) {
-                    fz_decl[b].argcnt = fz_decl[b].info_num = fz_decl[b].preput_num = -1;
-                }
+                fz_decl_reset();
                 napps = 0;
             }
             if (srv.spawn.ready && (!late || (done == n && (i % 4 == 3 || off + n == len)))) {
@@ -279,9 +287,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                      (!fail && procs <= 4096 && codes != procs) || (fail && codes != 0))) {
                     fz_fail("the answer is not one spawn_result with a code per process");
                 }
-                for (int b = 0; b <= FZ_MAX_BLOCKS; b++) {
-                    fz_decl[b].argcnt = fz_decl[b].info_num = fz_decl[b].preput_num = -1;
-                }
+                fz_decl_reset();
                 napps = 0;
             }
             for (int q = 0; q < ranks; q++) {
