@@ -419,6 +419,33 @@ static tn_status_t tn_op_apply_derived(const tn_op_t *op, const tn_dt_t *dt, con
 
 /* ---- apply -------------------------------------------------------------- */
 
+/* A predefined type at an address not aligned for it (a byte displacement
+ * into a window, a user's char buffer): the kernels read typed values, so
+ * go through aligned copies, a stack buffer's worth at a time.  The last
+ * element's trailing padding (pair types) is not copied: the buffer may
+ * end at its data (one element of a window). */
+static tn_status_t tn_op_apply_unaligned(tn_op_kernel_fn_t *kernel, const tn_dt_t *dt,
+                                         const char *in, char *inout, size_t count)
+{
+    _Alignas(64) char ta[2048], tb[2048];
+    size_t ext = (size_t)dt->extent, per = sizeof(ta) / ext;
+    while (count > 0) {
+        size_t n = count < per ? count : per;
+        size_t bytes = (n - 1) * ext + (size_t)(dt->true_lb + dt->true_extent);
+        memcpy(ta, in, bytes);
+        memcpy(tb, inout, bytes);
+        tn_status_t st = kernel(dt->kind, ta, tb, n);
+        if (st != TN_OK) {
+            return st;
+        }
+        memcpy(inout, tb, bytes);
+        in += n * ext;
+        inout += n * ext;
+        count -= n;
+    }
+    return TN_OK;
+}
+
 tn_status_t tn_op_apply(const tn_op_t *op, const tn_dt_t *dt, uintptr_t dt_handle,
                         const void *in, void *inout, size_t count)
 {
@@ -442,6 +469,10 @@ tn_status_t tn_op_apply(const tn_op_t *op, const tn_dt_t *dt, uintptr_t dt_handl
         memcpy(inout, in, count * (size_t)dt->extent);
         return TN_OK;
     default:
+        if (dt->align > 1 && (((uintptr_t)in | (uintptr_t)inout) & (dt->align - 1))) {
+            return tn_op_apply_unaligned(tn_op_kernels[op->handle - TN_OP_HANDLE_BASE], dt,
+                                         in, inout, count);
+        }
         return tn_op_kernels[op->handle - TN_OP_HANDLE_BASE](dt->kind, in, inout, count);
     }
 }

@@ -124,10 +124,10 @@ tn_status_t tn_rma_decode(const void *msg, size_t len, const tn_rma_mem_t *mem,
     out.bytes = (size_t)h.bytes;
     out.segs = segs;
     out.nsegs = h.nsegs;
-    out.at = mem_at(mem, h.disp, 0, 0);
-    if (mem->dynamic) {
-        out.at = (char *)(uintptr_t)h.disp;   /* segments were checked one by one */
-    }
+    /* segments were checked one by one; disp itself may lie outside the
+     * window (a target type with a negative lower bound), so at is the
+     * address disp names, never looked up */
+    out.at = (char *)(uintptr_t)(mem->dynamic ? h.disp : (uint64_t)mem->base + h.disp);
     /* inline data */
     size_t want = 0;
     switch (h.type) {

@@ -296,6 +296,25 @@ static long spawn_index(const char *key, const char *prefix, long base, long lim
 
 #define PMI_SPAWN_MAX_ITEMS 4096
 
+/* *slot = a copy of val, counted against TN_PMI_SPAWN_BYTES_MAX (bytes
+ * replaced stay counted: the bound holds however a rank repeats lines).
+ * NULL, or why not. */
+static const char *spawn_dup(tn_pmi_spawn_t *sp, char **slot, const char *val)
+{
+    size_t n = strlen(val) + 1;
+    if (n > TN_PMI_SPAWN_BYTES_MAX - sp->bytes) {
+        return "spawn_too_big";
+    }
+    char *c = strdup(val);
+    if (c == NULL) {
+        return "out_of_memory";
+    }
+    sp->bytes += n;
+    free(*slot);
+    *slot = c;
+    return NULL;
+}
+
 /* One line of an mcmd=spawn block: key=value (the value may hold spaces).
  * Returns NULL, or why the block is malformed. */
 static const char *spawn_line(tn_pmi_srv_t *srv, char *line)
@@ -318,10 +337,10 @@ static const char *spawn_line(tn_pmi_srv_t *srv, char *line)
         }
         app->nprocs = (int)num;
     } else if (strcmp(key, "execname") == 0) {
-        free(app->exec);
-        app->exec = strdup(val);
+        return spawn_dup(sp, &app->exec, val);
     } else if (strcmp(key, "totspawns") == 0) {
-        if (!isnum || num <= 0 || num > 1024) {
+        /* every block says the same */
+        if (!isnum || num <= 0 || num > 1024 || (sp->total != 0 && num != sp->total)) {
             return "bad_totspawns";
         }
         sp->total = (int)num;
@@ -330,7 +349,7 @@ static const char *spawn_line(tn_pmi_srv_t *srv, char *line)
             return "bad_spawnssofar";
         }
     } else if (strcmp(key, "argcnt") == 0) {
-        if (!isnum || num < 0 || num > PMI_SPAWN_MAX_ITEMS) {
+        if (!isnum || num < 0 || num > PMI_SPAWN_MAX_ITEMS || app->argcnt_sent) {
             return "bad_argcnt";
         }
         if (num < app->argc) {
@@ -345,8 +364,13 @@ static const char *spawn_line(tn_pmi_srv_t *srv, char *line)
         }
         app->argv = a;
         app->argc = (int)num;
+        app->argcnt_sent = 1;
     } else if ((n = spawn_index(key, "arg", 1, PMI_SPAWN_MAX_ITEMS)) >= 0) {
-        /* args may come before argcnt: keep them in a list grown here */
+        /* args may come before argcnt: keep them in a list grown here;
+         * after it, none beyond what it said */
+        if (n >= app->argc && app->argcnt_sent) {
+            return "arg_past_argcnt";
+        }
         if (n >= app->argc) {
             char **a = realloc(app->argv, sizeof(char *) * (size_t)(n + 2));
             if (a == NULL) {
@@ -358,40 +382,42 @@ static const char *spawn_line(tn_pmi_srv_t *srv, char *line)
             app->argv = a;
             app->argc = (int)n + 1;
         }
-        free(app->argv[n]);
-        app->argv[n] = strdup(val);
+        return spawn_dup(sp, &app->argv[n], val);
     } else if (strcmp(key, "preput_num") == 0) {
-        if (!isnum || num < 0 || num > 64) {
+        /* said once, in the first block (later blocks repeat it: ignored) */
+        if (!isnum || num < 0 || num > 64 || (sp->napps == 1 && sp->pre_key != NULL)) {
             return "bad_preput_num";
         }
         if (sp->napps == 1) {
             sp->pre_key = calloc((size_t)num + 1, sizeof(char *));
             sp->pre_val = calloc((size_t)num + 1, sizeof(char *));
+            if (sp->pre_key == NULL || sp->pre_val == NULL) {
+                return "out_of_memory";
+            }
             sp->npre = (int)num;
         }
     } else if ((n = spawn_index(key, "preput_key_", 0, sp->npre)) >= 0) {
         if (sp->napps == 1) {
-            free(sp->pre_key[n]);
-            sp->pre_key[n] = strdup(val);
+            return spawn_dup(sp, &sp->pre_key[n], val);
         }
     } else if ((n = spawn_index(key, "preput_val_", 0, sp->npre)) >= 0) {
         if (sp->napps == 1) {
-            free(sp->pre_val[n]);
-            sp->pre_val[n] = strdup(val);
+            return spawn_dup(sp, &sp->pre_val[n], val);
         }
     } else if (strcmp(key, "info_num") == 0) {
-        if (!isnum || num < 0 || num > 64) {
+        if (!isnum || num < 0 || num > 64 || app->info_key != NULL) {
             return "bad_info_num";
         }
         app->info_key = calloc((size_t)num + 1, sizeof(char *));
         app->info_val = calloc((size_t)num + 1, sizeof(char *));
+        if (app->info_key == NULL || app->info_val == NULL) {
+            return "out_of_memory";
+        }
         app->ninfo = (int)num;
     } else if ((n = spawn_index(key, "info_key_", 0, app->ninfo)) >= 0) {
-        free(app->info_key[n]);
-        app->info_key[n] = strdup(val);
+        return spawn_dup(sp, &app->info_key[n], val);
     } else if ((n = spawn_index(key, "info_val_", 0, app->ninfo)) >= 0) {
-        free(app->info_val[n]);
-        app->info_val[n] = strdup(val);
+        return spawn_dup(sp, &app->info_val[n], val);
     } else {
         tn_run_debug(1, "pmi spawn: ignoring %s", key);
     }
@@ -405,6 +431,9 @@ static const char *spawn_block_end(tn_pmi_srv_t *srv)
     tn_pmi_spawn_app_t *app = &sp->apps[sp->napps - 1];
     if (app->exec == NULL || app->nprocs <= 0 || sp->total <= 0) {
         return "spawn_without_execname_or_nprocs";
+    }
+    if (sp->napps > sp->total) {
+        return "spawn_blocks_beyond_totspawns";
     }
     for (int i = 0; i < app->argc; i++) {
         if (app->argv == NULL || app->argv[i] == NULL) {
@@ -519,8 +548,9 @@ static void pmi_serve(tn_pmi_srv_t *srv, int rank, char *line, size_t len)
     if (conn->in_mcmd) {
         /* the lines of a multi-line command (spawn) up to "endcmd" */
         const char *why = NULL;
-        if (srv->spawn.rank != rank) {
-            /* not ours to collect (a proxy, or another rank's spawn first) */
+        if (!conn->spawning) {
+            /* a block refused (a proxy, another rank's spawn first, one
+             * ready and not yet carried out, a request dropped) */
             if (strcmp(line, "endcmd") == 0) {
                 conn->in_mcmd = 0;
                 pmi_reply(srv, rank, "cmd=spawn_result rc=-1");
@@ -529,6 +559,7 @@ static void pmi_serve(tn_pmi_srv_t *srv, int rank, char *line, size_t len)
         }
         if (strcmp(line, "endcmd") == 0) {
             conn->in_mcmd = 0;
+            conn->spawning = 0;
             why = spawn_block_end(srv);
         } else {
             why = spawn_line(srv, line);
@@ -538,6 +569,7 @@ static void pmi_serve(tn_pmi_srv_t *srv, int rank, char *line, size_t len)
              * connection stays (the rest of the block is skipped) */
             tn_run_debug(1, "pmi rank %d: spawn refused: %s", rank, why);
             spawn_free(&srv->spawn);
+            conn->spawning = 0;
             if (!conn->in_mcmd) {
                 pmi_reply(srv, rank, "cmd=spawn_result rc=-1");
             }
@@ -562,15 +594,20 @@ static void pmi_serve(tn_pmi_srv_t *srv, int rank, char *line, size_t len)
             return;
         }
         tn_pmi_spawn_t *sp = &srv->spawn;
-        tn_pmi_spawn_app_t *apps = realloc(sp->apps, sizeof(*apps) * (size_t)(sp->napps + 1));
-        if (apps == NULL || sp->napps >= 1024) {
-            free(apps == sp->apps ? NULL : apps);
+        tn_pmi_spawn_app_t *apps = NULL;
+        if (sp->napps >= 1024 ||
+            (apps = realloc(sp->apps, sizeof(*apps) * (size_t)(sp->napps + 1))) == NULL) {
+            /* more commands than totspawns can say: the request is dropped,
+             * the block skipped and answered rc=-1 */
+            tn_run_debug(1, "pmi rank %d: spawn refused: too many blocks", rank);
+            spawn_free(sp);
             return;
         }
         memset(&apps[sp->napps], 0, sizeof(apps[0]));
         sp->apps = apps;
         sp->napps++;
         sp->rank = rank;
+        conn->spawning = 1;
         return;
     }
     cmd = req.val[0];
@@ -738,4 +775,8 @@ void tn_pmi_srv_closed(tn_pmi_srv_t *srv, int rank)
     conn->closed = 1;
     tn_run_buf_free(&conn->in);
     tn_run_buf_free(&conn->out);
+    if (srv->spawn.rank == rank && !srv->spawn.ready) {
+        spawn_free(&srv->spawn);        /* half a request: no one to answer */
+        conn->spawning = 0;
+    }
 }

@@ -31,7 +31,10 @@
  *   cmd=abort [exitcode=N] [internal=1] -> no reply; recorded for the
  *                                launcher (internal: Tern's own fatal
  *                                error, not the application's MPI_Abort)
- *   mcmd=spawn ... endcmd -> cmd=spawn_result rc=-1 (spawn is not supported)
+ *   mcmd=spawn ... endcmd (one block per command)
+ *                        -> cmd=spawn_result rc=0 errcodes=0,0,... once the
+ *                           launcher started them (tn_pmi_srv_spawn_done);
+ *                           rc=-1 for a request refused or failed
  *   anything else        -> cmd=<name>_result rc=-1
  *
  * Requests the server cannot parse get "cmd=error rc=-1 msg=<why>" and are
@@ -86,6 +89,7 @@ typedef struct {
     unsigned     finalized  : 1;/* sent cmd=finalize */
     unsigned     in_barrier : 1;/* sent barrier_in, waits for barrier_out */
     unsigned     in_mcmd    : 1;/* inside an mcmd=... block, until endcmd */
+    unsigned     spawning   : 1;/* ... whose lines go to srv->spawn */
     unsigned     aborted    : 1;/* sent cmd=abort */
     unsigned     gone       : 1;/* the process exited (tn_pmi_srv_gone()) */
     unsigned     broken     : 1;/* protocol error: input ignored from now on */
@@ -100,11 +104,22 @@ typedef struct {
     int    nprocs;
     char  *exec;
     int    argc;
+    int    argcnt_sent;         /* argcnt= came: argc is what it said */
     char **argv;                /* [argc] */
     int    ninfo;
     char **info_key, **info_val;
 } tn_pmi_spawn_app_t;
 
+/* Bytes of strings one spawn request may hold (its execnames, arguments,
+ * info and preput pairs): a command line execve takes is smaller. */
+#define TN_PMI_SPAWN_BYTES_MAX (1u << 20)
+
+/* A rank's lines are hostile: a block is collected only while its rank's
+ * connection is "spawning" (the block was accepted), every count
+ * (totspawns <= 1024 commands, argcnt <= 4096, info_num and preput_num
+ * <= 64) is said once, nothing beyond a count is taken, and strings are
+ * held up to TN_PMI_SPAWN_BYTES_MAX; otherwise the request is dropped
+ * and answered rc=-1. */
 typedef struct {
     int                 rank;   /* the connection that asked, -1: none */
     int                 ready;  /* every block arrived: carry it out */
@@ -113,6 +128,7 @@ typedef struct {
     tn_pmi_spawn_app_t *apps;
     int                 npre;
     char              **pre_key, **pre_val;   /* of the first block */
+    size_t              bytes;  /* of strings held */
 } tn_pmi_spawn_t;
 
 /* Defaults of the limits (tern-run takes TERN_RUN_KVS_KEYS,
