@@ -114,6 +114,7 @@ int main(void)
     }
     tn_peers = peers;
     tn_rt.world_size = NWORLD;
+    tn_rt.nprocs = NWORLD;
     tn_am_msg_t m;
     /* ids 4..11 taken as agreements would (comm_ctx.c): the communicators
      * below use 6 and 10, and 8 stands for one not made here yet */

@@ -139,7 +139,7 @@ static void build_expected(void)
         EC(MPI_OFFSET, sizeof(MPI_Offset), TN_DK_INT64, TN_DC_MULTI_LANG),
         EC(MPI_COUNT, sizeof(MPI_Count), TN_DK_INT64, TN_DC_MULTI_LANG),
         /* not valid for any reduction */
-        EC(MPI_CHAR, sizeof(char), TN_DK_CHAR, 0),
+        EC(MPI_CHAR, sizeof(char), TN_DK_CHAR, TN_DC_CHAR),   /* reducible: an extension */
         EC(MPI_WCHAR, sizeof(wchar_t), TN_DK_WCHAR, 0),
         EC(MPI_CHARACTER, 1, TN_DK_CHAR, 0),
         EC(MPI_PACKED, 1, TN_DK_BYTE, 0),
