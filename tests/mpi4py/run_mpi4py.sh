@@ -122,7 +122,7 @@ run() {
 }
 
 status=0
-for np in 1 5; do
+for np in ${MPI4PY_NPS:-1 5}; do
   TOT_RUN=0; TOT_FAIL=0; TOT_SKIP=0; TOT_HUNG=0
   if [ $FULL -eq 1 ]; then
     # one module per run so a hang or crash costs only that module
