@@ -608,37 +608,54 @@ int tn_mpi_Win_free_keyval(int *win_keyval)
     return MPI_SUCCESS;
 }
 
+/* The window and user keyval of set_attr and delete_attr (what: "set",
+ * "deleted"). */
+static int user_attr_args(const char *fn, MPI_Win win, int keyval, const char *what,
+                          tn_win_t **w_p, tn_keyval_t **kv_p)
+{
+    int rc;
+    if ((rc = tn_mpi_win_arg(fn, win, w_p))) {
+        return rc;
+    }
+    if (win_predefined(keyval)) {
+        return tn_mpi_win_err(*w_p, MPI_ERR_KEYVAL, fn, "win_keyval",
+                              "%d is a predefined attribute and cannot be %s", keyval, what);
+    }
+    return keyval_of(fn, *w_p, keyval, kv_p);
+}
+
+/* Delete kv's value on w if there is one (its callback first). */
+static int user_attr_drop(const char *fn, tn_win_t *w, tn_keyval_t *kv)
+{
+    int rc = MPI_SUCCESS;
+    tn_attr_t *a = tn_attr_find(w->attrs, kv);
+    if (a != NULL && (rc = call_delete(w, kv, a->value)) == MPI_SUCCESS) {
+        tn_attr_remove(w->attrs, kv);
+    }
+    if (rc != MPI_SUCCESS) {
+        return tn_mpi_win_err(w, rc, fn, NULL, "the delete callback of keyval %d failed",
+                              kv->id);
+    }
+    return MPI_SUCCESS;
+}
+
 int tn_mpi_Win_set_attr(MPI_Win win, int win_keyval, void *attribute_val)
 {
     static const char fn[] = "MPI_Win_set_attr";
     tn_win_t *w = NULL;
     tn_keyval_t *kv = NULL;
     int rc;
-    if ((rc = tn_mpi_win_arg(fn, win, &w))) {
-        return rc;
-    }
-    if (win_predefined(win_keyval)) {
-        return tn_mpi_win_err(w, MPI_ERR_KEYVAL, fn, "win_keyval",
-                              "%d is a predefined attribute and cannot be set", win_keyval);
-    }
-    if ((rc = keyval_of(fn, w, win_keyval, &kv))) {
+    if ((rc = user_attr_args(fn, win, win_keyval, "set", &w, &kv))) {
         return rc;
     }
     tn_mpi_enter();
-    tn_attr_t *a = tn_attr_find(w->attrs, kv);
-    if (a != NULL) {
-        rc = call_delete(w, kv, a->value);
-        if (rc == MPI_SUCCESS) {
-            tn_attr_remove(w->attrs, kv);
-        }
-    }
+    rc = user_attr_drop(fn, w, kv);
     tn_status_t st = rc == MPI_SUCCESS
                          ? tn_attr_append((tn_attr_list_t **)&w->attrs, kv, attribute_val)
                          : TN_OK;
     tn_mpi_leave();
     if (rc != MPI_SUCCESS) {
-        return tn_mpi_win_err(w, rc, fn, NULL, "the delete callback of keyval %d failed",
-                              win_keyval);
+        return rc;
     }
     return st == TN_OK ? MPI_SUCCESS : tn_mpi_win_err_status(w, st, fn);
 }
@@ -691,25 +708,11 @@ int tn_mpi_Win_delete_attr(MPI_Win win, int win_keyval)
     tn_win_t *w = NULL;
     tn_keyval_t *kv = NULL;
     int rc;
-    if ((rc = tn_mpi_win_arg(fn, win, &w))) {
-        return rc;
-    }
-    if (win_predefined(win_keyval)) {
-        return tn_mpi_win_err(w, MPI_ERR_KEYVAL, fn, "win_keyval",
-                              "%d is a predefined attribute and cannot be deleted", win_keyval);
-    }
-    if ((rc = keyval_of(fn, w, win_keyval, &kv))) {
+    if ((rc = user_attr_args(fn, win, win_keyval, "deleted", &w, &kv))) {
         return rc;
     }
     tn_mpi_enter();
-    tn_attr_t *a = tn_attr_find(w->attrs, kv);
-    if (a != NULL && (rc = call_delete(w, kv, a->value)) == MPI_SUCCESS) {
-        tn_attr_remove(w->attrs, kv);
-    }
+    rc = user_attr_drop(fn, w, kv);
     tn_mpi_leave();
-    if (rc != MPI_SUCCESS) {
-        return tn_mpi_win_err(w, rc, fn, NULL, "the delete callback of keyval %d failed",
-                              win_keyval);
-    }
-    return MPI_SUCCESS;
+    return rc;
 }
