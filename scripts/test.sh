@@ -10,7 +10,7 @@
 #   5. gcc Release build (-O3, warnings as errors), built only: the
 #      optimizer's flow analysis warns where -O2 does not.
 #   6. libFuzzer build (clang, -DTERN_FUZZ=ON): the harnesses of tests/fuzz
-#      only, each fuzzed for 10 s from its seed corpus (docs/fuzzing.md).
+#      only, each fuzzed for 6 s from its seed corpus (docs/fuzzing.md).
 # Installs missing system packages itself.  Build dirs: build-test*.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -44,7 +44,7 @@ echo "== gcc Release build (-O3, warnings as errors), built only"
 cmake -S . -B build-test-release -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
 ninja -C build-test-release -j2
 
-echo "== libFuzzer build (clang): each parser's harness fuzzed for 10 s"
+echo "== libFuzzer build (clang): each parser's harness fuzzed for 6 s"
 CC=clang CXX=clang++ cmake -S . -B build-test-fuzz -G Ninja -DTERN_FUZZ=ON >/dev/null
 ninja -C build-test-fuzz -j2 fuzz_udp fuzz_pmi fuzz_pmi2 fuzz_config fuzz_am fuzz_status fuzz_tree fuzz_hosts \
     fuzz_rma fuzz_spawn fuzz_sockhs
