@@ -646,22 +646,33 @@ MPI_Errhandler tn_mpi_errh_handle(tn_errh_t *e)
     return e->predefined ? (MPI_Errhandler)e->handle : (MPI_Errhandler)(void *)e;
 }
 
-int tn_mpi_Comm_create_errhandler(MPI_Comm_errhandler_function *comm_errhandler_fn,
-                                  MPI_Errhandler *errhandler)
+int tn_mpi_errh_create(const char *fn, int have_fn, const char *fn_arg,
+                       MPI_Errhandler *errhandler, tn_errh_t **e_p)
 {
-    static const char fn[] = "MPI_Comm_create_errhandler";
     int rc = tn_mpi_check_init(fn);
     if (rc != MPI_SUCCESS) {
         return rc;
     }
-    if (comm_errhandler_fn == NULL || errhandler == NULL) {
-        return tn_mpi_err(NULL, MPI_ERR_ARG, fn,
-                          comm_errhandler_fn == NULL ? "comm_errhandler_fn" : "errhandler",
+    if (!have_fn || errhandler == NULL) {
+        return tn_mpi_err(NULL, MPI_ERR_ARG, fn, !have_fn ? fn_arg : "errhandler",
                           "NULL pointer");
     }
     tn_errh_t *e = tn_mpi_errh_new();
     if (e == NULL) {
         return tn_mpi_err(NULL, MPI_ERR_NO_MEM, fn, NULL, "out of memory");
+    }
+    *e_p = e;
+    return MPI_SUCCESS;
+}
+
+int tn_mpi_Comm_create_errhandler(MPI_Comm_errhandler_function *comm_errhandler_fn,
+                                  MPI_Errhandler *errhandler)
+{
+    tn_errh_t *e = NULL;
+    int rc = tn_mpi_errh_create("MPI_Comm_create_errhandler", comm_errhandler_fn != NULL,
+                                "comm_errhandler_fn", errhandler, &e);
+    if (rc != MPI_SUCCESS) {
+        return rc;
     }
     e->comm_fn = comm_errhandler_fn;
     *errhandler = tn_mpi_errh_handle(e);

@@ -72,6 +72,11 @@ MPI_Errhandler tn_mpi_errh_handle(tn_errh_t *e);
 void tn_mpi_errh_retain(tn_errh_t *e);
 /* A new user handler (one reference), freed at finalize; NULL: no memory. */
 tn_errh_t *tn_mpi_errh_new(void);
+/* The checks and allocation of MPI_<Obj>_create_errhandler (have_fn: the
+ * function argument fn_arg is not NULL); the caller sets the function and
+ * the handle. */
+int tn_mpi_errh_create(const char *fn, int have_fn, const char *fn_arg,
+                       MPI_Errhandler *errhandler, tn_errh_t **e_p);
 /* Invoke eh for an error of class errclass on the object *obj (a handle of
  * any kind, passed by address to a user function) with message msg: returns
  * errclass, or ends the job for the fatal handlers. */

@@ -436,19 +436,11 @@ int tn_mpi_Win_detach(MPI_Win win, const void *base)
 int tn_mpi_Win_create_errhandler(MPI_Win_errhandler_function *win_errhandler_fn,
                                  MPI_Errhandler *errhandler)
 {
-    static const char fn[] = "MPI_Win_create_errhandler";
-    int rc = tn_mpi_check_init(fn);
+    tn_errh_t *e = NULL;
+    int rc = tn_mpi_errh_create("MPI_Win_create_errhandler", win_errhandler_fn != NULL,
+                                "win_errhandler_fn", errhandler, &e);
     if (rc != MPI_SUCCESS) {
         return rc;
-    }
-    if (win_errhandler_fn == NULL || errhandler == NULL) {
-        return tn_mpi_err(NULL, MPI_ERR_ARG, fn,
-                          win_errhandler_fn == NULL ? "win_errhandler_fn" : "errhandler",
-                          "NULL pointer");
-    }
-    tn_errh_t *e = tn_mpi_errh_new();
-    if (e == NULL) {
-        return tn_mpi_err(NULL, MPI_ERR_NO_MEM, fn, NULL, "out of memory");
     }
     e->comm_fn = (MPI_Comm_errhandler_function *)(void (*)(void))win_errhandler_fn;
     *errhandler = tn_mpi_errh_handle(e);
