@@ -15,7 +15,12 @@
  *     context, decoded once (rma_proto.c) and served by the target's
  *     progress engine, in arrival order per origin; large data goes as a
  *     second message, which the point-to-point layer sends in the
- *     rendezvous style.  A passive target makes progress whenever it is
+ *     rendezvous style.  Puts and accumulates whose data fits a request
+ *     wait in a per-target batch (TN_RMA_REQ_MAX bytes) that leaves when
+ *     it is full, with the next request that needs an answer or data
+ *     apart, or at the next synchronisation (the FLUSH, UNLOCK or
+ *     COMPLETE request rides in it): many small operations cost one
+ *     message, and a put plus a flush one message each way.  A passive target makes progress whenever it is
  *     inside MPI (any call that waits or polls); there is no progress
  *     thread.
  * Accumulates to one target are atomic with respect to each other however
@@ -24,7 +29,10 @@
  * Completion: an operation on the direct path is complete when the call
  * returns.  On the message path, flush sends FLUSH and waits for its
  * answer, which the target gives after every earlier request of mine;
- * gets and fetching operations complete when their result has arrived.
+ * gets and fetching operations complete when their result has arrived
+ * (the target applied them before answering), so they need no FLUSH.
+ * Batched operations are complete at the origin when the call returns
+ * (their data is copied into the batch).
  *
  * The memory model is MPI_WIN_UNIFIED: the public and private copies are
  * the same memory.
@@ -63,7 +71,9 @@ typedef struct {
     int             direct;
     int             lidx;        /* its index in the node segment, or -1 */
     /* message path, origin side */
-    int             dirty;       /* requests sent since the last flush */
+    char           *batch;       /* requests not sent yet (TN_RMA_REQ_MAX) */
+    size_t          batch_len;
+    int             dirty;       /* puts/accumulates since the last flush */
     int             locked;      /* 0, TN_RMA_LOCK_SHARED or _EXCLUSIVE */
     int             in_start;    /* in the group of the open MPI_Win_start */
     uint32_t        ctl_sent;    /* requests sent to it that it answers */

@@ -78,6 +78,13 @@ static int drained(void *arg)
 tn_status_t tn_rma_am_drain(tn_win_t *win, int target)
 {
     tn_rma_drain_t d = { win, target, TN_OK };
+    int lo = target < 0 ? 0 : target, hi = target < 0 ? win->comm->size : target + 1;
+    for (int t = lo; t < hi; t++) {
+        tn_status_t st = tn_rma_am_send(win, t);
+        if (st != TN_OK && d.st == TN_OK) {
+            d.st = st;
+        }
+    }
     if (!drained(&d)) {
         tn_rt_wait(drained, &d);
     }
@@ -104,20 +111,58 @@ static tn_status_t send_req(tn_win_t *win, int target, void *msg, size_t len, tn
     return st;
 }
 
+/* ---- the batch of requests to one target ----------------------------- */
+
+tn_status_t tn_rma_am_send(tn_win_t *win, int target)
+{
+    tn_rma_peer_t *p = &win->peers[target];
+    if (p->batch_len == 0) {
+        return TN_OK;
+    }
+    char *msg = p->batch;
+    size_t len = p->batch_len;
+    p->batch = NULL;
+    p->batch_len = 0;
+    return send_req(win, target, msg, len, NULL);
+}
+
+/* Room for a request of up to want bytes at the end of target's batch
+ * (sent first when want does not fit after what it holds); NULL: out of
+ * memory or the send failed (*st_p). */
+static char *batch_room(tn_win_t *win, int target, size_t want, tn_status_t *st_p)
+{
+    tn_rma_peer_t *p = &win->peers[target];
+    if (p->batch_len + want > TN_RMA_REQ_MAX && (*st_p = tn_rma_am_send(win, target)) != TN_OK) {
+        return NULL;
+    }
+    if (p->batch == NULL && (p->batch = malloc(TN_RMA_REQ_MAX)) == NULL) {
+        *st_p = TN_ERR_NOMEM;
+        return NULL;
+    }
+    return p->batch + p->batch_len;
+}
+
+/* Close the request of len bytes at the end of target's batch: pad it. */
+static void batch_add(tn_rma_peer_t *p, size_t len)
+{
+    memset(p->batch + p->batch_len + len, 0, TN_RMA_PADDED(len) - len);
+    p->batch_len += TN_RMA_PADDED(len);
+}
+
 tn_status_t tn_rma_am_ctl(tn_win_t *win, int target, unsigned type, unsigned flags)
 {
-    tn_rma_hdr_t *h = calloc(1, sizeof(*h));
-    if (h == NULL) {
-        return TN_ERR_NOMEM;
+    tn_rma_peer_t *p = &win->peers[target];
+    tn_status_t st = TN_OK;
+    char *at = batch_room(win, target, TN_RMA_PADDED(sizeof(tn_rma_hdr_t)), &st);
+    if (at == NULL) {
+        return st;
     }
-    h->version = TN_RMA_PROTO_VERSION;
-    h->type = (uint8_t)type;
-    h->flags = (uint8_t)flags;
-    h->cookie = ++win->peers[target].ctl_sent;
-    if (type == TN_RMA_COMPLETE) {
-        win->peers[target].ctl_sent--;   /* not answered */
-    }
-    return send_req(win, target, h, sizeof(*h), NULL);
+    tn_rma_hdr_t h = { .version = TN_RMA_PROTO_VERSION, .type = (uint8_t)type,
+                       .flags = (uint8_t)flags };
+    h.cookie = type == TN_RMA_COMPLETE ? 0 : ++p->ctl_sent;   /* COMPLETE: not answered */
+    memcpy(at, &h, sizeof(h));
+    batch_add(p, sizeof(h));
+    return tn_rma_am_send(win, target);
 }
 
 typedef struct {
@@ -188,79 +233,121 @@ static int elem_add(ptrdiff_t off, size_t len, void *arg)
     return 0;
 }
 
+/* What a request of op needs besides its segments. */
+typedef struct {
+    size_t         bytes;      /* data bytes of the target layout */
+    const tn_dt_t *basic;      /* ACC/GACC/CAS: element type */
+    int            elems;      /* one segment per padded element */
+    int            has_data;   /* origin data travels (inline or apart) */
+    int            apart;      /* ... as a second message */
+} tn_rma_shape_t;
+
+/* Encode op as one request at buf, cap bytes of room: its length, or 0
+ * when it does not fit there. */
+static size_t encode(const tn_win_t *win, const tn_rma_op_t *op, const tn_rma_shape_t *sh,
+                     char *buf, size_t cap)
+{
+    static const uint8_t wire[] = { [TN_RMA_OP_PUT] = TN_RMA_PUT, [TN_RMA_OP_GET] = TN_RMA_GET,
+                                    [TN_RMA_OP_ACC] = TN_RMA_ACC, [TN_RMA_OP_GACC] = TN_RMA_GACC,
+                                    [TN_RMA_OP_CAS] = TN_RMA_CAS };
+    size_t hdr = sizeof(tn_rma_hdr_t);
+    if (cap < hdr + sizeof(tn_rma_seg_t)) {
+        return 0;
+    }
+    tn_rma_segs_t segs = { (tn_rma_seg_t *)(void *)(buf + hdr), 0,
+                           (uint32_t)((cap - hdr) / sizeof(tn_rma_seg_t)) };
+    if (sh->elems) {
+        segs.basic = sh->basic;
+        segs.rem = sh->basic->segs[0].len;
+    }
+    if (tn_dt_foreach_seg(op->tdt, op->tcount, sh->elems ? elem_add : seg_add, &segs) != 0) {
+        return 0;
+    }
+    size_t len = hdr + segs.n * sizeof(tn_rma_seg_t);
+    size_t inline_bytes = op->kind == TN_RMA_OP_CAS ? 2 * sh->bytes
+                          : sh->has_data && !sh->apart ? sh->bytes : 0;
+    if (TN_RMA_PADDED(len + inline_bytes) > cap) {
+        return 0;
+    }
+    tn_rma_hdr_t h = { .version = TN_RMA_PROTO_VERSION, .type = wire[op->kind],
+                       .nsegs = segs.n, .bytes = sh->bytes };
+    h.disp = (uint64_t)(op->disp * win->peers[op->target].disp_unit);
+    h.op = op->op != NULL ? op->op->handle : 0;
+    h.basic = sh->basic != NULL ? sh->basic->handle : 0;
+    h.flags = (uint8_t)((sh->apart ? TN_RMA_F_DATA : 0) | (sh->elems ? TN_RMA_F_ELEMS : 0));
+    memcpy(buf, &h, sizeof(h));
+    if (op->kind == TN_RMA_OP_CAS) {
+        memcpy(buf + len, op->caddr, sh->bytes);
+        memcpy(buf + len + sh->bytes, op->oaddr, sh->bytes);
+    } else if (inline_bytes != 0) {
+        tn_dt_pack(op->odt, op->oaddr, op->ocount, buf + len);
+    }
+    return len + inline_bytes;
+}
+
+/* The request's segment count alone, for the size decisions. */
+static int count_seg(ptrdiff_t off, size_t len, void *arg)
+{
+    (void)off;
+    (void)len;
+    ++*(size_t *)arg;
+    return 0;
+}
+
 tn_status_t tn_rma_am_op(tn_win_t *win, const tn_rma_op_t *op, tn_req_t *user)
 {
     int t = op->target;
     tn_rma_peer_t *p = &win->peers[t];
-    size_t bytes = tn_dt_bytes(op->tdt, op->tcount);
     int fetch = op->kind == TN_RMA_OP_GET || op->kind == TN_RMA_OP_GACC ||
                 op->kind == TN_RMA_OP_CAS;
     int no_op = op->op != NULL && op->op->handle == TN_OP_H_NO_OP;
-    int has_data = (op->kind == TN_RMA_OP_PUT || op->kind == TN_RMA_OP_ACC ||
-                    op->kind == TN_RMA_OP_GACC) && !no_op;
-    static const uint8_t wire[] = { [TN_RMA_OP_PUT] = TN_RMA_PUT, [TN_RMA_OP_GET] = TN_RMA_GET,
-                                    [TN_RMA_OP_ACC] = TN_RMA_ACC, [TN_RMA_OP_GACC] = TN_RMA_GACC,
-                                    [TN_RMA_OP_CAS] = TN_RMA_CAS };
-    const tn_dt_t *basic = NULL;
-    tn_status_t st;
+    tn_rma_shape_t sh = { .bytes = tn_dt_bytes(op->tdt, op->tcount) };
+    tn_status_t st = TN_OK;
 
-    if (bytes == 0) {
+    if (sh.bytes == 0) {
         if (user != NULL) {
             tn_req_finish(user);
         }
         return TN_OK;
     }
     if (op->kind == TN_RMA_OP_ACC || op->kind == TN_RMA_OP_GACC || op->kind == TN_RMA_OP_CAS) {
-        basic = op->tdt->basic;
-        if (basic == NULL || (!basic->is_contig && op->kind == TN_RMA_OP_CAS)) {
+        sh.basic = op->tdt->basic;
+        if (sh.basic == NULL || (!sh.basic->is_contig && op->kind == TN_RMA_OP_CAS)) {
             return TN_ERR_UNSUPPORTED;
         }
     }
-    int elems = basic != NULL && !basic->is_contig;
+    sh.elems = sh.basic != NULL && !sh.basic->is_contig;
+    sh.has_data = (op->kind == TN_RMA_OP_PUT || op->kind == TN_RMA_OP_ACC ||
+                   op->kind == TN_RMA_OP_GACC) && !no_op;
+    /* the segments must fit one message; the data goes apart when it
+     * would not fit beside them */
     size_t max_segs = (TN_RMA_REQ_MAX - sizeof(tn_rma_hdr_t)) / sizeof(tn_rma_seg_t);
-    size_t cas_bytes = op->kind == TN_RMA_OP_CAS ? 2 * bytes : 0;
-    char *msg = malloc(TN_RMA_REQ_MAX);
-    if (msg == NULL) {
-        return TN_ERR_NOMEM;
+    size_t nsegs = 0;
+    if (sh.elems) {
+        nsegs = sh.bytes / sh.basic->size;
+    } else {
+        tn_dt_foreach_seg(op->tdt, op->tcount, count_seg, &nsegs);
     }
-    tn_rma_segs_t segs = { (tn_rma_seg_t *)(void *)(msg + sizeof(tn_rma_hdr_t)), 0,
-                           (uint32_t)max_segs };
-    if (elems) {
-        segs.basic = basic;
-        segs.rem = basic->segs[0].len;
-    }
-    if (tn_dt_foreach_seg(op->tdt, op->tcount, elems ? elem_add : seg_add, &segs) != 0) {
-        free(msg);
+    if (nsegs > max_segs) {
         tn_log_error("rma", "a target datatype of more than %zu pieces to a target "
                      "reached by messages", max_segs);
         return TN_ERR_UNSUPPORTED;
     }
-    size_t len = sizeof(tn_rma_hdr_t) + segs.n * sizeof(tn_rma_seg_t);
-    tn_rma_hdr_t h = { .version = TN_RMA_PROTO_VERSION, .type = wire[op->kind],
-                       .nsegs = segs.n, .bytes = bytes };
-    h.disp = (uint64_t)(op->disp * p->disp_unit);
-    h.op = op->op != NULL ? op->op->handle : 0;
-    h.basic = basic != NULL ? basic->handle : 0;
-    int data_apart = has_data && len + bytes > TN_RMA_REQ_MAX;
-    if (has_data && !data_apart) {
-        tn_dt_pack(op->odt, op->oaddr, op->ocount, msg + len);
-        len += bytes;
-    } else if (op->kind == TN_RMA_OP_CAS) {
-        if (len + cas_bytes > TN_RMA_REQ_MAX) {
-            free(msg);
-            return TN_ERR_UNSUPPORTED;
+    sh.apart = sh.has_data &&
+               sh.bytes > TN_RMA_REQ_MAX - sizeof(tn_rma_hdr_t) - nsegs * sizeof(tn_rma_seg_t);
+    /* at the end of the batch, or (it was full) first in an empty one,
+     * where it always fits */
+    size_t len = 0;
+    char *at = batch_room(win, t, 0, &st);
+    if (at != NULL && (len = encode(win, op, &sh, at, TN_RMA_REQ_MAX - p->batch_len)) == 0) {
+        if ((st = tn_rma_am_send(win, t)) == TN_OK &&
+            (at = batch_room(win, t, 0, &st)) != NULL) {
+            len = encode(win, op, &sh, at, TN_RMA_REQ_MAX);
         }
-        memcpy(msg + len, op->caddr, bytes);
-        memcpy(msg + len + bytes, op->oaddr, bytes);
-        len += cas_bytes;
     }
-    if (data_apart) {
-        h.flags |= TN_RMA_F_DATA;
+    if (len == 0) {
+        return st != TN_OK ? st : TN_ERR_INTERNAL;
     }
-    if (elems) {
-        h.flags |= TN_RMA_F_ELEMS;
-    }
-    memcpy(msg, &h, sizeof(h));
     /* the result's receive before the request, so it lands in place */
     if (fetch) {
         tn_req_t *rreq = NULL;
@@ -273,13 +360,23 @@ tn_status_t tn_rma_am_op(tn_win_t *win, const tn_rma_op_t *op, tn_req_t *user)
             tn_req_free(rreq);
         }
         if (st != TN_OK) {
-            free(msg);
             return st;
         }
         user = NULL;
     }
-    st = send_req(win, t, msg, len, data_apart ? NULL : user);
-    if (st == TN_OK && data_apart) {
+    batch_add(p, len);
+    if (!fetch) {
+        p->dirty = 1;
+    }
+    if (!fetch && !sh.apart) {
+        /* copied: complete at the origin; the batch leaves later */
+        if (user != NULL) {
+            tn_req_finish(user);
+        }
+        return TN_OK;
+    }
+    st = tn_rma_am_send(win, t);
+    if (st == TN_OK && sh.apart) {
         tn_req_t *dreq = NULL;
         st = tn_p2p_isend(op->oaddr, op->ocount, op->odt, t, TN_RMA_TAG_DATA, win->comm, 0,
                           TN_SEND_STD, &dreq);
@@ -288,7 +385,6 @@ tn_status_t tn_rma_am_op(tn_win_t *win, const tn_rma_op_t *op, tn_req_t *user)
             tn_req_free(dreq);
         }
     }
-    p->dirty = 1;
     return st;
 }
 
@@ -488,17 +584,12 @@ static void accumulate(const tn_rma_req_t *r, const char *in)
     }
 }
 
-static void serve(tn_win_t *win, int origin, const void *msg, size_t len)
+/* Carry out one decoded request of origin. */
+static void serve_one(tn_win_t *win, int origin, const tn_rma_req_t *req)
 {
-    tn_rma_mem_t mem = { (uintptr_t)win->base, win->size, win->regions, win->nregions,
-                         win->flavor == TN_WIN_DYNAMIC };
-    tn_rma_req_t r;
-    const char *why = NULL;
+    tn_rma_req_t r = *req;
     char *tmp = NULL;
 
-    if (tn_rma_decode(msg, len, &mem, &r, &why) != TN_OK) {
-        violation(win, origin, why);
-    }
     switch (r.type) {
     case TN_RMA_PUT:
         if ((r.flags & TN_RMA_F_DATA) && r.nsegs == 1) {
@@ -582,6 +673,27 @@ static void serve(tn_win_t *win, int origin, const void *msg, size_t len)
         break;
     }
     free(tmp);
+}
+
+/* Every request of one message, in order. */
+static void serve(tn_win_t *win, int origin, const char *msg, size_t len)
+{
+    size_t used = 0;
+    if (len == 0) {
+        violation(win, origin, "with no request in its message (field bytes)");
+    }
+    for (size_t off = 0; off < len; off += used) {
+        /* attached regions may change between requests (the decode looks
+         * them up; a detach is only legal outside epochs) */
+        tn_rma_mem_t mem = { (uintptr_t)win->base, win->size, win->regions, win->nregions,
+                             win->flavor == TN_WIN_DYNAMIC };
+        tn_rma_req_t r;
+        const char *why = NULL;
+        if (tn_rma_decode(msg + off, len - off, &mem, &r, &used, &why) != TN_OK) {
+            violation(win, origin, why);
+        }
+        serve_one(win, origin, &r);
+    }
 }
 
 static int serve_window(tn_win_t *win)

@@ -38,13 +38,18 @@ void tn_rma_acc_unlock(tn_rma_lock_t *l);
 /* rma_am.c: the server and the origin side of the message path. */
 tn_status_t tn_rma_am_start(tn_win_t *win);
 void tn_rma_am_stop(tn_win_t *win);
-/* Send a request without data to target (FLUSH, LOCK, UNLOCK, COMPLETE). */
+/* Send target's batch of requests now, if it holds any. */
+tn_status_t tn_rma_am_send(tn_win_t *win, int target);
+/* Send a request without data to target (FLUSH, LOCK, UNLOCK, COMPLETE),
+ * behind the batch. */
 tn_status_t tn_rma_am_ctl(tn_win_t *win, int target, unsigned type, unsigned flags);
 /* Wait until target has answered every FLUSH, LOCK and UNLOCK sent to it. */
 void tn_rma_am_wait_ctl(tn_win_t *win, int target);
-/* A data request on the message path. */
+/* A data request on the message path: puts and accumulates with their
+ * data inline wait in the target's batch, the others leave at once. */
 tn_status_t tn_rma_am_op(tn_win_t *win, const tn_rma_op_t *op, tn_req_t *user);
-/* Wait for (and drop) target's pending requests (-1: every target). */
+/* Send the batches and wait for (and drop) target's pending requests (-1:
+ * every target). */
 tn_status_t tn_rma_am_drain(tn_win_t *win, int target);
 /* Direct-path operations (rma_ops.c). */
 tn_status_t tn_rma_direct_op(tn_win_t *win, const tn_rma_op_t *op);

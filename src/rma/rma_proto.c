@@ -45,8 +45,23 @@ static char *mem_at(const tn_rma_mem_t *mem, uint64_t disp, int64_t off, uint64_
     return NULL;
 }
 
+/* The padding after a request of need bytes: inside the message, zero. */
+static int padded_ok(const void *msg, size_t len, size_t need)
+{
+    size_t end = TN_RMA_PADDED(need);
+    if (end > len) {
+        return 0;
+    }
+    for (size_t i = need; i < end; i++) {
+        if (((const unsigned char *)msg)[i] != 0) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
 tn_status_t tn_rma_decode(const void *msg, size_t len, const tn_rma_mem_t *mem,
-                          tn_rma_req_t *r, const char **why_p)
+                          tn_rma_req_t *r, size_t *used_p, const char **why_p)
 {
     tn_rma_hdr_t h;
     tn_rma_req_t out;
@@ -69,10 +84,14 @@ tn_status_t tn_rma_decode(const void *msg, size_t len, const tn_rma_mem_t *mem,
     out.flags = h.flags;
     out.cookie = h.cookie;
     if (!is_data_type(h.type)) {
-        if (len != sizeof(h) || h.nsegs != 0) {
+        if (h.nsegs != 0 || h.disp != 0 || h.bytes != 0 || h.op != 0 || h.basic != 0) {
             BAD("with a body its type does not have (field nsegs)");
         }
+        if (!padded_ok(msg, len, sizeof(h))) {
+            BAD("whose padding is missing or not zero (field bytes)");
+        }
         *r = out;
+        *used_p = TN_RMA_PADDED(sizeof(h));
         return TN_OK;
     }
     size_t body = len - sizeof(h);
@@ -81,7 +100,7 @@ tn_status_t tn_rma_decode(const void *msg, size_t len, const tn_rma_mem_t *mem,
     }
     size_t seg_bytes = (size_t)h.nsegs * sizeof(tn_rma_seg_t);
     const tn_rma_seg_t *segs = (const tn_rma_seg_t *)(const void *)((const char *)msg + sizeof(h));
-    size_t inline_bytes = body - seg_bytes;
+    size_t room = body - seg_bytes;      /* for inline data and what follows */
 
     if (h.type == TN_RMA_ACC || h.type == TN_RMA_GACC || h.type == TN_RMA_CAS) {
         out.basic = tn_dt_predefined((uintptr_t)h.basic);
@@ -149,10 +168,15 @@ tn_status_t tn_rma_decode(const void *msg, size_t len, const tn_rma_mem_t *mem,
         want = 0;
         break;
     }
-    if (inline_bytes != want) {
+    if (want > room) {
         BAD("whose data does not match its size (field bytes)");
     }
-    out.data = inline_bytes != 0 ? (const char *)msg + sizeof(h) + seg_bytes : NULL;
+    size_t need = sizeof(h) + seg_bytes + want;
+    if (!padded_ok(msg, len, need)) {
+        BAD("whose padding is missing or not zero (field bytes)");
+    }
+    out.data = want != 0 ? (const char *)msg + sizeof(h) + seg_bytes : NULL;
     *r = out;
+    *used_p = TN_RMA_PADDED(need);
     return TN_OK;
 }

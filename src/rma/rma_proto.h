@@ -1,8 +1,11 @@
 /* Wire format of one-sided requests (rma_am.c) and their decoding.
  *
- * A request is one point-to-point message on the window's context, tag
- * TN_RMA_TAG_REQ, from origin to target:
- *     tn_rma_hdr_t | nsegs x tn_rma_seg_t | inline data
+ * Requests travel in point-to-point messages on the window's context, tag
+ * TN_RMA_TAG_REQ, from origin to target, one or more requests back to back
+ * (the origin batches small puts and accumulates, rma_am.c), each
+ *     tn_rma_hdr_t | nsegs x tn_rma_seg_t | inline data | zero padding
+ * padded to a multiple of TN_RMA_ALIGN bytes so that the next header and
+ * every inline element are aligned.
  * The segments are the target layout: byte offsets from the request's
  * displacement and lengths, in the order of the packed data.  Put and
  * accumulate data is inline, or (TN_RMA_F_DATA) follows as a second
@@ -63,8 +66,11 @@ enum {
                                     * off is where the element starts, len
                                     * its data bytes */
 
-/* Largest request kept in one message; bigger data follows apart. */
+/* Largest request message; bigger data follows apart. */
 #define TN_RMA_REQ_MAX 8192u
+/* Every request starts at a multiple of this in its message. */
+#define TN_RMA_ALIGN 16u
+#define TN_RMA_PADDED(n) (((n) + TN_RMA_ALIGN - 1) & ~(size_t)(TN_RMA_ALIGN - 1))
 
 typedef struct {
     uint8_t  version;   /* TN_RMA_PROTO_VERSION */
@@ -113,9 +119,11 @@ typedef struct {
     const void          *data;       /* inline data (bytes, or 2 x element: CAS) */
 } tn_rma_req_t;
 
-/* Check msg[0..len) against mem and fill *r.  TN_OK, or TN_ERR_PROTO with
- * *why_p naming the field.  Changes nothing. */
+/* Check the first request of msg[0..len) against mem and fill *r and
+ * *used_p (its padded length: the next request starts there; the message
+ * ends when used reaches len).  TN_OK, or TN_ERR_PROTO with *why_p naming
+ * the field.  Changes nothing else.  msg must be TN_RMA_ALIGN-aligned. */
 tn_status_t tn_rma_decode(const void *msg, size_t len, const tn_rma_mem_t *mem,
-                          tn_rma_req_t *r, const char **why_p);
+                          tn_rma_req_t *r, size_t *used_p, const char **why_p);
 
 #endif

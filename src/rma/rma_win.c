@@ -107,6 +107,9 @@ tn_status_t tn_rma_win_free(tn_win_t *win)
         st = st2;
     }
     tn_rma_am_stop(win);
+    for (int r = 0; r < win->comm->size; r++) {
+        free(win->peers[r].batch);            /* left only when a send failed */
+    }
     tn_rma_seg_unmap(win);
     tn_comm_release(win->comm);
     free(win->peers);

@@ -4,15 +4,17 @@
  *
  * Input: a byte m of window set-up, then the description of the window
  * memory, then the request message as it arrived (at most
- * TN_RMA_REQ_MAX bytes; copied to a buffer of its exact size).
+ * TN_RMA_REQ_MAX bytes; copied to a buffer of its exact size), whose
+ * requests are decoded one after the other as the server does, each from
+ * where the last one ended, until the message ends or one is refused.
  *   m & 1 == 0: a static window of (u16 N) % (FZ_ARENA - 64) bytes at 64
  *     bytes into an arena;
  *   m & 1 == 1: a dynamic window of ((m >> 1) & 3) + 1 regions, each
  *     (u8 gap, u16 size): it starts gap * 8 bytes after the previous one
  *     ends (rounded up to 8), size % 1024 bytes; then a byte k: when
- *     k < regions, the request's disp (an address on the wire) is taken as
- *     an offset from region k's base and rewritten to that address, so the
- *     fuzzer reaches regions whose addresses it cannot know.
+ *     k < regions, each data request's disp (an address on the wire) is
+ *     taken as an offset from region k's base and rewritten to that address, so
+ *     the fuzzer reaches regions whose addresses it cannot know.
  * Every byte of the arena that is not window memory is poisoned (ASan), so
  * any touch outside the window is reported where it happens.
  *
@@ -29,8 +31,10 @@
  * window memory (static: [base, base + size]; dynamic: inside one region),
  * with F_ELEMS exactly one element of a non-contiguous predefined type
  * whose whole extent is inside, segment lengths summing to bytes and whole
- * elements; the inline data exactly what the type needs, ending where the
- * message ends; op and element type predefined and valid together. */
+ * elements; the inline data exactly what the type needs, followed by zero
+ * padding to the next multiple of TN_RMA_ALIGN, where the request ends
+ * (used) inside the message; op and element type predefined and valid
+ * together. */
 #include "rma/rma_proto.h"
 
 #include <sanitizer/asan_interface.h>
@@ -68,7 +72,20 @@ static int fz_inside(const tn_rma_mem_t *mem, uint64_t lo, uint64_t len)
     return 0;
 }
 
-static void fz_check(const tn_rma_req_t *r, const uint8_t *msg, size_t len,
+/* The request ends at need bytes, padded: used is right and the padding zero. */
+static void fz_check_end(const uint8_t *msg, size_t len, size_t need, size_t used)
+{
+    if (used != TN_RMA_PADDED(need) || used > len) {
+        fz_fail("the request's length is not its padded size inside the message");
+    }
+    for (size_t i = need; i < used; i++) {
+        if (msg[i] != 0) {
+            fz_fail("accepted padding that is not zero");
+        }
+    }
+}
+
+static void fz_check(const tn_rma_req_t *r, const uint8_t *msg, size_t len, size_t used,
                      const tn_rma_mem_t *mem)
 {
     tn_rma_hdr_t h;
@@ -85,9 +102,11 @@ static void fz_check(const tn_rma_req_t *r, const uint8_t *msg, size_t len,
         fz_fail("accepted flags its type does not know");
     }
     if (r->type > TN_RMA_CAS) {
-        if (len != sizeof(h) || r->nsegs != 0 || r->bytes != 0 || r->data != NULL) {
+        if (r->nsegs != 0 || r->bytes != 0 || r->data != NULL || h.disp != 0 ||
+            h.op != 0 || h.basic != 0) {
             fz_fail("accepted a control request with a body");
         }
+        fz_check_end(msg, len, sizeof(h), used);
         return;
     }
     if (r->nsegs == 0 || (const uint8_t *)r->segs != msg + sizeof(h) ||
@@ -141,10 +160,11 @@ static void fz_check(const tn_rma_req_t *r, const uint8_t *msg, size_t len,
         want = r->bytes;
     }
     size_t at = sizeof(h) + (size_t)r->nsegs * sizeof(tn_rma_seg_t);
-    if (at + want != len || (want == 0) != (r->data == NULL) ||
+    if ((want == 0) != (r->data == NULL) ||
         (want != 0 && (const uint8_t *)r->data != msg + at)) {
         fz_fail("inline data does not match the request");
     }
+    fz_check_end(msg, len, at + want, used);
 }
 
 /* ---- the server's steps (rma_am.c), on the decoded request --------------- */
@@ -305,24 +325,35 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         fz_fail("out of memory");
     }
     memcpy(msg, data + pos, len);
-    if (reloc >= 0 && len >= sizeof(tn_rma_hdr_t)) {
-        uint64_t disp;
-        memcpy(&disp, msg + offsetof(tn_rma_hdr_t, disp), sizeof(disp));
-        disp += (uint64_t)regions[reloc].base;
-        memcpy(msg + offsetof(tn_rma_hdr_t, disp), &disp, sizeof(disp));
-    }
 
-    tn_rma_req_t r, before;
-    const char *why = NULL;
-    memset(&r, 0xa5, sizeof(r));
-    memcpy(&before, &r, sizeof(r));
-    if (tn_rma_decode(msg, len, &mem, &r, &why) != TN_OK) {
-        if (why == NULL || memcmp(&r, &before, sizeof(r)) != 0) {
-            fz_fail("a rejected request without a reason, or *r changed");
+    size_t used = 0;
+    for (size_t off = 0; off < len; off += used) {
+        uint8_t *req = msg + off;
+        size_t left = len - off;
+        if (reloc >= 0 && left >= sizeof(tn_rma_hdr_t) &&
+            req[offsetof(tn_rma_hdr_t, type)] <= TN_RMA_CAS) {
+            uint64_t disp;
+            memcpy(&disp, req + offsetof(tn_rma_hdr_t, disp), sizeof(disp));
+            disp += (uint64_t)regions[reloc].base;
+            memcpy(req + offsetof(tn_rma_hdr_t, disp), &disp, sizeof(disp));
         }
-    } else {
-        fz_check(&r, msg, len, &mem);
+        tn_rma_req_t r, before;
+        const char *why = NULL;
+        size_t used_before = (size_t)0x5a5a5a5a;
+        used = used_before;
+        memset(&r, 0xa5, sizeof(r));
+        memcpy(&before, &r, sizeof(r));
+        if (tn_rma_decode(req, left, &mem, &r, &used, &why) != TN_OK) {
+            if (why == NULL || memcmp(&r, &before, sizeof(r)) != 0 || used != used_before) {
+                fz_fail("a rejected request without a reason, or *r or *used changed");
+            }
+            break;
+        }
+        fz_check(&r, req, left, used, &mem);
         fz_serve(&r);
+        if (used == 0) {
+            fz_fail("accepted a request of no bytes");
+        }
     }
     free(msg);
     ASAN_UNPOISON_MEMORY_REGION(arena, FZ_ARENA);

@@ -18,7 +18,8 @@ def req(rtype, segs=(), disp=0, flags=0, op=0, basic=0, cookie=7, data=b"", nbyt
         nbytes = sum(length for _, length in segs)
     h = struct.pack("<BBBBIQQQQQ", 1, rtype, flags, 0, len(segs), disp & (2**64 - 1),
                     nbytes, op, basic, cookie)
-    return h + b"".join(struct.pack("<qQ", off, length) for off, length in segs) + data
+    r = h + b"".join(struct.pack("<qQ", off, length) for off, length in segs) + data
+    return r + bytes(-len(r) % 16)          # zero padding to TN_RMA_ALIGN
 
 
 def static(size, msg):
@@ -81,6 +82,20 @@ def seeds():
     s["regress-acc-unaligned-pair-at-end"] = static(
         64, req(ACC, [(51, 12)], flags=F_ELEMS, op=MPI_MAXLOC, basic=MPI_DOUBLE_INT,
                 data=struct.pack("<di", 3.0, 1)))
+    # batches: several requests in one message, as an origin sends small
+    # puts and accumulates with the flush behind them
+    s["batch-put-acc-flush"] = static(
+        256, req(PUT, [(0, 3)], disp=5, data=b"abc")
+        + req(ACC, [(0, 8)], disp=64, op=MPI_SUM, basic=MPI_INT, data=struct.pack("<ii", 1, 2))
+        + req(PUT, [(0, 8), (16, 8)], disp=100, data=bytes(range(16)))
+        + req(FLUSH))
+    s["batch-acc-elems-unlock"] = static(
+        256, req(ACC, [(0, 12)], disp=16, flags=F_ELEMS, op=MPI_MAXLOC, basic=MPI_DOUBLE_INT,
+                 data=struct.pack("<di", 3.0, 1))
+        + req(GET, [(0, 8)], disp=16) + req(UNLOCK))
+    s["batch-dyn-puts-complete"] = dynamic(
+        [(0, 128), (2, 256)], 1,
+        req(PUT, [(0, 8)], disp=16, data=bytes(8)) + req(COMPLETE))
     return s
 
 

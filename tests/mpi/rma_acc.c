@@ -13,6 +13,8 @@
  *             counters (every rank gets distinct tickets, together exactly
  *             0..N-1); Fetch_and_op, Get_accumulate, Accumulate and
  *             Compare_and_swap mixed on one counter.
+ *   many:     a thousand small accumulates and puts to one target in one
+ *             epoch, read back in between and at the end.
  * Any number of ranks.  MTEST_ITERS: operations per rank in the atomicity
  * tests (default 40). */
 #include "mtest.h"
@@ -654,6 +656,53 @@ static void atomicity(int flavor, int iters)
     mr_win_close(&w);
 }
 
+/* Many small operations to one target in one epoch (an origin may send
+ * them together): every rank adds 1 into its own slot at the next rank
+ * n times, reading the slot back with Fetch_and_op(NO_OP) every 149
+ * additions (the default accumulate ordering: the read sees every earlier
+ * addition of mine), and puts n distinct 8-byte values into its own
+ * region there; after unlock the target finds all of them. */
+static void many_small(int flavor, int n)
+{
+    mr_win w;
+    MPI_Aint region = (MPI_Aint)n * 8;
+    if (mr_win_open(&w, flavor, MPI_COMM_WORLD, 8 * 16 + region * 16, 8, MPI_INFO_NULL) != 0)
+        return;
+    const char *fn = mr_flavor_name[flavor];
+    int t = (w.rank + 1) % w.size, me = w.rank % 16;
+    memset(w.base, 0, (size_t)w.bytes);
+    MT_CALL(MPI_Barrier(w.comm));
+    long long one = 1, seen = -1, *vals = mt_malloc((size_t)region);
+    MT_CALL(MPI_Win_lock(MPI_LOCK_SHARED, t, 0, w.win));
+    for (int i = 0; i < n; i++) {
+        MT_CALL(MPI_Accumulate(&one, 1, MPI_LONG_LONG, t, mr_disp(&w, t, 8 * me), 1,
+                               MPI_LONG_LONG, MPI_SUM, w.win));
+        vals[i] = (long long)w.rank * 1000003 + i;
+        MT_CALL(MPI_Put(&vals[i], 1, MPI_LONG_LONG, t,
+                        mr_disp(&w, t, 8 * 16 + region * me + 8 * i), 1, MPI_LONG_LONG, w.win));
+        if (i % 149 == 148 || i == n - 1) {
+            MT_CALL(MPI_Fetch_and_op(NULL, &seen, MPI_LONG_LONG, t, mr_disp(&w, t, 8 * me),
+                                     MPI_NO_OP, w.win));
+            MT_CALL(MPI_Win_flush(t, w.win));
+            MT_CHECK(seen == i + 1, "%s: after %d small accumulates Fetch_and_op read %lld", fn,
+                     i + 1, seen);
+        }
+    }
+    MT_CALL(MPI_Win_unlock(t, w.win));
+    MT_CALL(MPI_Barrier(w.comm));
+    int from = (w.rank + w.size - 1) % w.size, fm = from % 16;
+    mr_local_begin(&w, MPI_LOCK_SHARED);
+    const long long *got = (const long long *)(void *)(w.base + 8 * 16 + region * fm);
+    int bad = 0;
+    for (int i = 0; i < n; i++)
+        bad += got[i] != (long long)from * 1000003 + i;
+    MT_CHECK(bad == 0, "%s: %d of %d small puts from rank %d missing or wrong", fn, bad, n,
+             from);
+    mr_local_end(&w);
+    free(vals);
+    mr_win_close(&w);
+}
+
 int main(int argc, char **argv)
 {
     mt_init(&argc, &argv);
@@ -666,5 +715,7 @@ int main(int argc, char **argv)
     int iters = mt_env_int("MTEST_ITERS", 40);
     for (int f = 0; f < MR_NFLAVORS; f++)
         atomicity(f, iters);
+    for (int f = 0; f < MR_NFLAVORS; f++)
+        many_small(f, 1000);
     return mt_finalize();
 }

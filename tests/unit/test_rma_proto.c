@@ -42,13 +42,21 @@ static size_t build(msg_t *m, unsigned type, uint32_t nsegs, uint64_t disp, size
     if (nsegs < 4) {
         memmove((char *)m + len, m->data, data);
     }
-    return len + data;
+    return TN_RMA_PADDED(len + data);      /* the padding is zero */
 }
 
+static size_t used;   /* of the last decode */
+
+/* A message of one request: accepted only whole. */
 static tn_status_t decode(const msg_t *m, size_t len, const tn_rma_mem_t *mem,
                           tn_rma_req_t *r, const char **why)
 {
-    return tn_rma_decode(m, len, mem, r, why);
+    tn_status_t st = tn_rma_decode(m, len, mem, r, &used, why);
+    if (st == TN_OK && used != len) {
+        *why = "(test) the request does not end the message";
+        return TN_ERR_INVAL;
+    }
+    return st;
 }
 
 int main(void)
@@ -82,8 +90,46 @@ int main(void)
     len = build(&m, TN_RMA_PUT, 2, 0, 16);
     m.h.bytes = 24;
     CHECK(decode(&m, len, &mem, &r, &why) == TN_ERR_PROTO, "bytes above the segments");
-    len = build(&m, TN_RMA_PUT, 2, 0, 15);
-    CHECK(decode(&m, len, &mem, &r, &why) == TN_ERR_PROTO, "inline data short");
+    len = build(&m, TN_RMA_PUT, 2, 0, 16);
+    CHECK(decode(&m, len - 1, &mem, &r, &why) == TN_ERR_PROTO, "inline data short");
+
+    /* padding: to TN_RMA_ALIGN, present, zero */
+    len = build(&m, TN_RMA_PUT, 1, 0, 8);
+    CHECK(len == 80 && decode(&m, len, &mem, &r, &why) == TN_OK, "padded put");
+    CHECK(decode(&m, len - 8, &mem, &r, &why) == TN_ERR_PROTO && strstr(why, "padding"),
+          "padding missing");
+    ((char *)&m)[len - 1] = 1;
+    CHECK(decode(&m, len, &mem, &r, &why) == TN_ERR_PROTO && strstr(why, "padding"),
+          "padding not zero");
+
+    /* several requests in one message: each decoded from where the last ended */
+    {
+        _Alignas(16) char batch[3 * sizeof(msg_t)];
+        size_t a = build(&m, TN_RMA_PUT, 1, 8, 8);
+        memcpy(batch, &m, a);
+        size_t b = build(&m, TN_RMA_ACC, 2, 64, 16);
+        m.h.op = (uint64_t)(uintptr_t)MPI_SUM;
+        m.h.basic = (uint64_t)(uintptr_t)MPI_INT;
+        memcpy(batch + a, &m, b);
+        size_t c = build(&m, TN_RMA_FLUSH, 0, 0, 0);
+        m.h.cookie = 7;
+        memcpy(batch + a + b, &m, c);
+        size_t n = a + b + c;
+        CHECK(tn_rma_decode(batch, n, &mem, &r, &used, &why) == TN_OK && used == a &&
+              r.type == TN_RMA_PUT && r.at == window + 8, "first of three");
+        CHECK(tn_rma_decode(batch + a, n - a, &mem, &r, &used, &why) == TN_OK && used == b &&
+              r.type == TN_RMA_ACC && r.at == window + 64 && r.bytes == 16, "second of three");
+        CHECK(tn_rma_decode(batch + a + b, c, &mem, &r, &used, &why) == TN_OK && used == c &&
+              r.type == TN_RMA_FLUSH && r.cookie == 7, "third of three");
+        /* a first request grown by 16 bytes: its padding is now the next
+         * header's displacement, not zero */
+        memcpy(&m, batch, a);
+        m.h.bytes = 24;
+        m.s[0].len = 24;
+        memcpy(batch, &m, sizeof(m.h) + sizeof(m.s[0]));
+        CHECK(tn_rma_decode(batch, n, &mem, &r, &used, &why) == TN_ERR_PROTO,
+              "request reaching into the next one");
+    }
     len = build(&m, TN_RMA_GET, 2, 0, 0);
     m.h.nsegs = 1000000;
     CHECK(decode(&m, len, &mem, &r, &why) == TN_ERR_PROTO && strstr(why, "nsegs"),
@@ -106,6 +152,8 @@ int main(void)
     CHECK(decode(&m, len, &mem, &r, &why) == TN_OK && r.type == TN_RMA_LOCK, "lock");
     len = build(&m, TN_RMA_FLUSH, 1, 0, 0);
     CHECK(decode(&m, len, &mem, &r, &why) == TN_ERR_PROTO, "flush with a body");
+    len = build(&m, TN_RMA_UNLOCK, 0, 8, 0);
+    CHECK(decode(&m, len, &mem, &r, &why) == TN_ERR_PROTO, "unlock with a displacement");
 
     /* accumulates: the op and element type must be predefined and legal */
     len = build(&m, TN_RMA_ACC, 1, 0, 8);
