@@ -8,6 +8,7 @@
  * MPI_MODE_NOSUCCEED), MPI_Win_lock on t, MPI_Win_lock_all, or
  * MPI_Win_start with t in its group.  Otherwise MPI_ERR_RMA_SYNC. */
 #include <stdlib.h>
+#include <string.h>
 #include "mpi/mpi_rma.h"
 #include "mpi/mpi_p2p_impl.h"
 
@@ -185,11 +186,50 @@ static int data_op(tn_rma_kind_t kind, const void *oaddr, MPI_Count ocount, MPI_
     return run_op(fn, w, &op, call);
 }
 
+/* The common small case in few instructions: a blocking put or get of
+ * count elements of one contiguous type on both sides to a target whose
+ * memory is mapped here (rma.h "direct"), inside an access epoch and the
+ * window.  1 when done; 0 sends the call down the general path, which
+ * checks everything again and names what is wrong. */
+static inline int direct_copy(int get, void *oaddr, MPI_Count ocount, MPI_Datatype odt,
+                              int target, MPI_Aint disp, MPI_Count tcount, MPI_Datatype tdt,
+                              MPI_Win win, const tn_mpi_call_t *call)
+{
+    tn_win_t *w;
+    if (call->kind != TN_MPI_CALL_BLOCKING || odt != tdt || ocount != tcount || ocount < 0 ||
+        disp < 0 || (w = tn_mpi_win_cached(win)) == NULL ||
+        (unsigned)target >= (unsigned)w->comm->size) {
+        return 0;
+    }
+    const tn_rma_peer_t *p = &w->peers[target];
+    if (!p->direct || !(w->fence_open || w->lock_all || p->locked || p->in_start)) {
+        return 0;
+    }
+    const tn_dt_t *dt = tn_mpi_dt_get(odt);
+    uint64_t bytes, lo;
+    if (dt == NULL || !dt->is_contig || dt->true_lb != 0 ||
+        __builtin_mul_overflow((uint64_t)ocount, (uint64_t)dt->size, &bytes) ||
+        __builtin_mul_overflow((uint64_t)disp, (uint64_t)p->disp_unit, &lo) ||
+        lo > p->size || bytes > p->size - lo) {
+        return 0;
+    }
+    if (get) {
+        memcpy(oaddr, p->local + lo, bytes);
+    } else {
+        memcpy(p->local + lo, oaddr, bytes);
+    }
+    return 1;
+}
+
 int tn_mpi_family_Put(const void *origin_addr, MPI_Count origin_count,
                       MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
                       MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win,
                       const tn_mpi_call_t *call)
 {
+    if (direct_copy(0, (void *)origin_addr, origin_count, origin_datatype, target_rank,
+                    target_disp, target_count, target_datatype, win, call)) {
+        return MPI_SUCCESS;
+    }
     return data_op(TN_RMA_OP_PUT, origin_addr, origin_count, origin_datatype, NULL, 0,
                    MPI_DATATYPE_NULL, target_rank, target_disp, target_count,
                    target_datatype, MPI_OP_NULL, win, call);
@@ -199,6 +239,10 @@ int tn_mpi_family_Get(void *origin_addr, MPI_Count origin_count, MPI_Datatype or
                       int target_rank, MPI_Aint target_disp, MPI_Count target_count,
                       MPI_Datatype target_datatype, MPI_Win win, const tn_mpi_call_t *call)
 {
+    if (direct_copy(1, origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+                    target_count, target_datatype, win, call)) {
+        return MPI_SUCCESS;
+    }
     return data_op(TN_RMA_OP_GET, origin_addr, origin_count, origin_datatype, NULL, 0,
                    MPI_DATATYPE_NULL, target_rank, target_disp, target_count,
                    target_datatype, MPI_OP_NULL, win, call);

@@ -17,18 +17,16 @@
 
 /* ---- handles and errors -------------------------------------------------- */
 
-/* The window last found valid: a program's loop of operations on one
- * window skips the registry lookup.  MPI_Win_free clears it. */
-static tn_win_t *tn_mpi_win_last;
+tn_win_t *tn_mpi_win_last;
 
 int tn_mpi_win_arg(const char *fn, MPI_Win h, tn_win_t **win_p)
 {
-    tn_win_t *w = (tn_win_t *)(void *)h;
-    if (w != NULL && w == __atomic_load_n(&tn_mpi_win_last, __ATOMIC_ACQUIRE) &&
-        tn_mpi_world_active()) {
+    tn_win_t *w = tn_mpi_win_cached(h);
+    if (w != NULL) {
         *win_p = w;
         return MPI_SUCCESS;
     }
+    w = (tn_win_t *)(void *)h;
     int rc = tn_mpi_check_init(fn);
     if (rc != MPI_SUCCESS) {
         return rc;

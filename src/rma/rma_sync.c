@@ -78,6 +78,9 @@ static tn_status_t flush_targets(tn_win_t *win, int t)
 
 tn_status_t tn_rma_flush(tn_win_t *win, int target, int local_only)
 {
+    if (win->opend == NULL && (target < 0 ? !win->am : win->peers[target].direct)) {
+        return TN_OK;          /* direct operations are complete when made */
+    }
     if (local_only) {
         return tn_rma_am_drain(win, target);
     }

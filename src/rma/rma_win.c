@@ -77,6 +77,9 @@ tn_status_t tn_rma_win_create(tn_comm_t *comm, int flavor, void *base, size_t si
         win->size = 0;
         break;
     }
+    for (int r = 0; r < comm->size; r++) {
+        win->am |= !win->peers[r].direct;
+    }
     st = tn_rma_am_start(win);
     if (st != TN_OK) {
         goto err_seg;
