@@ -44,6 +44,10 @@
       "Polls before a waiting rank starts yielding (auto mode, cores >= ranks)") \
     X(wait_yield, WAIT_YIELD, INT, "200", "0..1000000000", RUNTIME, TUNER, INIT, \
       "Yields before a waiting rank blocks in the kernel (auto mode)")         \
+    X(async_progress, ASYNC_PROGRESS, BOOL, "0", "", RUNTIME, USER, INIT,      \
+      "Run a progress thread per process from MPI_Init to MPI_Finalize, so that passive-target " \
+      "one-sided operations and rendezvous complete while the application computes outside MPI; " \
+      "it sleeps in the kernel when there is nothing to do (takes the runtime lock: calls cost more)") \
     X(shm_cells, SHM_CELLS, INT, "64", "2..65536", SHM, TUNER, INIT,           \
       "Cells in each per-pair shared-memory ring (power of two)")              \
     X(shm_cell_size, SHM_CELL_SIZE, SIZE, "8k", "256..1m", SHM, TUNER, INIT,   \

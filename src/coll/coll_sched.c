@@ -1,6 +1,7 @@
 /* The schedule engine (see coll_sched.h). */
 #include "coll/coll_sched.h"
 #include "coll/coll_util.h"
+#include "runtime/rt.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +38,8 @@ struct tn_sched {
     tn_sched_t  *anext, *aprev;  /* started schedules */
     int          started;
     int          persistent;     /* its tag was fixed at initialization */
+    int          user_op;        /* reduces with a user-defined op: advanced
+                                  * in the application's threads only */
     void       (*cleanup)(void *arg);
     void        *cleanup_arg;
 };
@@ -165,6 +168,7 @@ void tn_sched_reduce(tn_sched_t *s, const void *in, void *inout, size_t count,
         st->scount = count;
         st->sdt = dt;
         st->op = op;
+        s->user_op |= !op->predefined;
         tn_sched_ref_dt(dt);
         tn_op_retain(op);
     }
@@ -440,10 +444,13 @@ int tn_coll_sched_progress(void)
 {
     int events = 0;
     tn_sched_t *s = tn_sched_active, *next;
+    int async = tn_rt_async_self();
 
     for (; s != NULL; s = next) {
         next = s->anext;
-        events += tn_sched_advance(s);
+        if (!(async && s->user_op)) {
+            events += tn_sched_advance(s);
+        }
     }
     return events;
 }

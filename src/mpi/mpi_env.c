@@ -63,6 +63,9 @@ int tn_mpi_rt_acquire(const char *fn, int required, int *provided_p)
     if (st == TN_OK) {
         st = tn_mpi_dyn_init();
     }
+    if (st == TN_OK) {
+        st = tn_rt_async_start();       /* TERN_ASYNC_PROGRESS: the engine is ready */
+    }
     if (st != TN_OK) {
         char msg[256];
         snprintf(msg, sizeof(msg), "%s: start-up failed: %s", fn, tn_status_str(st));
@@ -79,6 +82,7 @@ int tn_mpi_rt_acquire(const char *fn, int required, int *provided_p)
  * process does this exactly once, from MPI_Finalize or at exit. */
 static tn_status_t tn_mpi_rt_teardown(void)
 {
+    tn_rt_async_stop();     /* from here on only this thread is inside MPI */
     tn_mpi_enter();
     tn_p2p_flush();
     tn_status_t st = tn_coll_barrier(&tn_comm_world);

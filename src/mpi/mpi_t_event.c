@@ -3,10 +3,11 @@
  * One source, "clock_monotonic" (CLOCK_MONOTONIC, ns, ordered).  Every
  * event carries int elements (events.h names them), binds to no object,
  * and is raised inside the progress engine, with the runtime lock held:
- * callbacks run there, in context MPI_T_CB_REQUIRE_MPI_RESTRICTED, so a
- * registration gets an event through its callback of the least strict
- * level that is at least that; one with only an MPI_T_CB_REQUIRE_NONE
- * callback cannot take it, and its dropped handler is told at once.  An
+ * callbacks run there, in context MPI_T_CB_REQUIRE_MPI_RESTRICTED (in the
+ * progress thread of TERN_ASYNC_PROGRESS, which is not the application's:
+ * MPI_T_CB_REQUIRE_THREAD_SAFE), so a registration gets an event through
+ * its callback of the least strict level that is at least that; one with
+ * no such callback cannot take it, and its dropped handler is told at once.  An
  * event instance is valid inside its callback only. */
 #include "mpi/mpi_t_impl.h"
 #include "base/events.h"
@@ -92,13 +93,15 @@ static void tn_t_rearm(int ev)
 static void tn_t_deliver(tn_event_t ev, uint64_t ts, const int *elems, int n)
 {
     tn_t_inst_t inst = { TN_T_INST_MAGIC, (int)ev, ts, n, { 0 } };
+    /* MPI_T_CB_REQUIRE_MPI_RESTRICTED, or THREAD_SAFE off the application's threads */
+    int least = tn_rt_async_self() ? 2 : 1;
     memcpy(inst.elems, elems, (size_t)n * sizeof(int));
     tn_t_ev_lock();
     for (tn_t_reg_t *r = tn_t_regs; r != NULL; r = r->next) {
         if (r->event != (int)ev) {
             continue;
         }
-        int l = 1;      /* MPI_T_CB_REQUIRE_MPI_RESTRICTED, or stricter */
+        int l = least;
         while (l < TN_T_LEVELS && r->cb[l] == NULL) {
             l++;
         }
@@ -106,11 +109,16 @@ static void tn_t_deliver(tn_event_t ev, uint64_t ts, const int *elems, int n)
             const tn_t_inst_t *outer = tn_t_current;
             tn_t_current = &inst;
             r->cb[l]((MPI_T_event_instance)&inst, (MPI_T_event_registration)r,
-                     MPI_T_CB_REQUIRE_MPI_RESTRICTED, r->user_data[l]);
+                     tn_t_levels[least], r->user_data[l]);
             tn_t_current = outer;
-        } else if (r->cb[0] != NULL && r->dropped != NULL) {
-            r->dropped(1, (MPI_T_event_registration)r, 0, MPI_T_CB_REQUIRE_MPI_RESTRICTED,
-                       r->user_data[0]);
+        } else if (r->dropped != NULL) {
+            for (int d = 0; d < least; d++) {
+                if (r->cb[d] != NULL) {
+                    r->dropped(1, (MPI_T_event_registration)r, 0, tn_t_levels[least],
+                               r->user_data[d]);
+                    break;
+                }
+            }
         }
     }
     tn_t_ev_unlock();

@@ -21,9 +21,6 @@ tn_rt_t tn_rt = { .lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP };
 tn_rt_hooks_t tn_rt_hooks_in_use;
 #define tn_rt_hooks tn_rt_hooks_in_use
 
-/* Thread-level constants of the ABI (mpi.h is not visible down here). */
-enum { TN_THREAD_SINGLE = 0, TN_THREAD_MULTIPLE = 4096 };
-
 tn_status_t tn_rt_kv_put(const char *key, const char *value)
 {
     return tn_pmi_put(key, value);
@@ -297,10 +294,12 @@ tn_status_t tn_rt_init(int required, int *provided_p, const tn_rt_hooks_t *hooks
             return st;
         }
     }
-    tn_rt.thread_level = required > TN_THREAD_MULTIPLE ? TN_THREAD_MULTIPLE :
-                         required < TN_THREAD_SINGLE ? TN_THREAD_SINGLE : required;
-    tn_rt.thread_multiple = (tn_rt.thread_level == TN_THREAD_MULTIPLE);
-    tn_rt_status_set_multiple(tn_rt.thread_multiple);
+    tn_rt.thread_level = required > TN_RT_THREAD_MULTIPLE ? TN_RT_THREAD_MULTIPLE :
+                         required < TN_RT_THREAD_SINGLE ? TN_RT_THREAD_SINGLE : required;
+    /* the progress thread needs the lock whatever the application asked */
+    tn_rt.async = tn_cfg.async_progress != 0;
+    tn_rt.thread_multiple = (tn_rt.thread_level == TN_RT_THREAD_MULTIPLE) || tn_rt.async;
+    tn_rt_status_set_multiple(tn_rt.thread_level == TN_RT_THREAD_MULTIPLE);
     *provided_p = tn_rt.thread_level;
     tn_rt.initialized = 1;
     return TN_OK;
@@ -309,9 +308,9 @@ tn_status_t tn_rt_init(int required, int *provided_p, const tn_rt_hooks_t *hooks
 int tn_rt_raise_thread_level(int required)
 {
     if (required > tn_rt.thread_level) {
-        tn_rt.thread_level = required > TN_THREAD_MULTIPLE ? TN_THREAD_MULTIPLE : required;
-        tn_rt.thread_multiple = (tn_rt.thread_level == TN_THREAD_MULTIPLE);
-        tn_rt_status_set_multiple(tn_rt.thread_multiple);
+        tn_rt.thread_level = required > TN_RT_THREAD_MULTIPLE ? TN_RT_THREAD_MULTIPLE : required;
+        tn_rt.thread_multiple = (tn_rt.thread_level == TN_RT_THREAD_MULTIPLE) || tn_rt.async;
+        tn_rt_status_set_multiple(tn_rt.thread_level == TN_RT_THREAD_MULTIPLE);
     }
     return tn_rt.thread_level;
 }
@@ -372,6 +371,7 @@ tn_status_t tn_rt_finalize(void)
     tn_rt_use_shm = tn_rt_use_udp = NULL;
     tn_rt.finalized = 1;
     tn_rt.thread_multiple = 0;
+    tn_rt.async = 0;
     return st != TN_OK ? st : st2;
 }
 

@@ -1,7 +1,7 @@
 /* Waiting: spin on progress, then yield the core, then block in the kernel
  * until a peer rings our doorbell.  When ranks outnumber cores, spinning
  * only steals time from the rank we wait for, so auto mode blocks early. */
-#include "runtime/rt.h"
+#include "runtime/async.h"
 #include "base/config.h"
 #include "xport/sock/sock.h"
 
@@ -44,8 +44,35 @@ static int tn_wait_recheck(void)
     if (n == 0 && tn_wait_done(tn_wait_arg)) {
         n = 1;
     }
+    if (tn_rt_async_self()) {
+        tn_rt_async_kick();     /* threads napping on us look again too */
+    }
     tn_rt_unlock();
     return n;
+}
+
+void tn_rt_sleep(tn_wait_cond_fn_t *done, void *arg, uint64_t timeout)
+{
+    tn_wait_done = done;
+    tn_wait_arg = arg;
+    tn_rt_unlock();
+    if (tn_xport_sock_active()) {
+        timeout = 200000ull;     /* streams of other jobs wake nobody: look often */
+    }
+    if (tn_xport_udp_active()) {
+        /* shm peers wake a poll() on the sockets through the wake
+         * socket; should there be none, look at the rings at least
+         * every millisecond */
+        static _Atomic int shm_wakes_seen;    /* threads sleep at once */
+        uint64_t t = tn_rt.local_size > 1 && !atomic_load_explicit(&shm_wakes_seen,
+                                                                    memory_order_relaxed)
+                         ? 1000000ull : timeout;
+        atomic_store_explicit(&shm_wakes_seen, tn_xport_udp_sleep(tn_wait_recheck, t),
+                              memory_order_relaxed);
+    } else {
+        tn_xport_shm_sleep(tn_wait_recheck, timeout);
+    }
+    tn_rt_lock();
 }
 
 void tn_rt_wait(tn_wait_cond_fn_t *done, void *arg)
@@ -99,28 +126,15 @@ void tn_rt_wait(tn_wait_cond_fn_t *done, void *arg)
         }
         /* Block.  Other threads may need the lock meanwhile; a timeout
          * bounds the cost of any wake-up we cannot see (another thread of
-         * ours completing what we wait for). */
-        tn_wait_done = done;
-        tn_wait_arg = arg;
-        tn_rt_unlock();
-        uint64_t timeout = tn_rt.thread_multiple ? 1000000ull : 200000000ull;
-        if (tn_xport_sock_active()) {
-            timeout = 200000ull;     /* streams of other jobs wake nobody: look often */
-        }
-        if (tn_xport_udp_active()) {
-            /* shm peers wake a poll() on the sockets through the wake
-             * socket; should there be none, look at the rings at least
-             * every millisecond */
-            static _Atomic int shm_wakes_seen;    /* threads sleep at once */
-            uint64_t t = tn_rt.local_size > 1 && !atomic_load_explicit(&shm_wakes_seen,
-                                                                        memory_order_relaxed)
-                             ? 1000000ull : timeout;
-            atomic_store_explicit(&shm_wakes_seen, tn_xport_udp_sleep(tn_wait_recheck, t),
-                                  memory_order_relaxed);
+         * the application completing what we wait for). */
+        uint64_t timeout = tn_rt.thread_level == TN_RT_THREAD_MULTIPLE ? 1000000ull
+                                                                         : 200000000ull;
+        if (tn_rt_async_waits()) {
+            /* the progress thread sleeps on the doorbell: it wakes us */
+            tn_rt_async_nap(timeout);
         } else {
-            tn_xport_shm_sleep(tn_wait_recheck, timeout);
+            tn_rt_sleep(done, arg, timeout);
         }
-        tn_rt_lock();
         idle = tn_wait_spins;    /* after a wake-up, poll a little before sleeping */
     }
 }

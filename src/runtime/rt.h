@@ -3,8 +3,9 @@
  * tn_rt is filled by tn_rt_init() (PMI or singleton) and read-only after.
  * The progress engine polls every transport; tn_rt_wait() drives it until a
  * condition holds, spinning, then yielding, then blocking in the kernel
- * (TERN_WAIT).  With MPI_THREAD_MULTIPLE every MPI call holds tn_rt.lock;
- * waiting releases it while it yields or sleeps. */
+ * (TERN_WAIT).  With MPI_THREAD_MULTIPLE, or with the progress thread
+ * (TERN_ASYNC_PROGRESS), every MPI call holds tn_rt.lock; waiting releases
+ * it while it yields or sleeps. */
 #ifndef TN_RUNTIME_RT_H
 #define TN_RUNTIME_RT_H
 
@@ -15,11 +16,16 @@
 #include "runtime/status.h"
 #include "xport/xport.h"
 
+/* Thread-level constants of the ABI (mpi.h is not visible down here). */
+enum { TN_RT_THREAD_SINGLE = 0, TN_RT_THREAD_MULTIPLE = 4096 };
+
 typedef struct {
     int        initialized;        /* MPI_Init done */
     int        finalized;          /* MPI_Finalize done */
     int        thread_level;       /* MPI_THREAD_* granted */
-    int        thread_multiple;    /* lock needed */
+    int        thread_multiple;    /* lock needed: MPI_THREAD_MULTIPLE or async */
+    int        async;              /* TERN_ASYNC_PROGRESS: a progress thread
+                                    * runs from tn_rt_async_start to _stop */
     pthread_t  main_thread;
     pid_t      pid;                /* pid at init: a fork()ed child differs */
     int        world_rank;
@@ -75,6 +81,7 @@ typedef struct {
 
 /* MPI_Init_thread's work below the core: config, PMI, node map, transports. */
 tn_status_t tn_rt_init(int required, int *provided_p, const tn_rt_hooks_t *hooks);
+/* Stop the progress thread first (tn_rt_async_stop). */
 tn_status_t tn_rt_finalize(void);
 /* A second model (MPI_Init after MPI_Session_init, or the reverse) asks for
  * a thread level: raise the granted level to it (never lower); returns the
@@ -89,6 +96,26 @@ void tn_rt_xports_in_use(char *buf, size_t len);
  * differently.  msg may be NULL. */
 void tn_rt_abort(int code, const char *msg) __attribute__((noreturn));
 void tn_rt_abort_user(int code, const char *msg) __attribute__((noreturn));
+
+/* ---- the asynchronous progress thread (async.c) ---------------------------
+ * With TERN_ASYNC_PROGRESS=1 (tn_rt.async) one thread per process runs the
+ * progress engine, holding tn_rt.lock, whenever a peer rings the doorbell,
+ * and sleeps in the kernel otherwise: a passive target, a rendezvous peer,
+ * a nonblocking collective move on while the application computes.  It
+ * runs the engine only: the layers above keep application code out of it
+ * (tn_rt_async_self): a schedule with a user-defined op advances in the
+ * application's calls only, MPI_T event callbacks need
+ * MPI_T_CB_REQUIRE_THREAD_SAFE there; error handlers and generalized
+ * request callbacks run in MPI calls anyway. */
+/* Start it (a no-op unless tn_rt.async): after the core is set up, with no
+ * thread inside MPI and the lock not held.  Fails only if the thread
+ * cannot be created. */
+tn_status_t tn_rt_async_start(void);
+/* Stop and join it (a no-op if it does not run): before the transports
+ * close, lock not held. */
+void tn_rt_async_stop(void);
+/* Whether the caller is the progress thread. */
+int tn_rt_async_self(void);
 
 /* ---- progress ------------------------------------------------------------ */
 /* One pass over every transport; returns the number of events handled. */
