@@ -20,9 +20,10 @@
  *     it is full, with the next request that needs an answer or data
  *     apart, or at the next synchronisation (the FLUSH, UNLOCK or
  *     COMPLETE request rides in it): many small operations cost one
- *     message, and a put plus a flush one message each way.  A passive target makes progress whenever it is
- *     inside MPI (any call that waits or polls); there is no progress
- *     thread.
+ *     message, and a put plus a flush one message each way.  A passive
+ *     target makes progress whenever it is inside MPI (any call that
+ *     waits or polls), and with TERN_ASYNC_PROGRESS=1 in its progress
+ *     thread (runtime/rt.h) while it computes.
  * Accumulates to one target are atomic with respect to each other however
  * they arrive: the direct path and the target's server take the same lock.
  *
