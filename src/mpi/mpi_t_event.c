@@ -28,6 +28,13 @@ typedef struct tn_t_reg {
     void            *user_data[TN_T_LEVELS];
     MPI_T_event_dropped_cb_function *dropped;
     void            *last_user_data;
+    /* a callback of it runs (deliveries nest only on one thread: the event
+     * lock is held); freed meanwhile, it is released when the last returns */
+    int              busy;
+    int              dead;
+    uint64_t         stamp;                      /* the last delivery that saw it */
+    MPI_T_event_free_cb_function *free_cb;       /* dead: to call at release */
+    void            *free_data;
 } tn_t_reg_t;
 
 typedef struct {
@@ -39,6 +46,8 @@ typedef struct {
 } tn_t_inst_t;
 
 static pthread_mutex_t tn_t_ev_mutex;
+static uint64_t tn_t_unlinked;    /* registrations taken off the list so far */
+static uint64_t tn_t_deliveries;
 static pthread_once_t tn_t_ev_once = PTHREAD_ONCE_INIT;
 static tn_t_reg_t *tn_t_regs;
 static __thread const tn_t_inst_t *tn_t_current;   /* inside a callback */
@@ -89,7 +98,20 @@ static void tn_t_rearm(int ev)
     tn_event_arm((tn_event_t)ev, on);
 }
 
-/* The sink of base/events.h: deliver to every registration. */
+/* A registration off the list and out of every callback: tell the tool,
+ * then free it.  Event lock held (the tool's callback may take it again). */
+static void tn_t_release(tn_t_reg_t *r)
+{
+    if (r->free_cb != NULL) {
+        r->free_cb((MPI_T_event_registration)r, MPI_T_CB_REQUIRE_NONE, r->free_data);
+    }
+    r->magic = 0;
+    free(r);
+}
+
+/* The sink of base/events.h: deliver to every registration.  A callback
+ * may free registrations, its own included: the walk starts again from
+ * the head when one left the list, skipping those this delivery saw. */
 static void tn_t_deliver(tn_event_t ev, uint64_t ts, const int *elems, int n)
 {
     tn_t_inst_t inst = { TN_T_INST_MAGIC, (int)ev, ts, n, { 0 } };
@@ -97,10 +119,15 @@ static void tn_t_deliver(tn_event_t ev, uint64_t ts, const int *elems, int n)
     int least = tn_rt_async_self() ? 2 : 1;
     memcpy(inst.elems, elems, (size_t)n * sizeof(int));
     tn_t_ev_lock();
+    uint64_t me = ++tn_t_deliveries;
+again:
     for (tn_t_reg_t *r = tn_t_regs; r != NULL; r = r->next) {
-        if (r->event != (int)ev) {
+        if (r->event != (int)ev || r->stamp == me) {
             continue;
         }
+        r->stamp = me;
+        uint64_t unlinked = tn_t_unlinked;
+        r->busy++;
         int l = least;
         while (l < TN_T_LEVELS && r->cb[l] == NULL) {
             l++;
@@ -119,6 +146,12 @@ static void tn_t_deliver(tn_event_t ev, uint64_t ts, const int *elems, int n)
                     break;
                 }
             }
+        }
+        if (--r->busy == 0 && r->dead) {
+            tn_t_release(r);
+        }
+        if (tn_t_unlinked != unlinked) {
+            goto again;
         }
     }
     tn_t_ev_unlock();
@@ -269,20 +302,22 @@ int tn_mpi_T_event_handle_free(MPI_T_event_registration event_registration, void
         pp = &(*pp)->next;
     }
     tn_t_reg_t *r = *pp;
-    if (r != NULL) {
-        *pp = r->next;
-        tn_t_rearm(r->event);
-    }
-    tn_t_ev_unlock();
     if (r == NULL) {
+        tn_t_ev_unlock();
         return MPI_T_ERR_INVALID_HANDLE;
     }
-    /* no callback of it runs any more: tell the tool now */
-    if (free_cb_function != NULL) {
-        free_cb_function((MPI_T_event_registration)r, MPI_T_CB_REQUIRE_NONE, user_data);
+    *pp = r->next;
+    tn_t_unlinked++;
+    tn_t_rearm(r->event);
+    r->free_cb = free_cb_function;
+    r->free_data = user_data;
+    r->magic = 0;                 /* invalid as a handle from now on */
+    if (r->busy > 0) {
+        r->dead = 1;              /* freed from inside its own callback */
+    } else {
+        tn_t_release(r);          /* no callback of it runs: tell the tool now */
     }
-    r->magic = 0;
-    free(r);
+    tn_t_ev_unlock();
     return MPI_SUCCESS;
 }
 
@@ -292,9 +327,15 @@ void tn_t_event_release_all(void)
     while (tn_t_regs != NULL) {
         tn_t_reg_t *r = tn_t_regs;
         tn_t_regs = r->next;
+        tn_t_unlinked++;
         tn_t_rearm(r->event);
-        r->magic = 0;
-        free(r);
+        r->free_cb = NULL;
+        if (r->busy > 0) {
+            r->magic = 0;
+            r->dead = 1;
+        } else {
+            tn_t_release(r);
+        }
     }
     tn_t_ev_unlock();
 }

@@ -9,7 +9,8 @@
  *         registration with only an MPI_T_CB_REQUIRE_NONE callback gets
  *         its dropped handler instead; after MPI_T_event_handle_free (whose
  *         free callback runs once) a registration gets nothing more while
- *         another one still does.  The instances agree with the per-peer
+ *         another one still does; a callback frees its own registration
+ *         and another one.  The instances agree with the per-peer
  *         counters (fast retransmits, timeouts, probes).  With one rail,
  *         udp_rail_state never fires.
  *   rail  (two nodes joined by two rails; tests/net): rank 0 runs
@@ -138,6 +139,31 @@ static void on_free(MPI_T_event_registration reg, MPI_T_cb_safety safety, void *
     s->frees++;
 }
 
+/* A callback that, on its first call, frees its own registration and then
+ * another registration of the same event: the free callback of its own
+ * runs once the callback has returned, the other's at once, and neither
+ * is called again. */
+static seen_t *self_victim;
+static int self_victim_calls;    /* the victim's calls when it was freed */
+
+static void on_event_free_self(MPI_T_event_instance inst, MPI_T_event_registration reg,
+                               MPI_T_cb_safety safety, void *user_data)
+{
+    seen_t *s = user_data;
+    (void)inst;
+    (void)safety;
+    s->calls++;
+    if (s->calls == 1) {
+        T_CALL(MPI_T_event_handle_free(reg, s, on_free));
+        MT_CHECK(s->frees == 0, "%s: free callback ran inside the registration's own "
+                 "callback", s->what);
+        T_CALL(MPI_T_event_handle_free(self_victim->reg, self_victim, on_free));
+        MT_CHECK(self_victim->frees == 1, "%s: the other registration's free callback ran %d "
+                 "times", s->what, self_victim->frees);
+        self_victim_calls = self_victim->calls;
+    }
+}
+
 static int event_index(const char *name, int *nelems_p)
 {
     int idx = -1, n = 0;
@@ -229,6 +255,12 @@ static void run_burst(void)
     reg_alloc(&burst2, "udp_retransmit_burst", MPI_T_CB_REQUIRE_THREAD_SAFE);
     reg_alloc(&none_only, "udp_retransmit_burst", MPI_T_CB_REQUIRE_NONE);
     reg_alloc(&rail, "udp_rail_state", MPI_T_CB_REQUIRE_MPI_RESTRICTED);
+    seen_t victim, self;
+    reg_alloc(&victim, "udp_retransmit_burst", MPI_T_CB_REQUIRE_MPI_RESTRICTED);
+    reg_alloc(&self, "udp_retransmit_burst", MPI_T_CB_REQUIRE_MPI_RESTRICTED);
+    T_CALL(MPI_T_event_register_callback(self.reg, MPI_T_CB_REQUIRE_MPI_RESTRICTED,
+                                         MPI_INFO_NULL, &self, on_event_free_self));
+    self_victim = &victim;
     pvar_alloc(&fast, "udp_peer_fast_retransmits");
     pvar_alloc(&timeouts, "udp_peer_timeouts");
     pvar_alloc(&probes, "udp_peer_probes");
@@ -251,6 +283,11 @@ static void run_burst(void)
              "NONE-only registration: %d callbacks, %d dropped, %d events", none_only.calls,
              none_only.dropped, burst.calls);
     MT_CHECK(rail.calls == 0, "udp_rail_state: %d events with one rail", rail.calls);
+    MT_CHECK(self.calls == 1 && self.frees == 1 && victim.frees == 1 &&
+             victim.calls == self_victim_calls,
+             "registrations freed in a callback: own %d calls %d frees; other %d frees, "
+             "%d calls (%d when freed)", self.calls, self.frees, victim.frees, victim.calls,
+             self_victim_calls);
     /* the instance lives only inside its callback */
     T_EXPECT(MPI_T_event_read(burst.last_inst, 0, &got), MPI_T_ERR_INVALID_HANDLE);
     T_EXPECT(MPI_T_event_get_timestamp(burst.last_inst, &t_start), MPI_T_ERR_INVALID_HANDLE);
