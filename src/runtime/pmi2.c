@@ -77,7 +77,8 @@ static int tn_pmi2_rc_ok(const char **why_p)
     const char *rcs = tn_pmi2_msg_get(&tn_pmi2.reply, "rc");
     const char *why = tn_pmi2_msg_get(&tn_pmi2.reply, "errmsg");
     *why_p = why != NULL ? why : "";
-    return rcs == NULL || (tn_pmi2_msg_int(&tn_pmi2.reply, "rc", LONG_MIN, LONG_MAX, &rc) && rc == 0);
+    return rcs == NULL ||
+           (tn_pmi2_msg_int(&tn_pmi2.reply, "rc", LONG_MIN, LONG_MAX, &rc) && rc == 0);
 }
 
 /* Send cmd with n pairs and wait for expect (tn_pmi2_xchg).  A reply with

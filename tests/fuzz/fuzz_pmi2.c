@@ -17,8 +17,9 @@
  * bytes may be refused); tn_pmi2_msg_int returns only values in range; a
  * decoded mapping gives every rank a node below nnodes <= size, numbered
  * in order of first appearance; an accepted errcodes list is its numbers
- * in order, at most one per process, nothing written past them.  Buffers are allocated at their exact
- * size, so ASan catches a byte read or written past them. */
+ * in order, at most one per process, nothing written past them.
+ * Buffers are allocated at their exact size, so ASan catches a byte read
+ * or written past them. */
 #include "runtime/pmi_wire.h"
 
 #include <stdint.h>
