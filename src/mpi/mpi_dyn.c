@@ -403,7 +403,8 @@ static int dyn_spawn(const char *fn, int count, const tn_pmi_spawn_cmd_t *cmds, 
         return tn_mpi_err(c, st == TN_ERR_UNSUPPORTED ? MPI_ERR_UNSUPPORTED_OPERATION :
                           MPI_ERR_SPAWN, fn, NULL, "%s",
                           st == TN_ERR_UNSUPPORTED ?
-                          "the launcher cannot start processes (run under tern-run, PMI-1)" :
+                          "the launcher cannot start processes (run under tern-run or "
+                          "mpiexec.hydra)" :
                           "the launcher could not start the processes");
     }
     int rc = dyn_accept(fn, id, root, c, intercomm);

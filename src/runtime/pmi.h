@@ -60,8 +60,8 @@ tn_status_t tn_pmi_finalize(void);
  * report it as MPI_Abort (launchers that do not know the key ignore it). */
 void tn_pmi_abort(int code, const char *msg, int user);
 
-/* Dynamic processes (PMI-1 only so far; TN_ERR_UNSUPPORTED from the other
- * clients and for a singleton).  One command of a spawn: */
+/* Dynamic processes (PMI-1 and PMI-2; TN_ERR_UNSUPPORTED from PMIx and
+ * for a singleton).  One command of a spawn: */
 typedef struct {
     const char  *cmd;
     char *const *argv;          /* NULL-terminated, or NULL */
@@ -73,7 +73,8 @@ typedef struct {
  * space holds the npre preput pairs.  errcodes (one per process, in
  * order) get the launcher's codes (0: started).  TN_ERR_INVAL for an
  * argument the wire cannot carry (a newline, too long); TN_ERR_NOTFOUND
- * when the launcher refused. */
+ * when the launcher refused; TN_ERR_PROTO for a reply that does not
+ * parse.  errcodes may be partly written after an error. */
 tn_status_t tn_pmi_spawn(int count, const tn_pmi_spawn_cmd_t *cmds, int npre,
                          const char *const *pre_key, const char *const *pre_val, int *errcodes);
 /* The launcher's name service: TN_ERR_NOTFOUND when the service is not

@@ -20,27 +20,23 @@
 
 static struct {
     char          jobid[256];
+    unsigned      nfence;         /* fences so far */
     char          req[TN_PMI2_REQ_MAX];
     char          body[TN_PMI2_BODY_MAX];
     tn_pmi2_msg_t reply;          /* the last reply, decoded */
 } tn_pmi2;
 
-/* Send cmd with n pairs, then read messages until the one whose cmd is
- * expect (others are skipped), within TERN_PMI_TIMEOUT (TERN_PMI_FENCE_TIMEOUT
- * when fence != 0).  The reply is left in tn_pmi2.reply.  A reply
- * with rc != 0 gives TN_ERR_PROTO, its errmsg logged. */
-static tn_status_t tn_pmi2_call(const char *cmd, const char *const *keys, const char *const *vals,
-                                int n, const char *expect, int fence)
+/* Write the encoded request req (len bytes), then read messages until
+ * the one whose cmd is expect (others are skipped), within
+ * TERN_PMI_TIMEOUT (TERN_PMI_FENCE_TIMEOUT when fence != 0).  The reply,
+ * decoded, is left in tn_pmi2.reply; its rc is not looked at. */
+static tn_status_t tn_pmi2_xchg(const char *cmd, const char *req, size_t len, const char *expect,
+                                int fence)
 {
     int64_t deadline = tn_pmi_conn_deadline(fence);
-    size_t len;
-    tn_status_t st = tn_pmi2_msg_build(tn_pmi2.req, sizeof(tn_pmi2.req), cmd, keys, vals, n, &len);
+    tn_log_trace("rt", "PMI-2 > %.*s", (int)len, req);
+    tn_status_t st = tn_pmi_conn_write(req, len);
     if (st != TN_OK) {
-        tn_log_error("rt", "PMI-2: cannot encode %s (%s)", cmd, tn_status_str(st));
-        return st;
-    }
-    tn_log_trace("rt", "PMI-2 > %.*s", (int)len, tn_pmi2.req);
-    if ((st = tn_pmi_conn_write(tn_pmi2.req, len)) != TN_OK) {
         return st;
     }
     for (;;) {
@@ -66,16 +62,43 @@ static tn_status_t tn_pmi2_call(const char *cmd, const char *const *keys, const 
             return st;
         }
         if (strcmp(tn_pmi2.reply.pair[0].val, expect) == 0) {
-            break;
+            return TN_OK;
         }
         tn_log_debug("rt", "PMI-2: ignoring %s while waiting for %s", tn_pmi2.reply.pair[0].val,
                      expect);
     }
+}
+
+/* 1 when the last reply says rc=0 or has no rc, else 0 (its errmsg into
+ * *why_p, or "", so that the caller can log it at the level it wants). */
+static int tn_pmi2_rc_ok(const char **why_p)
+{
     long rc = 0;
     const char *rcs = tn_pmi2_msg_get(&tn_pmi2.reply, "rc");
-    if (rcs != NULL && (!tn_pmi2_msg_int(&tn_pmi2.reply, "rc", LONG_MIN, LONG_MAX, &rc) || rc != 0)) {
-        const char *why = tn_pmi2_msg_get(&tn_pmi2.reply, "errmsg");
-        tn_log_error("rt", "PMI-2: %s failed: rc=%s%s%s", cmd, rcs, why ? ", " : "", why ? why : "");
+    const char *why = tn_pmi2_msg_get(&tn_pmi2.reply, "errmsg");
+    *why_p = why != NULL ? why : "";
+    return rcs == NULL ||
+           (tn_pmi2_msg_int(&tn_pmi2.reply, "rc", LONG_MIN, LONG_MAX, &rc) && rc == 0);
+}
+
+/* Send cmd with n pairs and wait for expect (tn_pmi2_xchg).  A reply with
+ * rc != 0 gives TN_ERR_PROTO, its errmsg logged. */
+static tn_status_t tn_pmi2_call(const char *cmd, const char *const *keys, const char *const *vals,
+                                int n, const char *expect, int fence)
+{
+    size_t len;
+    const char *why;
+    tn_status_t st = tn_pmi2_msg_build(tn_pmi2.req, sizeof(tn_pmi2.req), cmd, keys, vals, n, &len);
+    if (st != TN_OK) {
+        tn_log_error("rt", "PMI-2: cannot encode %s (%s)", cmd, tn_status_str(st));
+        return st;
+    }
+    if ((st = tn_pmi2_xchg(cmd, tn_pmi2.req, len, expect, fence)) != TN_OK) {
+        return st;
+    }
+    if (!tn_pmi2_rc_ok(&why)) {
+        tn_log_error("rt", "PMI-2: %s failed: rc=%s%s%s", cmd,
+                     tn_pmi2_msg_get(&tn_pmi2.reply, "rc"), *why ? ", " : "", why);
         return TN_ERR_PROTO;
     }
     return TN_OK;
@@ -193,19 +216,41 @@ static tn_status_t tn_pmi2_put(const char *key, const char *value)
 
 /* Slurm answers kvs-fence when every rank has entered it: a barrier.
  * Hydra answers it at once and holds back a kvs-get of a key it does not
- * have until every rank has entered the fence: the get of a key nobody
- * puts makes the fence a barrier there too (Tern's start-up needs one:
- * local rank 0 makes the node's segment, the others open it after the
- * fence).  Under Slurm it costs one more round trip to slurmstepd. */
+ * have while some rank of the job has fenced fewer times: the get of a
+ * key nobody has put makes the fence a barrier there too (Tern's start-up
+ * needs one: local rank 0 makes the node's segment, the others open it
+ * after the fence).  Hydra 4.0 looks at the gets it holds back again only
+ * when a fence count kept across all the jobs of the mpiexec is a
+ * multiple of this job's size, or when a get's key is put: once a spawn
+ * has added a job, a get may be held forever.  So the key is new at each
+ * fence ("tern-fence-<n>"), and a rank whose get came back without it
+ * (every rank has fenced) puts it, which releases the gets held back.
+ * Under Slurm the get and the put cost two more round trips to
+ * slurmstepd. */
 static tn_status_t tn_pmi2_fence(void)
 {
     static const char *const k[] = { "jobid", "srcid", "key" };
-    const char *v[] = { tn_pmi2.jobid, "-1", "tern-no-such-key" };
+    static const char *const pk[] = { "key", "value" };
+    char key[32];
+    size_t len;
+    snprintf(key, sizeof(key), "tern-fence-%u", ++tn_pmi2.nfence);
+    const char *v[] = { tn_pmi2.jobid, "-1", key };
+    const char *pv[] = { key, "1" };
     tn_status_t st = tn_pmi2_call("kvs-fence", NULL, NULL, 0, "kvs-fence-response", 1);
-    if (st != TN_OK) {
+    if (st != TN_OK || (st = tn_pmi2_call("kvs-get", k, v, 3, "kvs-get-response", 1)) != TN_OK) {
         return st;
     }
-    return tn_pmi2_call("kvs-get", k, v, 3, "kvs-get-response", 1);
+    const char *found = tn_pmi2_msg_get(&tn_pmi2.reply, "found");
+    if (found != NULL && strcmp(found, "TRUE") == 0) {
+        return TN_OK;                     /* released by another rank's put */
+    }
+    /* several ranks may put it: a server that refuses a key twice answers
+     * rc != 0, which is fine here */
+    if ((st = tn_pmi2_msg_build(tn_pmi2.req, sizeof(tn_pmi2.req), "kvs-put", pk, pv, 2, &len)) !=
+        TN_OK) {
+        return st;
+    }
+    return tn_pmi2_xchg("kvs-put", tn_pmi2.req, len, "kvs-put-response", 1);
 }
 
 static tn_status_t tn_pmi2_get(int rank, const char *key, char *value, int len)
@@ -253,6 +298,176 @@ static void tn_pmi2_abort(int code, const char *msg, int user)
     }
 }
 
+/* A spawn request under construction: the pairs, and room for the keys
+ * and numbers made up here (the strings of the caller are pointed at). */
+typedef struct {
+    const char **keys, **vals;
+    char (*txt)[24];
+    int n, ntxt;
+} tn_pmi2_req_t;
+
+static void tn_pmi2_req_add(tn_pmi2_req_t *r, const char *key, const char *val)
+{
+    r->keys[r->n] = key;
+    r->vals[r->n++] = val;
+}
+
+/* A key or a number written into the request's own room. */
+static const char *tn_pmi2_req_txt(tn_pmi2_req_t *r, const char *fmt, int i)
+    __attribute__((format(printf, 2, 0)));
+static const char *tn_pmi2_req_txt(tn_pmi2_req_t *r, const char *fmt, int i)
+{
+    char *t = r->txt[r->ntxt++];
+    snprintf(t, sizeof(r->txt[0]), fmt, i);
+    return t;
+}
+
+/* "spawn", as MPICH's Hydra serves it: ncmds, preputcount and the
+ * ppkey<i>/ppval<i> pairs (the new job's key/value space starts with
+ * them), then per command subcmd (which starts the command's pairs),
+ * maxprocs, argc, argv<i>, infokeycount, infokey<i>/infoval<i>.  The
+ * reply spawn-response carries rc and maybe errcodes, a comma list with
+ * one code per process. */
+static tn_status_t tn_pmi2_spawn(int count, const tn_pmi_spawn_cmd_t *cmds, int npre,
+                                 const char *const *pre_key, const char *const *pre_val,
+                                 int *errcodes)
+{
+    tn_pmi2_req_t r = { 0 };
+    int npairs = 2 + 2 * npre, total = 0;
+    size_t len, cap = TN_PMI2_HDR + 64;
+    char *buf = NULL;
+    const char *why;
+    tn_status_t st = TN_ERR_NOMEM;
+
+    for (int c = 0; c < count; c++) {
+        npairs += 4 + 2 * cmds[c].ninfo;
+        for (int a = 0; cmds[c].argv != NULL && cmds[c].argv[a] != NULL; a++) {
+            npairs++;
+        }
+        total += cmds[c].maxprocs;
+    }
+    r.keys = malloc(sizeof(*r.keys) * (size_t)npairs);
+    r.vals = malloc(sizeof(*r.vals) * (size_t)npairs);
+    r.txt = malloc(sizeof(*r.txt) * 2 * (size_t)npairs);
+    if (r.keys == NULL || r.vals == NULL || r.txt == NULL) {
+        goto err_free;
+    }
+    tn_pmi2_req_add(&r, "ncmds", tn_pmi2_req_txt(&r, "%d", count));
+    tn_pmi2_req_add(&r, "preputcount", tn_pmi2_req_txt(&r, "%d", npre));
+    for (int i = 0; i < npre; i++) {
+        tn_pmi2_req_add(&r, tn_pmi2_req_txt(&r, "ppkey%d", i), pre_key[i]);
+        tn_pmi2_req_add(&r, tn_pmi2_req_txt(&r, "ppval%d", i), pre_val[i]);
+    }
+    for (int c = 0; c < count; c++) {
+        int argc = 0;
+        while (cmds[c].argv != NULL && cmds[c].argv[argc] != NULL) {
+            argc++;
+        }
+        tn_pmi2_req_add(&r, "subcmd", cmds[c].cmd);
+        tn_pmi2_req_add(&r, "maxprocs", tn_pmi2_req_txt(&r, "%d", cmds[c].maxprocs));
+        tn_pmi2_req_add(&r, "argc", tn_pmi2_req_txt(&r, "%d", argc));
+        for (int a = 0; a < argc; a++) {
+            tn_pmi2_req_add(&r, tn_pmi2_req_txt(&r, "argv%d", a), cmds[c].argv[a]);
+        }
+        tn_pmi2_req_add(&r, "infokeycount", tn_pmi2_req_txt(&r, "%d", cmds[c].ninfo));
+        for (int i = 0; i < cmds[c].ninfo; i++) {
+            tn_pmi2_req_add(&r, tn_pmi2_req_txt(&r, "infokey%d", i), cmds[c].info_key[i]);
+            tn_pmi2_req_add(&r, tn_pmi2_req_txt(&r, "infoval%d", i), cmds[c].info_val[i]);
+        }
+    }
+    for (int i = 0; i < r.n; i++) {
+        cap += strlen(r.keys[i]) + 2 * strlen(r.vals[i]) + 2;   /* every ';' doubled at most */
+    }
+    if ((buf = malloc(cap)) == NULL) {
+        goto err_free;
+    }
+    if ((st = tn_pmi2_msg_build(buf, cap, "spawn", r.keys, r.vals, r.n, &len)) != TN_OK) {
+        tn_log_error("rt", "PMI-2 spawn: a command, argument or info value the wire cannot "
+                     "carry (over %d bytes)", TN_PMI2_VAL_MAX);
+        goto err_free;
+    }
+    if ((st = tn_pmi2_xchg("spawn", buf, len, "spawn-response", 0)) != TN_OK) {
+        goto err_free;
+    }
+    if (!tn_pmi2_rc_ok(&why)) {
+        tn_log_error("rt", "PMI-2: the launcher refused to spawn: rc=%s%s%s",
+                     tn_pmi2_msg_get(&tn_pmi2.reply, "rc"), *why ? ", " : "", why);
+        st = TN_ERR_NOTFOUND;
+        goto err_free;
+    }
+    for (int i = 0; i < total; i++) {
+        errcodes[i] = 0;
+    }
+    const char *codes = tn_pmi2_msg_get(&tn_pmi2.reply, "errcodes");
+    if (codes != NULL && tn_pmi2_errcodes_parse(codes, errcodes, total) != TN_OK) {
+        tn_log_error("rt", "PMI-2: spawn-response with bad errcodes \"%.200s\"", codes);
+        st = TN_ERR_PROTO;
+        goto err_free;
+    }
+    st = TN_OK;
+err_free:
+    free(buf);
+    free(r.txt);
+    free(r.vals);
+    free(r.keys);
+    return st;
+}
+
+/* The name service (Hydra keeps it for the whole mpiexec): name-publish,
+ * name-lookup, name-unpublish with name= (and port=); rc != 0 in the
+ * reply means the name is taken (publish) or not there (the others). */
+static tn_status_t tn_pmi2_name(const char *cmd, const char *service, const char *port,
+                                const char *expect)
+{
+    static const char *const k[] = { "name", "port" };
+    const char *v[] = { service, port };
+    size_t len;
+    const char *why;
+    tn_status_t st = tn_pmi2_msg_build(tn_pmi2.req, sizeof(tn_pmi2.req), cmd, k, v,
+                                       port != NULL ? 2 : 1, &len);
+    if (st != TN_OK) {
+        return TN_ERR_INVAL;                /* too long for the wire */
+    }
+    if ((st = tn_pmi2_xchg(cmd, tn_pmi2.req, len, expect, 0)) != TN_OK) {
+        return st;
+    }
+    if (!tn_pmi2_rc_ok(&why)) {
+        tn_log_debug("rt", "PMI-2: %s %s: rc=%s %s", cmd, service,
+                     tn_pmi2_msg_get(&tn_pmi2.reply, "rc"), why);
+        return TN_ERR_NOTFOUND;
+    }
+    return TN_OK;
+}
+
+static tn_status_t tn_pmi2_publish(const char *service, const char *port)
+{
+    return tn_pmi2_name("name-publish", service, port, "name-publish-response");
+}
+
+static tn_status_t tn_pmi2_lookup(const char *service, char *port, int len)
+{
+    tn_status_t st = tn_pmi2_name("name-lookup", service, NULL, "name-lookup-response");
+    if (st != TN_OK) {
+        return st;
+    }
+    const char *found = tn_pmi2_msg_get(&tn_pmi2.reply, "found");
+    const char *val = tn_pmi2_msg_get(&tn_pmi2.reply, "port");
+    if ((found != NULL && strcmp(found, "TRUE") != 0) || val == NULL) {
+        return TN_ERR_NOTFOUND;
+    }
+    if (strlen(val) >= (size_t)len) {
+        tn_log_error("rt", "PMI-2: the port of %s is longer than %d bytes", service, len - 1);
+        return TN_ERR_TRUNCATE;
+    }
+    memcpy(port, val, strlen(val) + 1);
+    return TN_OK;
+}
+
+static tn_status_t tn_pmi2_unpublish(const char *service)
+{
+    return tn_pmi2_name("name-unpublish", service, NULL, "name-unpublish-response");
+}
+
 const tn_pmi_ops_t tn_pmi2_ops = {
     .name = "PMI-2",
     .init = tn_pmi2_init,
@@ -261,4 +476,8 @@ const tn_pmi_ops_t tn_pmi2_ops = {
     .get = tn_pmi2_get,
     .finalize = tn_pmi2_finalize,
     .abort = tn_pmi2_abort,
+    .spawn = tn_pmi2_spawn,
+    .publish = tn_pmi2_publish,
+    .lookup = tn_pmi2_lookup,
+    .unpublish = tn_pmi2_unpublish,
 };

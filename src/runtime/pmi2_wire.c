@@ -2,6 +2,7 @@
 #include "runtime/pmi_wire.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -161,4 +162,30 @@ tn_status_t tn_pmi2_msg_build(char *buf, size_t cap, const char *cmd, const char
     memcpy(buf, hdr, TN_PMI2_HDR);
     *len_p = off;
     return TN_OK;
+}
+
+tn_status_t tn_pmi2_errcodes_parse(const char *s, int *codes, int n)
+{
+    int i = 0;
+    if (*s == '\0') {
+        return TN_OK;
+    }
+    for (;;) {
+        char num[16];
+        size_t k = strcspn(s, ",");
+        long v;
+        if (i == n || k == 0 || k >= sizeof(num)) {
+            return TN_ERR_PROTO;
+        }
+        memcpy(num, s, k);
+        num[k] = '\0';
+        if (!tn_pmi_int(num, INT_MIN, INT_MAX, &v)) {
+            return TN_ERR_PROTO;
+        }
+        codes[i++] = (int)v;
+        if (s[k] == '\0') {
+            return TN_OK;
+        }
+        s += k + 1;
+    }
 }

@@ -24,6 +24,13 @@
  *     kvs-get;jobid=;srcid=-1;key= -> kvs-get-response;found=;value=
  *     finalize              -> finalize-response
  *     abort;isworld=TRUE;msg=   (no reply: the server ends the job)
+ *     spawn;ncmds=;preputcount=;ppkey<i>=;ppval<i>=; then per command
+ *       subcmd=;maxprocs=;argc=;argv<i>=;infokeycount=;infokey<i>=;infoval<i>=
+ *                       -> spawn-response;rc=;jobid=;nerrs=;errcodes=<c>,<c>,...
+ *       (Hydra sends no errcodes when all started; subcmd starts a command)
+ *     name-publish;name=;port= -> name-publish-response (rc=1: name taken)
+ *     name-lookup;name=        -> name-lookup-response;port=;found=TRUE|FALSE
+ *     name-unpublish;name=     -> name-unpublish-response (rc=1: not there)
  *
  * PMI_process_mapping (pmi_map.c), the job attribute of PMI-2 (and a key
  * of Hydra's PMI-1 space): "(vector,(start,count,ppn),...)": node start,
@@ -84,6 +91,11 @@ int tn_pmi2_msg_int(const tn_pmi2_msg_t *msg, const char *key, long lo, long hi,
  * TN_ERR_TRUNCATE when buf is too small. */
 tn_status_t tn_pmi2_msg_build(char *buf, size_t cap, const char *cmd, const char *const *keys,
                               const char *const *vals, int n, size_t *len_p);
+/* The errcodes of a spawn-response: a comma list of decimal ints, the
+ * code of each process started in order, into codes[0..]; an empty list
+ * writes nothing.  TN_ERR_PROTO when an entry is empty or not an int, or
+ * the list has more than n entries; codes[] is partly written then. */
+tn_status_t tn_pmi2_errcodes_parse(const char *s, int *codes, int n);
 
 /* ---- PMI_process_mapping ---------------------------------------------------- */
 /* Decode a mapping for size ranks into node_of[size] and the number of

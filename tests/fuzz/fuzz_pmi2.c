@@ -8,15 +8,18 @@
  * tn_pmi2_hdr_parse; a body that the stream holds whole goes through
  * tn_pmi2_msg_parse; the stream stops at the first bad header or short
  * body.  Every "value" of a decoded message, and the whole input after b
- * as one string, go through tn_pmi_map_parse.
+ * as one string, go through tn_pmi_map_parse; every "errcodes" (a
+ * spawn-response's) through tn_pmi2_errcodes_parse for b % 8 processes.
  *
  * Checked: a decoded message starts with cmd, its keys are 1..64 bytes
  * without '=' or ';'; encoding its pairs again (tn_pmi2_msg_build) and
  * decoding that gives the same pairs (values over the protocol's 1024
  * bytes may be refused); tn_pmi2_msg_int returns only values in range; a
  * decoded mapping gives every rank a node below nnodes <= size, numbered
- * in order of first appearance.  Buffers are allocated at their exact
- * size, so ASan catches a byte read or written past them. */
+ * in order of first appearance; an accepted errcodes list is its numbers
+ * in order, at most one per process, nothing written past them.
+ * Buffers are allocated at their exact size, so ASan catches a byte read
+ * or written past them. */
 #include "runtime/pmi_wire.h"
 
 #include <stdint.h>
@@ -106,6 +109,36 @@ static void fz_roundtrip(const tn_pmi2_msg_t *m)
     free(vals);
 }
 
+/* The errcodes of a spawn-response for n processes: codes[] has exactly n
+ * entries (ASan sees a write past them).  An accepted list is read again
+ * here with strtol: its numbers must be codes[0..k-1], in order, and the
+ * entries after them untouched. */
+static void fz_errcodes(const char *s, int n)
+{
+    int *codes = fz_alloc(sizeof(int) * (size_t)n);
+    for (int i = 0; i < n; i++) {
+        codes[i] = -12345;
+    }
+    if (tn_pmi2_errcodes_parse(s, codes, n) == TN_OK) {
+        int k = 0;
+        for (const char *p = s; *p != '\0'; k++) {
+            char *end;
+            long v = strtol(p, &end, 10);
+            if (k >= n || end == p || codes[k] != v || (*end != ',' && *end != '\0') ||
+                (*end == ',' && end[1] == '\0')) {
+                fz_fail("errcodes: an accepted list is not its numbers, one per process");
+            }
+            p = *end == ',' ? end + 1 : end;
+        }
+        for (int i = k; i < n; i++) {
+            if (codes[i] != -12345) {
+                fz_fail("errcodes: a code written past the list");
+            }
+        }
+    }
+    free(codes);
+}
+
 static void fz_msg(const char *body, size_t len, int size)
 {
     tn_pmi2_msg_t *m = fz_alloc(sizeof(*m));
@@ -131,6 +164,10 @@ static void fz_msg(const char *body, size_t len, int size)
         const char *val = tn_pmi2_msg_get(m, "value");
         if (val != NULL) {
             fz_map(val, size);
+        }
+        const char *codes = tn_pmi2_msg_get(m, "errcodes");
+        if (codes != NULL) {
+            fz_errcodes(codes, size % 8 + 1);
         }
         fz_roundtrip(m);
     }
