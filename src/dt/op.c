@@ -10,7 +10,9 @@
  * unsigned int) so that signed overflow wraps instead of being undefined.
  * Loops run in fixed blocks of TN_OP_BLOCK elements plus a tail, so that
  * gcc -O2 (which only vectorizes loops whose trip count it knows) vectorizes
- * SUM/PROD/MIN/MAX/bitwise on the common kinds. */
+ * SUM/PROD/MIN/MAX/bitwise on the common kinds.  On x86-64 each kernel is
+ * built twice, for the baseline (SSE2) and for AVX2, and the dynamic
+ * loader picks the one the CPU runs (TN_OP_CLONES). */
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -181,7 +183,22 @@ typedef struct { int32_t v;     int32_t i; } tn_op_2int32_t;
 typedef tn_status_t (tn_op_kernel_fn_t)(tn_dt_kind_t kind, const void *restrict in,
                                         void *restrict inout, size_t count);
 
+/* not under the sanitizers: their run-times and ifunc resolvers do not mix */
+#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
+#define TN_OP_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define TN_OP_SANITIZED 1
+#endif
+#endif
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(TN_OP_SANITIZED)
+#define TN_OP_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define TN_OP_CLONES
+#endif
+
 #define TN_OP_KERNEL(name, ...)                                                     \
+    TN_OP_CLONES                                                                    \
     static tn_status_t name(tn_dt_kind_t kind, const void *restrict in,            \
                             void *restrict inout, size_t count)                     \
     {                                                                               \
