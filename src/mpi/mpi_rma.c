@@ -191,34 +191,81 @@ static int data_op(tn_rma_kind_t kind, const void *oaddr, MPI_Count ocount, MPI_
  * memory is mapped here (rma.h "direct"), inside an access epoch and the
  * window.  1 when done; 0 sends the call down the general path, which
  * checks everything again and names what is wrong. */
+/* The direct target's memory of count elements of the contiguous type
+ * dtype at disp, when a short path may take the operation (every check
+ * of data_op passes: a window and a target mapped here inside an access
+ * epoch, the bytes inside its window), else NULL. */
+static inline char *direct_at(MPI_Win win, int target, MPI_Aint disp, MPI_Count count,
+                              MPI_Datatype dtype, tn_win_t **w_p, const tn_dt_t **dt_p)
+{
+    tn_win_t *w;
+    if (count < 0 || disp < 0 || (w = tn_mpi_win_cached(win)) == NULL ||
+        (unsigned)target >= (unsigned)w->comm->size) {
+        return NULL;
+    }
+    const tn_rma_peer_t *p = &w->peers[target];
+    if (!p->direct || !(w->fence_open || w->lock_all || p->locked || p->in_start)) {
+        return NULL;
+    }
+    const tn_dt_t *dt = tn_mpi_dt_get(dtype);
+    uint64_t bytes, lo;
+    if (dt == NULL || !dt->is_contig || dt->true_lb != 0 ||
+        __builtin_mul_overflow((uint64_t)count, (uint64_t)dt->size, &bytes) ||
+        __builtin_mul_overflow((uint64_t)disp, (uint64_t)p->disp_unit, &lo) ||
+        lo > p->size || bytes > p->size - lo) {
+        return NULL;
+    }
+    *w_p = w;
+    *dt_p = dt;
+    return p->local + lo;
+}
+
+/* The common small cases in few instructions: a blocking put or get of
+ * count elements of one contiguous type on both sides to a direct target
+ * (rma.h).  1 when done; 0 sends the call down the general path, which
+ * checks everything again and names what is wrong. */
 static inline int direct_copy(int get, void *oaddr, MPI_Count ocount, MPI_Datatype odt,
                               int target, MPI_Aint disp, MPI_Count tcount, MPI_Datatype tdt,
                               MPI_Win win, const tn_mpi_call_t *call)
 {
     tn_win_t *w;
-    if (call->kind != TN_MPI_CALL_BLOCKING || odt != tdt || ocount != tcount || ocount < 0 ||
-        disp < 0 || (w = tn_mpi_win_cached(win)) == NULL ||
-        (unsigned)target >= (unsigned)w->comm->size) {
+    const tn_dt_t *dt;
+    char *at;
+    if (call->kind != TN_MPI_CALL_BLOCKING || odt != tdt || ocount != tcount ||
+        (at = direct_at(win, target, disp, ocount, odt, &w, &dt)) == NULL) {
         return 0;
     }
-    const tn_rma_peer_t *p = &w->peers[target];
-    if (!p->direct || !(w->fence_open || w->lock_all || p->locked || p->in_start)) {
-        return 0;
-    }
-    const tn_dt_t *dt = tn_mpi_dt_get(odt);
-    uint64_t bytes, lo;
-    if (dt == NULL || !dt->is_contig || dt->true_lb != 0 ||
-        __builtin_mul_overflow((uint64_t)ocount, (uint64_t)dt->size, &bytes) ||
-        __builtin_mul_overflow((uint64_t)disp, (uint64_t)p->disp_unit, &lo) ||
-        lo > p->size || bytes > p->size - lo) {
-        return 0;
-    }
+    size_t bytes = (size_t)ocount * dt->size;
     if (get) {
-        memcpy(oaddr, p->local + lo, bytes);
+        memcpy(oaddr, at, bytes);
     } else {
-        memcpy(p->local + lo, oaddr, bytes);
+        memcpy(at, oaddr, bytes);
     }
     return 1;
+}
+
+/* The same for a blocking accumulate (kind ACC) or fetch-and-op (GACC,
+ * result in raddr) of count elements of one predefined type with a
+ * predefined op valid for it, applied under the target's accumulate lock
+ * (tn_rma_direct_op). */
+static inline int direct_acc(tn_rma_kind_t kind, const void *oaddr, void *raddr,
+                             MPI_Count count, MPI_Datatype dtype, int target, MPI_Aint disp,
+                             MPI_Op opx, MPI_Win win)
+{
+    tn_win_t *w;
+    const tn_dt_t *dt;
+    const tn_op_t *o;
+    if (direct_at(win, target, disp, count, dtype, &w, &dt) == NULL || !dt->predefined ||
+        (o = tn_mpi_op_get(opx)) == NULL || !o->predefined || !tn_op_valid_for(o, dt)) {
+        return 0;
+    }
+    tn_rma_op_t op = { .kind = kind, .oaddr = oaddr, .ocount = (size_t)count, .odt = dt,
+                       .raddr = raddr, .rcount = (size_t)count, .rdt = dt, .target = target,
+                       .disp = disp, .tcount = (size_t)count, .tdt = dt, .op = o };
+    tn_mpi_enter();
+    tn_status_t st = tn_rma_direct_op(w, &op);
+    tn_mpi_leave();
+    return st == TN_OK;          /* else the general path reports it */
 }
 
 int tn_mpi_family_Put(const void *origin_addr, MPI_Count origin_count,
@@ -254,6 +301,12 @@ int tn_mpi_family_Accumulate(const void *origin_addr, MPI_Count origin_count,
                              MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
                              const tn_mpi_call_t *call)
 {
+    if (call->kind == TN_MPI_CALL_BLOCKING && origin_datatype == target_datatype &&
+        origin_count == target_count &&
+        direct_acc(TN_RMA_OP_ACC, origin_addr, NULL, origin_count, origin_datatype,
+                   target_rank, target_disp, op, win)) {
+        return MPI_SUCCESS;
+    }
     return data_op(TN_RMA_OP_ACC, origin_addr, origin_count, origin_datatype, NULL, 0,
                    MPI_DATATYPE_NULL, target_rank, target_disp, target_count,
                    target_datatype, op, win, call);
@@ -278,6 +331,10 @@ int tn_mpi_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype
                                         MPI_INFO_NULL };
     tn_win_t *w = NULL;
     int rc;
+    if (direct_acc(TN_RMA_OP_GACC, origin_addr, result_addr, 1, datatype, target_rank,
+                   target_disp, op, win)) {
+        return MPI_SUCCESS;
+    }
     if ((rc = tn_mpi_win_arg(call.fn, win, &w))) {
         return rc;
     }

@@ -181,6 +181,9 @@ typedef struct {
 } tn_rma_op_t;
 
 tn_status_t tn_rma_op(tn_win_t *win, const tn_rma_op_t *op, tn_req_t **req_p);
+/* The same to a direct target (peers[op->target].direct), complete when it
+ * returns: for callers that checked everything tn_rma_op's caller does. */
+tn_status_t tn_rma_direct_op(tn_win_t *win, const tn_rma_op_t *op);
 
 /* ---- synchronisation (rma_sync.c) ----------------------------------------- */
 tn_status_t tn_rma_fence(tn_win_t *win);

@@ -51,7 +51,5 @@ tn_status_t tn_rma_am_op(tn_win_t *win, const tn_rma_op_t *op, tn_req_t *user);
 /* Send the batches and wait for (and drop) target's pending requests (-1:
  * every target). */
 tn_status_t tn_rma_am_drain(tn_win_t *win, int target);
-/* Direct-path operations (rma_ops.c). */
-tn_status_t tn_rma_direct_op(tn_win_t *win, const tn_rma_op_t *op);
 
 #endif
