@@ -553,7 +553,9 @@ int tn_mpi_Win_sync(MPI_Win win)
     if ((rc = tn_mpi_win_arg("MPI_Win_sync", win, &w))) {
         return rc;
     }
+    tn_mpi_enter();
     tn_rma_sync(w);
+    tn_mpi_leave();
     return MPI_SUCCESS;
 }
 

@@ -201,6 +201,8 @@ tn_status_t tn_rma_start(tn_win_t *win, int n, const int *ranks);
 tn_status_t tn_rma_complete(tn_win_t *win, int n, const int *ranks);
 /* Wait (test: only look) for the completes of the n origins ranks[]. */
 tn_status_t tn_rma_wait(tn_win_t *win, int n, const int *ranks, int test, int *done_p);
+/* MPI_Win_sync: a full memory barrier, then one pass of the progress
+ * engine (a program polling the window with it keeps its peers going). */
 void tn_rma_sync(tn_win_t *win);
 
 /* The servers of every window: called from the progress engine. */

@@ -720,15 +720,14 @@ static int serve_window(tn_win_t *win)
         tn_msg_status_t ms = *tn_req_status(win->ctl_rx);
         tn_req_free(win->ctl_rx);
         win->ctl_rx = NULL;
-        if (ms.error != TN_OK || ms.bytes != sizeof(win->ctl_buf) ||
-            ms.source < 0 || ms.source >= win->comm->size) {
+        if (ms.error != TN_OK || ms.source < 0 || ms.source >= win->comm->size) {
             violation(win, ms.source, "answer of the wrong size (field bytes)");
         }
         tn_rma_peer_t *p = &win->peers[ms.source];
-        if (win->ctl_buf[0] < TN_RMA_FLUSH || win->ctl_buf[0] > TN_RMA_UNLOCK ||
-            win->ctl_buf[1] != (uint64_t)(p->ctl_seen + 1) ||
-            (int32_t)(p->ctl_sent - p->ctl_seen) <= 0) {
-            violation(win, ms.source, "answer that answers nothing it asked (field cookie)");
+        const char *why = NULL;
+        if (tn_rma_ctl_decode(win->ctl_buf, (size_t)ms.bytes, p->ctl_sent, p->ctl_seen,
+                              &why) != TN_OK) {
+            violation(win, ms.source, why);
         }
         p->ctl_seen++;
         if (post_ctl(win) != TN_OK) {

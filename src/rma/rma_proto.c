@@ -180,3 +180,20 @@ tn_status_t tn_rma_decode(const void *msg, size_t len, const tn_rma_mem_t *mem,
     *used_p = TN_RMA_PADDED(need);
     return TN_OK;
 }
+
+tn_status_t tn_rma_ctl_decode(const void *msg, size_t len, uint32_t sent, uint32_t seen,
+                              const char **why_p)
+{
+    uint64_t w[2];
+    if (len != sizeof(w)) {
+        BAD("answer of the wrong size (field bytes)");
+    }
+    memcpy(w, msg, sizeof(w));
+    if (w[0] < TN_RMA_FLUSH || w[0] > TN_RMA_UNLOCK) {
+        BAD("answer of an unknown type (field type)");
+    }
+    if ((int32_t)(sent - seen) <= 0 || w[1] != (uint64_t)(uint32_t)(seen + 1)) {
+        BAD("answer that answers nothing it asked (field cookie)");
+    }
+    return TN_OK;
+}

@@ -126,4 +126,12 @@ typedef struct {
 tn_status_t tn_rma_decode(const void *msg, size_t len, const tn_rma_mem_t *mem,
                           tn_rma_req_t *r, size_t *used_p, const char **why_p);
 
+/* A control answer (tag TN_RMA_TAG_CTL: two words { type, cookie }) from
+ * a target to which I sent sent answered requests and from which I saw
+ * seen answers: TN_OK when it is the next answer I wait for (type FLUSH,
+ * LOCK or UNLOCK, cookie seen + 1, an answer outstanding); else
+ * TN_ERR_PROTO with *why_p naming the field. */
+tn_status_t tn_rma_ctl_decode(const void *msg, size_t len, uint32_t sent, uint32_t seen,
+                              const char **why_p);
+
 #endif

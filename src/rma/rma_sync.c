@@ -369,4 +369,8 @@ void tn_rma_sync(tn_win_t *win)
     static int32_t word;
     (void)win;
     __atomic_fetch_add(&word, 0, __ATOMIC_SEQ_CST);
+    /* programs poll shared memory with MPI_Win_sync while a peer waits
+     * for something of theirs to move (a udp retransmission of the
+     * barrier message the peer is missing, a request to serve): move it */
+    tn_progress();
 }

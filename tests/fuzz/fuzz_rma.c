@@ -2,7 +2,11 @@
  * src/rma/rma_proto.c): a request is what another rank sent to the
  * window's target, hostile until decoded.
  *
- * Input: a byte m of window set-up, then the description of the window
+ * Input: a byte m.  m == 0xff: a control answer (tn_rma_ctl_decode):
+ * u32 sent, u32 seen, then the answer as it arrived; an accepted one must
+ * be 16 bytes of a FLUSH, LOCK or UNLOCK type and cookie seen + 1 with an
+ * answer outstanding.  Otherwise m is the window set-up, then the
+ * description of the window
  * memory, then the request message as it arrived (at most
  * TN_RMA_REQ_MAX bytes; copied to a buffer of its exact size), whose
  * requests are decoded one after the other as the server does, each from
@@ -261,6 +265,39 @@ static void fz_serve(const tn_rma_req_t *r)
     free(apart);
 }
 
+static void fz_ctl(const uint8_t *data, size_t size)
+{
+    uint32_t sent, seen;
+    if (size < 8) {
+        return;
+    }
+    memcpy(&sent, data, 4);
+    memcpy(&seen, data + 4, 4);
+    size_t len = size - 8;
+    uint8_t *msg = malloc(len != 0 ? len : 1);
+    if (msg == NULL) {
+        fz_fail("out of memory");
+    }
+    memcpy(msg, data + 8, len);
+    const char *why = NULL;
+    if (tn_rma_ctl_decode(msg, len, sent, seen, &why) != TN_OK) {
+        if (why == NULL) {
+            fz_fail("a rejected answer without a reason");
+        }
+    } else {
+        uint64_t w[2];
+        if (len != sizeof(w)) {
+            fz_fail("accepted an answer of the wrong size");
+        }
+        memcpy(w, msg, sizeof(w));
+        if (w[0] < TN_RMA_FLUSH || w[0] > TN_RMA_UNLOCK || w[1] != (uint64_t)(uint32_t)(seen + 1) ||
+            (int32_t)(sent - seen) <= 0) {
+            fz_fail("accepted an answer to nothing asked");
+        }
+    }
+    free(msg);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static char *arena;
@@ -273,6 +310,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         fz_fail("out of memory");
     }
     if (size < 1) {
+        return 0;
+    }
+    if (data[0] == 0xff) {
+        fz_ctl(data + 1, size - 1);
         return 0;
     }
     memset(&mem, 0, sizeof(mem));

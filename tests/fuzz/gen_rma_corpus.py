@@ -96,6 +96,12 @@ def seeds():
     s["batch-dyn-puts-complete"] = dynamic(
         [(0, 128), (2, 256)], 1,
         req(PUT, [(0, 8)], disp=16, data=bytes(8)) + req(COMPLETE))
+    # control answers: { type, cookie } after u32 sent, u32 seen
+    def ctl(sent, seen, rtype, cookie):
+        return bytes([0xff]) + struct.pack("<IIQQ", sent, seen, rtype, cookie)
+    s["ctl-flush-next"] = ctl(3, 2, FLUSH, 3)
+    s["ctl-lock-wrapped"] = ctl(1, 0xffffffff, LOCK, 0)
+    s["ctl-unasked"] = ctl(2, 2, UNLOCK, 3)
     return s
 
 

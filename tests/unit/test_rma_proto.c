@@ -188,6 +188,23 @@ int main(void)
     m.h.disp += 1;
     CHECK(decode(&m, len, &dyn, &r, &why) == TN_ERR_PROTO, "dynamic get past the region");
 
+    /* control answers: the next one expected, nothing else */
+    {
+        uint64_t w[2] = { TN_RMA_FLUSH, 3 };
+        CHECK(tn_rma_ctl_decode(w, sizeof(w), 3, 2, &why) == TN_OK, "next answer");
+        CHECK(tn_rma_ctl_decode(w, sizeof(w), 2, 2, &why) == TN_ERR_PROTO &&
+              strstr(why, "cookie"), "answer to nothing outstanding");
+        CHECK(tn_rma_ctl_decode(w, sizeof(w), 4, 1, &why) == TN_ERR_PROTO, "answer out of order");
+        CHECK(tn_rma_ctl_decode(w, sizeof(w) - 1, 3, 2, &why) == TN_ERR_PROTO, "short answer");
+        w[0] = TN_RMA_COMPLETE;
+        CHECK(tn_rma_ctl_decode(w, sizeof(w), 3, 2, &why) == TN_ERR_PROTO &&
+              strstr(why, "type"), "COMPLETE is never answered");
+        w[0] = TN_RMA_LOCK;
+        w[1] = 0;
+        CHECK(tn_rma_ctl_decode(w, sizeof(w), 0, UINT32_MAX, &why) == TN_OK,
+              "the cookie wraps with the counters");
+    }
+
     if (failures == 0) {
         printf("test_rma_proto: ok\n");
     }
