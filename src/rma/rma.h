@@ -58,6 +58,9 @@ enum { TN_WIN_CREATE = 1, TN_WIN_ALLOCATE = 2, TN_WIN_DYNAMIC = 3, TN_WIN_SHARED
 typedef struct tn_rma_lock {
     int32_t rw;
     int32_t acc;       /* accumulate spin lock: 0 free, 1 held */
+    int32_t waiting;   /* ranks of the node waiting for rw (asleep, or the
+                        * target's server holding requests): a release
+                        * wakes the node's sleepers */
 } tn_rma_lock_t;
 
 struct tn_rma_pending;

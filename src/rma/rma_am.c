@@ -496,6 +496,7 @@ static void grant_waiters(tn_win_t *win)
             continue;
         }
         answer_ctl(win, w->origin, TN_RMA_LOCK, w->cookie);
+        __atomic_fetch_sub(&win->lockp->waiting, 1, __ATOMIC_SEQ_CST);
         *pp = w->next;
         free(w);
     }
@@ -659,10 +660,12 @@ static void serve_one(tn_win_t *win, int origin, const tn_rma_req_t *req)
             pp = &(*pp)->next;
         }
         *pp = w;
+        /* a rank of the node releasing the lock wakes me to grant it */
+        __atomic_fetch_add(&win->lockp->waiting, 1, __ATOMIC_SEQ_CST);
         break;
     }
     case TN_RMA_UNLOCK:
-        tn_rma_lock_release(win->lockp);
+        tn_rma_lock_release(win, win->lockp);
         answer_ctl(win, origin, TN_RMA_UNLOCK, r.cookie);
         grant_waiters(win);
         break;

@@ -31,7 +31,9 @@ void tn_rma_seg_unmap(tn_win_t *win);
 
 /* Lock words (rma_sync.c): try once; 1 when taken. */
 int tn_rma_lock_try(tn_rma_lock_t *l, int exclusive);
-void tn_rma_lock_release(tn_rma_lock_t *l);
+/* Release l (a lock word of win's target) and wake the node's ranks that
+ * sleep waiting for it. */
+void tn_rma_lock_release(tn_win_t *win, tn_rma_lock_t *l);
 void tn_rma_acc_lock(tn_rma_lock_t *l);
 void tn_rma_acc_unlock(tn_rma_lock_t *l);
 

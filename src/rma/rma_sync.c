@@ -28,13 +28,39 @@ int tn_rma_lock_try(tn_rma_lock_t *l, int exclusive)
     return 0;
 }
 
-void tn_rma_lock_release(tn_rma_lock_t *l)
+/* Whether the ranks of win's node sleep on doorbells the others can ring
+ * (the shm transport serves them; not with TERN_XPORT=udp).  Alone on the
+ * node, a lock waits only for requests of other nodes, whose arrival
+ * wakes the wait anyway. */
+static int node_doorbells(const tn_win_t *win)
 {
+    for (int r = 0; r < win->comm->size; r++) {
+        if (r != win->comm->rank && win->peers[r].lidx >= 0) {
+            return tn_rt.xport_of[tn_comm_world_rank(win->comm, r)] == &tn_xport_shm_ops;
+        }
+    }
+    return 1;
+}
+
+void tn_rma_lock_release(tn_win_t *win, tn_rma_lock_t *l)
+{
+    /* read-modify-writes (seq_cst): the release is seen before the look
+     * at waiting, which a waiter raises before its last try */
     int32_t v = __atomic_load_n(&l->rw, __ATOMIC_RELAXED);
     if (v < 0) {
-        __atomic_store_n(&l->rw, 0, __ATOMIC_RELEASE);
+        __atomic_exchange_n(&l->rw, 0, __ATOMIC_SEQ_CST);
     } else if (v > 0) {
-        __atomic_fetch_sub(&l->rw, 1, __ATOMIC_RELEASE);
+        __atomic_fetch_sub(&l->rw, 1, __ATOMIC_SEQ_CST);
+    }
+    if (win->seg == NULL || __atomic_load_n(&l->waiting, __ATOMIC_SEQ_CST) == 0) {
+        return;
+    }
+    for (int r = 0; r < win->comm->size; r++) {
+        int w = tn_comm_world_rank(win->comm, r);
+        if (win->peers[r].lidx >= 0 && w != tn_rt.world_rank &&
+            tn_rt.xport_of[w] == &tn_xport_shm_ops) {
+            tn_xport_shm_wake_sleeper(w);
+        }
     }
 }
 
@@ -97,29 +123,36 @@ tn_status_t tn_rma_fence(tn_win_t *win)
 typedef struct {
     tn_rma_lock_t *l;
     int            exclusive;
+    int            got;
 } tn_rma_lock_wait_t;
 
+/* tn_rt_wait may ask again after the lock was taken: the first success
+ * counts */
 static int lock_taken(void *arg)
 {
     tn_rma_lock_wait_t *w = arg;
-    return tn_rma_lock_try(w->l, w->exclusive);
+    if (!w->got) {
+        w->got = tn_rma_lock_try(w->l, w->exclusive);
+    }
+    return w->got;
 }
 
 tn_status_t tn_rma_lock(tn_win_t *win, int target, int exclusive)
 {
     tn_rma_peer_t *p = &win->peers[target];
     if (p->direct) {
-        tn_rma_lock_wait_t w = { p->lock, exclusive };
-        /* tn_rt_wait may call lock_taken again after it took the lock:
-         * only the first success counts */
-        if (!lock_taken(&w)) {
-            int got = 0;
-            while (!got) {
+        tn_rma_lock_wait_t w = { p->lock, exclusive, 0 };
+        if (lock_taken(&w)) {
+            /* taken at once */
+        } else if (node_doorbells(win)) {
+            /* sleep when waiting long: the release wakes the node */
+            __atomic_fetch_add(&p->lock->waiting, 1, __ATOMIC_SEQ_CST);
+            tn_rt_wait(lock_taken, &w);
+            __atomic_fetch_sub(&p->lock->waiting, 1, __ATOMIC_SEQ_CST);
+        } else {
+            while (!lock_taken(&w)) {
                 tn_progress();
-                got = lock_taken(&w);
-                if (!got) {
-                    sched_yield();
-                }
+                sched_yield();
             }
         }
     } else {
@@ -173,7 +206,7 @@ tn_status_t tn_rma_unlock_all(tn_win_t *win)
     for (int r = 0; r < n; r++) {
         tn_rma_peer_t *p = &win->peers[r];
         if (p->direct) {
-            tn_rma_lock_release(p->lock);
+            tn_rma_lock_release(win, p->lock);
         } else {
             tn_rma_am_wait_ctl(win, r);
             p->dirty = 0;
@@ -190,7 +223,7 @@ tn_status_t tn_rma_unlock(tn_win_t *win, int target)
     tn_status_t st;
     if (p->direct) {
         st = tn_rma_am_drain(win, target);
-        tn_rma_lock_release(p->lock);
+        tn_rma_lock_release(win, p->lock);
     } else {
         /* the unlock follows my requests: its answer means they are done */
         st = tn_rma_am_ctl(win, target, TN_RMA_UNLOCK, 0);
