@@ -10,9 +10,9 @@
  * unsigned int) so that signed overflow wraps instead of being undefined.
  * Loops run in fixed blocks of TN_OP_BLOCK elements plus a tail, so that
  * gcc -O2 (which only vectorizes loops whose trip count it knows) vectorizes
- * SUM/PROD/MIN/MAX/bitwise on the common kinds.  On x86-64 each kernel is
- * built twice, for the baseline (SSE2) and for AVX2, and the dynamic
- * loader picks the one the CPU runs (TN_OP_CLONES). */
+ * SUM/PROD/MIN/MAX/bitwise on the common kinds.  On x86-64 with gcc each
+ * kernel is built twice, for the baseline (SSE2) and for AVX2, and the
+ * dynamic loader picks the one the CPU runs (TN_OP_CLONES). */
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -183,15 +183,10 @@ typedef struct { int32_t v;     int32_t i; } tn_op_2int32_t;
 typedef tn_status_t (tn_op_kernel_fn_t)(tn_dt_kind_t kind, const void *restrict in,
                                         void *restrict inout, size_t count);
 
-/* not under the sanitizers: their run-times and ifunc resolvers do not mix */
-#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
-#define TN_OP_SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define TN_OP_SANITIZED 1
-#endif
-#endif
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(TN_OP_SANITIZED)
+/* gcc only: clang 14's ThinLTO crashes linking target_clones; not under
+ * the sanitizers, whose run-times and ifunc resolvers do not mix */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) &&                    \
+    !defined(__SANITIZE_THREAD__) && !defined(__SANITIZE_ADDRESS__)
 #define TN_OP_CLONES __attribute__((target_clones("avx2", "default")))
 #else
 #define TN_OP_CLONES
