@@ -28,15 +28,23 @@ int tn_rma_lock_try(tn_rma_lock_t *l, int exclusive)
     return 0;
 }
 
-/* Whether the ranks of win's node sleep on doorbells the others can ring
- * (the shm transport serves them; not with TERN_XPORT=udp).  Alone on the
- * node, a lock waits only for requests of other nodes, whose arrival
- * wakes the wait anyway. */
+/* Whether r is another rank of win's node segment that the shm transport
+ * serves: one whose sleep my stores can end with a doorbell (not with
+ * TERN_XPORT=udp). */
+static int shm_peer(const tn_win_t *win, int r)
+{
+    return r != win->comm->rank && win->peers[r].lidx >= 0 &&
+           tn_rt.xport_of[tn_comm_world_rank(win->comm, r)] == &tn_xport_shm_ops;
+}
+
+/* Whether the ranks of win's node sleep on doorbells the others can ring.
+ * Alone on the node, a lock waits only for requests of other nodes, whose
+ * arrival wakes the wait anyway. */
 static int node_doorbells(const tn_win_t *win)
 {
     for (int r = 0; r < win->comm->size; r++) {
         if (r != win->comm->rank && win->peers[r].lidx >= 0) {
-            return tn_rt.xport_of[tn_comm_world_rank(win->comm, r)] == &tn_xport_shm_ops;
+            return shm_peer(win, r);
         }
     }
     return 1;
@@ -56,10 +64,8 @@ void tn_rma_lock_release(tn_win_t *win, tn_rma_lock_t *l)
         return;
     }
     for (int r = 0; r < win->comm->size; r++) {
-        int w = tn_comm_world_rank(win->comm, r);
-        if (win->peers[r].lidx >= 0 && w != tn_rt.world_rank &&
-            tn_rt.xport_of[w] == &tn_xport_shm_ops) {
-            tn_xport_shm_wake_sleeper(w);
+        if (shm_peer(win, r)) {
+            tn_xport_shm_wake_sleeper(tn_comm_world_rank(win->comm, r));
         }
     }
 }
@@ -250,8 +256,7 @@ static int pscw_direct(const tn_win_t *win, int r)
     if (win->pscw_post == NULL || win->peers[r].lidx < 0) {
         return 0;
     }
-    return r == win->comm->rank ||
-           tn_rt.xport_of[tn_comm_world_rank(win->comm, r)] == &tn_xport_shm_ops;
+    return r == win->comm->rank || shm_peer(win, r);
 }
 
 /* Count one at *c (seq_cst: the store is seen before the look at whether

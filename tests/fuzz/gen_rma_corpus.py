@@ -2,9 +2,8 @@
 """Seeds of fuzz_rma: one-sided requests (src/rma/rma_proto.h) against a
 window memory description, one per file (the input format is in
 tests/fuzz/fuzz_rma.c's header).  Usage: gen_rma_corpus.py DIR"""
-import os
 import struct
-import sys
+from corpus_files import write_seeds
 
 PUT, GET, ACC, GACC, CAS, FLUSH, LOCK, UNLOCK, COMPLETE = range(1, 10)
 F_DATA, F_EXCL, F_ELEMS = 1, 2, 4
@@ -105,13 +104,5 @@ def seeds():
     return s
 
 
-def main():
-    d = sys.argv[1]
-    os.makedirs(d, exist_ok=True)
-    for name, data in seeds().items():
-        with open(os.path.join(d, name), "wb") as f:
-            f.write(data)
-
-
 if __name__ == "__main__":
-    main()
+    write_seeds(seeds())

@@ -2,9 +2,8 @@
 """Seeds of fuzz_sockhs: handshakes of the sock transport
 (src/xport/sock/sock_hs.h); the input format is in tests/fuzz/fuzz_sockhs.c's
 header.  Usage: gen_sockhs_corpus.py DIR"""
-import os
 import struct
-import sys
+from corpus_files import write_seeds
 
 STREAM, PORT = 1, 2
 WHOLE = 7 << 1
@@ -50,13 +49,5 @@ def seeds():
     return s
 
 
-def main():
-    d = sys.argv[1]
-    os.makedirs(d, exist_ok=True)
-    for name, data in seeds().items():
-        with open(os.path.join(d, name), "wb") as f:
-            f.write(data)
-
-
 if __name__ == "__main__":
-    main()
+    write_seeds(seeds())

@@ -2,8 +2,7 @@
 """Seeds of fuzz_spawn: PMI-1 lines with mcmd=spawn blocks as the library's
 client writes them (src/runtime/pmi1.c), and hostile ones; the input
 format is in tests/fuzz/fuzz_spawn.c's header.  Usage: gen_spawn_corpus.py DIR"""
-import os
-import sys
+from corpus_files import write_seeds
 
 WHOLE = 7 << 1          # whole lines
 TWO = 1                 # two ranks
@@ -79,13 +78,5 @@ def seeds():
     return s
 
 
-def main():
-    d = sys.argv[1]
-    os.makedirs(d, exist_ok=True)
-    for name, data in seeds().items():
-        with open(os.path.join(d, name), "wb") as f:
-            f.write(data)
-
-
 if __name__ == "__main__":
-    main()
+    write_seeds(seeds())
