@@ -75,6 +75,17 @@
       "Set by tern-run, not by users: descriptor of the host's status segment (a memfd) that the ranks inherit") \
     X(status_slot, STATUS_SLOT, INT, "-1", "-1..1048576", RUNTIME, DEV, LAUNCH, \
       "Set by tern-run, not by users: this rank's slot in the status segment") \
+    X(monitor, MONITOR, BOOL, "0", "", RUNTIME, USER, INIT,                    \
+      "Publish this rank's counters, communication matrix and current MPI call in a stats " \
+      "segment for tern-monitor (docs/monitor.md); plain stores, no system call per message") \
+    X(monitor_dir, MONITOR_DIR, STRING, "/dev/shm", "", RUNTIME, USER, INIT,  \
+      "Directory of the stats segments (a tmpfs; the node agent reads it)")     \
+    X(monitor_peers, MONITOR_PEERS, INT, "1024", "0..65536", RUNTIME, USER, INIT, \
+      "Peers (world ranks from 0) with their own record in the stats segment; the others " \
+      "are counted per node")                                                  \
+    X(monitor_linger, MONITOR_LINGER, BOOL, "0", "", RUNTIME, USER, INIT,      \
+      "Leave the stats segment at exit for the node agent to collect and remove " \
+      "(tern-run --monitor sets it)")                                          \
     X(rndv_scatter_min, RNDV_SCATTER_MIN, SIZE, "0", "0..", P2P, TUNER, INIT,  \
       "Rendezvous into a non-contiguous receive: smallest mean piece read in place by CMA " \
       "(iovecs); smaller pieces are streamed through cells (0 = 64k, 256 if ranks > cores)") \

@@ -28,7 +28,8 @@ typedef struct {
     const char     *field;     /* "retransmits" */
     tn_ctr_set_t    set;
     size_t          offset;    /* in the set's struct */
-    int             n;         /* elements per instance (1, or rails) */
+    int             n;         /* elements per instance (1, or its axis's) */
+    tn_ctr_axis_t   axis;      /* TN_CTR_AXIS_1 for a scalar */
     tn_ctr_class_t  cls;
     const char     *unit;
     const char     *help;
@@ -39,7 +40,18 @@ typedef struct {
     const char     *label;     /* "udp peer" */
     tn_category_t   category;
     tn_ctr_kind_t   kind;
+    size_t          size;      /* of its struct */
 } tn_ctr_set_desc_t;
+
+/* The label key of an axis ("rail") and the name of its element elem
+ * ("0"); NULL for a bad axis or element.  The CALLS axis names what the
+ * MPI layer registered (tn_ctr_axis_names); tn_ctr_axis_len gives how many
+ * elements an axis names (at most its array length). */
+const char *tn_ctr_axis_key(tn_ctr_axis_t axis);
+const char *tn_ctr_axis_name(tn_ctr_axis_t axis, int elem);
+int tn_ctr_axis_len(tn_ctr_axis_t axis);
+/* Name the elements of axis (CALLS): names[0..n-1], static strings. */
+void tn_ctr_axis_names(tn_ctr_axis_t axis, const char *const *names, int n);
 
 /* The struct of a PEER set towards world rank peer, NULL if none. */
 typedef const void *(*tn_ctr_block_fn_t)(int peer);

@@ -17,7 +17,8 @@
  *   type    - the struct generated from TABLE
  *
  * X(field, dim, class, unit, help)
- *   dim     - 1 (a scalar) or RAILS (an array over the peer's rails)
+ *   dim     - 1 (a scalar) or an axis of TN_CTR_AXES: an array with one
+ *             element per rail, message class, size bucket, MPI function
  *   class   - COUNTER (only goes up), LEVEL (a current value),
  *             HIGHWATERMARK (the largest level seen), TIMER (nanoseconds
  *             spent; only goes up): the MPI_T classes
@@ -29,6 +30,23 @@
 
 /* rails a udp peer may have (TN_UDP_MAX_RAILS) */
 #define TN_CTR_RAILS 4
+/* message classes and the ways messages go (tn_ctr_path) */
+#define TN_CTR_CLASSES 3        /* point-to-point, collective, one-sided */
+#define TN_CTR_PROTOS 3         /* eager, rendezvous, direct */
+#define TN_CTR_PATHS (TN_CTR_CLASSES * TN_CTR_PROTOS)
+/* message-size buckets: 0 bytes, then up to 1, 2, 4 ... 2^31 bytes, then more */
+#define TN_CTR_SIZES 34
+/* MPI functions counted (the generated table's TN_MON_NCALLS fits) */
+#define TN_CTR_CALLS 768
+
+/* Axes of array counters: A(ID, key, elements).  Their element names are
+ * in counters.c (CALLS: registered by the MPI layer). */
+#define TN_CTR_AXES(A)                                                         \
+    A(RAILS, "rail", TN_CTR_RAILS)                                             \
+    A(CLASS, "class", TN_CTR_CLASSES)                                          \
+    A(PATH, "class,protocol", TN_CTR_PATHS)                                    \
+    A(SIZE, "le", TN_CTR_SIZES)                                                \
+    A(CALLS, "function", TN_CTR_CALLS)
 
 #define TN_CTR_SHM(X)                                                          \
     X(am_sent, 1, COUNTER, "messages", "Active messages sent through the rings") \
@@ -106,20 +124,62 @@
     X(proto_errors, 1, COUNTER, "messages", "Malformed active messages (the job ends at the first)") \
     X(unexpected, 1, COUNTER, "messages", "Messages that arrived before their receive was posted") \
     X(unexp_depth, 1, LEVEL, "messages", "Messages waiting in the unexpected queues") \
-    X(unexp_max, 1, HIGHWATERMARK, "messages", "Most messages ever waiting in the unexpected queues")
+    X(unexp_max, 1, HIGHWATERMARK, "messages", "Most messages ever waiting in the unexpected queues") \
+    X(posted_depth, 1, LEVEL, "receives", "Receives posted and not yet matched") \
+    X(posted_max, 1, HIGHWATERMARK, "receives", "Most receives ever posted and not yet matched") \
+    X(sends_depth, 1, LEVEL, "messages", "Sends started and not yet complete") \
+    X(sends_max, 1, HIGHWATERMARK, "messages", "Most sends ever started and not yet complete")
+
+/* What this rank sent, counted where a message is started (collective
+ * algorithms' messages as collective ones; one-sided operations at the
+ * origin, the data of gets included). */
+#define TN_CTR_MSG(X)                                                          \
+    X(msgs_sent, PATH, COUNTER, "messages", "Messages sent, by class and protocol") \
+    X(bytes_sent, PATH, COUNTER, "bytes", "Payload bytes sent, by class and protocol") \
+    X(size_hist, SIZE, COUNTER, "messages",                                    \
+      "Messages sent, by size (each bucket: sizes above the previous bound up to its own)") \
+    X(calls, CALLS, COUNTER, "calls", "MPI calls made, by function")
+
+/* The communication matrix: what this rank sent to each peer, and what it
+ * took from the peer's buffers in shared-memory collectives (data the
+ * peer sent, which only the reader can count). */
+#define TN_CTR_PEER_MSG(X)                                                     \
+    X(msgs, CLASS, COUNTER, "messages", "Messages sent to the peer, by class") \
+    X(bytes, CLASS, COUNTER, "bytes", "Payload bytes sent to the peer, by class") \
+    X(coll_took, 1, COUNTER, "blocks",                                         \
+      "Collective data this rank read from the peer's shared-memory buffer (sent by the peer, counted here)") \
+    X(coll_took_bytes, 1, COUNTER, "bytes",                                    \
+      "Bytes of collective data this rank read from the peer's shared-memory buffer")
 
 #define TN_CTR_SETS(S)                                                         \
     S(SHM, "shm_", "shm", SHM, PROCESS, TN_CTR_SHM, tn_shm_stats_t)            \
     S(UDP, "udp_", "udp", UDP, PROCESS, TN_CTR_UDP, tn_udp_stats_t)            \
     S(UDP_SOCK, "udp_sock_", "udp sockets", UDP, PROCESS, TN_CTR_UDP_SOCK, tn_udp_sock_stats_t) \
     S(UDP_PEER, "udp_peer_", "udp peer", UDP, PEER, TN_CTR_UDP_PEER, tn_udp_conn_stats_t) \
-    S(P2P, "p2p_", "p2p", P2P, PROCESS, TN_CTR_P2P, tn_p2p_stats_t)
+    S(P2P, "p2p_", "p2p", P2P, PROCESS, TN_CTR_P2P, tn_p2p_stats_t)               \
+    S(MSG, "mpi_", "mpi", P2P, PROCESS, TN_CTR_MSG, tn_msg_stats_t)                \
+    S(PEER_MSG, "peer_", "peer", P2P, PEER, TN_CTR_PEER_MSG, tn_peer_msg_stats_t)
 
 /* ---- generated ---------------------------------------------------------- */
+typedef enum {
+    TN_CTR_AXIS_1 = 0,          /* a scalar */
+#define TN_CTR_AXIS_ENUM(id, key, n) TN_CTR_AXIS_##id,
+    TN_CTR_AXES(TN_CTR_AXIS_ENUM)
+#undef TN_CTR_AXIS_ENUM
+    TN_CTR_AXIS_COUNT_
+} tn_ctr_axis_t;
+
 #define TN_CTR_DIM_1
-#define TN_CTR_DIM_RAILS [TN_CTR_RAILS]
 #define TN_CTR_N_1 1
-#define TN_CTR_N_RAILS TN_CTR_RAILS
+#define TN_CTR_AXIS_DIMS(id, key, n_)                                          \
+    enum { TN_CTR_N_##id = (n_) };
+TN_CTR_AXES(TN_CTR_AXIS_DIMS)
+#undef TN_CTR_AXIS_DIMS
+#define TN_CTR_DIM_RAILS [TN_CTR_RAILS]
+#define TN_CTR_DIM_CLASS [TN_CTR_CLASSES]
+#define TN_CTR_DIM_PATH [TN_CTR_PATHS]
+#define TN_CTR_DIM_SIZE [TN_CTR_SIZES]
+#define TN_CTR_DIM_CALLS [TN_CTR_CALLS]
 
 #define TN_CTR_DECL(field, dim, cls, unit, help) uint64_t field TN_CTR_DIM_##dim;
 #define TN_CTR_STRUCT(id, prefix, label, cat, kind, TABLE, type) \

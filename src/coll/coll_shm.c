@@ -211,6 +211,7 @@ void tn_coll_shm_put_typed(tn_coll_shm_t *sh, int me, uint64_t s, const void *bu
     size_t span = tn_coll_true_range(dt, count, &lo);
 
     memcpy(tn_coll_shm_buf(sh, me, s), (const char *)buf + lo, span);
+    tn_mon_wrote(tn_dt_bytes(dt, count));
 }
 
 void tn_coll_shm_differ(const tn_coll_shm_t *sh, int me, uint64_t s, int r, uint64_t w)
@@ -263,6 +264,9 @@ tn_status_t tn_coll_shm_reduce(tn_coll_shm_t *sh, int me, uint64_t s, uint64_t w
     } else {
         st = tn_coll_copy(tn_coll_shm_buf(sh, j, s) - lo + shift, count, dt, rbuf, count, dt,
                           comm);
+        if (j != me) {
+            tn_coll_shm_took(sh, j, tn_dt_bytes(dt, count));
+        }
     }
     for (j = sh->n - 2; j >= 0; j--) {
         if (j != me) {
@@ -274,6 +278,9 @@ tn_status_t tn_coll_shm_reduce(tn_coll_shm_t *sh, int me, uint64_t s, uint64_t w
         }
         if (st == TN_OK) {
             st = tn_op_apply(op, dt, dth, tn_coll_shm_buf(sh, j, s) - lo + shift, rbuf, count);
+            if (j != me) {
+                tn_coll_shm_took(sh, j, tn_dt_bytes(dt, count));
+            }
         }
     }
     sh->all_lb = s;
@@ -296,6 +303,7 @@ tn_status_t tn_coll_shm_collect(tn_coll_shm_t *sh, int me, uint64_t s, size_t by
             if (st == TN_OK) {
                 st = tn_coll_copy(tn_coll_shm_buf(sh, j, s), bytes, tn_dt_byte(),
                                   tn_coll_blk_ptr(rb, rbuf, j), rb->count, rb->dt, comm);
+                tn_coll_shm_took(sh, j, bytes);
             }
         }
     }

@@ -53,6 +53,7 @@
 #define TN_COLL_COLL_SHM_H
 
 #include <stdatomic.h>
+#include "base/monitor.h"
 #include "coll/coll_util.h"
 
 #define TN_COLL_SHM_LINE 64
@@ -215,6 +216,13 @@ static inline void tn_coll_shm_put_data(tn_coll_shm_t *sh, int me, uint64_t s,
     size_t bytes = tn_dt_bytes(dt, count);
 
     tn_coll_copy(buf, count, dt, tn_coll_shm_buf(sh, me, s) + off, bytes, tn_dt_byte(), comm);
+    tn_mon_wrote(bytes);
+}
+
+/* This rank read bytes of comm rank r's buffer (the monitor's matrix). */
+static inline void tn_coll_shm_took(const tn_coll_shm_t *sh, int r, uint64_t bytes)
+{
+    tn_mon_took(sh->world[r], bytes);
 }
 
 #endif

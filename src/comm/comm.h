@@ -34,6 +34,9 @@ typedef struct tn_comm {
     uint32_t  magic;
     int       refcount;
     int       predefined;     /* COMM_WORLD, COMM_SELF */
+    int       mon_class;      /* what its point-to-point context carries for
+                               * the monitor: TN_MON_P2P, or TN_MON_RMA on a
+                               * window's private communicator */
     uintptr_t handle;         /* ABI handle for predefined comms, else 0 */
     uint32_t  ctx;            /* p2p context id (even); collectives use ctx+1 */
     int       rank;

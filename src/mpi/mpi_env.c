@@ -4,6 +4,11 @@
 #include "coll/coll.h"
 #include "coll/coll_sched.h"
 #include "rma/rma.h"
+#include "base/counters.h"
+#include "tn_status_calls.h"
+
+/* the generated bindings' table (tools/abi/gen_bindings.py) */
+extern const char *const tn_mon_call_names[TN_MON_NCALLS] __attribute__((visibility("hidden")));
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,6 +58,8 @@ int tn_mpi_rt_acquire(const char *fn, int required, int *provided_p)
         .peers_grow = tn_p2p_peers_grow,
     };
     int granted;
+    /* the stats segment names the functions its calls counts count */
+    tn_ctr_axis_names(TN_CTR_AXIS_CALLS, tn_mon_call_names, TN_MON_NCALLS);
     tn_status_t st = tn_rt_init(required, &granted, &hooks);
     if (st == TN_OK) {
         st = tn_p2p_init();

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "mpi/mpi_rma.h"
+#include "base/monitor.h"
 #include "mpi/mpi_p2p_impl.h"
 
 /* ---- operations ------------------------------------------------------------ */
@@ -236,6 +237,7 @@ static inline int direct_copy(int get, void *oaddr, MPI_Count ocount, MPI_Dataty
         return 0;
     }
     size_t bytes = (size_t)ocount * dt->size;
+    tn_mon_sent(tn_comm_world_rank(w->comm, target), TN_MON_RMA, TN_MON_DIRECT, bytes);
     if (get) {
         memcpy(oaddr, at, bytes);
     } else {

@@ -77,8 +77,10 @@ int tn_mpi_T_pvar_get_info(int pvar_index, char *name, int *name_len, int *verbo
     }
     const tn_ctr_set_desc_t *s = tn_ctr_set_desc(d->set);
     char text[512];
-    snprintf(text, sizeof(text), "%s (%s%s)", d->help, d->unit,
-             s->kind == TN_CTR_PEER ? d->n > 1 ? "; per peer and rail" : "; per peer" : "");
+    const char *key = tn_ctr_axis_key(d->axis);
+    snprintf(text, sizeof(text), "%s (%s%s%s%s)", d->help, d->unit,
+             s->kind == TN_CTR_PEER ? "; per peer" : "", key != NULL ? "; one element per " : "",
+             key != NULL ? key : "");
     tn_t_str(name, name_len, d->name);
     tn_t_str(desc, desc_len, text);
     if (verbosity != NULL) {

@@ -6,7 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
-tn_p2p_stats_t tn_p2p_stats;
+static tn_p2p_stats_t tn_p2p_stats_own;
+tn_p2p_stats_t *tn_p2p_st = &tn_p2p_stats_own;
 void (*tn_am_violation_hook)(int world, unsigned type, const char *why);
 
 const char *tn_am_type_name(unsigned type)
@@ -26,7 +27,7 @@ const char *tn_am_type_name(unsigned type)
 void tn_am_violation(int world, unsigned type, const char *why)
 {
     char msg[200];
-    tn_p2p_stats.proto_errors++;
+    tn_p2p_st->proto_errors++;
     if (tn_am_violation_hook != NULL) {
         tn_am_violation_hook(world, type, why);
     }

@@ -65,7 +65,7 @@ extern void (*tn_am_violation_hook)(int world, unsigned type, const char *why);
 /* The counters of the point-to-point layer (base/counters_table.h,
  * TN_CTR_P2P): protocol errors (the job ends at the first), unexpected
  * messages.  Attached by tn_p2p_init. */
-extern tn_p2p_stats_t tn_p2p_stats;
+extern tn_p2p_stats_t *tn_p2p_st;   /* in the stats segment when published */
 
 /* Partitioned messages (PCTS, PDATA) are checked in p2p/part.c, against
  * state only it knows; called by tn_am_decode with the header fields in m. */

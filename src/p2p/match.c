@@ -108,6 +108,9 @@ void tn_match_post(tn_match_ctx_t *mc, struct tn_req *req)
 {
     req->post_seq = ++mc->post_seq;
     req->in_posted = 1;
+    if (++tn_p2p_st->posted_depth > tn_p2p_st->posted_max) {
+        tn_p2p_st->posted_max = tn_p2p_st->posted_depth;
+    }
     if (req->peer == TN_ANY_SOURCE) {
         tn_req_list_append(&mc->posted_any, req);
     } else {
@@ -140,6 +143,7 @@ int tn_match_posted_remove(tn_match_ctx_t *mc, struct tn_req *req)
     }
     tn_req_list_remove(tn_match_list_of(mc, req), req);
     req->in_posted = 0;
+    tn_p2p_st->posted_depth--;
     return 1;
 }
 
@@ -169,6 +173,7 @@ struct tn_req *tn_match_posted_take(tn_match_ctx_t *mc, int src, int tag)
     if (best != NULL) {
         tn_req_list_remove(best_list, best);
         best->in_posted = 0;
+        tn_p2p_st->posted_depth--;
     }
     return best;
 }
@@ -196,9 +201,9 @@ void tn_match_unexp_add(tn_match_ctx_t *mc, tn_unexp_t *ux)
         gl->head = ux;
     }
     gl->tail = ux;
-    tn_p2p_stats.unexpected++;
-    if (++tn_p2p_stats.unexp_depth > tn_p2p_stats.unexp_max) {
-        tn_p2p_stats.unexp_max = tn_p2p_stats.unexp_depth;
+    tn_p2p_st->unexpected++;
+    if (++tn_p2p_st->unexp_depth > tn_p2p_st->unexp_max) {
+        tn_p2p_st->unexp_max = tn_p2p_st->unexp_depth;
     }
 }
 
@@ -211,7 +216,7 @@ static void tn_match_unexp_unlink(tn_match_ctx_t *mc, tn_unexp_t *ux)
     if (ux->gprev) ux->gprev->gnext = ux->gnext; else gl->head = ux->gnext;
     if (ux->gnext) ux->gnext->gprev = ux->gprev; else gl->tail = ux->gprev;
     ux->snext = ux->sprev = ux->gnext = ux->gprev = NULL;
-    tn_p2p_stats.unexp_depth--;
+    tn_p2p_st->unexp_depth--;
 }
 
 tn_unexp_t *tn_match_unexp_find(tn_match_ctx_t *mc, int src, int tag, int take)

@@ -3,6 +3,7 @@
 #include "base/config.h"
 #include "base/counters.h"
 #include "base/log.h"
+#include "base/monitor.h"
 #include "runtime/rt.h"
 
 #include <stdio.h>
@@ -11,7 +12,9 @@
 
 tn_status_t tn_p2p_init(void)
 {
-    tn_ctr_attach(TN_CTR_SET_P2P, &tn_p2p_stats);
+    tn_p2p_st = tn_mon_home(TN_CTR_SET_P2P, tn_p2p_st);
+    tn_ctr_attach(TN_CTR_SET_P2P, tn_p2p_st);
+    tn_ctr_attach(TN_CTR_SET_MSG, tn_mon.msg);
     return tn_proto_init(tn_rt.world_size, tn_rt.world_rank);
 }
 
@@ -227,6 +230,7 @@ tn_status_t tn_p2p_send(const void *buf, size_t count, const tn_dt_t *dt, int de
             st = peer->xp->am_send(world, &hdr, &iov, 1);
         }
         if (st == TN_OK) {
+            tn_mon_sent(world, coll ? TN_MON_COLL : comm->mon_class, TN_MON_EAGER, bytes);
             return TN_OK;
         }
         if (st != TN_ERR_AGAIN) {

@@ -26,6 +26,7 @@
 #include "p2p/am_decode.h"
 #include "base/config.h"
 #include "base/log.h"
+#include "base/monitor.h"
 #include "runtime/rt.h"
 
 #include <stdlib.h>
@@ -124,6 +125,15 @@ void tn_proto_finalize(void)
 
 /* ------------------------------------------------------------ send side */
 
+static void tn_sends_grew(void)
+{
+    tn_sends_inflight++;
+    tn_p2p_st->sends_depth = (uint64_t)tn_sends_inflight;
+    if (tn_p2p_st->sends_depth > tn_p2p_st->sends_max) {
+        tn_p2p_st->sends_max = tn_p2p_st->sends_depth;
+    }
+}
+
 static void tn_sq_append(tn_peer_t *peer, struct tn_req *req)
 {
     req->qnext = NULL;
@@ -173,6 +183,7 @@ void tn_proto_send_complete(struct tn_req *req)
 {
     req->stage = TN_SEND_DONE;
     tn_sends_inflight--;
+    tn_p2p_st->sends_depth = (uint64_t)tn_sends_inflight;
     tn_req_complete(req);
 }
 
@@ -392,7 +403,9 @@ tn_status_t tn_proto_send_start(struct tn_req *req)
     req->xp = peer->xp;
     req->proto = req->bytes <= peer->eager_limit ? TN_PROTO_EAGER : TN_PROTO_RNDV;
     req->stage = TN_SEND_START;
-    tn_sends_inflight++;
+    tn_mon_sent(req->world, req->coll ? TN_MON_COLL : req->comm->mon_class,
+                req->proto == TN_PROTO_EAGER ? TN_MON_EAGER : TN_MON_RNDV, req->bytes);
+    tn_sends_grew();
     tn_send_enqueue(req);
     return TN_OK;
 }
@@ -427,7 +440,8 @@ tn_status_t tn_proto_send_part(struct tn_req *req)
     req->proto = TN_PROTO_PART;
     req->stage = TN_SEND_START;
     req->offset = 0;
-    tn_sends_inflight++;
+    tn_mon_sent(req->world, TN_MON_P2P, TN_MON_EAGER, req->bytes);   /* pieces have no comm */
+    tn_sends_grew();
     tn_send_enqueue(req);
     return TN_OK;
 }

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "rma/rma_impl.h"
+#include "base/monitor.h"
 
 /* inout (target layout tdt x tcount) = origin op inout; the origin data
  * comes in its own layout, so it is first copied into the target's. */
@@ -40,6 +41,10 @@ tn_status_t tn_rma_direct_op(tn_win_t *win, const tn_rma_op_t *op)
     size_t bytes = tn_dt_bytes(op->tdt, op->tcount);
     tn_status_t st = TN_OK;
 
+    /* the monitor's count: at the origin, the bytes at the target (those a
+     * get brings back included); message-path operations are counted as
+     * the messages they become */
+    tn_mon_sent(tn_comm_world_rank(win->comm, op->target), TN_MON_RMA, TN_MON_DIRECT, bytes);
     if (bytes == 0) {
         return TN_OK;
     }
@@ -92,7 +97,7 @@ tn_status_t tn_rma_op(tn_win_t *win, const tn_rma_op_t *op, tn_req_t **req_p)
             tn_req_finish(user);
         }
     } else {
-        st = tn_rma_am_op(win, op, user);
+        st = tn_rma_am_op(win, op, user);    /* its messages count themselves */
     }
     if (st != TN_OK && user != NULL) {
         tn_req_free(user);

@@ -4,6 +4,7 @@
 #include <string.h>
 #include "coll/coll.h"
 #include "rma/rma_impl.h"
+#include "base/monitor.h"
 
 /* What every rank tells the others at creation. */
 typedef struct {
@@ -32,6 +33,7 @@ tn_status_t tn_rma_win_create(tn_comm_t *comm, int flavor, void *base, size_t si
     if (st != TN_OK) {
         goto err_free;
     }
+    win->comm->mon_class = TN_MON_RMA;  /* its messages are one-sided traffic */
     int n = win->comm->size, me = win->comm->rank;
     win->peers = calloc((size_t)n, sizeof(*win->peers));
     cards = calloc((size_t)n, sizeof(*cards));

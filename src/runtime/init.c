@@ -6,6 +6,7 @@
 #include "base/config.h"
 #include "base/counters.h"
 #include "base/log.h"
+#include "runtime/monitor.h"
 
 #include <execinfo.h>
 #include <signal.h>
@@ -259,6 +260,7 @@ tn_status_t tn_rt_init(int required, int *provided_p, const tn_rt_hooks_t *hooks
     if ((st = tn_rt_choose_xports()) != TN_OK) {
         return st;
     }
+    tn_rt_monitor_open();               /* before the transports: their counters live there */
     tn_xport_job_t job = {
         .kvsname = tn_rt.kvsname,
         .world_rank = tn_rt.world_rank,
@@ -300,6 +302,7 @@ tn_status_t tn_rt_init(int required, int *provided_p, const tn_rt_hooks_t *hooks
     tn_rt.async = tn_cfg.async_progress != 0;
     tn_rt.thread_multiple = (tn_rt.thread_level == TN_RT_THREAD_MULTIPLE) || tn_rt.async;
     tn_rt_status_set_multiple(tn_rt.thread_level == TN_RT_THREAD_MULTIPLE);
+    tn_rt_monitor_thread_multiple(tn_rt.thread_multiple);
     *provided_p = tn_rt.thread_level;
     tn_rt.initialized = 1;
     return TN_OK;
@@ -311,6 +314,7 @@ int tn_rt_raise_thread_level(int required)
         tn_rt.thread_level = required > TN_RT_THREAD_MULTIPLE ? TN_RT_THREAD_MULTIPLE : required;
         tn_rt.thread_multiple = (tn_rt.thread_level == TN_RT_THREAD_MULTIPLE) || tn_rt.async;
         tn_rt_status_set_multiple(tn_rt.thread_level == TN_RT_THREAD_MULTIPLE);
+        tn_rt_monitor_thread_multiple(tn_rt.thread_multiple);
     }
     return tn_rt.thread_level;
 }
@@ -370,6 +374,7 @@ tn_status_t tn_rt_finalize(void)
     tn_rt.xport_of = NULL;
     tn_rt_use_shm = tn_rt_use_udp = NULL;
     tn_rt.finalized = 1;
+    tn_rt_monitor_finalized();
     tn_rt.thread_multiple = 0;
     tn_rt.async = 0;
     return st != TN_OK ? st : st2;

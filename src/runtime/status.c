@@ -119,6 +119,23 @@ void tn_rt_status_attach(void)
     tn_rt_status_start(hdr, base + TERN_STATUS_HDR_SIZE + (size_t)index * TERN_STATUS_SLOT_SIZE);
 }
 
+void tn_rt_status_attach_line(tern_status_call_t *line)
+{
+    static const uint64_t no_clock;     /* readers time calls themselves */
+    if (tn_rt_status.call != NULL) {
+        return;
+    }
+    tn_rt_status.now = &no_clock;
+    tn_rt_status.ask = NULL;
+    tn_rt_status.main = pthread_self();
+    tn_rt_status.seq = __atomic_load_n(&line->seq, __ATOMIC_RELAXED);
+    tn_rt_status.call = line;
+    if (tn_rt_status_pending_call != 0) {
+        tn_rt_status_enter(tn_rt_status_pending_call, 0, 0, 0, 0, 0, 0, 0);
+        tn_rt_status_pending_call = 0;
+    }
+}
+
 void tn_rt_status_identify(int world_rank, int world_size)
 {
     if (tn_rt_status_who != NULL) {

@@ -103,6 +103,11 @@ void tn_rt_status_init_call(uint32_t call);
  * logged at debug level and leave publication off. */
 void tn_rt_status_attach(void);
 
+/* No slot from tern-run: publish the current call in line instead (the
+ * stats segment's), without a clock (enter_ms and leave_ms stay 0) and
+ * without answers. */
+void tn_rt_status_attach_line(tern_status_call_t *line);
+
 /* Our world rank and size, once PMI told us (the launcher knows them
  * already; another reader may not). */
 void tn_rt_status_identify(int world_rank, int world_size);

@@ -184,28 +184,28 @@ int main(void)
      * route are spliced, in order with what goes by copy */
     CHECK(tn_udp_sock_set_splice(&a, 4096) == 1, "zero-copy sends could not be turned on");
     zcopy = 1;
-    uint64_t spliced = a.stats.splice_sends;
+    uint64_t spliced = a.stats->splice_sends;
     check_run(&a, &b, route, 20, 8000, 8000, 5000, "zero-copy 20 x 8000 B, connected");
-    CHECK(a.stats.splice_sends - spliced == 20, "spliced %llu of 20",
-          (unsigned long long)(a.stats.splice_sends - spliced));
-    spliced = a.stats.splice_sends;
+    CHECK(a.stats->splice_sends - spliced == 20, "spliced %llu of 20",
+          (unsigned long long)(a.stats->splice_sends - spliced));
+    spliced = a.stats->splice_sends;
     check_run(&a, &b, -1, 20, 8000, 8000, 5100, "zero-copy asked, unconnected");
-    CHECK(a.stats.splice_sends == spliced, "spliced without a connected route");
+    CHECK(a.stats->splice_sends == spliced, "spliced without a connected route");
     odd_div = 8;
     check_run(&a, &b, route, 31, 8000, 3, 5200, "zero-copy 8000 B and copied 1000 B alternating");
-    CHECK(a.stats.splice_sends - spliced == 15, "spliced %llu of the 15 large ones",
-          (unsigned long long)(a.stats.splice_sends - spliced));
+    CHECK(a.stats->splice_sends - spliced == 15, "spliced %llu of the 15 large ones",
+          (unsigned long long)(a.stats->splice_sends - spliced));
     odd_div = 1;
     /* a pipe of 8 pages: runs of two datagrams (a header page and three
      * payload pages each) */
     int pages = a.pipe_pages;
     a.pipe_pages = 8;
-    spliced = a.stats.splice_sends;
+    spliced = a.stats->splice_sends;
     check_run(&a, &b, route, 25, 8000, 8000, 5300, "zero-copy through an 8-page pipe");
-    CHECK(a.stats.splice_sends - spliced == 25 && a.stats.splice_fallbacks == 0,
+    CHECK(a.stats->splice_sends - spliced == 25 && a.stats->splice_fallbacks == 0,
           "spliced %llu of 25, %llu runs by copy",
-          (unsigned long long)(a.stats.splice_sends - spliced),
-          (unsigned long long)a.stats.splice_fallbacks);
+          (unsigned long long)(a.stats->splice_sends - spliced),
+          (unsigned long long)a.stats->splice_fallbacks);
     a.pipe_pages = pages;
     CHECK(a.piped == 0, "%zu bytes left in the pipe", a.piped);
 
@@ -224,18 +224,18 @@ int main(void)
         for (int i = 0; i < 4; i++) {
             make(&dd[i], 6000 + (uint32_t)i, 8000);
         }
-        uint64_t errs = a.stats.send_errors;
+        uint64_t errs = a.stats->send_errors;
         for (int i = 0; i < 4; i++) {
             send_run(&a, &dd[i], 1, dead, &c.addr[0]);  /* the first draws the ICMP error */
         }
-        CHECK(a.stats.send_errors > errs, "no send refused towards a closed port");
+        CHECK(a.stats->send_errors > errs, "no send refused towards a closed port");
         CHECK(a.piped == 0, "%zu bytes left in the pipe after refused splices", a.piped);
         CHECK(a.splice_min == 4096, "zero-copy turned off by a refused datagram");
-        a.stats.send_errors = errs;
-        spliced = a.stats.splice_sends;
+        a.stats->send_errors = errs;
+        spliced = a.stats->splice_sends;
         check_run(&a, &b, route, 10, 8000, 8000, 6100, "zero-copy after refused datagrams");
-        CHECK(a.stats.splice_sends - spliced == 10, "spliced %llu of 10 after refusals",
-              (unsigned long long)(a.stats.splice_sends - spliced));
+        CHECK(a.stats->splice_sends - spliced == 10, "spliced %llu of 10 after refusals",
+              (unsigned long long)(a.stats->splice_sends - spliced));
     }
 
     /* duplicated by the fault injector: each spliced twice, in order */
@@ -258,16 +258,16 @@ int main(void)
         for (int i = 0; i < got && i < 16; i++) {
             CHECK(tags[i] == 7000 + i / 2, "duplicated: datagram %d has tag %d", i, tags[i]);
         }
-        CHECK(f.stats.splice_sends == 16 && f.piped == 0, "duplicated: spliced %llu, piped %zu",
-              (unsigned long long)f.stats.splice_sends, f.piped);
+        CHECK(f.stats->splice_sends == 16 && f.piped == 0, "duplicated: spliced %llu, piped %zu",
+              (unsigned long long)f.stats->splice_sends, f.piped);
         tn_udp_sock_close(&f);
     }
 
     /* off again: zcopy payloads go by copy */
     CHECK(tn_udp_sock_set_splice(&a, 0) == 0 && a.pipe[0] == -1, "zero-copy off");
-    spliced = a.stats.splice_sends;
+    spliced = a.stats->splice_sends;
     check_run(&a, &b, route, 10, 8000, 8000, 6200, "zcopy with zero-copy sends off");
-    CHECK(a.stats.splice_sends == spliced, "spliced with zero-copy sends off");
+    CHECK(a.stats->splice_sends == spliced, "spliced with zero-copy sends off");
     zcopy = 0;
 
     /* foreign input: a datagram larger than the buffer is flagged (length
@@ -332,7 +332,7 @@ int main(void)
     }
     close(fd);
 
-    CHECK(a.stats.send_errors == 0, "send errors %llu", (unsigned long long)a.stats.send_errors);
+    CHECK(a.stats->send_errors == 0, "send errors %llu", (unsigned long long)a.stats->send_errors);
     tn_udp_sock_close(&a);
     tn_udp_sock_close(&b);
     if (failures) {

@@ -454,6 +454,6 @@ int main(void)
            ((double)(t2.tv_sec - t1.tv_sec) * 1e9 + (double)(t2.tv_nsec - t1.tv_nsec)) / N);
 
     /* decoding counts nothing by itself; the two late checks above did */
-    CHECK(tn_p2p_stats.proto_errors == 2);
+    CHECK(tn_p2p_st->proto_errors == 2);
     return tn_check_report("am_decode");
 }

@@ -657,6 +657,9 @@ def emit_status_calls(funcs, table_label, predefined):
     w(' * what their record fields mean, and the predefined handles. */\n')
     w('#ifndef TN_STATUS_CALLS_H\n#define TN_STATUS_CALLS_H\n\n#include <stdint.h>\n\n')
     w('#define TN_STATUS_NCALLS %d\n' % len(pub))
+    w('/* every function, for the calls counts of the stats segment\n'
+      ' * (tn_mon_call_names in the generated bindings) */\n')
+    w('#define TN_MON_NCALLS %d\n' % len(funcs))
     w('#define TN_STATUS_CALLS_HASH 0x%016xull\n\n' % fnv64(text))
     w('#ifdef TN_STATUS_CALL_TABLE\n')
     w('/* One published call: its name, the kind of its obj field (0 none, 1\n')
@@ -698,7 +701,7 @@ def emit_bindings(funcs, table_label, status=False, fams=None):
          len(unsupported)))
     w('#include <stddef.h>\n#include <mpi.h>\n')
     if status:
-        w('#include "runtime/status.h"\n')
+        w('#include "runtime/status.h"\n#include "base/monitor.h"\n')
     w('\n#define TN_BIND_EXPORT __attribute__((visibility("default")))\n')
     w('#define TN_BIND_HIDDEN __attribute__((visibility("hidden")))\n\n')
     for k, v in OBJ_KINDS:
@@ -716,9 +719,19 @@ def emit_bindings(funcs, table_label, status=False, fams=None):
         w('TN_BIND_HIDDEN int tn_mpi_family_%s(%s); /* %s:%d */\n'
           % ((fam.base, family_params_text(fam)) + fam.impl))
 
+    if status:
+        # every function's calls are counted for the monitor (base/monitor.h)
+        w('\n/* The functions the calls counts of the stats segment name, by id. */\n')
+        w('TN_BIND_HIDDEN const char *const tn_mon_call_names[%d] = {\n' % len(funcs))
+        for f in funcs:
+            w('    %s,\n' % c_string(f.name))
+        w('};\n_Static_assert(%d <= TN_CTR_CALLS, "TN_CTR_CALLS is too small");\n' % len(funcs))
+
     w('\n/* Entry points: PMPI_X, and MPI_X as a weak alias of it. */\n')
-    for f in funcs:
+    for mon_id, f in enumerate(funcs):
         w('\nTN_BIND_EXPORT %s P%s(%s)\n{\n' % (f.ret, f.name, f.params_text))
+        if status:
+            w('    tn_mon_call(%d);\n' % mon_id)
         named = [p.name for p in f.params if p.name]
         if f.name in NOOP_FUNCTIONS:
             for n in named:

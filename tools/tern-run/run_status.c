@@ -127,8 +127,12 @@ void tn_run_status_started(tn_run_job_t *job)
     if (st == NULL) {
         return;
     }
-    close(st->fd);
-    st->fd = -1;
+    /* kept open, but not for what starts later: tern-monitor finds the
+     * ranks' calls through it (/proc/<pid>/fd, include/tern/stats.h) */
+    if (fcntl(st->fd, F_SETFD, FD_CLOEXEC) != 0) {
+        close(st->fd);
+        st->fd = -1;
+    }
     for (int r = 0; r < st->nranks; r++) {
         st->pids[r] = job->ranks[r].pid;
     }

@@ -73,6 +73,9 @@ tn_status_t tn_coll_alltoall_shm(const void *sbuf, const tn_coll_blocks_t *sb, v
             st = tn_coll_copy(tn_coll_shm_buf(sh, j, s) + (size_t)me * bytes, bytes,
                               tn_dt_byte(), tn_coll_blk_ptr(rb, rbuf, j), rb->count, rb->dt,
                               comm);
+            if (j != me) {
+                tn_coll_shm_took(sh, j, bytes);
+            }
         }
     }
     sh->all_lb = s;

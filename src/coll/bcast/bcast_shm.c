@@ -60,6 +60,7 @@ tn_status_t tn_coll_bcast_shm(void *buf, size_t count, const tn_dt_t *dt, int ro
     a = tn_coll_pick(TN_COLL_BCAST, comm, sent, 1, 0, 0);
     if (sent == 0 || (tn_coll_algo_is_shm(a) && sent <= sh->bytes)) {
         st = tn_coll_unpack_prefix(tn_coll_shm_buf(sh, root, s), sent, buf, count, dt);
+        tn_coll_shm_took(sh, root, sent);
         tn_coll_shm_post(sh, me, s);
         return st;
     }

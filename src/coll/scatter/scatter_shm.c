@@ -72,6 +72,7 @@ tn_status_t tn_coll_scatter_shm(const void *sbuf, const tn_coll_blocks_t *sb, vo
     if (sent == 0 || (tn_coll_algo_is_shm(a) && sent <= sh->bytes / (size_t)n)) {
         st = tn_coll_unpack_prefix(tn_coll_shm_buf(sh, root, s) + (size_t)me * sent, sent, rbuf,
                                    rcount, rdt);
+        tn_coll_shm_took(sh, root, sent);
         tn_coll_shm_post(sh, me, s);
         return st;
     }

@@ -26,6 +26,7 @@
 #include "base/counters.h"
 #include "base/events.h"
 #include "base/log.h"
+#include "base/monitor.h"
 
 #include <errno.h>
 #include <sched.h>
@@ -107,7 +108,8 @@ static struct {
 
 /* The counters (base/counters_table.h), outside tn_shm so that finalize
  * keeps them for MPI_T readers. */
-static tn_shm_stats_t tn_shm_stats;
+static tn_shm_stats_t tn_shm_stats_own;
+static tn_shm_stats_t *tn_shm_st = &tn_shm_stats_own;   /* or in the stats segment */
 
 /* The memfd inherited from tern-run: -2 until looked at, -1 when none or
  * used already. */
@@ -366,6 +368,7 @@ err_close:
 tn_status_t tn_xport_shm_init(const tn_xport_job_t *job)
 {
     memset(&tn_shm, 0, sizeof(tn_shm));
+    tn_shm_st = tn_mon_home(TN_CTR_SET_SHM, tn_shm_st);
     tn_shm.use_doorbell = 1;
     tn_shm.world_rank = job->world_rank;
     /* my own until the segment's (local rank 0's) replaces it */
@@ -438,7 +441,7 @@ tn_status_t tn_xport_shm_init(const tn_xport_job_t *job)
                     (size_t)n * sizeof(tn_shm_proc_t) + (size_t)n * n * sh->ring_bytes
                   : NULL;
     tn_shm.active = 1;
-    tn_ctr_attach(TN_CTR_SET_SHM, &tn_shm_stats);
+    tn_ctr_attach(TN_CTR_SET_SHM, tn_shm_st);
     /* pids are published before the transport is used: one more fence */
     status = job->fence();
     tn_log_debug("shm", "segment %s: %d local ranks, %u cells of %u bytes", name, n,
@@ -482,7 +485,7 @@ static void tn_shm_wake_local(int l)
         atomic_fetch_add_explicit(&p->futex, 1, memory_order_seq_cst);
         tn_futex(&p->futex, FUTEX_WAKE, 1, NULL);
     }
-    tn_shm_stats.wakes++;
+    tn_shm_st->wakes++;
 }
 
 static size_t tn_shm_max_payload(void)
@@ -513,7 +516,7 @@ static tn_shm_cell_t *tn_shm_cell_get(int peer, tn_shm_ring_t **ring_p)
         atomic_store_explicit(&r->hdr->producer_waiting, 1, memory_order_seq_cst);
         cell = tn_shm_ring_reserve(r);
         if (cell == NULL) {
-            tn_shm_stats.ring_full++;
+            tn_shm_st->ring_full++;
             return NULL;
         }
     }
@@ -526,8 +529,8 @@ static void tn_shm_cell_put(int peer, tn_shm_ring_t *r, tn_shm_cell_t *cell, siz
     int l = tn_shm.local_of_world[peer];
     cell->len = (uint32_t)len;
     tn_shm_ring_publish(r, cell);
-    tn_shm_stats.am_sent++;
-    tn_shm_stats.bytes_sent += len;
+    tn_shm_st->am_sent++;
+    tn_shm_st->bytes_sent += len;
     if (tn_shm.use_doorbell) {
         atomic_thread_fence(memory_order_seq_cst);
         if (atomic_load_explicit(&tn_shm.procs[l].sleeping, memory_order_relaxed)) {
@@ -588,7 +591,7 @@ static int tn_shm_progress(void)
         }
         if (n > 0) {
             events += n;
-            tn_shm_stats.am_recv += (uint64_t)n;
+            tn_shm_st->am_recv += (uint64_t)n;
             if (atomic_load_explicit(&r->hdr->producer_waiting, memory_order_seq_cst)) {
                 atomic_store_explicit(&r->hdr->producer_waiting, 0, memory_order_relaxed);
                 tn_shm_wake_local(l);
@@ -630,8 +633,8 @@ static tn_status_t tn_shm_get(int peer, struct iovec *local, int nlocal, uint64_
             local->iov_len -= (size_t)got;
         }
     }
-    tn_shm_stats.cma_gets++;
-    tn_shm_stats.cma_bytes += len;
+    tn_shm_st->cma_gets++;
+    tn_shm_st->cma_bytes += len;
     return TN_OK;
 }
 
@@ -701,7 +704,7 @@ static void tn_shm_coop_work(tn_shm_ring_hdr_t *h, uint64_t id, pid_t pid, char 
     size_t n;
     while (tn_shm_coop_claim(h, id, len, &off, &n)) {
         if (write) {
-            tn_shm_stats.coop_chunks_written++;
+            tn_shm_st->coop_chunks_written++;
         }
         if (tn_shm_coop_copy(pid, local + off, remote + off, n, write) != 0) {
             tn_log_info("shm", "process_vm_%s with pid %d failed: %m", write ? "writev" : "readv",
@@ -748,9 +751,9 @@ static tn_status_t tn_shm_coop_recv(int peer, uint64_t remote_addr, void *buf, s
         tn_shm.cma = 0;
         return TN_ERR_UNSUPPORTED;
     }
-    tn_shm_stats.cma_gets++;
-    tn_shm_stats.cma_bytes += len;
-    tn_shm_stats.coop_recvs++;
+    tn_shm_st->cma_gets++;
+    tn_shm_st->cma_bytes += len;
+    tn_shm_st->coop_recvs++;
     return TN_OK;
 }
 
@@ -787,15 +790,15 @@ void tn_xport_shm_sleep(int (*recheck)(void), uint64_t timeout_ns)
     }
     atomic_store_explicit(sleeping, 1, memory_order_seq_cst);
     atomic_thread_fence(memory_order_seq_cst);
-    __atomic_fetch_add(&tn_shm_stats.naps, 1, __ATOMIC_RELAXED); /* threads nap at once */
+    __atomic_fetch_add(&tn_shm_st->naps, 1, __ATOMIC_RELAXED); /* threads nap at once */
     uint32_t v = atomic_load_explicit(word, memory_order_seq_cst);
     if (recheck() == 0) {
         struct timespec ts = { (time_t)(timeout_ns / 1000000000ull),
                                (long)(timeout_ns % 1000000000ull) };
         uint64_t t0 = tn_event_now();   /* about to block: a clock read is cheap */
         tn_futex(word, FUTEX_WAIT, v, &ts);
-        __atomic_fetch_add(&tn_shm_stats.sleeps, 1, __ATOMIC_RELAXED);
-        __atomic_fetch_add(&tn_shm_stats.sleep_ns, tn_event_now() - t0, __ATOMIC_RELAXED);
+        __atomic_fetch_add(&tn_shm_st->sleeps, 1, __ATOMIC_RELAXED);
+        __atomic_fetch_add(&tn_shm_st->sleep_ns, tn_event_now() - t0, __ATOMIC_RELAXED);
     }
     atomic_store_explicit(sleeping, 0, memory_order_relaxed);
 }
@@ -826,7 +829,7 @@ int tn_xport_shm_poll_begin(void)
                                                : &tn_shm_private_sleeping;
     atomic_store_explicit(sleeping, 2, memory_order_seq_cst);
     atomic_thread_fence(memory_order_seq_cst);
-    __atomic_fetch_add(&tn_shm_stats.naps, 1, __ATOMIC_RELAXED); /* threads nap at once */
+    __atomic_fetch_add(&tn_shm_st->naps, 1, __ATOMIC_RELAXED); /* threads nap at once */
     return fd;
 }
 

@@ -11,6 +11,7 @@
 #include "base/counters.h"
 #include "base/events.h"
 #include "base/log.h"
+#include "base/monitor.h"
 
 #include <arpa/inet.h>
 #include <stdio.h>
@@ -96,7 +97,8 @@ static inline void tn_udp_hint_set(uint64_t *v, uint64_t x)
 
 /* The counters (base/counters_table.h), outside tn_udp so that finalize
  * keeps them for MPI_T readers. */
-static tn_udp_stats_t tn_udp_stats;
+static tn_udp_stats_t tn_udp_stats_own;
+static tn_udp_stats_t *tn_udp_st = &tn_udp_stats_own;   /* or in the stats segment */
 
 /* FIN: the last message a rank sends each udp peer, from MPI_Finalize after
  * the job's closing barrier.  Shorter than any active message, so it
@@ -319,6 +321,7 @@ tn_status_t tn_xport_udp_init(const tn_xport_job_t *job)
 {
     tn_status_t st;
     memset(&tn_udp, 0, sizeof(tn_udp));
+    tn_udp_st = tn_mon_home(TN_CTR_SET_UDP, tn_udp_st);
     const uint16_t probe = 1;
     if (*(const uint8_t *)&probe != 1) {
         job->fatal("the udp transport needs a little-endian host");
@@ -424,8 +427,8 @@ tn_status_t tn_xport_udp_init(const tn_xport_job_t *job)
     }
     tn_udp.active = tn_udp.nlist > 0;
     if (tn_udp.active) {
-        tn_ctr_attach(TN_CTR_SET_UDP, &tn_udp_stats);
-        tn_ctr_attach(TN_CTR_SET_UDP_SOCK, &tn_udp.sock.stats);
+        tn_ctr_attach(TN_CTR_SET_UDP, tn_udp_st);
+        tn_ctr_attach(TN_CTR_SET_UDP_SOCK, tn_udp.sock.stats);
         tn_ctr_attach_peers(TN_CTR_SET_UDP_PEER, tn_udp_peer_counters, tn_udp.world_size,
                             tn_udp_rail_label);
     }
@@ -735,7 +738,7 @@ static void tn_udp_dispatch(int peer, tn_udp_conn_t *conn)
             /* received in place: the active-message header here, its
              * payload already where the receive wants it */
             if (len != sizeof(tn_am_hdr_t) || tn_udp.closing) {
-                tn_udp_stats.bad_packets += !tn_udp.closing;
+                tn_udp_st->bad_packets += !tn_udp.closing;
                 tn_udp.late_messages += tn_udp.closing;
                 continue;
             }
@@ -749,7 +752,7 @@ static void tn_udp_dispatch(int peer, tn_udp_conn_t *conn)
             continue;
         }
         if (len < sizeof(tn_am_hdr_t)) {
-            tn_udp_stats.bad_packets++;
+            tn_udp_st->bad_packets++;
             continue;
         }
         if (tn_udp.closing) {
@@ -811,7 +814,7 @@ static void tn_udp_input(int rail, const void *pkt, size_t len, const void *tail
     const char *why = NULL;
     tn_udp_hdr_t hv;
     if (len < sizeof(hv)) {
-        tn_udp_stats.bad_packets++;
+        tn_udp_st->bad_packets++;
         tn_log_data("udp", "dropped a datagram of %zu bytes: shorter than a header",
                     len + tail_len);
         return;
@@ -820,12 +823,12 @@ static void tn_udp_input(int rail, const void *pkt, size_t len, const void *tail
     uint32_t src = hv.src;
     if (hv.version != TN_UDP_VERSION || hv.dst != (uint32_t)tn_udp.me ||
         src >= (uint32_t)tn_udp.world_size || tn_udp.peers[src].nrails == 0) {
-        tn_udp_stats.foreign_packets++;
+        tn_udp_st->foreign_packets++;
         return;
     }
     int prail = tn_udp_from_peer(&tn_udp.peers[src], rail, from);
     if (prail < 0) {
-        tn_udp_stats.bad_source++;
+        tn_udp_st->bad_source++;
         tn_log_data("udp", "dropped a datagram naming rank %u from an address not its", src);
         return;
     }
@@ -835,9 +838,9 @@ static void tn_udp_input(int rail, const void *pkt, size_t len, const void *tail
     int a = tn_udp_conn_authentic_split(conn, (void *)pkt, len, (void *)tail, tail_len);
     if (a != TN_UDP_AUTH_GOOD) {
         if (a == TN_UDP_AUTH_BAD_CONN) {
-            tn_udp_stats.bad_conn++;
+            tn_udp_st->bad_conn++;
         } else {
-            tn_udp_stats.bad_auth++;
+            tn_udp_st->bad_auth++;
         }
         tn_log_data("udp", "dropped a datagram naming rank %u: %s", src,
                     a == TN_UDP_AUTH_BAD_CONN ? "another connection's id" : "bad tag");
@@ -847,7 +850,7 @@ static void tn_udp_input(int rail, const void *pkt, size_t len, const void *tail
     if (tn_udp_packet_check_crc(pkt, len, tail, tail_len, tn_udp_conn_rx_id(conn),
                                 (uint32_t)tn_udp.me, tn_udp_conn_needs_crc(conn),
                                 &why) != TN_OK) {
-        tn_udp_stats.bad_packets++;
+        tn_udp_st->bad_packets++;
         tn_log_data("udp", "dropped a datagram of %zu bytes: %s", len + tail_len,
                     why ? why : "?");
         return;
@@ -955,7 +958,7 @@ static int tn_udp_recv_direct(int r, uint64_t *now_p, int late)
             break;
         }
         if (n < 0) {
-            tn_udp_stats.bad_packets++;
+            tn_udp_st->bad_packets++;
             continue;
         }
         tn_udp_direct_begin(pl, (size_t)n, seg, scratch);
@@ -963,10 +966,10 @@ static int tn_udp_recv_direct(int r, uint64_t *now_p, int late)
         size_t ndg = 0;
         while (tn_udp_direct_next(pl, (size_t)n, scratch, &d)) {
             if (d.hit) {
-                tn_udp_stats.direct_hits++;
-                tn_udp_stats.direct_bytes += d.tail_len;
+                tn_udp_st->direct_hits++;
+                tn_udp_st->direct_bytes += d.tail_len;
             } else if (pl->n != 0) {
-                tn_udp_stats.direct_misses++;
+                tn_udp_st->direct_misses++;
             }
             tn_udp_input(r, d.pkt, d.len, d.tail, d.tail_len, d.hit, &from, now, late);
             ndg++;
@@ -1115,27 +1118,27 @@ int tn_xport_udp_tool_stats(tern_udp_stats_t *out)
     if (!tn_udp.active || out == NULL) {
         return -1;
     }
-    const tn_udp_sock_stats_t *ss = &tn_udp.sock.stats;
+    const tn_udp_sock_stats_t *ss = tn_udp.sock.stats;
     *out = (tern_udp_stats_t){
         .datagrams_sent = ss->sent,
         .datagrams_recv = ss->recv,
         .send_errors = ss->send_errors,
-        .bad = tn_udp_stats.bad_packets,
-        .foreign = tn_udp_stats.foreign_packets,
+        .bad = tn_udp_st->bad_packets,
+        .foreign = tn_udp_st->foreign_packets,
         .gso_sends = ss->gso_sends,
         .gso_datagrams = ss->gso_datagrams,
         .gro_recvs = ss->gro_recvs,
         .gro_datagrams = ss->gro_datagrams,
         .splice_sends = ss->splice_sends,
-        .direct_datagrams = tn_udp_stats.direct_hits,
-        .direct_bytes = tn_udp_stats.direct_bytes,
+        .direct_datagrams = tn_udp_st->direct_hits,
+        .direct_bytes = tn_udp_st->direct_bytes,
         .fault_dropped = ss->fault_dropped,
         .fault_duplicated = ss->fault_duplicated,
         .fault_reordered = ss->fault_reordered,
         .fault_corrupted = ss->fault_corrupted,
-        .bad_source = tn_udp_stats.bad_source,
-        .bad_conn = tn_udp_stats.bad_conn,
-        .bad_auth = tn_udp_stats.bad_auth,
+        .bad_source = tn_udp_st->bad_source,
+        .bad_conn = tn_udp_st->bad_conn,
+        .bad_auth = tn_udp_st->bad_auth,
     };
     return 0;
 }

@@ -56,6 +56,7 @@
 #include "xport/udp/udp_sentmap.h"
 #include "base/events.h"
 #include "base/log.h"
+#include "base/monitor.h"
 
 #include <stddef.h>
 #include <stdlib.h>
@@ -129,7 +130,11 @@ struct tn_udp_conn {
     uint32_t          strikes[TN_UDP_MAX_RAILS]; /* losses on the rail since its last ack */
     uint64_t          strike_since[TN_UDP_MAX_RAILS]; /* when the first of them was found */
 
-    tn_udp_conn_stats_t stats;
+    tn_udp_conn_stats_t *stats;      /* stats_own, or the peer's record in the
+                                      * stats segment (shared by a node's peers
+                                      * past the dense ones: counters only add) */
+    tn_udp_conn_stats_t stats_own;
+    uint64_t          cc_episodes_seen, cc_undone_seen;
 };
 
 /* out-of-order arrivals acknowledged at once per hole (see tn_conn_on_data) */
@@ -165,6 +170,7 @@ tn_status_t tn_udp_conn_new(const tn_udp_conn_cfg_t *cfg, uint32_t me, uint32_t 
         return TN_ERR_NOMEM;
     }
     memset(c, 0, sizeof(*c));
+    c->stats = tn_mon_home_peer(TN_CTR_SET_UDP_PEER, (int)peer, &c->stats_own);
     c->cfg = *cfg;
     if (c->cfg.ack_every == 0) {
         c->cfg.ack_every = 1;
@@ -206,8 +212,8 @@ tn_status_t tn_udp_conn_new(const tn_udp_conn_cfg_t *cfg, uint32_t me, uint32_t 
     for (int r = 0; r < c->nrails; r++) {
         c->up[r] = 1;
     }
-    c->stats.rto_ns = tn_udp_loss_rto(&c->loss);
-    c->stats.cwnd = c->cc.cwnd;
+    c->stats->rto_ns = tn_udp_loss_rto(&c->loss);
+    c->stats->cwnd = c->cc.cwnd;
     *conn_p = c;
     return TN_OK;
 
@@ -257,18 +263,20 @@ uint64_t tn_udp_conn_queued(const tn_udp_conn_t *conn)
 
 const tn_udp_conn_stats_t *tn_udp_conn_stats(const tn_udp_conn_t *conn)
 {
-    return &conn->stats;
+    return conn->stats;
 }
 
 static void tn_conn_sync_stats(tn_udp_conn_t *c)
 {
-    c->stats.srtt_ns = c->loss.srtt_ns;
-    c->stats.rttvar_ns = c->loss.rttvar_ns;
-    c->stats.min_rtt_ns = c->loss.min_rtt_ns == UINT64_MAX ? 0 : c->loss.min_rtt_ns;
-    c->stats.rto_ns = tn_udp_loss_rto(&c->loss);
-    c->stats.cwnd = c->cc.cwnd;
-    c->stats.cc_episodes = c->cc.episodes;
-    c->stats.cc_undone = c->cc.undone;
+    c->stats->srtt_ns = c->loss.srtt_ns;
+    c->stats->rttvar_ns = c->loss.rttvar_ns;
+    c->stats->min_rtt_ns = c->loss.min_rtt_ns == UINT64_MAX ? 0 : c->loss.min_rtt_ns;
+    c->stats->rto_ns = tn_udp_loss_rto(&c->loss);
+    c->stats->cwnd = c->cc.cwnd;
+    c->stats->cc_episodes += c->cc.episodes - c->cc_episodes_seen;
+    c->stats->cc_undone += c->cc.undone - c->cc_undone_seen;
+    c->cc_episodes_seen = c->cc.episodes;
+    c->cc_undone_seen = c->cc.undone;
 }
 
 /* ---- sending -------------------------------------------------------------- */
@@ -438,7 +446,7 @@ static void tn_conn_on_lost(tn_udp_conn_t *c, const tn_udp_loss_result_t *res, u
     }
     tn_event_raise(TN_EVENT_RETRANSMIT_BURST, (int)c->peer, (int)res->lost, 0);
     for (int r = 0; r < c->nrails; r++) {
-        c->stats.rail_lost[r] += res->rail_lost[r];
+        c->stats->rail_lost[r] += res->rail_lost[r];
         if (c->strikes[r] == 0 && res->rail_lost_first[r] != 0) {
             c->strike_since[r] = now;
         }
@@ -478,21 +486,21 @@ static void tn_conn_check_timer(tn_udp_conn_t *c, uint64_t now)
     tn_udp_loss_result_t res = { 0 };
     switch (tn_udp_loss_on_timer(&c->loss, &c->sm, now, &res)) {
     case TN_UDP_LOSS_TIMER_EARLY:
-        c->stats.fast_retransmits += res.lost;
+        c->stats->fast_retransmits += res.lost;
         tn_conn_on_lost(c, &res, now);
         break;
     case TN_UDP_LOSS_TIMER_PROBE:
         /* no evidence of loss: no window change, no rail strikes */
-        c->stats.probes++;
+        c->stats->probes++;
         tn_event_raise(TN_EVENT_RETRANSMIT_BURST, (int)c->peer, (int)res.lost, 2);
         tn_log_data("udp", "peer %u: tail-loss probe, %u packets resent, rto now %llu ns",
                     c->peer, res.lost, (unsigned long long)tn_udp_loss_rto(&c->loss));
         break;
     case TN_UDP_LOSS_TIMER_RTO:
-        c->stats.timeouts++;
+        c->stats->timeouts++;
         tn_event_raise(TN_EVENT_RETRANSMIT_BURST, (int)c->peer, (int)res.lost, 1);
         for (int r = 0; r < c->nrails; r++) {
-            c->stats.rail_lost[r] += res.rail_lost[r];
+            c->stats->rail_lost[r] += res.rail_lost[r];
         }
         /* before any RTT sample (the peer may not be up yet) a timeout says
          * nothing about the path: ssthresh stays */
@@ -519,7 +527,7 @@ static int tn_conn_cwnd_open(tn_udp_conn_t *c)
     }
     if (!c->cwnd_stalled) {
         c->cwnd_stalled = 1;
-        c->stats.cwnd_stalls++;
+        c->stats->cwnd_stalls++;
     }
     return 0;
 }
@@ -608,11 +616,11 @@ static void tn_conn_sent_data(tn_udp_conn_t *c, tn_udp_sent_t *e, int rail, uint
     if (c->pacing) {
         tn_udp_pace_on_send(&c->pace, now);
     }
-    c->stats.data_sent++;
-    c->stats.data_bytes_sent += e->len;
-    c->stats.rail_sent[rail]++;
+    c->stats->data_sent++;
+    c->stats->data_bytes_sent += e->len;
+    c->stats->rail_sent[rail]++;
     if (retx) {
-        c->stats.retransmits++;
+        c->stats->retransmits++;
     }
 }
 
@@ -652,7 +660,7 @@ static size_t tn_conn_output(tn_udp_conn_t *c, void *buf, size_t cap,
         if (c->sm.nxt >= c->snd_limit) {
             if (!c->credit_stalled) {
                 c->credit_stalled = 1;
-                c->stats.credit_stalls++;
+                c->stats->credit_stalls++;
             }
         } else {
             c->credit_stalled = 0;
@@ -707,8 +715,8 @@ static size_t tn_conn_output(tn_udp_conn_t *c, void *buf, size_t cap,
     } else {
         rail = c->rr_ctl = tn_conn_next_up(c, c->rr_ctl);
     }
-    c->stats.acks_sent++;
-    c->stats.rail_sent[rail]++;
+    c->stats->acks_sent++;
+    c->stats->rail_sent[rail]++;
     *rail_p = rail;
     return n;
 }
@@ -777,7 +785,7 @@ static void tn_conn_on_ack_info(tn_udp_conn_t *c, const tn_udp_hdr_t *h, const c
         bogus = s.end > c->sm.nxt;
     }
     if (bogus) {
-        c->stats.bad_acks++;
+        c->stats->bad_acks++;
         tn_log_data("udp", "peer %u acked beyond %llu, what was never sent", c->peer,
                     (unsigned long long)c->sm.nxt);
         return;
@@ -826,7 +834,7 @@ static void tn_conn_on_ack_info(tn_udp_conn_t *c, const tn_udp_hdr_t *h, const c
     tn_udp_cc_on_ack(&c->cc, acc.newly, c->loss.largest_acked_txseq);
     tn_udp_loss_result_t res = { 0 };
     if (tn_udp_loss_detect(&c->loss, &c->sm, now, &res) != 0) {
-        c->stats.fast_retransmits += res.lost;
+        c->stats->fast_retransmits += res.lost;
         tn_conn_on_lost(c, &res, now);
     }
     c->probe_backoff = 0;
@@ -855,16 +863,16 @@ static void tn_conn_on_data(tn_udp_conn_t *c, const tn_udp_hdr_t *h, const char 
     }
     switch (rx) {
     case TN_UDP_RX_INORDER:
-        c->stats.data_recv++;
-        c->stats.data_bytes_recv += h->len;
+        c->stats->data_recv++;
+        c->stats->data_bytes_recv += h->len;
         if (c->rx.ack - ack_before > 1) {
             c->ack_now = 1;                 /* a gap closed: tell the sender at once */
         }
         break;
     case TN_UDP_RX_OOO:
-        c->stats.data_recv++;
-        c->stats.data_bytes_recv += h->len;
-        c->stats.out_of_order++;
+        c->stats->data_recv++;
+        c->stats->data_bytes_recv += h->len;
+        c->stats->out_of_order++;
         /* a packet that opens a new hole, and the next few beyond it, are
          * acknowledged at once: enough for the sender's packet threshold.
          * The rest wait for the usual policy; acking every one of them
@@ -879,16 +887,16 @@ static void tn_conn_on_data(tn_udp_conn_t *c, const tn_udp_hdr_t *h, const char 
         }
         break;
     case TN_UDP_RX_DUP:
-        c->stats.duplicates++;
+        c->stats->duplicates++;
         c->ack_now = 1;
         break;
     case TN_UDP_RX_STALE:
-        c->stats.duplicates++;
-        c->stats.stale++;
+        c->stats->duplicates++;
+        c->stats->stale++;
         c->ack_now = 1;                     /* our ack may have been lost */
         break;
     case TN_UDP_RX_BEYOND:
-        c->stats.stale++;
+        c->stats->stale++;
         c->ack_now = 1;
         return;
     case TN_UDP_RX_NOMEM:
@@ -934,7 +942,7 @@ static void tn_conn_input(tn_udp_conn_t *c, const void *pkt, size_t len, int rai
         c->rx_rail = rail;
     }
     if (h.flags & TN_UDP_F_LATE) {
-        c->stats.late_acks++;
+        c->stats->late_acks++;
     }
     tn_conn_on_ack_info(c, &h, sacks, now);
     switch (h.type) {
@@ -944,10 +952,10 @@ static void tn_conn_input(tn_udp_conn_t *c, const void *pkt, size_t len, int rai
         break;
     case TN_UDP_PKT_PING:
         c->ack_now = 1;
-        c->stats.acks_recv++;
+        c->stats->acks_recv++;
         break;
     case TN_UDP_PKT_ACK:
-        c->stats.acks_recv++;
+        c->stats->acks_recv++;
         break;
     default:
         break;
@@ -1035,7 +1043,7 @@ void tn_udp_conn_rail_down(tn_udp_conn_t *conn, int rail)
     }
     c->up[rail] = 0;
     c->nup--;
-    c->stats.rails_down++;
+    c->stats->rails_down++;
     tn_event_raise(TN_EVENT_RAIL_STATE, (int)c->peer, rail, 0);
     /* what is in flight on it will not arrive: resend it elsewhere, without
      * treating it as congestion */
@@ -1044,7 +1052,7 @@ void tn_udp_conn_rail_down(tn_udp_conn_t *conn, int rail)
         tn_udp_sent_t *next = tn_udp_sentmap_next(&c->sm, e);
         if (e->rail == rail) {
             tn_udp_sentmap_mark_lost(&c->sm, e);
-            c->stats.rail_lost[rail]++;
+            c->stats->rail_lost[rail]++;
         }
         e = next;
     }

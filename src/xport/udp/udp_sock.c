@@ -1,6 +1,7 @@
 /* Socket I/O and the fault injector (see udp_sock.h). */
 #include "xport/udp/udp_sock.h"
 #include "base/log.h"
+#include "base/monitor.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -323,6 +324,7 @@ tn_status_t tn_udp_sock_open(tn_udp_sock_t *s, const char *rails, int loopback_o
     tn_udp_if_t ifs[TN_UDP_MAX_SOCKS];
     int n = 0, pinned = 0;
     memset(s, 0, sizeof(*s));
+    s->stats = tn_mon_home(TN_CTR_SET_UDP_SOCK, &s->stats_own);
     for (int r = 0; r < TN_UDP_MAX_SOCKS; r++) {
         s->fd[r] = -1;
     }
@@ -563,7 +565,7 @@ static void tn_udp_flush_run(tn_udp_sock_t *s, tn_udp_batch_t *b, int *failed_ra
                  * in the output path, e.g. random loss injected with
                  * numgen): the datagrams are lost; the reliability layer
                  * will send them again.  The rest of the batch still goes. */
-                s->stats.send_errors++;
+                s->stats->send_errors++;
                 done++;
                 continue;
             }
@@ -573,20 +575,20 @@ static void tn_udp_flush_run(tn_udp_sock_t *s, tn_udp_batch_t *b, int *failed_ra
                 tn_log_debug("udp", "UDP GSO refused on rail %d (%m); sending datagrams singly",
                              rail);
                 s->gso[rail] = 0;
-                s->stats.send_errors++;
+                s->stats->send_errors++;
                 done++;
                 continue;
             }
             tn_log_debug("udp", "sendmmsg on rail %d failed: %m", rail);
-            s->stats.send_errors++;
+            s->stats->send_errors++;
             *failed_rail_p = rail;
             break;
         }
         for (int i = done; i < done + k; i++) {
-            s->stats.sent += (uint64_t)b->ndgram[i];
+            s->stats->sent += (uint64_t)b->ndgram[i];
             if (b->ndgram[i] > 1) {
-                s->stats.gso_sends++;
-                s->stats.gso_datagrams += (uint64_t)b->ndgram[i];
+                s->stats->gso_sends++;
+                s->stats->gso_datagrams += (uint64_t)b->ndgram[i];
             }
         }
         done += k;
@@ -669,12 +671,12 @@ static void tn_udp_splice_run(tn_udp_sock_t *s, const tn_udp_out_t *d, int n,
             s->piped -= (size_t)r;
         }
         if (r == (ssize_t)dl) {
-            s->stats.sent++;
-            s->stats.splice_sends++;
+            s->stats->sent++;
+            s->stats->splice_sends++;
             continue;
         }
         int err = r < 0 ? errno : 0;
-        s->stats.send_errors++;
+        s->stats->send_errors++;
         /* lost, like a datagram a full buffer refuses (tn_udp_flush_run);
          * what is left of it leaves the pipe, so the next starts clean
          * (a short datagram that went out fails its checks at the peer) */
@@ -699,7 +701,7 @@ static void tn_udp_splice_run(tn_udp_sock_t *s, const tn_udp_out_t *d, int n,
         tn_udp_pipe_skip(s, s->piped);  /* a datagram vmsplice took only in part */
     }
     if (k < n) {
-        s->stats.splice_fallbacks++;
+        s->stats->splice_fallbacks++;
         tn_udp_send_dgrams(s, d + k, n - k, b, failed_rail_p, 0);
     }
 }
@@ -799,7 +801,7 @@ int tn_udp_sock_send(tn_udp_sock_t *s, const tn_udp_out_t *out, int n, int *fail
             size_t total = o->len + o->len2;
             handled++;
             if (tn_udp_chance(s, s->fault.drop)) {
-                s->stats.fault_dropped++;
+                s->stats->fault_dropped++;
                 continue;
             }
             tn_udp_out_t x = *o;
@@ -815,7 +817,7 @@ int tn_udp_sock_send(tn_udp_sock_t *s, const tn_udp_out_t *out, int n, int *fail
                 x.len = total;
                 x.buf2 = NULL;
                 x.len2 = 0;
-                s->stats.fault_corrupted++;
+                s->stats->fault_corrupted++;
             }
             if (s->held == NULL && tn_udp_chance(s, s->fault.reorder)) {
                 s->held = malloc(total);
@@ -828,14 +830,14 @@ int tn_udp_sock_send(tn_udp_sock_t *s, const tn_udp_out_t *out, int n, int *fail
                     s->held_rail = o->rail;
                     s->held_route = o->route;
                     s->held_to = o->to;
-                    s->stats.fault_reordered++;
+                    s->stats->fault_reordered++;
                     continue;       /* goes out after the next datagram */
                 }
             }
             d[nd++] = x;
             if (tn_udp_chance(s, s->fault.dup)) {
                 d[nd++] = x;
-                s->stats.fault_duplicated++;
+                s->stats->fault_duplicated++;
             }
             if (s->held != NULL && release_held == NULL) {
                 d[nd++] = (tn_udp_out_t){ .buf = s->held, .len = s->held_len,
@@ -948,7 +950,7 @@ int tn_udp_sock_recv(tn_udp_sock_t *s, int rail, char *base, size_t cap, size_t 
     } while (r < 0 && errno == EINTR);
     if (r < 0) {
         if (errno != EAGAIN && errno != EWOULDBLOCK && errno != ECONNREFUSED) {
-            s->stats.recv_errors++;
+            s->stats->recv_errors++;
         }
         s->hits[rail] = 0;
         return 0;
@@ -988,10 +990,10 @@ int tn_udp_sock_recv(tn_udp_sock_t *s, int rail, char *base, size_t cap, size_t 
         segs[i] = tn_udp_seg_size(&msgs[i].msg_hdr, lens[i]);
         size_t ndg = segs[i] != 0 ? (lens[i] + segs[i] - 1) / segs[i] : 1;
         if (ndg > 1) {
-            s->stats.gro_recvs++;
-            s->stats.gro_datagrams += ndg;
+            s->stats->gro_recvs++;
+            s->stats->gro_datagrams += ndg;
         }
-        s->stats.recv += ndg;
+        s->stats->recv += ndg;
     }
     return k;
 }
@@ -1017,7 +1019,7 @@ ssize_t tn_udp_sock_recv_iov(tn_udp_sock_t *s, int rail, struct iovec *iov, int 
     } while (r < 0 && errno == EINTR);
     if (r < 0) {
         if (errno != EAGAIN && errno != EWOULDBLOCK && errno != ECONNREFUSED) {
-            s->stats.recv_errors++;
+            s->stats->recv_errors++;
         }
         return 0;
     }
@@ -1034,10 +1036,10 @@ ssize_t tn_udp_sock_recv_iov(tn_udp_sock_t *s, int rail, struct iovec *iov, int 
 void tn_udp_sock_note_recv(tn_udp_sock_t *s, size_t ndg)
 {
     if (ndg > 1) {
-        s->stats.gro_recvs++;
-        s->stats.gro_datagrams += ndg;
+        s->stats->gro_recvs++;
+        s->stats->gro_datagrams += ndg;
     }
-    s->stats.recv += ndg;
+    s->stats->recv += ndg;
 }
 
 void tn_udp_sock_wait(tn_udp_sock_t *s, uint64_t timeout_ns, int extra_fd)

@@ -112,7 +112,8 @@ typedef struct {
     int                 held_rail;
     int                 held_route;
     struct sockaddr_in  held_to;
-    tn_udp_sock_stats_t stats;
+    tn_udp_sock_stats_t *stats;       /* stats_own, or in the stats segment */
+    tn_udp_sock_stats_t stats_own;
 } tn_udp_sock_t;
 
 /* Open one socket per candidate rail.  rails: "auto" or a comma-separated
