@@ -77,7 +77,7 @@ int tn_ctr_axis_len(tn_ctr_axis_t axis)
     case TN_CTR_AXIS_CLASS: return TN_CTR_CLASSES;
     case TN_CTR_AXIS_PATH: return TN_CTR_PATHS;
     case TN_CTR_AXIS_SIZE: return TN_CTR_SIZES;
-    case TN_CTR_AXIS_CALLS: return tn_ctr_ncalls;
+    case TN_CTR_AXIS_CALLS: return tn_ctr_ncalls > 0 ? tn_ctr_ncalls : TN_CTR_CALLS;
     default: return 0;
     }
 }
@@ -102,7 +102,7 @@ const char *tn_ctr_axis_name(tn_ctr_axis_t axis, int elem)
             }
         }
         return tn_ctr_size_names[elem];
-    case TN_CTR_AXIS_CALLS: return tn_ctr_call_names[elem];
+    case TN_CTR_AXIS_CALLS: return tn_ctr_call_names != NULL ? tn_ctr_call_names[elem] : NULL;
     default: return NULL;
     }
 }

@@ -362,5 +362,9 @@ void tn_run_shm_close(tn_run_job_t *job);
  * segments, made under other launchers and when a job starts its
  * transports again). */
 void tn_run_shm_cleanup(const char *kvsname);
+/* Remove the stats segments (include/tern/stats.h) of the job's ranks that
+ * did not exit through MPI, in /dev/shm and TERN_MONITOR_DIR, unless
+ * TERN_MONITOR_LINGER leaves them to the node agent. */
+void tn_run_stats_cleanup(const char *kvsname);
 
 #endif

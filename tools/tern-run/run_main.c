@@ -253,6 +253,7 @@ int tn_run_agent(tn_run_job_t *job)
     if (!job->is_proxy || !(s->flags & TN_RUN_SETUP_FORK)) {
         tn_run_shm_cleanup(job->kvsname);
     }
+    tn_run_stats_cleanup(job->kvsname);
     tn_run_tree_fini(job);
     tn_run_env_fini();
     tn_pmi_srv_fini(&job->pmi);

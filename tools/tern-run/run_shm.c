@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -119,4 +120,53 @@ void tn_run_shm_cleanup(const char *kvsname)
     closedir(dir);
     tn_run_buf_free(&prefix);
     tn_run_buf_free(&hashed);
+}
+
+/* A TERN_* boolean as the library's config table reads it. */
+static int shm_env_true(const char *name)
+{
+    const char *v = getenv(name);
+    return v != NULL && (strcmp(v, "1") == 0 || strcasecmp(v, "yes") == 0 ||
+                         strcasecmp(v, "on") == 0 || strcasecmp(v, "true") == 0);
+}
+
+void tn_run_stats_cleanup(const char *kvsname)
+{
+    /* the ranks remove their own at exit; these are the killed ones'.  A
+     * lingering job's are the node agent's to collect and remove. */
+    if (kvsname[0] == '\0' || shm_env_true("TERN_MONITOR_LINGER")) {
+        return;
+    }
+    const char *dirs[2] = { SHM_DIR, getenv("TERN_MONITOR_DIR") };
+    tn_run_buf_t prefix = { 0 };
+    tn_run_buf_printf(&prefix, "tern-stats.%u.", (unsigned)getuid());
+    for (const char *c = kvsname; *c != '\0'; c++) {
+        /* the library's file name: other characters become '_' */
+        int ok = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+                 (*c >= '0' && *c <= '9') || *c == '_' || *c == '.' || *c == '-';
+        tn_run_buf_printf(&prefix, "%c", ok ? *c : '_');
+    }
+    tn_run_buf_printf(&prefix, ".");
+    for (int d = 0; d < 2; d++) {
+        if (dirs[d] == NULL || (d == 1 && strcmp(dirs[1], SHM_DIR) == 0)) {
+            continue;
+        }
+        DIR *dir = opendir(dirs[d]);
+        struct dirent *ent;
+        while (dir != NULL && (ent = readdir(dir)) != NULL) {
+            struct stat st;
+            if (strncmp(ent->d_name, prefix.data, prefix.len) != 0 ||
+                fstatat(dirfd(dir), ent->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+                !S_ISREG(st.st_mode) || st.st_uid != getuid()) {
+                continue;
+            }
+            if (unlinkat(dirfd(dir), ent->d_name, 0) == 0) {
+                tn_run_debug(1, "removed %s/%s", dirs[d], ent->d_name);
+            }
+        }
+        if (dir != NULL) {
+            closedir(dir);
+        }
+    }
+    tn_run_buf_free(&prefix);
 }
