@@ -1,0 +1,149 @@
+#!/usr/bin/env python3
+"""tern-monitor end to end on this machine (tests/monitor/CMakeLists.txt).
+
+A 4-rank job with known point-to-point traffic publishes into a private
+directory; a node agent sends it to a server every 0.2 s.  While rank 0
+holds the job outside MPI, the server's JSON must show the job, each
+rank's current call and a matrix whose cells are the bytes sent; /metrics
+must pass promtool (when installed); frames without the token are refused.
+After the job ends the server must call it finished.  Prints 'monitor e2e: ok'.
+"""
+import argparse
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+
+
+def fail(msg):
+    print('monitor e2e: FAIL: ' + msg)
+    sys.exit(1)
+
+
+def get(port, path):
+    with urllib.request.urlopen('http://127.0.0.1:%d%s' % (port, path), timeout=5) as r:
+        return r.status, r.read().decode()
+
+
+def wait_for(what, fn, timeout=30.0):
+    end = time.time() + timeout
+    last = None
+    while time.time() < end:
+        try:
+            last = fn()
+            if last:
+                return last
+        except (urllib.error.URLError, OSError, ValueError, KeyError, IndexError) as e:
+            last = e
+        time.sleep(0.1)
+    fail('%s (last: %r)' % (what, last))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('--bin', required=True)
+    ap.add_argument('--prog', required=True)
+    ap.add_argument('--promtool', default='')
+    a = ap.parse_args()
+    tmp = tempfile.mkdtemp(prefix='tern-mon-e2e-')
+    procs = []
+    try:
+        segs = os.path.join(tmp, 'segs')
+        os.mkdir(segs)
+        token = os.path.join(tmp, 'token')
+        with open(token, 'w') as f:
+            f.write('e2e-%d-secret\n' % os.getpid())
+        portf = os.path.join(tmp, 'port')
+        mon = os.path.join(a.bin, 'tern-monitor')
+        procs.append(subprocess.Popen([mon, 'serve', '--listen', '127.0.0.1:0', '--port-file', portf,
+                                       '--token-file', token]))
+        port = int(wait_for('the server writes its port',
+                            lambda: open(portf).read().strip() if os.path.exists(portf) else None))
+        procs.append(subprocess.Popen([mon, 'agent', '--server', '127.0.0.1:%d' % port,
+                                       '--token-file', token, '--dir', segs, '--interval', '0.2',
+                                       '--node', 'e2e-node', '--reap']))
+        go = os.path.join(tmp, 'go')
+        # lingering segments: the agent reads the final values and removes them
+        env = dict(os.environ, TERN_MONITOR='1', TERN_MONITOR_DIR=segs, TERN_MONITOR_LINGER='1')
+        job = subprocess.Popen([os.path.join(a.bin, 'tern-run'), '-n', '4', a.prog, go], env=env)
+        procs.append(job)
+
+        def job_listed():
+            _, body = get(port, '/api/jobs')
+            jobs = [j for j in json.loads(body)['jobs'] if j['program'] == 'monitor_traffic']
+            return jobs[0] if jobs and jobs[0]['ranks'] == 4 else None
+        jid = wait_for('the job appears', job_listed)['id']
+
+        def job_ready():
+            _, body = get(port, '/api/job?id=' + urllib.request.quote(jid) + '&class=p2p')
+            d = json.loads(body)
+            calls = [r['call'] for r in d['ranks']]
+            if calls[1:] != ['MPI_Barrier'] * 3 or not all(r['in_call'] for r in d['ranks'][1:]):
+                return None
+            return d if d['matrix']['cells'][0][1] > 0 else None
+        d = wait_for('ranks 1-3 in MPI_Barrier and the matrix filled', job_ready)
+        cells = d['matrix']['cells']
+        for i in range(4):
+            for j in range(4):
+                want = (i + 1) * 1000 if j == (i + 1) % 4 else 0
+                if cells[i][j] != want:
+                    fail('p2p matrix cell %d->%d is %d, the job sent %d' % (i, j, cells[i][j], want))
+        if d['nodes'] != ['e2e-node'] or d['state'] != 'running':
+            fail('job facts: %r %r' % (d['nodes'], d['state']))
+        hist = {h['le']: h['count'] for h in d['hist']}
+        if hist.get('1024', 0) < 1 or hist.get('4096', 0) < 2:
+            fail('size histogram %r misses the sends of 1000, 2000-4000 bytes' % hist)
+        status, metrics = get(port, '/metrics')
+        line = 'tern_job_ranks{jobid="%s"} 4' % jid
+        if line not in metrics.splitlines():
+            fail('/metrics lacks ' + line)
+        if a.promtool:
+            r = subprocess.run([a.promtool, 'check', 'metrics'], input=metrics, text=True,
+                               capture_output=True)
+            if r.returncode != 0:
+                fail('promtool check metrics: ' + r.stdout + r.stderr)
+        # a frame without the token is refused
+        req = urllib.request.Request('http://127.0.0.1:%d/api/v1/ingest' % port, data=b'TMW1',
+                                     method='POST')
+        try:
+            urllib.request.urlopen(req, timeout=5)
+            fail('a frame without the token was taken')
+        except urllib.error.HTTPError as e:
+            if e.code != 401:
+                fail('a frame without the token: %d, not 401' % e.code)
+        open(go, 'w').close()
+        if job.wait(timeout=60) != 0:
+            fail('the job failed')
+
+        def finished():
+            _, body = get(port, '/api/jobs')
+            j = [x for x in json.loads(body)['jobs'] if x['id'] == jid][0]
+            return j if j['state'] != 'running' else None
+        j = wait_for('the server sees the job end', finished)
+        if j['state'] != 'finished':
+            fail('the job ended as %s' % j['state'])
+        wait_for('the agent removes the lingering segments', lambda: not os.listdir(segs), 10)
+        _, body = get(port, '/api/job?id=' + urllib.request.quote(jid))
+        states = [r['state'] for r in json.loads(body)['ranks']]
+        if states != ['exited'] * 4:
+            fail('rank states at the end: %r' % states)
+        print('monitor e2e: ok')
+    finally:
+        for p in reversed(procs):
+            if p.poll() is None:
+                p.send_signal(signal.SIGTERM)
+                try:
+                    p.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    p.kill()
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == '__main__':
+    main()
