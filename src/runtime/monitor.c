@@ -29,6 +29,14 @@ static struct {
     char              path[PATH_MAX];
 } tn_rt_mon;
 
+/* src into a fixed field of cap bytes, cut to fit and NUL-terminated. */
+static void tn_rt_mon_text(char *dst, size_t cap, const char *src)
+{
+    size_t n = strnlen(src, cap - 1);
+    memcpy(dst, src, n);
+    dst[n] = '\0';
+}
+
 static uint64_t tn_rt_mon_unix_ms(void)
 {
     struct timespec ts;
@@ -102,7 +110,7 @@ void tn_rt_monitor_open(void)
     }
     tn_rt_mon.tried = 1;
     char job[sizeof(((tern_stats_hdr_t *)0)->job)];
-    snprintf(job, sizeof(job), "%s", tn_rt.kvsname);
+    tn_rt_mon_text(job, sizeof(job), tn_rt.kvsname);
     for (char *c = job; *c != '\0'; c++) {
         if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
               *c == '_' || *c == '.' || *c == '-')) {
@@ -162,10 +170,10 @@ void tn_rt_monitor_open(void)
     h->nnodes = nnodes;
     h->uid = (uint32_t)getuid();
     h->start_unix_ms = tn_rt_mon_unix_ms();
-    snprintf(h->job, sizeof(h->job), "%s", tn_rt.kvsname);
-    snprintf(h->host, sizeof(h->host), "%s", tn_rt.hostname);
-    snprintf(h->program, sizeof(h->program), "%s", program_invocation_short_name);
-    snprintf(h->version_str, sizeof(h->version_str), "%s", TERN_VERSION);
+    tn_rt_mon_text(h->job, sizeof(h->job), tn_rt.kvsname);
+    tn_rt_mon_text(h->host, sizeof(h->host), tn_rt.hostname);
+    tn_rt_mon_text(h->program, sizeof(h->program), program_invocation_short_name);
+    tn_rt_mon_text(h->version_str, sizeof(h->version_str), TERN_VERSION);
     h->calls_hash = TN_STATUS_CALLS_HASH;
     h->ncalls = TN_STATUS_NCALLS;
     /* the current call goes here unless the launcher's status slot has it */

@@ -12,37 +12,12 @@ import argparse
 import json
 import os
 import shutil
-import signal
 import subprocess
-import sys
 import tempfile
-import time
 import urllib.error
 import urllib.request
 
-
-def fail(msg):
-    print('monitor e2e: FAIL: ' + msg)
-    sys.exit(1)
-
-
-def get(port, path):
-    with urllib.request.urlopen('http://127.0.0.1:%d%s' % (port, path), timeout=5) as r:
-        return r.status, r.read().decode()
-
-
-def wait_for(what, fn, timeout=30.0):
-    end = time.time() + timeout
-    last = None
-    while time.time() < end:
-        try:
-            last = fn()
-            if last:
-                return last
-        except (urllib.error.URLError, OSError, ValueError, KeyError, IndexError) as e:
-            last = e
-        time.sleep(0.1)
-    fail('%s (last: %r)' % (what, last))
+from monlib import Cluster, fail, get, wait_for
 
 
 def main():
@@ -52,27 +27,12 @@ def main():
     ap.add_argument('--promtool', default='')
     a = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix='tern-mon-e2e-')
-    procs = []
+    c = None
     try:
-        segs = os.path.join(tmp, 'segs')
-        os.mkdir(segs)
-        token = os.path.join(tmp, 'token')
-        with open(token, 'w') as f:
-            f.write('e2e-%d-secret\n' % os.getpid())
-        portf = os.path.join(tmp, 'port')
-        mon = os.path.join(a.bin, 'tern-monitor')
-        procs.append(subprocess.Popen([mon, 'serve', '--listen', '127.0.0.1:0', '--port-file', portf,
-                                       '--token-file', token]))
-        port = int(wait_for('the server writes its port',
-                            lambda: open(portf).read().strip() if os.path.exists(portf) else None))
-        procs.append(subprocess.Popen([mon, 'agent', '--server', '127.0.0.1:%d' % port,
-                                       '--token-file', token, '--dir', segs, '--interval', '0.2',
-                                       '--node', 'e2e-node', '--reap']))
+        c = Cluster(a.bin, tmp)
+        port, segs = c.port, c.segs
         go = os.path.join(tmp, 'go')
-        # lingering segments: the agent reads the final values and removes them
-        env = dict(os.environ, TERN_MONITOR='1', TERN_MONITOR_DIR=segs, TERN_MONITOR_LINGER='1')
-        job = subprocess.Popen([os.path.join(a.bin, 'tern-run'), '-n', '4', a.prog, go], env=env)
-        procs.append(job)
+        job = c.job(a.prog, [go])
 
         def job_listed():
             _, body = get(port, '/api/jobs')
@@ -135,13 +95,8 @@ def main():
             fail('rank states at the end: %r' % states)
         print('monitor e2e: ok')
     finally:
-        for p in reversed(procs):
-            if p.poll() is None:
-                p.send_signal(signal.SIGTERM)
-                try:
-                    p.wait(timeout=10)
-                except subprocess.TimeoutExpired:
-                    p.kill()
+        if c is not None:
+            c.stop()
         shutil.rmtree(tmp, ignore_errors=True)
 
 

@@ -203,6 +203,25 @@ static void prom_links(const tn_mon_state_t *s, tn_mon_buf_t *o)
     }
 }
 
+static void prom_rail_failures(const tn_mon_state_t *s, tn_mon_buf_t *o)
+{
+    prom_head(o, "tern_job_rail_failures_total", "counter",
+              "Rails the job's ranks took out of use (reported or found dead), per peer");
+    for (int k = 0; k < s->njobs; k++) {
+        const tn_mon_job_t *x = s->jobs[k];
+        uint64_t down = 0;
+        for (int r = 0; r < x->world_size; r++) {
+            const tn_mon_rankst_t *q = &x->ranks[r];
+            for (uint32_t rec = 0; q->rv != NULL && rec < q->nrec; rec++) {
+                down += q->rv[(size_t)rec * TN_MON_RV_N + TN_MON_RV_RAILS_DOWN];
+            }
+        }
+        tn_mon_buf_str(o, "tern_job_rail_failures_total{jobid=\"");
+        prom_value(o, x->id);
+        tn_mon_buf_printf(o, "\"} %llu\n", (unsigned long long)down);
+    }
+}
+
 static void prom_nodes(const tn_mon_state_t *s, uint64_t now_ms, tn_mon_buf_t *o)
 {
     static const struct { int ctr; const char *name, *help; } nics[] = {
@@ -268,6 +287,7 @@ void tn_mon_prom_write(const tn_mon_state_t *s, uint64_t now_ms, tn_mon_buf_t *o
 {
     prom_jobs(s, now_ms, o);
     prom_links(s, o);
+    prom_rail_failures(s, o);
     prom_nodes(s, now_ms, o);
     prom_head(o, "tern_monitor_frames_total", "counter", "Frames the server applied");
     tn_mon_buf_printf(o, "tern_monitor_frames_total %llu\n", (unsigned long long)s->frames);

@@ -72,7 +72,7 @@ static int scan_status_open(int pid)
     int fd = -1;
     struct dirent *e;
     while (fd < 0 && (e = readdir(d)) != NULL) {
-        char fdpath[96];
+        char fdpath[64 + sizeof(e->d_name)];
         snprintf(fdpath, sizeof(fdpath), "%s/%s", path, e->d_name);
         ssize_t n = readlink(fdpath, link, sizeof(link) - 1);
         if (n > 0) {

@@ -4,6 +4,8 @@
 #include "mon_http.h"
 #include "mon_query.h"
 #include "mon_resp.h"
+#include "mon_notify.h"
+#include "mon_rules.h"
 #include "mon_srv.h"
 #include "mon_state.h"
 
@@ -19,6 +21,8 @@ static struct {
     tn_mon_switch_map_t  map;
     int                  have_map;
     tn_mon_srv_t        *srv;
+    tn_mon_rules_t      *rules;
+    tn_mon_notify_t     *notify;
 } sv;
 
 static uint64_t serve_now(void)
@@ -150,7 +154,8 @@ static int serve_handler(void *ctx, const tn_mon_http_req_t *req, tn_mon_http_re
         return 0;
     }
     if (path_is(req, "/api/alerts")) {
-        tn_mon_http_resp_text(resp, 501, "alert rules are not built yet");
+        serve_json(resp);
+        tn_mon_rules_json(sv.rules, &resp->body);
         return 0;
     }
     return tn_mon_serve_static(req, resp);
@@ -160,7 +165,35 @@ static void serve_tick(void *arg, int64_t now_ms)
 {
     (void)arg;
     (void)now_ms;
-    tn_mon_state_tick(&sv.state, serve_now());
+    uint64_t now = serve_now();
+    tn_mon_state_tick(&sv.state, now);
+    tn_mon_rules_eval(sv.rules, &sv.state, now);
+}
+
+static void serve_alert(void *arg, const tn_mon_alert_t *a, const tn_mon_rule_t *r)
+{
+    (void)arg;
+    tn_mon_notify_alert(sv.notify, a, r);
+}
+
+int tn_mon_serve_load_rules(struct tn_mon_rules *rs, const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (f == NULL) {
+        fprintf(stderr, "tern-monitor: cannot open %s: %m\n", path);
+        return -1;
+    }
+    char line[512], why[256];
+    int n = 0, rc = 0;
+    while (rc == 0 && fgets(line, sizeof(line), f) != NULL) {
+        n++;
+        if (tn_mon_rules_tune(rs, line, why, sizeof(why)) != 0) {
+            fprintf(stderr, "tern-monitor: %s:%d: %s\n", path, n, why);
+            rc = -1;
+        }
+    }
+    fclose(f);
+    return rc;
 }
 
 static void serve_log(void *ctx, const char *msg)
@@ -182,6 +215,16 @@ int tn_mon_serve_run(const tn_mon_serve_opts_t *o)
     sv.o = o;
     tn_mon_state_init(&sv.state);
     char why[256];
+    tn_mon_notify_opts_t no = { .webhook = o->webhook, .smtp = o->smtp, .mail_from = o->mail_from,
+                                .mail_to = o->mail_to, .alert_log = o->alert_log };
+    if ((sv.notify = tn_mon_notify_new(&no, why, sizeof(why))) == NULL) {
+        fprintf(stderr, "tern-monitor serve: %s\n", why);
+        return 1;
+    }
+    sv.rules = tn_mon_rules_new(serve_alert, NULL);
+    if (sv.rules == NULL || (o->rules != NULL && tn_mon_serve_load_rules(sv.rules, o->rules) != 0)) {
+        return 1;
+    }
     if (o->switch_map != NULL) {
         if (tn_mon_switch_map_load(o->switch_map, &sv.map, why, sizeof(why)) != 0) {
             fprintf(stderr, "tern-monitor serve: %s: %s\n", o->switch_map, why);
@@ -216,6 +259,8 @@ int tn_mon_serve_run(const tn_mon_serve_opts_t *o)
     tn_mon_srv_close(sv.srv);
     sv.srv = NULL;
     tn_mon_state_fini(&sv.state);
+    tn_mon_rules_free(sv.rules);
+    tn_mon_notify_free(sv.notify);
     if (sv.have_map) {
         tn_mon_switch_map_free(&sv.map);
     }

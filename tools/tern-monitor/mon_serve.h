@@ -14,7 +14,13 @@ typedef struct {
     char        token[256];     /* "" : frames need none */
     const char *switch_map;     /* the site's host -> switch map, or NULL */
     const char *port_file;      /* where to write the port, or NULL */
+    const char *rules;          /* rule tuning lines (mon_rules.h), or NULL */
+    const char *webhook, *smtp, *mail_from, *mail_to, *alert_log;   /* mon_notify.h */
 } tn_mon_serve_opts_t;
+
+/* Load rule tuning lines from path into rs; 0, or -1 (said on stderr). */
+struct tn_mon_rules;
+int tn_mon_serve_load_rules(struct tn_mon_rules *rs, const char *path);
 
 int tn_mon_serve_run(const tn_mon_serve_opts_t *o);
 

@@ -13,6 +13,7 @@ void tn_mon_state_init(tn_mon_state_t *s)
     memset(s, 0, sizeof(*s));
     s->m_msgs_sent = s->m_bytes_sent = s->m_peer_msgs = s->m_peer_bytes = -1;
     s->m_took = s->m_took_bytes = s->m_rail_sent = s->m_rail_lost = s->m_srtt = -1;
+    s->m_rails_down = -1;
 }
 
 static void rank_free(tn_mon_rankst_t *r)
@@ -185,6 +186,7 @@ static void on_metric(void *arg, const tn_mon_wire_metric_t *m)
         NAMED(m_rail_sent, "udp_peer_rail_sent");
         NAMED(m_rail_lost, "udp_peer_rail_lost");
         NAMED(m_srtt, "udp_peer_srtt_ns");
+        NAMED(m_rails_down, "udp_peer_rails_down");
 #undef NAMED
     }
     tn_mon_node_t *n = a->node;
@@ -346,6 +348,7 @@ static int rv_slot(const tn_mon_state_t *s, int m, uint32_t e)
     if (m == s->m_rail_sent && e < 4) return TN_MON_RV_RAIL_SENT + (int)e;
     if (m == s->m_rail_lost && e < 4) return TN_MON_RV_RAIL_LOST + (int)e;
     if (m == s->m_srtt && e == 0) return TN_MON_RV_SRTT;
+    if (m == s->m_rails_down && e == 0) return TN_MON_RV_RAILS_DOWN;
     return -1;
 }
 

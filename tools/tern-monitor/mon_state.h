@@ -40,6 +40,7 @@ enum {
     TN_MON_RV_RAIL_SENT,            /* 4 rails */
     TN_MON_RV_RAIL_LOST = TN_MON_RV_RAIL_SENT + 4,
     TN_MON_RV_SRTT = TN_MON_RV_RAIL_LOST + 4,
+    TN_MON_RV_RAILS_DOWN,
     TN_MON_RV_N
 };
 
@@ -136,7 +137,7 @@ typedef struct {
     uint64_t         frames, bad_frames, resent_frames;
     /* metric indices the state itself uses, -1 until named */
     int m_msgs_sent, m_bytes_sent, m_peer_msgs, m_peer_bytes, m_took, m_took_bytes;
-    int m_rail_sent, m_rail_lost, m_srtt;
+    int m_rail_sent, m_rail_lost, m_srtt, m_rails_down;
 } tn_mon_state_t;
 
 void tn_mon_state_init(tn_mon_state_t *s);

@@ -8,7 +8,9 @@
  * A stand-alone program: it reads the ranks' stats segments and never
  * links the MPI library. */
 #include "mon_agent.h"
+#include "mon_grafana.h"
 #include "mon_listen.h"
+#include "mon_rules.h"
 #include "mon_serve.h"
 #include "mon_top.h"
 
@@ -27,7 +29,11 @@ static void usage(FILE *out)
             "       tern-monitor agent --server HOST[:PORT] [--token-file FILE] [--node NAME]\n"
             "                          [--dir DIR] [--interval SECONDS] [--frames N] [--reap]\n"
             "       tern-monitor serve [--listen ADDR[:PORT]] [--token-file FILE]\n"
-            "                          [--switch-map FILE] [--port-file FILE]\n"
+            "                          [--switch-map FILE] [--port-file FILE] [--rules FILE]\n"
+            "                          [--alert-log FILE] [--webhook http://HOST[:PORT]/PATH]\n"
+            "                          [--smtp HOST[:PORT] --mail-from ADDR --mail-to ADDR]\n"
+            "       tern-monitor rules [--rules FILE]   (Prometheus alerting rules)\n"
+            "       tern-monitor grafana                (a Grafana dashboard)\n"
             "  top    the Tern jobs of this node, redrawn every second\n"
             "  dump   every counter of every rank of this node, one per line\n"
             "  agent  send this node's ranks and network counters to a server every second\n"
@@ -138,6 +144,24 @@ int main(int argc, char **argv)
         } else if (strcmp(a, "--switch-map") == 0 && v != NULL) {
             so.switch_map = v;
             i++;
+        } else if (strcmp(a, "--rules") == 0 && v != NULL) {
+            so.rules = v;
+            i++;
+        } else if (strcmp(a, "--webhook") == 0 && v != NULL) {
+            so.webhook = v;
+            i++;
+        } else if (strcmp(a, "--smtp") == 0 && v != NULL) {
+            so.smtp = v;
+            i++;
+        } else if (strcmp(a, "--mail-from") == 0 && v != NULL) {
+            so.mail_from = v;
+            i++;
+        } else if (strcmp(a, "--mail-to") == 0 && v != NULL) {
+            so.mail_to = v;
+            i++;
+        } else if (strcmp(a, "--alert-log") == 0 && v != NULL) {
+            so.alert_log = v;
+            i++;
         } else if (strcmp(a, "--port-file") == 0 && v != NULL) {
             so.port_file = v;
             i++;
@@ -177,6 +201,26 @@ int main(int argc, char **argv)
     }
     if (strcmp(cmd, "serve") == 0) {
         return tn_mon_serve_run(&so);
+    }
+    if (strcmp(cmd, "rules") == 0) {
+        /* the alert rules for Prometheus, as this server would evaluate them */
+        tn_mon_rules_t *rs = tn_mon_rules_new(NULL, NULL);
+        if (rs == NULL || (so.rules != NULL && tn_mon_serve_load_rules(rs, so.rules) != 0)) {
+            return 1;
+        }
+        tn_mon_buf_t out = { 0 };
+        tn_mon_rules_prometheus(rs, &out);
+        fwrite(out.data, 1, out.len, stdout);
+        tn_mon_buf_free(&out);
+        tn_mon_rules_free(rs);
+        return 0;
+    }
+    if (strcmp(cmd, "grafana") == 0) {
+        tn_mon_buf_t out = { 0 };
+        tn_mon_grafana(&out);
+        fwrite(out.data, 1, out.len, stdout);
+        tn_mon_buf_free(&out);
+        return 0;
     }
     fprintf(stderr, "tern-monitor: unknown command '%s'\n", cmd);
     usage(stderr);
