@@ -83,6 +83,10 @@
     X(monitor_peers, MONITOR_PEERS, INT, "1024", "0..65536", RUNTIME, USER, INIT, \
       "Peers (world ranks from 0) with their own record in the stats segment; the others " \
       "are counted per node")                                                  \
+    X(monitor_server, MONITOR_SERVER, STRING, "", "", RUNTIME, USER, LAUNCH,   \
+      "tern-run --monitor=HOST:PORT sets it: the server its node agents send to (ranks ignore it)") \
+    X(monitor_token_file, MONITOR_TOKEN_FILE, STRING, "", "", RUNTIME, USER, LAUNCH, \
+      "File with the token tern-run's node agents present to the server (ranks ignore it)") \
     X(monitor_linger, MONITOR_LINGER, BOOL, "0", "", RUNTIME, USER, INIT,      \
       "Leave the stats segment at exit for the node agent to collect and remove " \
       "(tern-run --monitor sets it)")                                          \

@@ -6,7 +6,9 @@ directory; a node agent sends it to a server every 0.2 s.  While rank 0
 holds the job outside MPI, the server's JSON must show the job, each
 rank's current call and a matrix whose cells are the bytes sent; /metrics
 must pass promtool (when installed); frames without the token are refused.
-After the job ends the server must call it finished.  Prints 'monitor e2e: ok'.
+After the job ends the server must call it finished.  Then a job started
+with tern-run --monitor=SERVER must reach the server through the agent that
+tern-run starts.  Prints 'monitor e2e: ok'.
 """
 import argparse
 import json
@@ -93,6 +95,27 @@ def main():
         states = [r['state'] for r in json.loads(body)['ranks']]
         if states != ['exited'] * 4:
             fail('rank states at the end: %r' % states)
+
+        # tern-run --monitor=SERVER: the node agent comes with the job
+        segs2 = os.path.join(tmp, 'segs2')
+        os.mkdir(segs2)
+        env = dict(os.environ, TERN_MONITOR_DIR=segs2, TERN_MONITOR_TOKEN_FILE=c.token)
+        go2 = os.path.join(tmp, 'go2')
+        open(go2, 'w').close()
+        r = subprocess.run([os.path.join(a.bin, 'tern-run'), '--monitor=127.0.0.1:%d' % port,
+                            '-n', '3', a.prog, go2], env=env)
+        if r.returncode != 0:
+            fail('the --monitor job failed')
+
+        def second():
+            _, body = get(port, '/api/jobs')
+            jobs = [x for x in json.loads(body)['jobs'] if x['id'] != jid and x['ranks'] == 3]
+            return jobs[0] if jobs and jobs[0]['state'] == 'finished' else None
+        j2 = wait_for('the --monitor job reaches the server and ends', second, 30)
+        if j2['bytes'] < 6000:
+            fail('the --monitor job: %r' % j2)
+        wait_for("tern-run's agent removes the segments and leaves",
+                 lambda: os.listdir(segs2) in ([], ['tern-monitor-agent.%d.lock' % os.getuid()]), 20)
         print('monitor e2e: ok')
     finally:
         if c is not None:

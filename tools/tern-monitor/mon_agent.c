@@ -5,6 +5,9 @@
 #include "mon_wire.h"
 
 #include <arpa/inet.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <errno.h>
 #include <netdb.h>
 #include <netinet/in.h>
@@ -432,9 +435,53 @@ static void agent_on_signal(int sig)
     ag.stop = 1;
 }
 
+/* The node's lock: held while this agent runs.  0 held, 1 another agent
+ * holds it, -1 it could not be made. */
+static int agent_lock(const char *dir)
+{
+    char path[512];
+    snprintf(path, sizeof(path), "%s/tern-monitor-agent.%u.lock", dir, (unsigned)getuid());
+    int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0) {
+        return -1;
+    }
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        close(fd);
+        return 1;
+    }
+    return 0;                           /* the descriptor stays open: the lock */
+}
+
+/* Does dir hold a stats segment of this user? */
+static int agent_any_segment(const char *dir)
+{
+    char prefix[64];
+    snprintf(prefix, sizeof(prefix), TERN_STATS_PREFIX "%u.", (unsigned)getuid());
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    int any = 0;
+    while (d != NULL && !any && (e = readdir(d)) != NULL) {
+        any = strncmp(e->d_name, prefix, strlen(prefix)) == 0;
+    }
+    if (d != NULL) {
+        closedir(d);
+    }
+    return any;
+}
+
 int tn_mon_agent_run(const tn_mon_agent_opts_t *o)
 {
     ag.o = o;
+    if (o->lock) {
+        int held = agent_lock(o->dir);
+        if (held == 1) {
+            return 0;                   /* another agent serves this node */
+        }
+        if (held < 0) {
+            fprintf(stderr, "tern-monitor agent: cannot make the lock in %s: %m\n", o->dir);
+        }
+    }
+    int idle = 0;
     signal(SIGINT, agent_on_signal);
     signal(SIGTERM, agent_on_signal);
     signal(SIGPIPE, SIG_IGN);
@@ -463,6 +510,14 @@ int tn_mon_agent_run(const tn_mon_agent_opts_t *o)
             }
             tn_mon_buf_free(&frame);
         }
+        /* tern-run's agent: leave once the node is quiet and tern-run gone */
+        if (o->exit_when_idle) {
+            int parent_gone = o->parent <= 0 || kill(o->parent, 0) != 0;
+            idle = agent_any_segment(o->dir) || !parent_gone ? 0 : idle + 1;
+            if ((double)idle * o->interval >= 5.0) {
+                break;
+            }
+        }
         /* the next sample one interval after this one started */
         struct timespec t1;
         clock_gettime(CLOCK_MONOTONIC, &t1);
@@ -472,6 +527,13 @@ int tn_mon_agent_run(const tn_mon_agent_opts_t *o)
             struct timespec ts = { (time_t)left, (long)((left - (double)(time_t)left) * 1e9) };
             nanosleep(&ts, NULL);
         }
+    }
+    if (ag.stop && ag.fd >= 0) {
+        /* stopped by a signal: what changed since the last frame goes too */
+        tn_mon_buf_t frame = { 0 };
+        agent_frame(&frame, 0);
+        (void)agent_post(&frame);
+        tn_mon_buf_free(&frame);
     }
     if (ag.fd >= 0) {
         close(ag.fd);

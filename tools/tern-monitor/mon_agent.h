@@ -23,6 +23,10 @@ typedef struct {
     double      interval;       /* seconds */
     int         frames;         /* 0: until a signal */
     int         reap;
+    int         lock;           /* one agent a node and user: exit if one runs */
+    int         exit_when_idle; /* exit when no segment for a while and the
+                                 * parent (tern-run) is gone */
+    int         parent;         /* that parent's pid, 0: none */
 } tn_mon_agent_opts_t;
 
 int tn_mon_agent_run(const tn_mon_agent_opts_t *o);

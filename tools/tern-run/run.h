@@ -367,4 +367,14 @@ void tn_run_shm_cleanup(const char *kvsname);
  * TERN_MONITOR_LINGER leaves them to the node agent. */
 void tn_run_stats_cleanup(const char *kvsname);
 
+/* --monitor (run_monitor.c): TERN_MONITOR=1 for the ranks and, with a
+ * server, TERN_MONITOR_SERVER and TERN_MONITOR_LINGER; then on each host
+ * that runs ranks (once per machine under --launcher fork) a node agent,
+ * unless one serves the node already.  Failures are warned about; the job
+ * runs on. */
+void tn_run_monitor_env(const tn_run_opts_t *opts);
+void tn_run_monitor_start(tn_run_job_t *job);
+/* The value of name in the ranks' environment (block 0), or NULL. */
+const char *tn_run_env_get(const char *name);
+
 #endif

@@ -234,3 +234,13 @@ void tn_run_env_fini(void)
     env_nbase   = NULL;
     env_nblocks = 0;
 }
+
+const char *tn_run_env_get(const char *name)
+{
+    for (size_t i = 0; env_nblocks > 0 && i < env_nbase[0]; i++) {
+        if (env_name_is(env_base[0][i], name)) {
+            return env_base[0][i] + strlen(name) + 1;
+        }
+    }
+    return NULL;
+}

@@ -245,6 +245,7 @@ int tn_run_agent(tn_run_job_t *job)
         tn_run_end(job, 1, SIGTERM, TN_RUN_GRACE_FAIL_MS);
     }
     tn_run_shm_close(job);             /* the ranks have theirs */
+    tn_run_monitor_start(job);
     tn_run_status_started(job);
     status = tn_run_loop(job);
     status = tn_run_spawn_wait(job, status);
@@ -416,6 +417,7 @@ int main(int argc, char **argv)
     if (status != TN_RUN_OPTS_RUN) {
         return status;
     }
+    tn_run_monitor_env(&opts);          /* before the ranks' environment is made */
     tn_run_job_init(&job);
     job.opts  = &opts;
     job.setup = &setup;

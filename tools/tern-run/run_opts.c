@@ -63,6 +63,9 @@ static void usage(FILE *f)
           "  -q, --quiet          no warnings (ranks that never contacted the\n"
           "                       PMI server: programs of another MPI)\n"
           "  --oversubscribe      no warning when ranks outnumber a host's slots\n"
+          "  --monitor[=HOST[:PORT]]  the ranks publish their counters (TERN_MONITOR=1,\n"
+          "                       for tern-monitor top); with a server, a node agent\n"
+          "                       on each host sends them there (docs/monitor.md)\n"
           "  -h, --help           this help\n"
           "  --status [PID]       alone: print where the ranks of your running\n"
           "                       tern-run job PID (default: every job of yours)\n"
@@ -587,6 +590,9 @@ int tn_run_opts_parse(int argc, char **argv, tn_run_opts_t *opts_p)
         } else if (strcmp(name, "output-filename") == 0) {
             NEXT_VALUE();
             opts_p->output_dir = val;           /* checked by run_ofile.c */
+        } else if (strcmp(name, "monitor") == 0) {
+            opts_p->monitor = 1;                /* "=HOST[:PORT]" optional */
+            opts_p->monitor_server = val;
         } else if (val != NULL) {
             goto err_unknown;                   /* flags take no "=value" */
         } else if (strcmp(name, "tag-output") == 0) {

@@ -49,6 +49,8 @@ typedef struct {
     int              pty;           /* TERN_RUN_PTY: ranks' stdout on a pty */
     int              quiet;         /* -q: no warnings */
     int              oversubscribe; /* --oversubscribe: no warning for it */
+    int              monitor;       /* --monitor: the ranks publish stats segments */
+    const char      *monitor_server;/* --monitor=HOST[:PORT]: and a node agent sends them */
     int              nenv;
     tn_run_envvar_t *env;           /* -genv: every block, in order */
     char            *netns;         /* --netns: comma-separated namespaces (owned) */
