@@ -305,11 +305,17 @@ async function getJSON(url) {
     try { why = (await r.text()).trim().slice(0, 200); } catch (e) { /* none */ }
     throw fetchError(`${url}: HTTP ${r.status}${why ? ' — ' + why : ''}`);
   }
+  let d;
   try {
-    return await r.json();
+    d = await r.json();
   } catch (e) {
     throw fetchError(`${url}: the answer is not JSON`);
   }
+  // every answer is an object; the views read fields of it without asking
+  if (d === null || typeof d !== 'object' || Array.isArray(d)) {
+    throw fetchError(`${url}: the answer is not a JSON object`);
+  }
+  return d;
 }
 
 /* ------------------------------------------------------------------ */
@@ -322,10 +328,10 @@ function JobsView(root) {
   async function refresh() {
     const data = await getJSON('api/jobs');
     const now = num(data.now) || Date.now();
-    const order = { running: 0 };
-    const jobs = arr(data.jobs).slice().sort((a, b) =>
-      ((order[a.state] === undefined ? 1 : 0) - (order[b.state] === undefined ? 1 : 0)) ||
-      ((num(b.start) || 0) - (num(a.start) || 0)));
+    // live jobs first, then the newest
+    const live = (j) => j.state === 'running' ? 0 : 1;
+    const jobs = arr(data.jobs).filter((j) => j && typeof j === 'object').sort((a, b) =>
+      (live(a) - live(b)) || ((num(b.start) || 0) - (num(a.start) || 0)));
     const rows = jobs.map((j) => {
       const id = str(j.id);
       const start = num(j.start);
