@@ -211,6 +211,11 @@ function sparkline(values, opts) {
   return svg;
 }
 
+/* The largest number in values (0 when none). */
+function peak(values) {
+  return arr(values).reduce((m, v) => Math.max(m, num(v) || 0), 0);
+}
+
 /* A horizontal bar filled to frac (0..1). */
 function bar(frac, cls) {
   const f = Math.max(0, Math.min(1, num(frac) || 0));
@@ -673,12 +678,16 @@ function JobView(root, route) {
   }
 
   function drawHist(d) {
-    const hs = arr(d.hist);
+    let hs = arr(d.hist).filter((h) => h && typeof h === 'object');
     clear(hist);
-    if (!hs.some((h) => num(h.count) > 0)) return hist.appendChild(emptyNote('No messages yet.'));
+    // the buckets from the first to the last that counted anything (the
+    // server sends all of them, up to 4 GiB)
+    const used = hs.map((h) => num(h.count) > 0);
+    if (!used.includes(true)) return hist.appendChild(emptyNote('No messages yet.'));
+    hs = hs.slice(used.indexOf(true), used.lastIndexOf(true) + 1);
     const label = (le) => le === '+Inf' ? 'more' : (num(Number(le)) === null ? str(le)
       : Number(le) === 0 ? '0 B' : '≤' + fmtBytes(Number(le)).replace(' ', ''));
-    const max = Math.max(...hs.map((h) => num(h.count) || 0));
+    const max = hs.reduce((m, h) => Math.max(m, num(h.count) || 0), 0);
     const bw = Math.max(14, Math.min(40, Math.floor(560 / hs.length)));
     const H = 150;
     const W = hs.length * bw + 50;
@@ -859,8 +868,11 @@ function NodeView(root, route) {
             ? el('div', { class: 'util' }, bar(util, ucls), el('span', { class: 'num' }, fmtPct(util)))
             : el('span', { class: 'muted' }, 'speed unknown')),
           el('td', { class: 'num' + (num(n.errors) > 0 ? ' bad' : '') }, fmtCount(n.errors)),
-          el('td', null, sparkline(n.spark_rx, { w: 100, h: 20, title: 'receive rate, recent' })),
-          el('td', null, sparkline(n.spark_tx, { w: 100, h: 20, title: 'send rate, recent' })));
+          // a floor of 1 KiB/s keeps an idle NIC's few packets from looking like traffic
+          el('td', null, sparkline(n.spark_rx, { w: 100, h: 20, max: 1024,
+            title: 'receive rate, recent; peak ' + fmtBits(peak(n.spark_rx)) })),
+          el('td', null, sparkline(n.spark_tx, { w: 100, h: 20, max: 1024,
+            title: 'send rate, recent; peak ' + fmtBits(peak(n.spark_tx)) })));
       })));
     }
 
@@ -930,6 +942,33 @@ function layoutNetwork(d) {
   return { groups, pos, width: Math.max(width, 200), height: y + rowH + 30 };
 }
 
+/* One entry per pair of nodes, whichever way round: the server may list a
+ * pair once per direction, rail and job.  Traffic adds up; the state and
+ * the retransmission rate are the worst seen. */
+function mergeLinks(links) {
+  const known = ['ok', 'warn', 'bad'];
+  const byPair = new Map();
+  for (const l of links) {
+    if (!l || typeof l !== 'object') continue;
+    const a = str(l.a);
+    const b = str(l.b);
+    if (!a || !b) continue;
+    const [p, q] = a < b ? [a, b] : [b, a];
+    const key = p + '\u0000' + q;
+    let m = byPair.get(key);
+    if (!m) {
+      m = { a: p, b: q, bytes_rate: 0, retrans_rate: null, state: 'ok', rails: new Set() };
+      byPair.set(key, m);
+    }
+    m.bytes_rate += num(l.bytes_rate) || 0;
+    const r = num(l.retrans_rate);
+    if (r !== null) m.retrans_rate = Math.max(m.retrans_rate === null ? 0 : m.retrans_rate, r);
+    m.state = worse(m.state, known.includes(l.state) ? l.state : healthOf(r));
+    if (num(l.rail) !== null) m.rails.add(l.rail);
+  }
+  return Array.from(byPair.values());
+}
+
 function NetworkView(root) {
   root.appendChild(el('h1', null, 'Network'));
   const map = el('div', { class: 'netmap' }, loading());
@@ -943,10 +982,9 @@ function NetworkView(root) {
   async function refresh() {
     const d = await getJSON('api/network');
     const lay = layoutNetwork(d);
-    const links = arr(d.links);
-    const known = ['ok', 'warn', 'bad'];
-    const stateOf = (l) => known.includes(l.state) ? l.state : healthOf(l.retrans_rate);
-    const maxRate = Math.max(0, ...links.map((l) => num(l.bytes_rate) || 0));
+    const links = mergeLinks(arr(d.links));
+    const stateOf = (l) => l.state;
+    const maxRate = links.reduce((m, l) => Math.max(m, l.bytes_rate), 0);
     const nodeState = new Map();
     for (const l of links) {
       for (const n of [str(l.a), str(l.b)]) nodeState.set(n, worse(nodeState.get(n) || 'ok', stateOf(l)));
@@ -993,11 +1031,13 @@ function NetworkView(root) {
     const sorted = links.slice().sort((p, q) => (STATE_RANK[stateOf(q)] - STATE_RANK[stateOf(p)]) ||
       ((num(q.bytes_rate) || 0) - (num(p.bytes_rate) || 0)));
     clear(list).appendChild(table('links-table', ['Between', 'State', { label: 'Traffic', num: 1 },
-      { label: 'Retransmitted', num: 1 }], sorted.map((l) => el('tr', { 'data-state': stateOf(l) },
-      el('td', null, el('a', { href: nodeHref(l.a) }, str(l.a)), ' ↔ ', el('a', { href: nodeHref(l.b) }, str(l.b))),
-      el('td', null, stateBadge(stateOf(l))),
-      el('td', { class: 'num' }, fmtRate(l.bytes_rate)),
-      el('td', { class: 'num' }, fmtPct(l.retrans_rate))))));
+      { label: 'Retransmitted (worst)', num: 1 }, 'Rails'], sorted.map((l) =>
+      el('tr', { 'data-state': stateOf(l), 'data-a': l.a, 'data-b': l.b },
+        el('td', null, el('a', { href: nodeHref(l.a) }, l.a), ' ↔ ', el('a', { href: nodeHref(l.b) }, l.b)),
+        el('td', null, stateBadge(stateOf(l))),
+        el('td', { class: 'num' }, fmtRate(l.bytes_rate)),
+        el('td', { class: 'num' }, fmtPct(l.retrans_rate)),
+        el('td', null, l.rails.size ? Array.from(l.rails).sort((x, y) => x - y).join(', ') : DASH)))));
     if (links.length === 0) list.appendChild(emptyNote('No traffic between nodes observed.'));
   }
   return { refresh };
@@ -1050,11 +1090,25 @@ function noteAlerts(d) {
   const firing = arr(d.alerts).filter((a) => a.state === 'firing');
   const critical = firing.some((a) => a.severity === 'critical');
   alertCount.textContent = String(firing.length);
+  alertCount.title = 'firing alerts';
   alertCount.className = 'badge' + (firing.length === 0 ? ' zero' : critical ? '' : ' warning');
 }
 
 async function refreshAlertCount() {
-  noteAlerts(await getJSON('api/alerts'));
+  try {
+    noteAlerts(await getJSON('api/alerts'));
+  } catch (e) {
+    // a server built without alert rules answers 501 (404 if older): no
+    // count to show, and nothing wrong worth a banner on every page
+    if (/: HTTP (501|404)\b/.test(e.message)) {
+      clearError('alerts');
+      alertCount.textContent = '–';
+      alertCount.className = 'badge zero';
+      alertCount.title = 'this server has no alert rules';
+      return;
+    }
+    throw e;
+  }
 }
 
 /* ------------------------------------------------------------------ */

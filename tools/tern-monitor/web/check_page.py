@@ -302,6 +302,12 @@ def check_network(dt):
     check(n == 17, "17 nodes drawn (got %r)" % n)
     check(dt.eval("document.querySelectorAll('.netmap g.switch').length") == 4, "3 switches and the unplaced group")
     check(dt.eval("document.querySelectorAll('.netmap path.link[data-state=\"bad\"]').length") == 1, "one bad link")
+    rows = dt.eval("Array.from(document.querySelectorAll('#links-table tbody tr')).map(r =>"
+                   " [r.dataset.a, r.dataset.b, r.dataset.state, r.lastChild.textContent])")
+    check(rows is not None and len(rows) == 16, "16 node pairs, one row each (%r)" % (rows and len(rows)))
+    check(rows is not None and rows[0] == ["n0", "n1", "bad", "0, 1"],
+          "both directions and rails of n0-n1 merged, worst first (%r)" % (rows and rows[0]))
+    check(dt.eval("document.querySelectorAll('.netmap path.link').length") == 16, "one line per pair")
     check(dt.eval("document.querySelector('.netmap a.node[data-node=\"n0\"]').getAttribute('href')") == "#/node/n0",
           "a node links to its page")
 
@@ -350,6 +356,16 @@ def main():
 
         goto(dt, port, "#/no/such/page", a.shots, "notfound")
         check(dt.wait("document.querySelector('#view h1').textContent === 'No such page'"), "an unknown route says so")
+        dt.errors()
+
+        # a server without alert rules: no count, no banner
+        mock.terminate()
+        mock.wait()
+        mock, port = start_mock(["--no-alerts"])
+        goto(dt, port, "#/", a.shots, "no-alerts")
+        check(dt.wait("document.querySelectorAll('#jobs-table tbody tr').length"), "the jobs load")
+        check(dt.wait("document.getElementById('alert-count').textContent === '–'"), "no alert count")
+        check(dt.eval("document.getElementById('banner').hidden"), "and no banner for it")
         dt.errors()
 
         # a failing endpoint: the banner says why, the page is not blank

@@ -257,8 +257,14 @@ def network():
                      {"name": "sw-a2", "nodes": ["n4", "n5", "n6", "n7"]},
                      {"name": "sw-b1", "nodes": ["node%03d" % k for k in range(8)]}],
         "nodes": ALL_NODES,
-        "links": [{"a": a, "b": b, "bytes_rate": wobble(r), "retrans_rate": rr, "state": s}
-                  for a, b, r, rr, s in links],
+        # one entry per direction, rail and job, as the server sends them:
+        # the page merges them per pair of nodes (worst state, summed traffic)
+        "links": [{"a": a, "b": b, "rail": 0, "jobid": "tern-4242-a1b2c3", "bytes_rate": wobble(r),
+                   "retrans_rate": rr, "state": s} for a, b, r, rr, s in links]
+        + [{"a": "n1", "b": "n0", "rail": 1, "jobid": "tern-4242-a1b2c3", "bytes_rate": 2.0e8,
+            "retrans_rate": 0.0, "state": "ok"},
+           {"a": "n4", "b": "n0", "rail": 1, "jobid": "tern-4242-a1b2c3", "bytes_rate": 1.0e6,
+            "retrans_rate": 0.0, "state": "ok"}],
     }
 
 
@@ -284,6 +290,7 @@ def alerts(now):
 class Handler(BaseHTTPRequestHandler):
     server_version = "tern-monitor-mock"
     fail = set()
+    no_alerts = False
 
     def log_message(self, fmt, *args):
         if self.server.verbose:
@@ -331,6 +338,8 @@ class Handler(BaseHTTPRequestHandler):
         if path == "/api/network":
             return self.send_json(network())
         if path == "/api/alerts":
+            if self.no_alerts:
+                return self.send(501, "text/plain; charset=utf-8", b"alert rules are not built yet\n")
             return self.send_json(alerts(now))
         name = "index.html" if path == "/" else path.lstrip("/")
         if name in PAGE_FILES:
@@ -344,9 +353,12 @@ def main():
     ap.add_argument("--port", type=int, default=8089, help="0: any free port")
     ap.add_argument("--fail", action="append", default=[],
                     help="answer 500 for this path (e.g. /api/alerts); may repeat")
+    ap.add_argument("--no-alerts", action="store_true",
+                    help="answer /api/alerts 501, as a server without alert rules does")
     ap.add_argument("-v", "--verbose", action="store_true", help="log each request")
     a = ap.parse_args()
     Handler.fail = set(a.fail)
+    Handler.no_alerts = a.no_alerts
     srv = ThreadingHTTPServer(("127.0.0.1", a.port), Handler)
     srv.verbose = a.verbose
     # check_page.py reads the port from this line (--port 0: the kernel picks)
