@@ -17,6 +17,13 @@ typedef struct {
     size_t               len;   /* without that NUL */
 } tn_mon_web_asset_t;
 
+/* The policy to send with the page's files: it needs nothing but its own
+ * origin (no inline script or style, no other host), so markup that ever
+ * slipped into the page could neither run nor load anything. */
+#define TN_MON_WEB_CSP                                                           \
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; " \
+    "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+
 /* The generated table (web_assets.c). */
 extern const tn_mon_web_asset_t tn_mon_web_assets[];
 extern const size_t             tn_mon_web_nassets;
