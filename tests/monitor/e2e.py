@@ -70,6 +70,16 @@ def main():
                                capture_output=True)
             if r.returncode != 0:
                 fail('promtool check metrics: ' + r.stdout + r.stderr)
+        # the page is served from the binary, with its policy
+        with urllib.request.urlopen('http://127.0.0.1:%d/' % port, timeout=5) as r:
+            page = r.read().decode()
+            ctype = r.headers.get('Content-Type')
+            csp = r.headers.get('Content-Security-Policy') or ''
+        if ctype != 'text/html; charset=utf-8' or 'src="app.js"' not in page or \
+                "default-src 'none'" not in csp:
+            fail('GET / is not the page: %s, %r, %r' % (ctype, csp, page[:80]))
+        if get(port, '/app.js')[0] != 200:
+            fail('GET /app.js')
         # a frame without the token is refused
         req = urllib.request.Request('http://127.0.0.1:%d/api/v1/ingest' % port, data=b'TMW1',
                                      method='POST')

@@ -8,6 +8,7 @@
 #include "mon_rules.h"
 #include "mon_srv.h"
 #include "mon_state.h"
+#include "mon_web.h"
 
 #include <signal.h>
 #include <stdio.h>
@@ -267,9 +268,23 @@ int tn_mon_serve_run(const tn_mon_serve_opts_t *o)
     return rc < 0 ? 1 : 0;
 }
 
+/* The page's files, embedded at build time (mon_web.h), with the policy
+ * that keeps the page to its own origin. */
 int tn_mon_serve_static(const tn_mon_http_req_t *req, tn_mon_http_resp_t *resp)
 {
-    (void)req;
-    tn_mon_http_resp_text(resp, 404, "no such page");
+    char path[256];
+    size_t len, n;
+    const char *ctype;
+    const unsigned char *data;
+    if (tn_mon_query_path(req, path, sizeof(path), &len) != 0 ||
+        tn_mon_web_find(path, &ctype, &data, &n) != 0) {
+        tn_mon_http_resp_text(resp, 404, "no such page");
+        return 0;
+    }
+    resp->content_type = ctype;
+    if (tn_mon_http_resp_header(resp, "Content-Security-Policy", TN_MON_WEB_CSP) != 0 ||
+        tn_mon_http_resp_append(resp, data, n) != 0) {
+        return -1;
+    }
     return 0;
 }
