@@ -6,9 +6,10 @@ set -euo pipefail
 # slurm-wlm-basic-plugins brings the pmi2 and pmix_v4 MPI plugins);
 # libpmix-dev: the PMIx client (optional in the build); openssh-server:
 # the sshds of tests/net/ssh_cluster.sh; prometheus: its promtool checks
-# tern-monitor's /metrics and alert rules (its daemon is not started)
+# tern-monitor's /metrics and alert rules (its daemon is not started);
+# chromium: tests/monitor read tern-monitor's page in a real headless browser
 pkgs=(cmake ninja-build gcc g++ python3 pkg-config libsodium-dev libssl-dev mpich iproute2 nftables
-      libpmix-dev munge slurmctld slurmd slurm-client openssh-server prometheus "$@")
+      libpmix-dev munge slurmctld slurmd slurm-client openssh-server prometheus chromium "$@")
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

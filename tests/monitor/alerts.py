@@ -97,7 +97,7 @@ def main():
                                  '--smtp', '127.0.0.1:%d' % smtp.server_address[1],
                                  '--mail-from', 'monitor@localhost', '--mail-to', 'ops@localhost'])
         go = os.path.join(tmp, 'go')
-        job = c.job(a.prog, [go, '6'], extra_env={'TERN_XPORT': 'udp', 'TERN_UDP_FAULT_DROP': '5'})
+        job = c.job(a.prog, [go, '400'], extra_env={'TERN_XPORT': 'udp', 'TERN_UDP_FAULT_DROP': '5'})
 
         def fired():
             for b in Hook.bodies:

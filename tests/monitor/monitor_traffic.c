@@ -1,14 +1,29 @@
-/* Known traffic for the monitor's end-to-end tests (e2e.py, alerts.py):
- * rank i sends (i + 1) * 1000 bytes to rank i + 1 (mod n); with a second
- * argument S, the ranks then pass 64 KiB around the ring for S seconds
- * (traffic for the udp rails to lose); then every rank but 0 waits in
- * MPI_Barrier while rank 0 waits outside MPI for the file argv[1] to
- * exist, so the test can look at a running job whose matrix it knows. */
+/* Known traffic for the monitor's end-to-end tests (e2e.py, alerts.py,
+ * netns_e2e.py):  monitor_traffic GO [K [MIDDLE]]
+ * rank i sends (i + 1) * 1000 bytes to rank i + 1 (mod n); with K, the
+ * ranks then pass 64 KiB around the ring K times, 10 ms apart (traffic for
+ * the udp rails to lose), and with MIDDLE wait for that file and do it K
+ * times again; then every rank but 0 waits in MPI_Barrier while rank 0
+ * waits outside MPI for the file GO, so the test can look at a running job
+ * whose matrix it knows. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
+
+/* Rank 0 outside MPI until path exists (at most 120 s), the others in
+ * MPI_Barrier meanwhile. */
+static void wait_file(int rank, const char *path)
+{
+    if (rank == 0) {
+        for (int i = 0; i < 12000 && access(path, F_OK) != 0; i++) {
+            struct timespec ts = { 0, 10000000 };
+            nanosleep(&ts, NULL);
+        }
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+}
 
 int main(int argc, char **argv)
 {
@@ -26,27 +41,25 @@ int main(int argc, char **argv)
     MPI_Irecv(buf, (from + 1) * 1000, MPI_CHAR, from, 7, MPI_COMM_WORLD, &rq);
     MPI_Send(buf, (rank + 1) * 1000, MPI_CHAR, to, 7, MPI_COMM_WORLD);
     MPI_Wait(&rq, MPI_STATUS_IGNORE);
-    double seconds = argc > 2 ? atof(argv[2]) : 0.0;
-    if (seconds > 0) {
+    /* argv[2] = K: K rounds of 64 KiB around the ring, 10 ms apart, then
+     * a pause until the file argv[3] exists, then K more rounds */
+    int rounds = argc > 2 ? atoi(argv[2]) : 0;
+    for (int phase = 0; rounds > 0 && phase < 2; phase++) {
         char *big = calloc(65536, 1);
-        double end = MPI_Wtime() + seconds;
-        int more = 1;
-        while (more) {
+        for (int k = 0; k < rounds; k++) {
             MPI_Sendrecv_replace(big, 65536, MPI_CHAR, to, 8, from, 8, MPI_COMM_WORLD,
                                  MPI_STATUS_IGNORE);
-            more = MPI_Wtime() < end;
-            MPI_Bcast(&more, 1, MPI_INT, 0, MPI_COMM_WORLD);   /* all stop together */
-        }
-        free(big);
-    }
-    if (rank == 0) {
-        /* outside MPI until the test says go (at most 60 s) */
-        for (int i = 0; i < 6000 && access(argv[1], F_OK) != 0; i++) {
             struct timespec ts = { 0, 10000000 };
             nanosleep(&ts, NULL);
         }
+        free(big);
+        if (phase == 0 && argc > 3) {
+            wait_file(rank, argv[3]);
+        } else if (phase == 0) {
+            break;
+        }
     }
-    MPI_Barrier(MPI_COMM_WORLD);
+    wait_file(rank, argv[1]);
     free(buf);
     MPI_Finalize();
     return 0;

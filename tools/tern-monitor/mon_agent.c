@@ -8,6 +8,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <errno.h>
 #include <netdb.h>
 #include <netinet/in.h>
@@ -190,6 +191,26 @@ static int agent_rank_ok(const tn_mon_rank_t *r)
            h->peer_count <= (uint32_t)h->world_size;
 }
 
+/* Is process pid in our network namespace?  -1 when it cannot be told
+ * (the process is gone). */
+static int agent_same_netns(int pid)
+{
+    static ino_t mine;
+    struct stat st;
+    char path[64];
+    if (mine == 0) {
+        if (stat("/proc/self/ns/net", &st) != 0) {
+            return -1;
+        }
+        mine = st.st_ino;
+    }
+    snprintf(path, sizeof(path), "/proc/%d/ns/net", pid);
+    if (stat(path, &st) != 0) {
+        return -1;
+    }
+    return st.st_ino == mine;
+}
+
 /* Build the frame of this second into out. */
 static void agent_frame(tn_mon_buf_t *out, int full)
 {
@@ -268,6 +289,13 @@ static void agent_frame(tn_mon_buf_t *out, int full)
                 continue;
             }
             agent_rank_t *prev = agent_rank_of(r->path);
+            if (ag.o->same_netns) {
+                /* another node's rank; a gone one counts if we had it */
+                int same = agent_same_netns(r->seg.hdr.pid);
+                if (same == 0 || (same < 0 && prev == NULL)) {
+                    continue;
+                }
+            }
             int ids_of[TN_MON_SEG_MAX_CTRS];
             for (int c = 0; c < r->seg.nctr; c++) {
                 ids_of[c] = agent_metric_id(r->seg.ctr[c].name);

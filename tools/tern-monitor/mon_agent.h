@@ -27,6 +27,8 @@ typedef struct {
     int         exit_when_idle; /* exit when no segment for a while and the
                                  * parent (tern-run) is gone */
     int         parent;         /* that parent's pid, 0: none */
+    int         same_netns;     /* only ranks in this network namespace (a
+                                 * node of a namespace test cluster) */
 } tn_mon_agent_opts_t;
 
 int tn_mon_agent_run(const tn_mon_agent_opts_t *o);

@@ -267,8 +267,11 @@ static void rules_sample(tn_mon_rules_t *rs, int rule, const char *key, const ch
     int cond;
     switch (r->kind) {
     case K_RATIO:
-        v = db > 0 ? da / db : 0.0;
-        cond = db > 0 && v > r->threshold;
+        if (db < TN_MON_RULE_MIN_B) {
+            return;                     /* too little to judge: as it was */
+        }
+        v = da / db;
+        cond = v > r->threshold;
         break;
     case K_INCREASE:
         v = da;

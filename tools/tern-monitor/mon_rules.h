@@ -12,7 +12,10 @@
  *           (b must have moved); INCREASE: the increase of a in the window;
  *           GAUGE: a now
  *   the condition is "above threshold"; it must hold for hold_s before
- *   the alert fires, and the alert resolves when it stops holding.
+ *   the alert fires, and the alert resolves when it stops holding.  A
+ *   RATIO rule judges only windows where b grew by TN_MON_RULE_MIN_B or
+ *   more (a few packets prove nothing either way): an idle link keeps its
+ *   state, neither firing nor resolving.
  *   promql  the same value in PromQL; the Prometheus rule is
  *           "(promql) > threshold" with `for:` hold_s. */
 #ifndef TN_MON_RULES_H
@@ -24,8 +27,8 @@
 
 #define TN_MON_RULES(R)                                                        \
     R(RETRANS, "TernRetransmissions", "warning", LINK, RATIO, 30, 30, 0.01,    \
-      "sum by (jobid, src, dst, rail) (rate(tern_link_lost_packets_total[30s])) / " \
-      "sum by (jobid, src, dst, rail) (rate(tern_link_sent_packets_total[30s]))", \
+      "sum by (jobid, src, dst, rail) (increase(tern_link_lost_packets_total[30s])) / " \
+      "(sum by (jobid, src, dst, rail) (increase(tern_link_sent_packets_total[30s])) >= 100)", \
       "More than 1 % of the packets on a rail are retransmitted")              \
     R(INTEGRITY, "TernIntegrityErrors", "critical", JOB, INCREASE, 60, 0, 0,   \
       "sum by (jobid) (increase(tern_udp_bad_packets_total[1m]) + increase(tern_udp_bad_auth_total[1m]))", \
@@ -50,6 +53,8 @@
       "The kernel drops UDP datagrams because a socket's receive buffer is full") \
     R(AGENT_DOWN, "TernAgentDown", "warning", NODE, GAUGE, 0, 30, 0,           \
       "1 - tern_node_agent_up", "A node's agent stopped sending")
+
+#define TN_MON_RULE_MIN_B 100
 
 typedef enum {
 #define TN_MON_RULE_ENUM(id, ...) TN_MON_RULE_##id,

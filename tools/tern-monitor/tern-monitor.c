@@ -28,7 +28,7 @@ static void usage(FILE *out)
             "       tern-monitor dump [--dir DIR]\n"
             "       tern-monitor agent --server HOST[:PORT] [--token-file FILE] [--node NAME]\n"
             "                          [--dir DIR] [--interval SECONDS] [--frames N] [--reap]\n"
-            "                          [--lock] [--exit-when-idle [--parent PID]]\n"
+            "                          [--lock] [--exit-when-idle [--parent PID]] [--same-netns]\n"
             "       tern-monitor serve [--listen ADDR[:PORT]] [--token-file FILE]\n"
             "                          [--switch-map FILE] [--port-file FILE] [--rules FILE]\n"
             "                          [--alert-log FILE] [--webhook http://HOST[:PORT]/PATH]\n"
@@ -115,6 +115,8 @@ int main(int argc, char **argv)
             i++;
         } else if (strcmp(a, "--reap") == 0) {
             ao.reap = 1;
+        } else if (strcmp(a, "--same-netns") == 0) {
+            ao.same_netns = 1;
         } else if (strcmp(a, "--lock") == 0) {
             ao.lock = 1;
         } else if (strcmp(a, "--exit-when-idle") == 0) {
