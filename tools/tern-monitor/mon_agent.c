@@ -33,7 +33,7 @@ typedef struct {
     char          path[512];
     void         *buf;
     tn_mon_seg_t  seg;
-    int           ids_of[TN_MON_SEG_MAX_CTRS];   /* its counter i -> metric id */
+    int          *ids_of;        /* its counter i -> metric id (for its tables) */
     int           state;
     int           seen;                         /* in the current scan */
 } agent_rank_t;
@@ -157,6 +157,7 @@ static void agent_rank_forget(agent_rank_t *r)
 {
     tn_mon_seg_free(&r->seg);
     free(r->buf);
+    free(r->ids_of);
     *r = ag.ranks[--ag.nranks];
 }
 
@@ -296,9 +297,20 @@ static void agent_frame(tn_mon_buf_t *out, int full)
                     continue;
                 }
             }
-            int ids_of[TN_MON_SEG_MAX_CTRS];
-            for (int c = 0; c < r->seg.nctr; c++) {
-                ids_of[c] = agent_metric_id(r->seg.ctr[c].name);
+            /* the ids of its counters: looked up again only when its tables
+             * differ from what the previous copy had */
+            int *ids_of = NULL;
+            if (prev != NULL && prev->ids_of != NULL && agent_same_layout(&r->seg, &prev->seg) &&
+                memcmp(r->seg.buf + r->seg.hdr.desc_off, prev->seg.buf + prev->seg.hdr.desc_off,
+                       (size_t)r->seg.nctr * sizeof(tern_stats_desc_t)) == 0) {
+                ids_of = prev->ids_of;
+                prev->ids_of = NULL;
+            } else if ((ids_of = malloc((size_t)(r->seg.nctr + 1) * sizeof(int))) != NULL) {
+                for (int c = 0; c < r->seg.nctr; c++) {
+                    ids_of[c] = agent_metric_id(r->seg.ctr[c].name);
+                }
+            } else {
+                continue;
             }
             agent_dict(&dict, &ndict, &r->seg, ids_of);
             ag.sent_metrics = ag.nmetrics;  /* later ranks need not send them */
@@ -309,6 +321,7 @@ static void agent_frame(tn_mon_buf_t *out, int full)
                 int cap = ag.cap_ranks ? 2 * ag.cap_ranks : 64;
                 agent_rank_t *nrk = realloc(ag.ranks, (size_t)cap * sizeof(*nrk));
                 if (nrk == NULL) {
+                    free(ids_of);
                     continue;
                 }
                 ag.ranks = nrk;
@@ -321,7 +334,9 @@ static void agent_frame(tn_mon_buf_t *out, int full)
             } else {
                 tn_mon_seg_free(&prev->seg);
                 free(prev->buf);
+                free(prev->ids_of);
             }
+            prev->ids_of = ids_of;
             prev->buf = r->buf;
             prev->seg = r->seg;
             prev->state = (int)r->state;

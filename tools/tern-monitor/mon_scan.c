@@ -86,6 +86,39 @@ static int scan_status_open(int pid)
     return fd;
 }
 
+/* The launchers' status segments opened during one scan: one look through
+ * a launcher's descriptors for all of its ranks. */
+#define SCAN_LAUNCHERS 16
+static struct {
+    int pid, fd;
+} scan_launchers[SCAN_LAUNCHERS];
+static int scan_nlaunchers;
+
+static int scan_status_fd(int pid)
+{
+    for (int i = 0; i < scan_nlaunchers; i++) {
+        if (scan_launchers[i].pid == pid) {
+            return scan_launchers[i].fd;
+        }
+    }
+    int fd = scan_status_open(pid);
+    if (scan_nlaunchers < SCAN_LAUNCHERS) {
+        scan_launchers[scan_nlaunchers].pid = pid;
+        scan_launchers[scan_nlaunchers++].fd = fd;      /* -1 remembered too */
+    }
+    return fd;
+}
+
+static void scan_launchers_close(void)
+{
+    for (int i = 0; i < scan_nlaunchers; i++) {
+        if (scan_launchers[i].fd >= 0) {
+            close(scan_launchers[i].fd);
+        }
+    }
+    scan_nlaunchers = 0;
+}
+
 /* The call line from tern-run's status segment. */
 static void scan_status_call(tn_mon_rank_t *r)
 {
@@ -93,7 +126,7 @@ static void scan_status_call(tn_mon_rank_t *r)
     if (h->status_pid <= 0 || h->status_slot == UINT32_MAX || h->status_slot > (1u << 20)) {
         return;
     }
-    int fd = scan_status_open(h->status_pid);
+    int fd = scan_status_fd(h->status_pid);
     if (fd < 0) {
         return;
     }
@@ -121,7 +154,6 @@ static void scan_status_call(tn_mon_rank_t *r)
             free(s);
         }
     }
-    close(fd);
 }
 
 static int scan_one(const char *dir, const char *name, tn_mon_rank_t *r)
@@ -206,6 +238,7 @@ int tn_mon_scan(const char *dir, tn_mon_scan_t *scan)
         }
     }
     closedir(d);
+    scan_launchers_close();
     if (scan->n > 1) {
         qsort(scan->ranks, (size_t)scan->n, sizeof(*scan->ranks), scan_cmp);
     }
