@@ -154,7 +154,8 @@ def main():
                  lambda: [m for m in Smtp.mails if 'RESOLVED TernRetransmissions' in m], 30)
         firing = [b for b in Hook.bodies if b['status'] == 'firing' and
                   b['alerts'][0]['labels']['alertname'] == 'TernRetransmissions' and
-                  b['alerts'][0]['labels']['src'] == nodes[1]]
+                  b['alerts'][0]['labels']['src'] == nodes[1] and
+                  b['alerts'][0]['labels']['dst'] == nodes[2]]
         if len(firing) != 1:
             fail('the lossy link fired %d times' % len(firing))
         open(go, 'w').close()

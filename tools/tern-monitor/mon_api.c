@@ -231,9 +231,12 @@ int tn_mon_api_job(const tn_mon_state_t *s, const char *id, int cls, int what, i
         int nrtt = 0;
         for (int r = 0; r < x->world_size; r++) {
             const tn_mon_rankst_t *q = &x->ranks[r];
-            for (uint32_t rec = 0; q->node_id == k->src && q->rv != NULL && rec < q->peer_count &&
-                                   rec < (uint32_t)x->world_size; rec++) {
-                uint64_t v = q->rv[(size_t)rec * TN_MON_RV_N + TN_MON_RV_SRTT];
+            for (uint32_t e = 0; q->node_id == k->src && e < q->nrecs; e++) {
+                uint32_t rec = q->recs[e].rec;
+                if (rec >= q->peer_count || rec >= (uint32_t)x->world_size) {
+                    continue;
+                }
+                uint64_t v = q->recs[e].v[TN_MON_RV_SRTT];
                 if (v != 0 && x->ranks[rec].node_id == k->dst) {
                     rtt += (double)v;
                     nrtt++;

@@ -212,8 +212,8 @@ static void prom_rail_failures(const tn_mon_state_t *s, tn_mon_buf_t *o)
         uint64_t down = 0;
         for (int r = 0; r < x->world_size; r++) {
             const tn_mon_rankst_t *q = &x->ranks[r];
-            for (uint32_t rec = 0; q->rv != NULL && rec < q->nrec; rec++) {
-                down += q->rv[(size_t)rec * TN_MON_RV_N + TN_MON_RV_RAILS_DOWN];
+            for (uint32_t e = 0; e < q->nrecs; e++) {
+                down += q->recs[e].v[TN_MON_RV_RAILS_DOWN];
             }
         }
         tn_mon_buf_str(o, "tern_job_rail_failures_total{jobid=\"");

@@ -353,8 +353,8 @@ void tn_mon_rules_eval(tn_mon_rules_t *rs, const tn_mon_state_t *s, uint64_t now
         uint64_t down = 0;
         for (int r = 0; r < j->world_size; r++) {
             const tn_mon_rankst_t *x = &j->ranks[r];
-            for (uint32_t rec = 0; x->rv != NULL && rec < x->nrec; rec++) {
-                down += x->rv[(size_t)rec * TN_MON_RV_N + TN_MON_RV_RAILS_DOWN];
+            for (uint32_t e = 0; e < x->nrecs; e++) {
+                down += x->recs[e].v[TN_MON_RV_RAILS_DOWN];
             }
         }
         rules_sample(rs, TN_MON_RULE_RAIL_DOWN, j->id, target, &L, (double)down, 0, now);

@@ -22,11 +22,13 @@ static void rank_free(tn_mon_rankst_t *r)
         free(r->pv[m]);
     }
     free(r->pv);
-    free(r->rv);
+    free(r->recs);
+    free(r->index);
     r->pv = NULL;
-    r->rv = NULL;
+    r->recs = NULL;
+    r->index = NULL;
     r->npv = 0;
-    r->nrec = 0;
+    r->nrec = r->nrecs = r->cap_recs = r->index_cap = 0;
 }
 
 static void job_free(tn_mon_job_t *j)
@@ -326,16 +328,65 @@ static int rank_room(tn_mon_rankst_t *r, int m, int nelems, uint32_t nrec)
         return -1;
     }
     if (nrec > r->nrec) {
-        uint64_t *rv = realloc(r->rv, (size_t)nrec * TN_MON_RV_N * sizeof(uint64_t));
-        if (rv == NULL) {
-            return -1;
-        }
-        memset(rv + (size_t)r->nrec * TN_MON_RV_N, 0,
-               (size_t)(nrec - r->nrec) * TN_MON_RV_N * sizeof(uint64_t));
-        r->rv = rv;
         r->nrec = nrec;
     }
     return 0;
+}
+
+static uint32_t rec_hash(uint32_t rec, uint32_t cap)
+{
+    return (rec * 2654435761u) & (cap - 1);
+}
+
+/* The rank's entry for record rec, made when missing; NULL out of memory. */
+static tn_mon_rec_t *rec_get(tn_mon_rankst_t *r, uint32_t rec)
+{
+    for (uint32_t h = r->index_cap ? rec_hash(rec, r->index_cap) : 0; r->index_cap != 0;
+         h = (h + 1) & (r->index_cap - 1)) {
+        uint32_t e = r->index[h];
+        if (e == 0) {
+            break;
+        }
+        if (r->recs[e - 1].rec == rec) {
+            return &r->recs[e - 1];
+        }
+    }
+    if (r->nrecs == r->cap_recs) {
+        uint32_t cap = r->cap_recs ? 2 * r->cap_recs : 8;
+        tn_mon_rec_t *nr = realloc(r->recs, (size_t)cap * sizeof(*nr));
+        if (nr == NULL) {
+            return NULL;
+        }
+        r->recs = nr;
+        r->cap_recs = cap;
+    }
+    if (2 * (r->nrecs + 1) >= r->index_cap) {
+        /* a larger index, every entry placed again */
+        uint32_t cap = r->index_cap ? 2 * r->index_cap : 32;
+        uint32_t *ni = calloc(cap, sizeof(*ni));
+        if (ni == NULL) {
+            return NULL;
+        }
+        for (uint32_t e = 0; e < r->nrecs; e++) {
+            uint32_t h = rec_hash(r->recs[e].rec, cap);
+            while (ni[h] != 0) {
+                h = (h + 1) & (cap - 1);
+            }
+            ni[h] = e + 1;
+        }
+        free(r->index);
+        r->index = ni;
+        r->index_cap = cap;
+    }
+    tn_mon_rec_t *x = &r->recs[r->nrecs++];
+    memset(x, 0, sizeof(*x));
+    x->rec = rec;
+    uint32_t h = rec_hash(rec, r->index_cap);
+    while (r->index[h] != 0) {
+        h = (h + 1) & (r->index_cap - 1);
+    }
+    r->index[h] = r->nrecs;
+    return x;
 }
 
 /* The per-record slot a metric's element feeds, -1 if none. */
@@ -404,8 +455,12 @@ static void on_rank(void *arg, const tn_mon_wire_job_t *w, const tn_mon_wire_ran
             r->pv[m][e] += (uint64_t)d;
         } else if (rec - 1 < nrec) {
             int slot = rv_slot(s, m, e);
-            if (slot >= 0) {
-                r->rv[(size_t)(rec - 1) * TN_MON_RV_N + (size_t)slot] += (uint64_t)d;
+            tn_mon_rec_t *q = slot >= 0 ? rec_get(r, rec - 1) : NULL;
+            if (q != NULL) {
+                q->v[slot] += (uint64_t)d;
+            } else if (slot >= 0) {
+                a->failed = 1;
+                return;
             }
         }
     }

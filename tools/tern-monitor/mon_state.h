@@ -84,6 +84,13 @@ typedef struct {
 
 enum { TN_MON_RANK_UNSEEN = -1 };   /* other states: TN_MON_RANK_* of mon_scan.h */
 
+/* What a rank did with one peer (or node) record: sparse, since most
+ * ranks talk to few of their job's ranks. */
+typedef struct {
+    uint32_t rec;
+    uint64_t v[TN_MON_RV_N];
+} tn_mon_rec_t;
+
 typedef struct {
     int      state;                 /* TN_MON_RANK_*, or UNSEEN */
     int      node;                  /* index in the state's nodes, -1 */
@@ -95,8 +102,11 @@ typedef struct {
     uint32_t peer_count;
     uint64_t **pv;                  /* per metric: its process values, or NULL */
     int      npv;
-    uint64_t *rv;                   /* nrec * TN_MON_RV_N: per peer record */
-    uint32_t nrec;
+    uint32_t nrec;                  /* records the rank has (peers, nodes, other) */
+    tn_mon_rec_t *recs;             /* the records it reported anything for */
+    uint32_t nrecs, cap_recs;
+    uint32_t *index;                /* open addressing: rec -> recs entry + 1 */
+    uint32_t index_cap;             /* a power of two, > 2 * nrecs */
 } tn_mon_rankst_t;
 
 typedef struct {

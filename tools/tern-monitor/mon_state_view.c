@@ -42,8 +42,9 @@ void tn_mon_state_matrix_all(const tn_mon_state_t *s, const tn_mon_job_t *j, uin
     for (int src = 0; src < j->world_size; src++) {
         const tn_mon_rankst_t *r = &j->ranks[src];
         int me = mat_index(j, src);
-        for (uint32_t rec = 0; r->rv != NULL && rec < r->nrec; rec++) {
-            const uint64_t *v = r->rv + (size_t)rec * TN_MON_RV_N;
+        for (uint32_t k = 0; k < r->nrecs; k++) {
+            uint32_t rec = r->recs[k].rec;
+            const uint64_t *v = r->recs[k].v;
             int peer;
             if (rec < r->peer_count) {
                 peer = mat_index(j, (int)rec);
@@ -159,8 +160,9 @@ static void job_links(tn_mon_job_t *j)
     }
     for (int src = 0; src < j->world_size; src++) {
         const tn_mon_rankst_t *r = &j->ranks[src];
-        for (uint32_t rec = 0; r->rv != NULL && rec < r->nrec; rec++) {
-            const uint64_t *v = r->rv + (size_t)rec * TN_MON_RV_N;
+        for (uint32_t k = 0; k < r->nrecs; k++) {
+            uint32_t rec = r->recs[k].rec;
+            const uint64_t *v = r->recs[k].v;
             int dst = rec < r->peer_count ? (rec < (uint32_t)j->world_size
                                                  ? j->ranks[rec].node_id : -1)
                                           : (int)(rec - r->peer_count);
