@@ -283,7 +283,11 @@ int tn_mon_store_open(const char *path, const tn_mon_store_policy_t *policy, tn_
     if (store_schema(st, path) != 0) {
         goto err_close;
     }
-    if (sqlite3_exec(st->db, "PRAGMA synchronous = NORMAL", NULL, NULL, NULL) != SQLITE_OK) {
+    /* secure_delete FAST: Debian builds SQLite to zero what is deleted,
+     * which doubles the writes of retention; FAST zeroes only what costs
+     * no extra I/O */
+    if (sqlite3_exec(st->db, "PRAGMA synchronous = NORMAL; PRAGMA secure_delete = FAST", NULL, NULL,
+                     NULL) != SQLITE_OK) {
         tn_mon_store_fail(st, "PRAGMA synchronous", 1);
         goto err_close;
     }
@@ -371,8 +375,7 @@ int tn_mon_store_commit(tn_mon_store_t *st)
     }
     /* a part of the minutes that ended: the writes of a minute's end are
      * spread over the seconds after it instead of stalling one */
-    size_t quota = st->q_len / TN_MON_STORE_FLUSH_DIV;
-    if (tn_mon_store_drain(st, quota > TN_MON_STORE_FLUSH_MIN ? quota : TN_MON_STORE_FLUSH_MIN) != 0) {
+    if (tn_mon_store_drain_paced(st, st->now_ms > st->max_t ? st->now_ms : st->max_t) != 0) {
         status = -1;
     }
     st->in_tx = 0;

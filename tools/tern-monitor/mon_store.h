@@ -57,9 +57,8 @@
 #define TN_MON_STORE_SCHEMA       1            /* meta.schema_version written and understood */
 #define TN_MON_STORE_APP_ID       0x54524e4d   /* PRAGMA application_id: "TRNM" */
 #define TN_MON_STORE_GRACE_MS     5000     /* maintain writes a minute this long after its end */
-#define TN_MON_STORE_FLUSH_DIV    10       /* a commit writes this part of the ended minutes... */
-#define TN_MON_STORE_FLUSH_MIN    256      /* ...or at least this many */
-#define TN_MON_STORE_MAINT_FLUSH  20000    /* ended minutes one maintain call writes at most */
+#define TN_MON_STORE_FLUSH_S      40       /* ended minutes are written within this (s)... */
+#define TN_MON_STORE_FLUSH_MIN    64       /* ...at least this many a commit */
 #define TN_MON_STORE_MAINT_ROWS   50000    /* expired rows one maintain call deletes per table */
 
 typedef void (*tn_mon_store_log_fn_t)(void *ctx, const char *msg);

@@ -127,6 +127,7 @@ struct tn_mon_store {
     size_t                 tab_cap, tab_count;
     store_series_t        *q_head, *q_tail;   /* series with a minute to write */
     size_t                 q_len;
+    int64_t                drain_t;     /* the clock at the last paced drain */
 
     tn_mon_rec_t          *recs;        /* scratch for decoded rows */
     size_t                 recs_cap;
@@ -159,6 +160,10 @@ int tn_mon_store_minute_write(tn_mon_store_t *st, store_series_t *s, int64_t min
 store_series_t *tn_mon_store_series_find(tn_mon_store_t *st, const char *key, size_t len);
 /* Write the waiting minutes of up to max queued series.  0 or -1. */
 int tn_mon_store_drain(tn_mon_store_t *st, size_t max);
+/* Write waiting minutes at the pace that writes each by
+ * TN_MON_STORE_FLUSH_S after its end, given the time now (and the time of
+ * the previous call).  0 or -1. */
+int tn_mon_store_drain_paced(tn_mon_store_t *st, int64_t now);
 /* Queue the minutes over at now (all: every open minute).  0 or -1. */
 int tn_mon_store_close_minutes(tn_mon_store_t *st, int64_t now, int all);
 /* Forget idle series (not queued, nothing in memory).  */

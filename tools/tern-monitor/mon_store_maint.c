@@ -2,8 +2,8 @@
  *
  * Every step is bounded, so that a call every few seconds costs little
  * and a backlog (the server was down, the policy was shortened) is worked
- * off over several calls: ended minutes written (TN_MON_STORE_MAINT_FLUSH),
- * expired rows deleted (TN_MON_STORE_MAINT_ROWS per table: sample rows
+ * off over several calls: ended minutes written at the pace of
+ * commits (tn_mon_store_drain_paced), expired rows deleted (TN_MON_STORE_MAINT_ROWS per table: sample rows
  * are keyed time first, so these are a prefix of each table), series,
  * jobs and alerts (STORE_GC_ROWS). */
 #include "mon_store_int.h"
@@ -33,7 +33,7 @@ int tn_mon_store_maintain(tn_mon_store_t *st, int64_t now_ms)
         return -1;
     }
     if (tn_mon_store_close_minutes(st, now_ms, 0) != 0 ||
-        tn_mon_store_drain(st, TN_MON_STORE_MAINT_FLUSH) != 0) {
+        tn_mon_store_drain_paced(st, now_ms) != 0) {
         status = -1;
     }
     tn_mon_store_evict(st, now_ms);

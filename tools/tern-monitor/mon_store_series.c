@@ -168,6 +168,35 @@ int tn_mon_store_drain(tn_mon_store_t *st, size_t max)
     return 0;
 }
 
+int tn_mon_store_drain_paced(tn_mon_store_t *st, int64_t now)
+{
+    int64_t elapsed = st->drain_t > 0 && now > st->drain_t ? now - st->drain_t : 0;
+    size_t  quota   = TN_MON_STORE_FLUSH_MIN;
+
+    /* the head's minute is the oldest waiting (series written early, at
+     * a second ending of their minute, leave an empty entry: skipped) */
+    while (st->q_head != NULL && st->q_head->prev.minute < 0) {
+        if (tn_mon_store_drain(st, 1) != 0) {
+            return -1;
+        }
+    }
+    if (now > st->drain_t) {
+        st->drain_t = now;
+    }
+    if (st->q_head == NULL) {
+        return 0;
+    }
+    int64_t left = st->q_head->prev.minute + STORE_MINUTE_MS + TN_MON_STORE_FLUSH_S * 1000 - now;
+    if (left <= elapsed) {
+        quota = st->q_len;
+    } else if (elapsed > 0) {
+        /* the rate that empties the queue by the head's target */
+        size_t q = (size_t)((double)st->q_len * (double)elapsed / (double)left) + 1;
+        quota    = q > quota ? q : quota;
+    }
+    return tn_mon_store_drain(st, quota);
+}
+
 int tn_mon_store_close_minutes(tn_mon_store_t *st, int64_t now, int all)
 {
     int status = 0;
