@@ -3,7 +3,11 @@
  * floats, doubles, -0.0, NaN, infinities, irregular times) at the sizes
  * the design counts on, and damaged or non-canonical ones are refused;
  * matrices (dense, sparse, extreme values) round trip and lies are
- * refused; label lists; series keys in canonical form. */
+ * refused; label lists; series keys in canonical form.
+ *
+ * `test_mon_store_codec --corpus DIR` writes fuzz_store's seeds into DIR
+ * (tests/fuzz/corpus/store/): the encoder's output of each kind behind
+ * the harness's two selector bytes. */
 #include "mon_store_codec.h"
 
 #include <math.h>
@@ -235,8 +239,86 @@ static void test_keys(void)
     }
 }
 
-int main(void)
+static void seed(const char *dir, const char *name, uint8_t b, uint8_t a, const void *p, size_t len)
 {
+    char  path[512];
+    FILE *f;
+
+    snprintf(path, sizeof(path), "%s/%s", dir, name);
+    f = fopen(path, "wb");
+    CHECK(f != NULL);
+    if (f != NULL) {
+        CHECK(fputc(b, f) != EOF && fputc(a, f) != EOF && fwrite(p, 1, len, f) == len);
+        fclose(f);
+    }
+}
+
+static void write_corpus(const char *dir)
+{
+    tn_mon_rec_t r[120];
+    uint8_t      buf[1 + 120 * TN_MON_REC_BYTES_MAX];
+    size_t       len;
+
+    /* a minute of samples: repeats, integers, floats, doubles, a gap */
+    for (int i = 0; i < 60; i++) {
+        r[i].t    = BASE + 250 + i * 1000 + (i % 4) * 3 + (i > 40 ? 500 : 0);
+        r[i].f[0] = i < 20 ? 0 : i < 30 ? (double)(i * 7) : i < 40 ? 0.25 * i : 1.1e9 + i / 3.0;
+    }
+    len = enc(1, BASE, 60000, r, 60, buf);
+    seed(dir, "rec_raw_minute", 0, 0x4, buf, len);          /* 1 field, a minute */
+    r[0].f[0] = NAN, r[1].f[0] = -INFINITY, r[2].f[0] = -0.0, r[3].f[0] = 9007199254740992.0;
+    len = enc(1, BASE, 60000, r, 4, buf);
+    seed(dir, "rec_raw_specials", 0, 0x4, buf, len);
+    buf[0] = TN_MON_REC_FORMAT | 1;
+    seed(dir, "rec_empty", 0, 0x4, buf, 1);
+    /* an hour of minute aggregates, a day of hour aggregates */
+    for (int i = 0; i < 60; i++) {
+        r[i].t    = BASE + i * 60000LL;
+        r[i].f[0] = 60, r[i].f[1] = i < 30 ? 0 : 1770.5 + i, r[i].f[2] = i < 30 ? 0 : -1;
+        r[i].f[3] = i < 30 ? 0 : 1e9 + i;
+    }
+    len = enc(4, BASE, 3600000, r, 60, buf);
+    seed(dir, "rec_agg_hour", 0, 0x8 | 3, buf, len);        /* 4 fields, an hour */
+    for (int i = 0; i < 24; i++) {
+        r[i].t = BASE + i * 3600000LL;
+    }
+    len = enc(4, BASE, 86400000, r, 24, buf);
+    seed(dir, "rec_agg_day", 0, 0xc | 3, buf, len);
+
+    /* a 4 x 4 matrix: a ring in bytes and messages, one extreme value */
+    uint64_t        c[TN_MON_MAT_KINDS][16] = { { 0 } };
+    const uint64_t *k[TN_MON_MAT_KINDS];
+    uint8_t         mat[1024];
+    for (int i = 0; i < 4; i++) {
+        c[0][i * 4 + (i + 1) % 4] = 65536u + (unsigned)i;
+        c[3][i * 4 + (i + 1) % 4] = 2;
+    }
+    c[5][15] = UINT64_MAX;
+    for (int i = 0; i < TN_MON_MAT_KINDS; i++) {
+        k[i] = c[i];
+    }
+    len = tn_mon_mat_size(4, k);
+    CHECK(len <= sizeof(mat) && tn_mon_mat_encode(4, k, mat) == len);
+    seed(dir, "mat_ring4", 1, 3, mat, len);                  /* order 3 % 16 + 1 */
+
+    seed(dir, "labels_3", 2, 3, "node-0\0node-1\0", 15);
+    static const char *const keys[] = {
+        "udp_retransmit_rate{dst=\"n1\",jobid=\"x\",rail=\"0\",src=\"n0\"}",
+        "m{z=\"1\",a=\"x\\\"\\\\\\n\",}", "up{}", "a:b",
+    };
+    for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+        char name[16];
+        snprintf(name, sizeof(name), "key_%zu", i);
+        seed(dir, name, 3, 0, keys[i], strlen(keys[i]));
+    }
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 3 && strcmp(argv[1], "--corpus") == 0) {
+        write_corpus(argv[2]);
+        return tn_check_report("test_mon_store_codec --corpus");
+    }
     test_records();
     test_matrix();
     test_labels();
