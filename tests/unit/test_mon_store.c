@@ -4,7 +4,7 @@
  * hour, bucketed, with late and out-of-order samples; retention of every
  * level, of jobs and alerts, rows counted through a second connection;
  * a file closed and reopened (the open minute kept, a restart merging
- * into it); refusal of a newer schema, of a foreign database and of a
+ * into it, a rolled-back transaction's series); refusal of a newer schema, of a foreign database and of a
  * file that is not one; a damaged row skipped. */
 #include "mon_store.h"
 
@@ -430,12 +430,27 @@ static void test_file(const char *dir)
     CHECK(query(st, KEY_A, T0, T0 + 3 * MIN, 0) == 150);
     CHECK(query(st, KEY_A, T0, T0 + 3 * MIN, MIN) == 3);
     expect_a(60, 120, &pts.p[1]);
+    /* a rolled-back transaction: the id of the series it made is not
+     * given again, and its row comes back with the series' next minute */
+    CHECK(tn_mon_store_begin(st) == 0);
+    CHECK(tn_mon_store_sample(st, "lost", T0 + 200 * SEC, 1) == 0);
+    CHECK(tn_mon_store_rollback(st) == 0 && tn_mon_store_rollback(st) == -1);
+    CHECK(tn_mon_store_begin(st) == 0);
+    CHECK(tn_mon_store_sample(st, "kept", T0 + 200 * SEC, 2) == 0);
+    CHECK(tn_mon_store_commit(st) == 0);
+    /* a sample an hour and more ahead of maintain's clock is dropped */
+    CHECK(tn_mon_store_sample(st, "kept", T0 + 210 * SEC + HOUR + 1, 3) == 0);
+    tn_mon_store_close(st);
+    st = open_store(path, NULL);
+    CHECK(query(st, "lost", T0, T0 + HOUR, 0) == 1 && pts.p[0].avg == 1);
+    CHECK(query(st, "kept", T0, T0 + 2 * HOUR, 0) == 1 && pts.p[0].avg == 2);
     tn_mon_store_close(st);
 
     /* a damaged row is logged and skipped */
     CHECK(sqlite3_open(path, &db) == SQLITE_OK);
     CHECK(sqlite3_exec(db, "UPDATE samples_raw SET data = x'11ff' WHERE k = (SELECT min(k) FROM samples_raw)",
                        NULL, NULL, NULL) == SQLITE_OK);
+    CHECK(count_rows(db, "SELECT count(DISTINCT id) FROM series WHERE key IN ('lost', 'kept')") == 2);
     sqlite3_close(db);
     st = open_store(path, NULL);
     logs = 0;

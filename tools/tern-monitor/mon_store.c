@@ -23,12 +23,13 @@ static const char *const store_sql[STMT_COUNT] = {
 
 /* Schema 1.  Sample rows: see mon_store_int.h; their BLOBs:
  * mon_store_codec.h.  series.last_ms is moved at most hourly: it only
- * tells when every row of a series is past retention. */
+ * tells when every row of a series is past retention.  Series ids are
+ * given by the store (mon_store_series.c). */
 static const char store_schema_sql[] =
     "BEGIN;"
     "PRAGMA application_id = 1414680141;"   /* TN_MON_STORE_APP_ID */
     "CREATE TABLE meta(key TEXT PRIMARY KEY, value) WITHOUT ROWID;"
-    "CREATE TABLE series(id INTEGER PRIMARY KEY AUTOINCREMENT, key TEXT NOT NULL UNIQUE,"
+    "CREATE TABLE series(id INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE,"
     "  first_ms INTEGER NOT NULL, last_ms INTEGER NOT NULL);"
     "CREATE INDEX series_last ON series(last_ms);"
     "CREATE TABLE samples_raw(k INTEGER PRIMARY KEY, data BLOB NOT NULL);"
@@ -299,6 +300,9 @@ int tn_mon_store_open(const char *path, const tn_mon_store_policy_t *policy, tn_
             goto err_close;
         }
     }
+    if (store_int(st, "SELECT coalesce(max(id), 0) + 1 FROM series", &st->next_id) != 0) {
+        goto err_close;
+    }
     /* the store's clock starts at the latest row: a query right after a
      * restart sees the history */
     static const char *const latest[LEVEL_COUNT] = {
@@ -382,16 +386,33 @@ int tn_mon_store_commit(tn_mon_store_t *st)
     if (sqlite3_get_autocommit(st->db)) {
         /* a failure (disk full, I/O) rolled the transaction back */
         tn_mon_store_fail(st, "the transaction was rolled back by a failure", 0);
+        tn_mon_store_series_lost(st);
         return -1;
     }
     if (tn_mon_store_exec(st, STMT_COMMIT, "commit", NULL) != 0) {
         tn_mon_store_exec(st, STMT_ROLLBACK, "rollback", NULL);
+        tn_mon_store_series_lost(st);
         return -1;
     }
     if (status == 0) {
         tn_mon_store_ok(st);
     }
     return status;
+}
+
+int tn_mon_store_rollback(tn_mon_store_t *st)
+{
+    if (!st->in_tx) {
+        tn_mon_store_fail(st, "rollback without begin", 0);
+        return -1;
+    }
+    st->in_tx = 0;
+    tn_mon_store_series_lost(st);
+    if (!sqlite3_get_autocommit(st->db) &&
+        tn_mon_store_exec(st, STMT_ROLLBACK, "rollback", NULL) != 0) {
+        return -1;
+    }
+    return 0;
 }
 
 void tn_mon_store_stats(const tn_mon_store_t *st, tn_mon_store_stats_t *stats)

@@ -94,7 +94,13 @@ void tn_mon_store_close(tn_mon_store_t *st);
  * job's updates): without one every write commits on its own, which is
  * slow.  Not nested: begin inside a transaction is -1. */
 int tn_mon_store_begin(tn_mon_store_t *st);
+/* Commit, after writing a part of the minutes that ended (the rest in
+ * later commits and maintain calls, within TN_MON_STORE_FLUSH_S of their
+ * end).  0, or -1: the transaction is rolled back, its writes lost. */
 int tn_mon_store_commit(tn_mon_store_t *st);
+/* Undo the transaction: its jobs, alerts and matrices, and the ended
+ * minutes written in it (lost; samples still in memory are kept). */
+int tn_mon_store_rollback(tn_mon_store_t *st);
 
 /* ------------------------------------------------------------- series */
 
@@ -106,8 +112,12 @@ int tn_mon_store_commit(tn_mon_store_t *st);
 /* Record value v of series key at t_ms (ms since the epoch, >= 0, below
  * 2^46).  Memory only, except when the sample ends the series' minute
  * (the minute is written) or belongs to one already written (merged
- * there).  A NaN or infinite value, or a sample older than the raw
- * retention before the store's clock, is dropped (counted in stats).
+ * there).  A NaN or infinite value, a sample older than the raw
+ * retention before maintain's clock or more than an hour after it, is
+ * dropped (counted in stats).  Times should come from one clock (the
+ * server's, at receipt, or synchronized nodes): a series whose times lag
+ * maintain's by more than a minute has its minutes written in pieces,
+ * which costs a merge each.
  * 0, or -1 (key longer than TN_MON_KEY_MAX, t out of range, an SQL
  * failure). */
 int tn_mon_store_sample(tn_mon_store_t *st, const char *key, int64_t t_ms, double v);

@@ -26,6 +26,7 @@
 #define STORE_MINUTE_SAMPLES 6000           /* samples a series keeps per minute (100/s) */
 #define STORE_ROW_MAX     (1 << 20)         /* a sample row's bytes; past it: damaged */
 #define STORE_IDLE_MS     600000LL          /* series idle this long leave memory */
+#define STORE_AHEAD_MS    3600000LL         /* samples further ahead of the clock are dropped */
 
 /* The statements, prepared once at open.  Every value is a parameter. */
 #define STORE_STMTS(X) \
@@ -33,8 +34,8 @@
     X(COMMIT, "COMMIT") \
     X(ROLLBACK, "ROLLBACK") \
     X(SERIES_GET, "SELECT id FROM series WHERE key = ?1") \
-    X(SERIES_ADD, "INSERT INTO series(key, first_ms, last_ms) VALUES (?1, ?2, ?2)") \
-    X(SERIES_TOUCH, "UPDATE series SET last_ms = max(last_ms, ?2) WHERE id = ?1") \
+    X(SERIES_PUT, "INSERT INTO series(id, key, first_ms, last_ms) VALUES (?1, ?2, ?3, ?3) " \
+                  "ON CONFLICT(id) DO UPDATE SET last_ms = max(last_ms, excluded.last_ms)") \
     X(SERIES_GC, "DELETE FROM series WHERE id IN " \
                  "(SELECT id FROM series WHERE last_ms < ?1 ORDER BY last_ms LIMIT ?2)") \
     X(RAW_GET, "SELECT data FROM samples_raw WHERE k = ?1") \
@@ -110,7 +111,7 @@ struct store_series {
     store_chunk_t   prev;         /* the minute before, waiting to be written */
     int64_t         top_minute;   /* the latest minute begun; -1: none yet */
     int64_t         last_t;       /* the latest sample's time */
-    int64_t         touched_ms;   /* series.last_ms as last written */
+    int64_t         touched_ms;   /* series.last_ms as last written; -1: to write */
     store_series_t *next_q;       /* in the queue of minutes to write */
     int             queued;
 };
@@ -120,6 +121,7 @@ struct tn_mon_store {
     sqlite3_stmt          *stmt[STMT_COUNT];
     tn_mon_store_policy_t  policy;
     int                    in_tx;
+    int64_t                next_id;     /* the next new series' id */
     int64_t                now_ms;      /* maintain's clock */
     int64_t                max_t;       /* the latest sample seen */
 
@@ -149,6 +151,12 @@ int tn_mon_store_blob_room(tn_mon_store_t *st, size_t n);
 /* Run a statement to its end (bound by the caller, reset here).  0 or -1
  * (logged with what); *rc_p (may be NULL) gets SQLite's result. */
 int tn_mon_store_exec(tn_mon_store_t *st, int stmt, const char *what, int *rc_p);
+
+/* Write series s's row (created, or its last_ms moved on to t).  0 or -1. */
+int tn_mon_store_series_put(tn_mon_store_t *st, store_series_t *s, int64_t t);
+/* A transaction was lost: the series rows it made or moved are written
+ * again by their next minute. */
+void tn_mon_store_series_lost(tn_mon_store_t *st);
 
 /* Write a minute of series s: its samples (encoded as samples_raw holds
  * them) and its aggregate (count, sum, min, max in agg->f; agg->t is

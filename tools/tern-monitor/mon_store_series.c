@@ -299,14 +299,39 @@ store_series_t *tn_mon_store_series_find(tn_mon_store_t *st, const char *key, si
     return NULL;
 }
 
-/* The series of key, from memory, else from the database (created there
- * when new), touched at t. */
+int tn_mon_store_series_put(tn_mon_store_t *st, store_series_t *s, int64_t t)
+{
+    sqlite3_stmt *q = st->stmt[STMT_SERIES_PUT];
+
+    sqlite3_bind_int64(q, 1, s->id);
+    sqlite3_bind_text(q, 2, s->key, (int)s->key_len, SQLITE_STATIC);
+    sqlite3_bind_int64(q, 3, t);
+    if (tn_mon_store_exec(st, STMT_SERIES_PUT, "writing a series", NULL) != 0) {
+        return -1;
+    }
+    s->touched_ms = t;
+    return 0;
+}
+
+void tn_mon_store_series_lost(tn_mon_store_t *st)
+{
+    for (size_t i = 0; i < st->tab_cap; i++) {
+        if (st->tab[i] != NULL) {
+            st->tab[i]->touched_ms = -1;
+        }
+    }
+}
+
+/* The series of key, from memory, else from the database, else new;
+ * touched at t.  Ids are given here, never reused in a process (not
+ * after a rolled-back transaction either: that one's series rows are
+ * written again, tn_mon_store_series_lost). */
 static store_series_t *series_get(tn_mon_store_t *st, const char *key, size_t len, int64_t t)
 {
     store_series_t *s = tn_mon_store_series_find(st, key, len);
     sqlite3_stmt   *q = st->stmt[STMT_SERIES_GET];
     int64_t         id = -1;
-    int             rc, stmt;
+    int             rc;
 
     if (s != NULL) {
         return s;
@@ -325,21 +350,8 @@ static store_series_t *series_get(tn_mon_store_t *st, const char *key, size_t le
         tn_mon_store_fail(st, "reading series", 1);
         return NULL;
     }
-    /* a series found again is touched at once, so that the hourly
-     * clean-up cannot take it while its first minute is in memory */
-    stmt = id < 0 ? STMT_SERIES_ADD : STMT_SERIES_TOUCH;
-    q    = st->stmt[stmt];
     if (id < 0) {
-        sqlite3_bind_text(q, 1, key, (int)len, SQLITE_STATIC);
-    } else {
-        sqlite3_bind_int64(q, 1, id);
-    }
-    sqlite3_bind_int64(q, 2, t);
-    if (tn_mon_store_exec(st, stmt, "adding a series", NULL) != 0) {
-        return NULL;
-    }
-    if (id < 0) {
-        id = sqlite3_last_insert_rowid(st->db);
+        id = st->next_id;
     }
     if (id < 1 || id > STORE_SERIES_MAX) {
         tn_mon_store_fail(st, "series ids are used up (2^32)", 0);
@@ -357,7 +369,15 @@ static store_series_t *series_get(tn_mon_store_t *st, const char *key, size_t le
     s->id         = id;
     s->cur.minute = s->prev.minute = s->top_minute = -1;
     s->last_t     = t;
-    s->touched_ms = t;
+    /* written (or touched, when found again) at once, so that the hourly
+     * clean-up cannot take it while its first minute is in memory */
+    if (tn_mon_store_series_put(st, s, t) != 0) {
+        free(s);
+        return NULL;
+    }
+    if (id == st->next_id) {
+        st->next_id++;
+    }
     tab_put(st->tab, st->tab_cap, s);
     st->tab_count++;
     return s;
@@ -376,8 +396,11 @@ int tn_mon_store_sample(tn_mon_store_t *st, const char *key, int64_t t_ms, doubl
         tn_mon_store_fail(st, what, 0);
         return -1;
     }
-    /* what retention would delete at once is not kept */
-    if (!isfinite(v) || (st->now_ms > 0 && t_ms < st->now_ms - st->policy.raw_s * 1000)) {
+    /* what retention would delete at once is not kept, nor what lies so
+     * far ahead that it would move the store's clock (a node's clock
+     * gone wrong) */
+    if (!isfinite(v) || (st->now_ms > 0 && (t_ms < st->now_ms - st->policy.raw_s * 1000 ||
+                                            t_ms > st->now_ms + STORE_AHEAD_MS))) {
         st->stats.dropped++;
         return 0;
     }

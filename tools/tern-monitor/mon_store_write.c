@@ -132,14 +132,8 @@ int tn_mon_store_minute_write(tn_mon_store_t *st, store_series_t *s, int64_t min
     st->stats.minutes++;
     /* series.last_ms only says when all rows are past retention: hourly
      * is precise enough */
-    if (minute >= s->touched_ms + STORE_HOUR_MS) {
-        sqlite3_stmt *t = st->stmt[STMT_SERIES_TOUCH];
-        sqlite3_bind_int64(t, 1, s->id);
-        sqlite3_bind_int64(t, 2, minute);
-        if (tn_mon_store_exec(st, STMT_SERIES_TOUCH, "series time", NULL) != 0) {
-            return -1;
-        }
-        s->touched_ms = minute;
+    if (s->touched_ms < 0 || minute >= s->touched_ms + STORE_HOUR_MS) {
+        return tn_mon_store_series_put(st, s, minute);
     }
     return 0;
 }
