@@ -21,37 +21,6 @@ static const char *const store_sql[STMT_COUNT] = {
 #undef STORE_STMT_SQL
 };
 
-/* Schema 1.  Sample rows: see mon_store_int.h; their BLOBs:
- * mon_store_codec.h.  series.last_ms is moved at most hourly: it only
- * tells when every row of a series is past retention.  Series ids are
- * given by the store (mon_store_series.c). */
-static const char store_schema_sql[] =
-    "BEGIN;"
-    "PRAGMA application_id = 1414680141;"   /* TN_MON_STORE_APP_ID */
-    "CREATE TABLE meta(key TEXT PRIMARY KEY, value) WITHOUT ROWID;"
-    "CREATE TABLE series(id INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE,"
-    "  first_ms INTEGER NOT NULL, last_ms INTEGER NOT NULL);"
-    "CREATE INDEX series_last ON series(last_ms);"
-    "CREATE TABLE samples_raw(k INTEGER PRIMARY KEY, data BLOB NOT NULL);"
-    "CREATE TABLE samples_1m(k INTEGER PRIMARY KEY, data BLOB NOT NULL);"
-    "CREATE TABLE samples_1h(k INTEGER PRIMARY KEY, data BLOB NOT NULL);"
-    "CREATE TABLE job(id TEXT PRIMARY KEY, program TEXT, uid INTEGER, ranks INTEGER,"
-    "  nodes INTEGER, state TEXT, start_ms INTEGER NOT NULL, end_ms INTEGER NOT NULL,"
-    "  bytes INTEGER, msgs INTEGER);"
-    "CREATE INDEX job_start ON job(start_ms);"
-    "CREATE INDEX job_end ON job(end_ms) WHERE end_ms > 0;"
-    "CREATE TABLE job_matrix(job_id TEXT NOT NULL, level TEXT NOT NULL, n INTEGER NOT NULL,"
-    "  labels BLOB NOT NULL, cells BLOB NOT NULL, PRIMARY KEY(job_id, level));"
-    "CREATE TABLE alert(id TEXT PRIMARY KEY, rule TEXT, severity TEXT, target TEXT, state TEXT,"
-    "  since_ms INTEGER NOT NULL, resolved_ms INTEGER NOT NULL, value REAL, message TEXT);"
-    "CREATE INDEX alert_since ON alert(since_ms);"
-    "CREATE INDEX alert_resolved ON alert(resolved_ms) WHERE resolved_ms > 0;"
-    "INSERT INTO meta(key, value) VALUES ('schema_version', 1);"
-    "COMMIT;";
-
-_Static_assert(TN_MON_STORE_APP_ID == 1414680141, "the schema's application_id");
-_Static_assert(TN_MON_STORE_SCHEMA == 1, "store_schema_sql writes version 1");
-
 static void store_log_stderr(void *ctx, const char *msg)
 {
     (void)ctx;
@@ -186,73 +155,6 @@ void tn_mon_store_policy_default(tn_mon_store_policy_t *policy)
     policy->hour_s   = 400 * 86400;
 }
 
-/* Integer answer of a fixed query; -1 and logged on failure. */
-static int store_int(tn_mon_store_t *st, const char *sql, int64_t *v_p)
-{
-    sqlite3_stmt *s;
-    int           rc = sqlite3_prepare_v2(st->db, sql, -1, &s, NULL);
-
-    if (rc == SQLITE_OK) {
-        rc = sqlite3_step(s);
-        if (rc == SQLITE_ROW) {
-            *v_p = sqlite3_column_int64(s, 0);
-        }
-    }
-    if (rc != SQLITE_ROW) {
-        tn_mon_store_fail(st, sql, 1);
-    }
-    sqlite3_finalize(s);
-    return rc == SQLITE_ROW ? 0 : -1;
-}
-
-/* A new file gets the schema; one of ours is checked; anything else is
- * refused before a byte of it is changed. */
-static int store_schema(tn_mon_store_t *st, const char *path)
-{
-    int64_t app, tables, version = -1;
-    char    what[512];
-
-    if (store_int(st, "PRAGMA application_id", &app) != 0 ||
-        store_int(st, "SELECT count(*) FROM sqlite_master", &tables) != 0) {
-        return -1;
-    }
-    if (app == 0 && tables == 0) {
-        if (sqlite3_exec(st->db, "PRAGMA journal_mode = WAL", NULL, NULL, NULL) != SQLITE_OK ||
-            sqlite3_exec(st->db, store_schema_sql, NULL, NULL, NULL) != SQLITE_OK) {
-            snprintf(what, sizeof(what), "%s: creating the schema", path);
-            tn_mon_store_fail(st, what, 1);
-            sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
-            return -1;
-        }
-        return 0;
-    }
-    if (app != TN_MON_STORE_APP_ID) {
-        snprintf(what, sizeof(what),
-                 "%s is not a tern-monitor database (application_id %#llx, %lld tables): refused",
-                 path, (unsigned long long)app, (long long)tables);
-        tn_mon_store_fail(st, what, 0);
-        return -1;
-    }
-    if (store_int(st, "SELECT value FROM meta WHERE key = 'schema_version'", &version) != 0) {
-        return -1;
-    }
-    if (version > TN_MON_STORE_SCHEMA) {
-        snprintf(what, sizeof(what),
-                 "%s has schema version %lld, this tern-monitor knows versions up to %d: "
-                 "use a newer tern-monitor, or another file", path, (long long)version,
-                 TN_MON_STORE_SCHEMA);
-        tn_mon_store_fail(st, what, 0);
-        return -1;
-    }
-    if (version < 1) {
-        snprintf(what, sizeof(what), "%s: schema version %lld is not one there ever was: refused",
-                 path, (long long)version);
-        tn_mon_store_fail(st, what, 0);
-        return -1;
-    }
-    return sqlite3_exec(st->db, "PRAGMA journal_mode = WAL", NULL, NULL, NULL) == SQLITE_OK ? 0 : -1;
-}
-
 int tn_mon_store_open(const char *path, const tn_mon_store_policy_t *policy, tn_mon_store_t **st_p)
 {
     tn_mon_store_t *st = calloc(1, sizeof(*st));
@@ -281,7 +183,7 @@ int tn_mon_store_open(const char *path, const tn_mon_store_policy_t *policy, tn_
     /* another process holding the write lock (the sqlite3 shell) makes a
      * write wait this long before it fails: the server must not stall */
     sqlite3_busy_timeout(st->db, 200);
-    if (store_schema(st, path) != 0) {
+    if (tn_mon_store_schema(st, path) != 0) {
         goto err_close;
     }
     /* secure_delete FAST: Debian builds SQLite to zero what is deleted,
@@ -300,7 +202,7 @@ int tn_mon_store_open(const char *path, const tn_mon_store_policy_t *policy, tn_
             goto err_close;
         }
     }
-    if (store_int(st, "SELECT coalesce(max(id), 0) + 1 FROM series", &st->next_id) != 0) {
+    if (tn_mon_store_int(st, "SELECT coalesce(max(id), 0) + 1 FROM series", &st->next_id) != 0) {
         goto err_close;
     }
     /* the store's clock starts at the latest row: a query right after a
@@ -311,7 +213,7 @@ int tn_mon_store_open(const char *path, const tn_mon_store_policy_t *policy, tn_
     };
     for (int l = 0; l < LEVEL_COUNT; l++) {
         int64_t k, end;
-        if (store_int(st, latest[l], &k) != 0) {
+        if (tn_mon_store_int(st, latest[l], &k) != 0) {
             goto err_close;
         }
         end = k > 0 ? ((k >> 32) + 1) * tn_mon_store_levels[l].slot_ms - 1 : 0;

@@ -1,8 +1,9 @@
 /* Inside tern-monitor's store (mon_store.h): the shared state of its
- * files.  mon_store.c opens, closes and logs; mon_store_series.c keeps
- * the series in memory, mon_store_write.c writes their minutes to the
- * database; mon_store_query.c reads
- * them back; mon_store_maint.c deletes what the policy no longer keeps;
+ * files.  mon_store.c opens, closes and logs, mon_store_schema.c makes
+ * and checks the schema; mon_store_map.c maps keys to series,
+ * mon_store_series.c keeps their minutes in memory, mon_store_write.c
+ * writes the minutes to the database, mon_store_query.c reads them back;
+ * mon_store_maint.c deletes what the policy no longer keeps;
  * mon_store_job.c holds jobs, matrices and alerts.
  *
  * Rows of samples are keyed k = slot << 32 | series id, slot being the
@@ -141,6 +142,12 @@ struct tn_mon_store {
     uint64_t               err_repeats; /* failures like it not logged */
 };
 
+/* Make the schema of a new file, or check an old one's (mon_store_schema.c).
+ * 0 or -1 (logged). */
+int tn_mon_store_schema(tn_mon_store_t *st, const char *path);
+/* The integer answer of a fixed query.  0 or -1 (logged). */
+int tn_mon_store_int(tn_mon_store_t *st, const char *sql, int64_t *v_p);
+
 /* Log a failure of what (SQLite's message added when sqlite is set);
  * repeats of one failure are counted until tn_mon_store_ok(). */
 void tn_mon_store_fail(tn_mon_store_t *st, const char *what, int sqlite);
@@ -164,8 +171,16 @@ void tn_mon_store_series_lost(tn_mon_store_t *st);
 int tn_mon_store_minute_write(tn_mon_store_t *st, store_series_t *s, int64_t minute,
                               const void *data, size_t len, const tn_mon_rec_t *agg);
 
-/* Series (mon_store_series.c). */
+/* The map of series (mon_store_map.c): find one in memory; get one from
+ * memory, else the database, else a new one (touched at t; NULL and
+ * logged on failure). */
 store_series_t *tn_mon_store_series_find(tn_mon_store_t *st, const char *key, size_t len);
+store_series_t *tn_mon_store_series_get(tn_mon_store_t *st, const char *key, size_t len, int64_t t);
+/* Forget idle series (not queued, nothing in memory).  */
+void tn_mon_store_evict(tn_mon_store_t *st, int64_t now);
+void tn_mon_store_series_free_all(tn_mon_store_t *st);
+
+/* Minutes (mon_store_series.c). */
 /* Write the waiting minutes of up to max queued series.  0 or -1. */
 int tn_mon_store_drain(tn_mon_store_t *st, size_t max);
 /* Write waiting minutes at the pace that writes each by
@@ -174,9 +189,6 @@ int tn_mon_store_drain(tn_mon_store_t *st, size_t max);
 int tn_mon_store_drain_paced(tn_mon_store_t *st, int64_t now);
 /* Queue the minutes over at now (all: every open minute).  0 or -1. */
 int tn_mon_store_close_minutes(tn_mon_store_t *st, int64_t now, int all);
-/* Forget idle series (not queued, nothing in memory).  */
-void tn_mon_store_evict(tn_mon_store_t *st, int64_t now);
-void tn_mon_store_series_free_all(tn_mon_store_t *st);
 /* Decode a row of a level (k's slot gives its base) into st->recs from
  * index at on.  Count, or -1 (logged: damaged). */
 long tn_mon_store_row_decode(tn_mon_store_t *st, int level, int64_t k, const void *data, size_t len,
