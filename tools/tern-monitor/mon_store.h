@@ -3,43 +3,63 @@
  * It holds time series (each series a metric name and its labels), the
  * jobs seen with their final communication matrices, and the alerts log.
  * Live state is the server's; this module keeps what is asked of it
- * later.  Single-threaded: one connection, used by the caller's thread.
+ * later.  Single-threaded: one connection, used by the caller's thread;
+ * callbacks must not call the store.
  *
- * Design (numbers below).  A row per sample does not keep up: SQLite
- * inserting (series, time, value) rows falls from 360 000 rows/s while
- * the database is small to 58 000 rows/s on average over 12 M rows (20 000
- * series x 10 min), as the inserts scatter over a B-tree larger than its
- * cache, and costs 20 bytes a sample: a node fleet sending 100 000
- * samples a second would need 43 GB for 6 hours of raw samples.  So:
+ * Design.  A row per sample does not keep up: SQLite inserting (series,
+ * time, value) rows in one transaction a second (bench_store -m rows)
+ * managed 94 000 rows/s over 6 M rows and 58 000 rows/s over 12 M rows
+ * (20 000 series x 5 and 10 min), falling as the inserts scatter over a
+ * B-tree larger than its cache, at 18-20 bytes a sample: 100 000 series
+ * (2 000 nodes x 50) would not keep up after minutes, and 6 hours of
+ * their samples would take 40 GB.  So:
  *   - Samples of the current minute stay in memory, per series, already
- *     encoded (mon_store_codec.h: about 1 byte of time per sample and 0
- *     for a value that repeats); tn_mon_store_sample() does no SQL.
+ *     encoded (mon_store_codec.h: 1 byte of time a sample, no more for a
+ *     value that repeats, 1-3 for an integer, 9 for a fraction that is not
+ *     a float); tn_mon_store_sample() does no SQL.
  *   - When a series' minute is over (its first sample of a later minute,
- *     or tn_mon_store_maintain() once the minute is 5 s past), the minute
- *     becomes one row of samples_raw, its aggregate (count, sum, min,
- *     max) is merged into the series' row of samples_1m for that hour,
- *     and into its row of samples_1h for that day: 3 row writes per
- *     series-minute, whatever the sample rate.  The rollups are made as
- *     the data arrives, not by scanning later.
- *   - Rows are keyed (series id << 32 | slot number), an INTEGER PRIMARY
- *     KEY, so a series' rows are contiguous and in time order, reading a
- *     range is one B-tree walk, and a row's BLOB stays in its page.
+ *     or maintain TN_MON_STORE_GRACE_MS after its end) the minute waits in
+ *     a queue that commits and maintain write at a pace that ends each
+ *     within TN_MON_STORE_FLUSH_S, so the work of a minute's end is spread
+ *     over the next seconds.  Writing it: one row of samples_raw, and its
+ *     aggregate (count, sum, min, max) merged into the series' row of
+ *     samples_1m for the hour (60 minutes) and of samples_1h for the day
+ *     (24 hours).  Rollups are made as the data arrives, never by
+ *     scanning it again; 3 row writes a series-minute, whatever the rate.
+ *   - Rows are keyed slot << 32 | series id (INTEGER PRIMARY KEY): time
+ *     first, so each minute's rows append at the end of the B-tree and
+ *     retention deletes a prefix; a range of a series is one lookup per
+ *     slot (at most 360 minutes, 336 hours, 400 days at the defaults).
  *   - A sample for a minute already written (late, or after a restart) is
  *     merged into the rows it belongs to: nothing is counted twice or
- *     lost, except the samples of minutes still open in memory when the
- *     process dies (close flushes them).  Duplicates are kept.
- * Retention: tn_mon_store_maintain() deletes, for a bounded number of
- * series per call (TN_MON_STORE_MAINT_SERIES), the rows the policy no
- * longer keeps, going round all series; rows can outlive the policy by
- * the time one round takes (series / TN_MON_STORE_MAINT_SERIES calls).
+ *     lost, except the minutes in memory when the process dies (close
+ *     writes them).  Duplicate times are kept.
+ * Retention: maintain deletes up to TN_MON_STORE_MAINT_ROWS expired rows
+ * of each level per call, oldest first; rows live until their whole slot
+ * (minute, hour, day) is past the policy.
  *
- * Numbers (2-core development VM, gcc -O2, file database in WAL mode on
- * the VM's disk; bench_store, see the end of this comment):
- *   - samples in batches of one simulated second (begin, every series'
- *     sample, commit): BENCH_RATE
- *   - growth after rollup: BENCH_GROWTH
- *   - per-row baseline (the same machine, bench_store -m rows): BENCH_ROWS
- * Reproduce: ninja -C build bench_store && build/bin/bench_store -h
+ * Numbers (bench_store; 2-core development VM shared with other builds,
+ * load 4-6, so ranges; gcc -O2, file database in WAL on the VM's disk).
+ * Values: 60 % mostly-zero rates, 20 % small integer gauges, 20 %
+ * fractional rates that change every second (see bench_store.c).
+ *   - Rate, everything included, one transaction a simulated second:
+ *     100 000 series: 2.0-3.2 M samples/s; after the first second (which
+ *     creates the 100 000 series: 0.4-1.1 s) the slowest second of
+ *     100 000 samples took 0.07 s, maintain 8-30 ms on average.
+ *     20 000 series x 300 s: 4.05 M samples/s, against 94 000 rows/s for
+ *     the per-row baseline on the same run (43 x).
+ *   - Size (1 000 series x 24 h simulated, pages used, B-tree included),
+ *     per 1 000 series-hours: raw 10.4 MB (2.9 bytes a sample; 8.2 MB
+ *     when the fractional rates are rounded to integers: bench_store -i),
+ *     1-minute rollups 0.69 MB, 1-hour rollups 0.011 MB.  Growth after
+ *     rollup: 0.70 MB per 1 000 series-hours.  At the default policy a
+ *     series costs about 400 KB (raw 62, minutes 232, hours 106): 4 GB
+ *     for 10 000 series, 40 GB for 100 000.
+ * Reproduce:
+ *     ninja -C build bench_store
+ *     build/bin/bench_store -s 100000 -t 180          # rate
+ *     build/bin/bench_store -s 20000 -t 300 [-m rows] # against rows
+ *     build/bin/bench_store -s 1000 -t 86400 [-i]     # size
  *
  * Errors: functions return 0 (or a count, or 1 for found) and -1 on
  * failure.  A failure is logged once where it happens, with SQLite's
@@ -59,7 +79,7 @@
 #define TN_MON_STORE_GRACE_MS     5000     /* maintain writes a minute this long after its end */
 #define TN_MON_STORE_FLUSH_S      40       /* ended minutes are written within this (s)... */
 #define TN_MON_STORE_FLUSH_MIN    64       /* ...at least this many a commit */
-#define TN_MON_STORE_MAINT_ROWS   50000    /* expired rows one maintain call deletes per table */
+#define TN_MON_STORE_MAINT_ROWS   50000    /* expired rows one maintain call deletes per level */
 
 typedef void (*tn_mon_store_log_fn_t)(void *ctx, const char *msg);
 
@@ -134,25 +154,28 @@ typedef struct {
 typedef int (*tn_mon_store_point_fn_t)(void *arg, const tn_mon_store_point_t *p);
 
 /* The points of series key in [from_ms, to_ms), in time order, at one
- * resolution: the finest whose interval is at most step_ms (0: the
- * finest) among those the policy still keeps at from_ms, counted from the
- * store's clock (the latest of maintain's now and the samples' times);
- * the coarsest (hours) when none does.  With step_ms above the
- * resolution, points are merged into buckets [k * step_ms, (k+1) *
- * step_ms) and res_ms is step_ms.  Raw points include the minute still
- * in memory; minute and hour points only what was written.  Returns the
- * number of points given, or -1. */
+ * resolution: among those the policy still keeps at from_ms (counted
+ * from the store's clock: the latest of maintain's now and the samples'
+ * times), the coarsest whose interval is at most step_ms (0: raw); when
+ * each kept one is coarser than step_ms, the finest kept; hours when
+ * none is kept.  With step_ms above the resolution, points are merged
+ * into buckets [k * step_ms, (k+1) * step_ms) and res_ms is step_ms.
+ * Raw points include the minutes still in memory; minute and hour points
+ * only what was written (within TN_MON_STORE_FLUSH_S of a minute's end).
+ * An aggregate point is given when its interval overlaps the range.
+ * Returns the number of points given, or -1. */
 int tn_mon_store_query(tn_mon_store_t *st, const char *key, int64_t from_ms, int64_t to_ms,
                        int64_t step_ms, tn_mon_store_point_fn_t cb, void *arg);
 
-/* Housekeeping; call every few seconds (bench_store measures its cost)
- * with the current time, which moves the store's clock: writes the
- * minutes that ended more than TN_MON_STORE_GRACE_MS ago and are still in
- * memory (series that stopped), forgets series idle for 10 minutes,
- * deletes rows past the policy for the next TN_MON_STORE_MAINT_SERIES
- * series, then series whose every row is gone, then up to 100 expired
- * jobs (with their matrices) and 100 resolved alerts.  Inside the
- * caller's transaction if one is open, else in its own.  0 or -1. */
+/* Housekeeping; call every few seconds with the current time, which
+ * moves the store's clock: queues the minutes still in memory that ended
+ * TN_MON_STORE_GRACE_MS ago (series that stopped) and writes ended
+ * minutes at the queue's pace, forgets series idle for 10 minutes,
+ * deletes up to TN_MON_STORE_MAINT_ROWS expired rows per level, series
+ * whose every row is gone, up to 100 expired jobs (with their matrices)
+ * and 100 expired resolved alerts.  Inside the caller's transaction if
+ * one is open, else in its own.  bench_store prints what it costs: 8-30
+ * ms at 100 000 series.  0 or -1. */
 int tn_mon_store_maintain(tn_mon_store_t *st, int64_t now_ms);
 
 /* --------------------------------------------------------------- jobs */
@@ -227,7 +250,7 @@ int tn_mon_store_alerts(tn_mon_store_t *st, int limit, tn_mon_store_alert_fn_t c
 typedef struct {
     uint64_t samples;       /* accepted */
     uint64_t dropped;       /* NaN, infinite, too old */
-    uint64_t late;          /* merged into a minute already written */
+    uint64_t late;          /* minutes merged into a row already written */
     uint64_t minutes;       /* series-minutes written */
     uint64_t series;        /* series known in memory now */
     uint64_t errors;        /* failures (logged or counted) */
