@@ -7,9 +7,11 @@ set -euo pipefail
 # libpmix-dev: the PMIx client (optional in the build); openssh-server:
 # the sshds of tests/net/ssh_cluster.sh; prometheus: its promtool checks
 # tern-monitor's /metrics and alert rules (its daemon is not started);
-# chromium: tests/monitor read tern-monitor's page in a real headless browser
+# chromium: tests/monitor read tern-monitor's page in a real headless browser;
+# libsqlite3-dev: tern-monitor's history database (tools/tern-monitor/mon_store.*)
 pkgs=(cmake ninja-build gcc g++ python3 pkg-config libsodium-dev libssl-dev mpich iproute2 nftables
-      libpmix-dev munge slurmctld slurmd slurm-client openssh-server prometheus chromium "$@")
+      libpmix-dev munge slurmctld slurmd slurm-client openssh-server prometheus chromium
+      libsqlite3-dev "$@")
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
