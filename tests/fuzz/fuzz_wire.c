@@ -83,7 +83,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         tn_mon_state_tick(&s, 1000 + 20000 * (uint64_t)k);
     }
     tn_mon_buf_t out = { 0 };
-    tn_mon_api_jobs(&s, 5000, &out);
+    tn_mon_api_jobs(&s, 5000, &out, NULL, NULL);
     tn_mon_api_nodes(&s, 5000, &out);
     for (int i = 0; i < s.njobs; i++) {
         (void)tn_mon_api_job(&s, s.jobs[i]->id, -1, 2, 10, 5000, &out);

@@ -101,10 +101,24 @@ def main():
         if j['state'] != 'finished':
             fail('the job ended as %s' % j['state'])
         wait_for('the agent removes the lingering segments', lambda: not os.listdir(segs), 10)
+
         _, body = get(port, '/api/job?id=' + urllib.request.quote(jid))
         states = [r['state'] for r in json.loads(body)['ranks']]
         if states != ['exited'] * 4:
             fail('rank states at the end: %r' % states)
+        # history: a server started again on the same database still has the
+        # job, with its final matrix
+        final = json.loads(get(port, '/api/job?id=' + urllib.request.quote(jid) + '&class=p2p')[1])
+        c.stop_server()
+        c.start_server()
+        port = c.port
+        _, body = get(port, '/api/jobs')
+        old = [x for x in json.loads(body)['jobs'] if x['id'] == jid]
+        if not old or old[0]['state'] != 'finished' or not old[0].get('stored'):
+            fail('the restarted server does not list the finished job: %s' % body)
+        _, body = get(port, '/api/job?id=' + urllib.request.quote(jid) + '&class=p2p')
+        if json.loads(body)['matrix']['cells'] != final['matrix']['cells']:
+            fail('the stored matrix differs from the final one: %s' % body)
 
         # tern-run --monitor=SERVER: the node agent comes with the job
         segs2 = os.path.join(tmp, 'segs2')

@@ -45,14 +45,28 @@ class Cluster:
         self.token = os.path.join(tmp, 'token')
         with open(self.token, 'w') as f:
             f.write('test-%d-secret\n' % os.getpid())
-        portf = os.path.join(tmp, 'port')
+        self.db = os.path.join(tmp, 'monitor.db')
+        self.server_args = list(server_args)
+        self.server = None
+        self.start_server()
         mon = os.path.join(bin_dir, 'tern-monitor')
-        self.start([mon, 'serve', '--listen', '127.0.0.1:0', '--port-file', portf,
-                    '--token-file', self.token] + list(server_args))
-        self.port = int(wait_for('the server writes its port',
-                                 lambda: open(portf).read().strip() if os.path.exists(portf) else None))
         self.start([mon, 'agent', '--server', '127.0.0.1:%d' % self.port, '--token-file', self.token,
                     '--dir', self.segs, '--interval', '0.2', '--node', 'e2e-node', '--reap'])
+
+    def start_server(self):
+        """The server (again, on a new port, with the same database)."""
+        portf = os.path.join(self.tmp, 'port')
+        if os.path.exists(portf):
+            os.unlink(portf)
+        mon = os.path.join(self.bin, 'tern-monitor')
+        self.server = self.start([mon, 'serve', '--listen', '127.0.0.1:0', '--port-file', portf,
+                                  '--token-file', self.token, '--db', self.db] + self.server_args)
+        self.port = int(wait_for('the server writes its port',
+                                 lambda: open(portf).read().strip() if os.path.exists(portf) else None))
+
+    def stop_server(self):
+        self.server.send_signal(signal.SIGTERM)
+        self.server.wait(timeout=10)
 
     def start(self, argv, env=None):
         p = subprocess.Popen(argv, env=env)

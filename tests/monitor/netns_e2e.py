@@ -72,6 +72,7 @@ def main():
         portf = os.path.join(tmp, 'port')
         procs.append(subprocess.Popen([
             mon, 'serve', '--listen', '%s:0' % addr[0], '--port-file', portf, '--rules', rules,
+            '--db', os.path.join(tmp, 'monitor.db'),
             '--webhook', 'http://127.0.0.1:%d/hook' % hook.server_address[1],
             '--smtp', '127.0.0.1:%d' % smtp.server_address[1],
             '--mail-from', 'monitor@localhost', '--mail-to', 'ops@localhost']))

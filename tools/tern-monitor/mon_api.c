@@ -32,7 +32,8 @@ static int rank_stuck(const tn_mon_rankst_t *r)
     return r->in_call && r->call_ms >= 60000;
 }
 
-void tn_mon_api_jobs(const tn_mon_state_t *s, uint64_t now_ms, tn_mon_buf_t *out)
+void tn_mon_api_jobs(const tn_mon_state_t *s, uint64_t now_ms, tn_mon_buf_t *out,
+                     void (*more)(void *arg, tn_mon_json_t *j), void *arg)
 {
     tn_mon_json_t j;
     tn_mon_json_init(&j, out);
@@ -68,6 +69,9 @@ void tn_mon_api_jobs(const tn_mon_state_t *s, uint64_t now_ms, tn_mon_buf_t *out
         tn_mon_json_kint(&j, "stuck", stuck);
         tn_mon_json_kint(&j, "dead", dead);
         tn_mon_json_obj_end(&j);
+    }
+    if (more != NULL) {
+        more(arg, &j);
     }
     tn_mon_json_arr_end(&j);
     tn_mon_json_obj_end(&j);

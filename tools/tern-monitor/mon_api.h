@@ -21,7 +21,11 @@ typedef struct {
 int tn_mon_switch_map_load(const char *path, tn_mon_switch_map_t *map, char *why, size_t whylen);
 void tn_mon_switch_map_free(tn_mon_switch_map_t *map);
 
-void tn_mon_api_jobs(const tn_mon_state_t *s, uint64_t now_ms, tn_mon_buf_t *out);
+/* more (may be NULL) adds entries of jobs the state does not hold (the
+ * database's) before the array closes. */
+struct tn_mon_json;
+void tn_mon_api_jobs(const tn_mon_state_t *s, uint64_t now_ms, tn_mon_buf_t *out,
+                     void (*more)(void *arg, struct tn_mon_json *j), void *arg);
 /* cls -1 (all) or TN_MON_CLS_*; what 0 bytes, 1 messages, 2 average size;
  * window_s 0 for the whole run.  -1: no such job. */
 int tn_mon_api_job(const tn_mon_state_t *s, const char *id, int cls, int what, int window_s,

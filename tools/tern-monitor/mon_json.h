@@ -27,7 +27,7 @@
 
 #define TN_MON_JSON_DEPTH_MAX 32
 
-typedef struct {
+typedef struct tn_mon_json {
     tn_mon_buf_t *out;
     int           depth;
     int           failed;       /* misuse seen */

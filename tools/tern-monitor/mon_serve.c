@@ -4,6 +4,7 @@
 #include "mon_http.h"
 #include "mon_query.h"
 #include "mon_resp.h"
+#include "mon_hist.h"
 #include "mon_notify.h"
 #include "mon_rules.h"
 #include "mon_srv.h"
@@ -24,6 +25,7 @@ static struct {
     tn_mon_srv_t        *srv;
     tn_mon_rules_t      *rules;
     tn_mon_notify_t     *notify;
+    tn_mon_hist_t        hist;
 } sv;
 
 static uint64_t serve_now(void)
@@ -75,6 +77,12 @@ static int serve_param_int(const tn_mon_http_req_t *req, const char *name, int l
     return *end == '\0' && end != v && x >= lo && x <= hi ? (int)x : def;
 }
 
+static void serve_stored_jobs(void *arg, tn_mon_json_t *j)
+{
+    (void)arg;
+    tn_mon_hist_jobs(&sv.hist, &sv.state, j);
+}
+
 static int serve_handler(void *ctx, const tn_mon_http_req_t *req, tn_mon_http_resp_t *resp)
 {
     (void)ctx;
@@ -112,7 +120,32 @@ static int serve_handler(void *ctx, const tn_mon_http_req_t *req, tn_mon_http_re
     }
     if (path_is(req, "/api/jobs")) {
         serve_json(resp);
-        tn_mon_api_jobs(&sv.state, now, &resp->body);
+        tn_mon_api_jobs(&sv.state, now, &resp->body, serve_stored_jobs, NULL);
+        return 0;
+    }
+    if (path_is(req, "/api/series")) {
+        char key[600];
+        if (tn_mon_query_get(req, "key", key, sizeof(key), &len) != 0) {
+            tn_mon_http_resp_text(resp, 400, "which series? (?key=)");
+            return 0;
+        }
+        int64_t to = (int64_t)now, from = to - 3600 * 1000;
+        int64_t step = 0;
+        char v[32];
+        if (tn_mon_query_get(req, "from", v, sizeof(v), &len) == 0) {
+            from = strtoll(v, NULL, 10);
+        }
+        if (tn_mon_query_get(req, "to", v, sizeof(v), &len) == 0) {
+            to = strtoll(v, NULL, 10);
+        }
+        if (tn_mon_query_get(req, "step", v, sizeof(v), &len) == 0) {
+            step = strtoll(v, NULL, 10);
+        }
+        serve_json(resp);
+        if (from < 0 || to < from || step < 0 ||
+            tn_mon_hist_series(&sv.hist, key, from, to, step, &resp->body) != 0) {
+            tn_mon_http_resp_text(resp, 400, "no such series, or no history kept");
+        }
         return 0;
     }
     if (path_is(req, "/api/job")) {
@@ -128,7 +161,8 @@ static int serve_handler(void *ctx, const tn_mon_http_req_t *req, tn_mon_http_re
         int what = strcmp(w, "msgs") == 0 ? 1 : strcmp(w, "avg") == 0 ? 2 : 0;
         int window = serve_param_int(req, "window", 0, 3600, 0);
         serve_json(resp);
-        if (tn_mon_api_job(&sv.state, arg, cls, what, window, now, &resp->body) != 0) {
+        if (tn_mon_api_job(&sv.state, arg, cls, what, window, now, &resp->body) != 0 &&
+            tn_mon_hist_job(&sv.hist, arg, cls, what, &resp->body) != 0) {
             tn_mon_http_resp_text(resp, 404, "no such job");
         }
         return 0;
@@ -169,12 +203,14 @@ static void serve_tick(void *arg, int64_t now_ms)
     uint64_t now = serve_now();
     tn_mon_state_tick(&sv.state, now);
     tn_mon_rules_eval(sv.rules, &sv.state, now);
+    tn_mon_hist_tick(&sv.hist, &sv.state, now);
 }
 
 static void serve_alert(void *arg, const tn_mon_alert_t *a, const tn_mon_rule_t *r)
 {
     (void)arg;
     tn_mon_notify_alert(sv.notify, a, r);
+    tn_mon_hist_alert(&sv.hist, a, r);
 }
 
 int tn_mon_serve_load_rules(struct tn_mon_rules *rs, const char *path)
@@ -222,6 +258,16 @@ int tn_mon_serve_run(const tn_mon_serve_opts_t *o)
         fprintf(stderr, "tern-monitor serve: %s\n", why);
         return 1;
     }
+    sv.hist.epoch_ms = serve_now();
+    if (o->db != NULL && strcmp(o->db, "none") != 0) {
+        tn_mon_store_policy_t policy;
+        tn_mon_store_policy_default(&policy);
+        if (tn_mon_store_open(o->db, &policy, &sv.hist.store) != 0) {
+            fprintf(stderr, "tern-monitor serve: cannot use the database %s (--db none: no "
+                    "history)\n", o->db);
+            return 1;
+        }
+    }
     sv.rules = tn_mon_rules_new(serve_alert, NULL);
     if (sv.rules == NULL || (o->rules != NULL && tn_mon_serve_load_rules(sv.rules, o->rules) != 0)) {
         return 1;
@@ -262,6 +308,10 @@ int tn_mon_serve_run(const tn_mon_serve_opts_t *o)
     tn_mon_state_fini(&sv.state);
     tn_mon_rules_free(sv.rules);
     tn_mon_notify_free(sv.notify);
+    if (sv.hist.store != NULL) {
+        tn_mon_store_close(sv.hist.store);      /* writes the minutes in memory */
+        sv.hist.store = NULL;
+    }
     if (sv.have_map) {
         tn_mon_switch_map_free(&sv.map);
     }

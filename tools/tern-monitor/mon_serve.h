@@ -15,6 +15,7 @@ typedef struct {
     const char *switch_map;     /* the site's host -> switch map, or NULL */
     const char *port_file;      /* where to write the port, or NULL */
     const char *rules;          /* rule tuning lines (mon_rules.h), or NULL */
+    const char *db;             /* the history's SQLite file, "none", or NULL (none) */
     const char *webhook, *smtp, *mail_from, *mail_to, *alert_log;   /* mon_notify.h */
 } tn_mon_serve_opts_t;
 

@@ -339,7 +339,7 @@ static uint32_t rec_hash(uint32_t rec, uint32_t cap)
 }
 
 /* The rank's entry for record rec, made when missing; NULL out of memory. */
-static tn_mon_rec_t *rec_get(tn_mon_rankst_t *r, uint32_t rec)
+static tn_mon_peerrec_t *rec_get(tn_mon_rankst_t *r, uint32_t rec)
 {
     for (uint32_t h = r->index_cap ? rec_hash(rec, r->index_cap) : 0; r->index_cap != 0;
          h = (h + 1) & (r->index_cap - 1)) {
@@ -353,7 +353,7 @@ static tn_mon_rec_t *rec_get(tn_mon_rankst_t *r, uint32_t rec)
     }
     if (r->nrecs == r->cap_recs) {
         uint32_t cap = r->cap_recs ? 2 * r->cap_recs : 8;
-        tn_mon_rec_t *nr = realloc(r->recs, (size_t)cap * sizeof(*nr));
+        tn_mon_peerrec_t *nr = realloc(r->recs, (size_t)cap * sizeof(*nr));
         if (nr == NULL) {
             return NULL;
         }
@@ -378,7 +378,7 @@ static tn_mon_rec_t *rec_get(tn_mon_rankst_t *r, uint32_t rec)
         r->index = ni;
         r->index_cap = cap;
     }
-    tn_mon_rec_t *x = &r->recs[r->nrecs++];
+    tn_mon_peerrec_t *x = &r->recs[r->nrecs++];
     memset(x, 0, sizeof(*x));
     x->rec = rec;
     uint32_t h = rec_hash(rec, r->index_cap);
@@ -455,7 +455,7 @@ static void on_rank(void *arg, const tn_mon_wire_job_t *w, const tn_mon_wire_ran
             r->pv[m][e] += (uint64_t)d;
         } else if (rec - 1 < nrec) {
             int slot = rv_slot(s, m, e);
-            tn_mon_rec_t *q = slot >= 0 ? rec_get(r, rec - 1) : NULL;
+            tn_mon_peerrec_t *q = slot >= 0 ? rec_get(r, rec - 1) : NULL;
             if (q != NULL) {
                 q->v[slot] += (uint64_t)d;
             } else if (slot >= 0) {

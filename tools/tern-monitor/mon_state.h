@@ -89,7 +89,7 @@ enum { TN_MON_RANK_UNSEEN = -1 };   /* other states: TN_MON_RANK_* of mon_scan.h
 typedef struct {
     uint32_t rec;
     uint64_t v[TN_MON_RV_N];
-} tn_mon_rec_t;
+} tn_mon_peerrec_t;
 
 typedef struct {
     int      state;                 /* TN_MON_RANK_*, or UNSEEN */
@@ -103,7 +103,7 @@ typedef struct {
     uint64_t **pv;                  /* per metric: its process values, or NULL */
     int      npv;
     uint32_t nrec;                  /* records the rank has (peers, nodes, other) */
-    tn_mon_rec_t *recs;             /* the records it reported anything for */
+    tn_mon_peerrec_t *recs;             /* the records it reported anything for */
     uint32_t nrecs, cap_recs;
     uint32_t *index;                /* open addressing: rec -> recs entry + 1 */
     uint32_t index_cap;             /* a power of two, > 2 * nrecs */
@@ -135,6 +135,9 @@ typedef struct {
     tn_mon_link_t *links;
     int      nlinks, cap_links;
     int      saw_dead;
+    /* what the history (mon_hist.c) last wrote of it */
+    uint64_t hist_ms, hist_bytes, hist_msgs, hist_put_ms;
+    int      hist_final;
 } tn_mon_job_t;
 
 typedef struct {

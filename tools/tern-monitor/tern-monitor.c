@@ -31,6 +31,7 @@ static void usage(FILE *out)
             "                          [--lock] [--exit-when-idle [--parent PID]] [--same-netns]\n"
             "       tern-monitor serve [--listen ADDR[:PORT]] [--token-file FILE]\n"
             "                          [--switch-map FILE] [--port-file FILE] [--rules FILE]\n"
+            "                          [--db FILE|none]   (history; default ./tern-monitor.db)\n"
             "                          [--alert-log FILE] [--webhook http://HOST[:PORT]/PATH]\n"
             "                          [--smtp HOST[:PORT] --mail-from ADDR --mail-to ADDR]\n"
             "       tern-monitor rules [--rules FILE]   (Prometheus alerting rules)\n"
@@ -89,7 +90,7 @@ int main(int argc, char **argv)
     double interval = 1.0;
     int frames = 0;
     tn_mon_agent_opts_t ao = { .port = TN_MON_PORT, .root = "/", .interval = 1.0 };
-    tn_mon_serve_opts_t so = { .addr = "127.0.0.1", .port = TN_MON_PORT };
+    tn_mon_serve_opts_t so = { .addr = "127.0.0.1", .port = TN_MON_PORT, .db = "tern-monitor.db" };
     char listen_host[256] = "127.0.0.1";
     int have_server = 0;
     const char *frame_out = NULL;
@@ -153,6 +154,9 @@ int main(int argc, char **argv)
             i++;
         } else if (strcmp(a, "--switch-map") == 0 && v != NULL) {
             so.switch_map = v;
+            i++;
+        } else if (strcmp(a, "--db") == 0 && v != NULL) {
+            so.db = v;
             i++;
         } else if (strcmp(a, "--rules") == 0 && v != NULL) {
             so.rules = v;
