@@ -2,6 +2,7 @@
 #include "mon_rules.h"
 #include "mon_json.h"
 #include "mon_nic.h"
+#include "mon_index.h"
 #include "mon_scan.h"
 
 #include <stdio.h>
@@ -16,7 +17,7 @@ enum { K_RATIO, K_INCREASE, K_GAUGE };
 
 typedef struct {
     int      rule;
-    char     key[256];
+    char     key[256];              /* "<rule>|<target's key>" */
     char     target[160];
     int      nlabels;
     char     lk[4][16];
@@ -33,6 +34,7 @@ struct tn_mon_rules {
     tn_mon_rule_t     rules[TN_MON_NRULES];
     inst_t           *inst;
     int               ninst, cap;
+    tn_mon_index_t    ix;           /* instances by key */
     tn_mon_alert_t   *log;          /* oldest first */
     int               nlog;
     uint64_t          next_id;
@@ -70,6 +72,7 @@ tn_mon_rules_t *tn_mon_rules_new(tn_mon_alert_fn_t cb, void *arg)
 void tn_mon_rules_free(tn_mon_rules_t *rs)
 {
     if (rs != NULL) {
+        tn_mon_index_free(&rs->ix);
         free(rs->inst);
         free(rs->log);
         free(rs);
@@ -132,12 +135,18 @@ int tn_mon_rules_tune(tn_mon_rules_t *rs, const char *line, char *why, size_t wh
 
 /* ---- evaluation ---------------------------------------------------------- */
 
+static const char *inst_key(const void *table, uint32_t pos)
+{
+    return ((const inst_t *)table)[pos].key;
+}
+
 static inst_t *rules_inst(tn_mon_rules_t *rs, int rule, const char *key)
 {
-    for (int i = 0; i < rs->ninst; i++) {
-        if (rs->inst[i].rule == rule && strcmp(rs->inst[i].key, key) == 0) {
-            return &rs->inst[i];
-        }
+    char k[256];
+    snprintf(k, sizeof(k), "%d|%s", rule, key);
+    int64_t i = tn_mon_index_find(&rs->ix, k, rs->inst, inst_key);
+    if (i >= 0) {
+        return &rs->inst[i];
     }
     if (rs->ninst == rs->cap) {
         int cap = rs->cap ? 2 * rs->cap : 64;
@@ -148,11 +157,15 @@ static inst_t *rules_inst(tn_mon_rules_t *rs, int rule, const char *key)
         rs->inst = ni;
         rs->cap = cap;
     }
-    inst_t *x = &rs->inst[rs->ninst++];
+    inst_t *x = &rs->inst[rs->ninst];
     memset(x, 0, sizeof(*x));
     x->rule = rule;
     x->log = -1;
-    snprintf(x->key, sizeof(x->key), "%s", key);
+    snprintf(x->key, sizeof(x->key), "%s", k);
+    if (tn_mon_index_add(&rs->ix, x->key, (uint32_t)rs->ninst, rs->inst, inst_key) != 0) {
+        return NULL;
+    }
+    rs->ninst++;
     return x;
 }
 
@@ -387,6 +400,7 @@ void tn_mon_rules_eval(tn_mon_rules_t *rs, const tn_mon_state_t *s, uint64_t now
         }
     }
     /* targets that are gone (a job ended, a link unused): resolved */
+    int removed = 0;
     for (int i = 0; i < rs->ninst;) {
         if (rs->inst[i].seen) {
             i++;
@@ -396,6 +410,10 @@ void tn_mon_rules_eval(tn_mon_rules_t *rs, const tn_mon_state_t *s, uint64_t now
             rules_resolve(rs, &rs->inst[i], now);
         }
         rs->inst[i] = rs->inst[--rs->ninst];
+        removed = 1;
+    }
+    if (removed) {
+        (void)tn_mon_index_rebuild(&rs->ix, (uint32_t)rs->ninst, rs->inst, inst_key);
     }
 }
 

@@ -58,6 +58,7 @@ void tn_mon_state_fini(tn_mon_state_t *s)
     }
     for (int i = 0; i < s->nnodes; i++) {
         free(s->nodes[i]->idmap);
+        free(s->nodes[i]->listed);
         free(s->nodes[i]);
     }
     for (int i = 0; i < s->njobs; i++) {
@@ -66,6 +67,8 @@ void tn_mon_state_fini(tn_mon_state_t *s)
     free(s->metrics);
     free(s->nodes);
     free(s->jobs);
+    tn_mon_index_free(&s->node_ix);
+    tn_mon_index_free(&s->job_ix);
     memset(s, 0, sizeof(*s));
 }
 
@@ -91,34 +94,33 @@ int tn_mon_state_metric(const tn_mon_state_t *s, const char *name)
     return -1;
 }
 
-tn_mon_node_t *tn_mon_state_node(tn_mon_state_t *s, const char *name)
+static const char *node_key(const void *table, uint32_t pos)
 {
-    for (int i = 0; i < s->nnodes; i++) {
-        if (strcmp(s->nodes[i]->name, name) == 0) {
-            return s->nodes[i];
-        }
-    }
-    return NULL;
+    return ((tn_mon_node_t *const *)table)[pos]->name;
 }
 
+static const char *job_key(const void *table, uint32_t pos)
+{
+    return ((tn_mon_job_t *const *)table)[pos]->id;
+}
+
+tn_mon_node_t *tn_mon_state_node(tn_mon_state_t *s, const char *name)
+{
+    int64_t i = tn_mon_index_find(&s->node_ix, name, s->nodes, node_key);
+    return i >= 0 ? s->nodes[i] : NULL;
+}
+
+/* The newest job of that id (a reused name's newer job goes last). */
 tn_mon_job_t *tn_mon_state_job(tn_mon_state_t *s, const char *id)
 {
-    for (int i = 0; i < s->njobs; i++) {
-        if (strcmp(s->jobs[i]->id, id) == 0) {
-            return s->jobs[i];
-        }
-    }
-    return NULL;
+    int64_t i = tn_mon_index_find(&s->job_ix, id, s->jobs, job_key);
+    return i >= 0 ? s->jobs[i] : NULL;
 }
 
 static int state_node_index(const tn_mon_state_t *s, const tn_mon_node_t *n)
 {
-    for (int i = 0; i < s->nnodes; i++) {
-        if (s->nodes[i] == n) {
-            return i;
-        }
-    }
-    return -1;
+    (void)s;
+    return n->index;
 }
 
 /* ---- applying a frame ---------------------------------------------------- */
@@ -130,6 +132,8 @@ typedef struct {
     int             full;
     tn_mon_job_t   *job;            /* of the JOB section being applied */
     int             failed;
+    tn_mon_rankst_t **listed;       /* the ranks this frame lists */
+    int             nlisted, cap_listed;
 } apply_t;
 
 static void on_head(void *arg, const tn_mon_wire_head_t *h)
@@ -269,6 +273,7 @@ static tn_mon_job_t *job_new(const tn_mon_wire_job_t *w, uint64_t now)
         return NULL;
     }
     for (int i = 0; i < j->world_size; i++) {
+        j->ranks[i].job = j;
         j->ranks[i].state = TN_MON_RANK_UNSEEN;
         j->ranks[i].node = -1;
         j->ranks[i].node_id = -1;
@@ -301,6 +306,10 @@ static void on_job(void *arg, const tn_mon_wire_job_t *w)
         }
         s->jobs = nj;
         s->jobs[s->njobs++] = j;
+        /* a reused name: the index names the newer job */
+        if (tn_mon_index_rebuild(&s->job_ix, (uint32_t)s->njobs, s->jobs, job_key) != 0) {
+            a->failed = 1;
+        }
     }
     j->last_ms = a->now;
     if (j->state != TN_MON_JOB_RUNNING) {
@@ -431,6 +440,17 @@ static void on_rank(void *arg, const tn_mon_wire_job_t *w, const tn_mon_wire_ran
     r->call_ms = k->call_ms > 0 ? (int64_t)(k->call_ms - 1) : -1;
     r->peer_count = k->peer_count;
     r->last_ms = a->now;
+    if (a->nlisted == a->cap_listed) {
+        int cap = a->cap_listed ? 2 * a->cap_listed : 64;
+        tn_mon_rankst_t **nl = realloc(a->listed, (size_t)cap * sizeof(*nl));
+        if (nl == NULL) {
+            a->failed = 1;
+            return;
+        }
+        a->listed = nl;
+        a->cap_listed = cap;
+    }
+    a->listed[a->nlisted++] = r;
     if (rank_room(r, -1, 0, nrec) != 0) {
         a->failed = 1;
         return;
@@ -529,11 +549,14 @@ int tn_mon_state_apply(tn_mon_state_t *s, const void *frame, size_t len, uint64_
                        char *why, size_t whylen)
 {
     tn_mon_wire_head_t h;
-    tn_mon_wire_cb_t hc = { .head = head_only };
-    if (tn_mon_wire_decode(frame, len, &hc, &h, why, whylen) != 0) {
+    if (tn_mon_wire_decode(frame, len, NULL, NULL, why, whylen) != 0) {
         s->bad_frames++;
         return -1;
     }
+    /* the head (a walk that stops at the first section: NULL callbacks
+     * cost nothing but the walk itself, so stop it early) */
+    tn_mon_wire_cb_t hc = { .head = head_only };
+    tn_mon_wire_walk_head(frame, len, &hc, &h);
     char name[64];
     str_copy(name, sizeof(name), &h.node);
     tn_mon_node_t *n = tn_mon_state_node(s, name);
@@ -548,7 +571,7 @@ int tn_mon_state_apply(tn_mon_state_t *s, const void *frame, size_t len, uint64_
     }
     precheck_t c = { .node = n, .full = full };
     tn_mon_wire_cb_t pc = { .head = pre_head, .metric = pre_metric, .rank = pre_rank };
-    (void)tn_mon_wire_decode(frame, len, &pc, &c, NULL, 0);
+    tn_mon_wire_walk(frame, len, &pc, &c);
     free(c.defined);
     if (c.unknown) {
         set_why(why, whylen, "a value of a metric the frames did not define: send a full frame");
@@ -564,14 +587,19 @@ int tn_mon_state_apply(tn_mon_state_t *s, const void *frame, size_t len, uint64_
             return -1;
         }
         s->nodes = nn;
+        n->index = s->nnodes;
         s->nodes[s->nnodes++] = n;
         snprintf(n->name, sizeof(n->name), "%s", name);
+        if (tn_mon_index_add(&s->node_ix, n->name, (uint32_t)n->index, s->nodes, node_key) != 0) {
+            set_why(why, whylen, "out of memory");
+            return -1;
+        }
         n->first_ms = now_ms;
     }
     apply_t a = { .s = s, .node = n, .now = now_ms };
     tn_mon_wire_cb_t cb = { .head = on_head, .metric = on_metric, .nic = on_nic,
                             .snmp = on_snmp, .job = on_job, .rank = on_rank };
-    (void)tn_mon_wire_decode(frame, len, &cb, &a, NULL, 0);
+    tn_mon_wire_walk(frame, len, &cb, &a);
     n->seq = h.seq;
     n->last_ms = now_ms;
     n->frames++;
@@ -580,18 +608,19 @@ int tn_mon_state_apply(tn_mon_state_t *s, const void *frame, size_t len, uint64_
      * only a segment left behind (TERN_MONITOR_LINGER) tells which, and
      * the agent then lists the rank as exited or dead before it goes */
     int ni = state_node_index(s, n);
-    for (int k = 0; k < s->njobs; k++) {
-        tn_mon_job_t *j = s->jobs[k];
-        for (int r = 0; r < j->world_size; r++) {
-            tn_mon_rankst_t *x = &j->ranks[r];
-            if (x->node != ni || x->last_ms == now_ms || x->state == TN_MON_RANK_UNSEEN ||
-                x->state == TN_MON_RANK_EXITED || x->state == TN_MON_RANK_DEAD) {
-                continue;
-            }
-            x->state = TN_MON_RANK_EXITED;
-            x->in_call = 0;
+    for (int i = 0; i < n->nlisted; i++) {
+        tn_mon_rankst_t *x = n->listed[i];
+        if (x->node != ni || x->last_ms == now_ms || x->state == TN_MON_RANK_UNSEEN ||
+            x->state == TN_MON_RANK_EXITED || x->state == TN_MON_RANK_DEAD) {
+            continue;
         }
+        x->state = TN_MON_RANK_EXITED;
+        x->in_call = 0;
     }
+    free(n->listed);
+    n->listed = a.listed;
+    n->nlisted = a.nlisted;
+    n->cap_listed = a.cap_listed;
     s->frames++;
     if (a.failed) {
         set_why(why, whylen, "out of memory applying a frame");

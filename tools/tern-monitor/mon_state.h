@@ -23,6 +23,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "mon_index.h"
 
 #define TN_MON_STATE_RANKS_MAX 256   /* rank-level matrix up to this */
 #define TN_MON_STATE_SNAP_S    10
@@ -70,6 +71,7 @@ typedef struct {
 
 typedef struct {
     char     name[64];
+    int      index;                 /* in the state's nodes */
     uint64_t first_ms, last_ms, last_t_ms, prev_t_ms;
     uint64_t seq;                   /* of the last frame applied */
     int     *idmap;                 /* wire metric id -> metric index, -1 */
@@ -80,9 +82,15 @@ typedef struct {
     double   snmp_rate[16];
     int      snmp_have_prev;
     int      frames;
+    /* the ranks its last frame listed: those the next one does not list
+     * are gone */
+    struct tn_mon_rankst **listed;
+    int      nlisted, cap_listed;
 } tn_mon_node_t;
 
 enum { TN_MON_RANK_UNSEEN = -1 };   /* other states: TN_MON_RANK_* of mon_scan.h */
+
+struct tn_mon_rankst;
 
 /* What a rank did with one peer (or node) record: sparse, since most
  * ranks talk to few of their job's ranks. */
@@ -91,7 +99,7 @@ typedef struct {
     uint64_t v[TN_MON_RV_N];
 } tn_mon_peerrec_t;
 
-typedef struct {
+typedef struct tn_mon_rankst {
     int      state;                 /* TN_MON_RANK_*, or UNSEEN */
     int      node;                  /* index in the state's nodes, -1 */
     int      node_id;               /* the job's node index */
@@ -107,6 +115,7 @@ typedef struct {
     uint32_t nrecs, cap_recs;
     uint32_t *index;                /* open addressing: rec -> recs entry + 1 */
     uint32_t index_cap;             /* a power of two, > 2 * nrecs */
+    struct tn_mon_job *job;         /* its job */
 } tn_mon_rankst_t;
 
 typedef struct {
@@ -119,7 +128,7 @@ typedef struct {
 
 enum { TN_MON_JOB_RUNNING, TN_MON_JOB_FINISHED, TN_MON_JOB_FAILED };
 
-typedef struct {
+typedef struct tn_mon_job {
     char     id[96], program[32];
     uint32_t uid;
     int      world_size, nnodes;
@@ -147,6 +156,7 @@ typedef struct {
     int              nnodes;
     tn_mon_job_t   **jobs;
     int              njobs;
+    tn_mon_index_t   node_ix, job_ix;       /* by name and by id */
     uint64_t         frames, bad_frames, resent_frames;
     /* metric indices the state itself uses, -1 until named */
     int m_msgs_sent, m_bytes_sent, m_peer_msgs, m_peer_bytes, m_took, m_took_bytes;

@@ -10,7 +10,18 @@ typedef struct {
     const char    *err;
 } rd_t;
 
-static uint64_t rd_uint(rd_t *r)
+static uint64_t rd_uint_slow(rd_t *r);
+
+/* Most numbers fit one byte: that case inline. */
+static inline uint64_t rd_uint(rd_t *r)
+{
+    if (r->p < r->end && *r->p < 0x80) {
+        return *r->p++;
+    }
+    return rd_uint_slow(r);
+}
+
+static uint64_t rd_uint_slow(rd_t *r)
 {
     uint64_t v = 0;
     for (int shift = 0; shift < 64; shift += 7) {
@@ -247,6 +258,25 @@ static const char *wire_walk(const uint8_t *buf, size_t len, const tn_mon_wire_c
         r.p += n;
     }
     return r.err;
+}
+
+void tn_mon_wire_walk_head(const void *buf, size_t len, const tn_mon_wire_cb_t *cb, void *arg)
+{
+    rd_t r = { (const uint8_t *)buf + 4, (const uint8_t *)buf + len, NULL };
+    tn_mon_wire_head_t h;
+    h.flags = rd_u32(&r, UINT32_MAX);
+    h.seq = rd_uint(&r);
+    h.t_ms = rd_uint(&r);
+    h.node = rd_str(&r);
+    h.version = rd_str(&r);
+    if (r.err == NULL && cb->head != NULL) {
+        cb->head(arg, &h);
+    }
+}
+
+void tn_mon_wire_walk(const void *buf, size_t len, const tn_mon_wire_cb_t *cb, void *arg)
+{
+    (void)wire_walk(buf, len, cb, arg);
 }
 
 int tn_mon_wire_decode(const void *buf, size_t len, const tn_mon_wire_cb_t *cb, void *arg,

@@ -103,6 +103,12 @@ typedef struct {
 int tn_mon_wire_decode(const void *buf, size_t len, const tn_mon_wire_cb_t *cb, void *arg,
                        char *why, size_t whylen);
 
+/* Call back through a frame tn_mon_wire_decode() has accepted (the same
+ * bytes): no second check. */
+void tn_mon_wire_walk(const void *buf, size_t len, const tn_mon_wire_cb_t *cb, void *arg);
+/* Only the head of such a frame. */
+void tn_mon_wire_walk_head(const void *buf, size_t len, const tn_mon_wire_cb_t *cb, void *arg);
+
 /* Walk a checked list: the next element name of a metric, the next value
  * of a rank; 0 while there is one. */
 int tn_mon_wire_next_str(const uint8_t **p, const uint8_t *end, tn_mon_wire_str_t *s);
