@@ -9,7 +9,6 @@ the alert log, and resolve once the job has ended.  The generated
 Prometheus rules must pass promtool and the Grafana dashboard must only
 name metrics that /metrics exports.  Prints 'monitor alerts: ok'.
 """
-import argparse
 import http.server
 import json
 import os
@@ -20,7 +19,7 @@ import subprocess
 import tempfile
 import threading
 
-from monlib import Cluster, fail, get, wait_for
+from monlib import args, Cluster, fail, get, wait_for
 
 
 class Hook(http.server.BaseHTTPRequestHandler):
@@ -78,11 +77,7 @@ def serve(server):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument('--bin', required=True)
-    ap.add_argument('--prog', required=True)
-    ap.add_argument('--promtool', default='')
-    a = ap.parse_args()
+    a = args()
     tmp = tempfile.mkdtemp(prefix='tern-mon-alerts-')
     hook = serve(http.server.HTTPServer(('127.0.0.1', 0), Hook))
     smtp = serve(socketserver.ThreadingTCPServer(('127.0.0.1', 0), Smtp))

@@ -10,7 +10,6 @@ After the job ends the server must call it finished.  Then a job started
 with tern-run --monitor=SERVER must reach the server through the agent that
 tern-run starts.  Prints 'monitor e2e: ok'.
 """
-import argparse
 import json
 import os
 import shutil
@@ -19,15 +18,11 @@ import tempfile
 import urllib.error
 import urllib.request
 
-from monlib import Cluster, fail, get, wait_for
+from monlib import args, Cluster, fail, get, wait_for
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument('--bin', required=True)
-    ap.add_argument('--prog', required=True)
-    ap.add_argument('--promtool', default='')
-    a = ap.parse_args()
+    a = args()
     tmp = tempfile.mkdtemp(prefix='tern-mon-e2e-')
     c = None
     try:

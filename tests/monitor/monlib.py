@@ -1,5 +1,6 @@
 """What the tern-monitor tests share (e2e.py, alerts.py): a server, an
 agent and a job on this machine, and waiting for what they show."""
+import argparse
 import os
 import signal
 import subprocess
@@ -7,6 +8,15 @@ import sys
 import time
 import urllib.error
 import urllib.request
+
+
+def args():
+    """--bin (tern-run, tern-monitor), --prog (monitor_traffic), --promtool."""
+    ap = argparse.ArgumentParser()
+    ap.add_argument('--bin', required=True)
+    ap.add_argument('--prog', required=True)
+    ap.add_argument('--promtool', default='')
+    return ap.parse_args()
 
 
 def fail(msg):

@@ -27,6 +27,22 @@ static void job_totals(const tn_mon_state_t *s, const tn_mon_job_t *j, uint64_t 
     }
 }
 
+/* The facts a job's entry and its page share. */
+static void api_job_facts(tn_mon_json_t *j, const tn_mon_job_t *x)
+{
+    tn_mon_json_kstr(j, "id", x->id);
+    tn_mon_json_kstr(j, "program", x->program);
+    tn_mon_json_kuint(j, "uid", x->uid);
+    tn_mon_json_kstr(j, "state", job_states[x->state]);
+    tn_mon_json_kuint(j, "start", x->start_ms);
+    tn_mon_json_key(j, "end");
+    if (x->end_ms != 0) {
+        tn_mon_json_uint(j, x->end_ms);
+    } else {
+        tn_mon_json_null(j);
+    }
+}
+
 static int rank_stuck(const tn_mon_rankst_t *r)
 {
     return r->in_call && r->call_ms >= 60000;
@@ -51,19 +67,9 @@ void tn_mon_api_jobs(const tn_mon_state_t *s, uint64_t now_ms, tn_mon_buf_t *out
             dead += x->ranks[r].state == TN_MON_RANK_DEAD;
         }
         tn_mon_json_obj(&j);
-        tn_mon_json_kstr(&j, "id", x->id);
-        tn_mon_json_kstr(&j, "program", x->program);
-        tn_mon_json_kuint(&j, "uid", x->uid);
+        api_job_facts(&j, x);
         tn_mon_json_kint(&j, "ranks", x->world_size);
         tn_mon_json_kint(&j, "nodes", x->nnodes);
-        tn_mon_json_kstr(&j, "state", job_states[x->state]);
-        tn_mon_json_kuint(&j, "start", x->start_ms);
-        tn_mon_json_key(&j, "end");
-        if (x->end_ms != 0) {
-            tn_mon_json_uint(&j, x->end_ms);
-        } else {
-            tn_mon_json_null(&j);
-        }
         tn_mon_json_kuint(&j, "bytes", bytes);
         tn_mon_json_kuint(&j, "msgs", msgs);
         tn_mon_json_kint(&j, "stuck", stuck);
@@ -130,17 +136,7 @@ int tn_mon_api_job(const tn_mon_state_t *s, const char *id, int cls, int what, i
     tn_mon_json_t j;
     tn_mon_json_init(&j, out);
     tn_mon_json_obj(&j);
-    tn_mon_json_kstr(&j, "id", x->id);
-    tn_mon_json_kstr(&j, "program", x->program);
-    tn_mon_json_kuint(&j, "uid", x->uid);
-    tn_mon_json_kstr(&j, "state", job_states[x->state]);
-    tn_mon_json_kuint(&j, "start", x->start_ms);
-    tn_mon_json_key(&j, "end");
-    if (x->end_ms != 0) {
-        tn_mon_json_uint(&j, x->end_ms);
-    } else {
-        tn_mon_json_null(&j);
-    }
+    api_job_facts(&j, x);
     tn_mon_json_kuint(&j, "now", now_ms);
     tn_mon_json_key(&j, "nodes");
     tn_mon_json_arr(&j);

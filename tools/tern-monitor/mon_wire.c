@@ -101,6 +101,16 @@ int tn_mon_wire_next_val(const uint8_t **p, const uint8_t *end, uint32_t *rec, u
     return r.err == NULL ? 0 : -1;
 }
 
+/* The frame's head, after the magic. */
+static void rd_head(rd_t *r, tn_mon_wire_head_t *h)
+{
+    h->flags = rd_u32(r, UINT32_MAX);
+    h->seq = rd_uint(r);
+    h->t_ms = rd_uint(r);
+    h->node = rd_str(r);
+    h->version = rd_str(r);
+}
+
 static void sec_dict(rd_t *r, const tn_mon_wire_cb_t *cb, void *arg)
 {
     uint32_t n = rd_u32(r, TN_MON_WIRE_MAX_ITEMS);
@@ -214,11 +224,7 @@ static const char *wire_walk(const uint8_t *buf, size_t len, const tn_mon_wire_c
     }
     r.p += 4;
     tn_mon_wire_head_t h;
-    h.flags = rd_u32(&r, UINT32_MAX);
-    h.seq = rd_uint(&r);
-    h.t_ms = rd_uint(&r);
-    h.node = rd_str(&r);
-    h.version = rd_str(&r);
+    rd_head(&r, &h);
     if (r.err == NULL && h.node.n == 0) {
         r.err = "frame without a node name";
     }
@@ -264,11 +270,7 @@ void tn_mon_wire_walk_head(const void *buf, size_t len, const tn_mon_wire_cb_t *
 {
     rd_t r = { (const uint8_t *)buf + 4, (const uint8_t *)buf + len, NULL };
     tn_mon_wire_head_t h;
-    h.flags = rd_u32(&r, UINT32_MAX);
-    h.seq = rd_uint(&r);
-    h.t_ms = rd_uint(&r);
-    h.node = rd_str(&r);
-    h.version = rd_str(&r);
+    rd_head(&r, &h);
     if (r.err == NULL && cb->head != NULL) {
         cb->head(arg, &h);
     }
