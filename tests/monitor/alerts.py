@@ -153,7 +153,8 @@ def main():
                         fail('dashboard panel %r names %s, which /metrics does not export'
                              % (p['title'], name))
         for name in re.findall(r'\b(tern_[a-z0-9_]+)', out):
-            if name not in exported:
+            # a port's counters are exported where a node has InfiniBand
+            if name not in exported and not name.startswith('tern_node_infiniband_'):
                 fail('an alert rule names %s, which /metrics does not export' % name)
         print('monitor alerts: ok')
     finally:

@@ -266,6 +266,29 @@ static void agent_frame(tn_mon_buf_t *out, int full)
         }
         tn_mon_wire_section(out, TN_MON_WIRE_SNMP, &sec);
         tn_mon_buf_reset(&sec);
+        if (ag.nic.n_ib > 0) {
+            tn_mon_wire_uint(&sec, ag.nic.n_ib);
+            for (uint32_t i = 0; i < ag.nic.n_ib; i++) {
+                const tn_mon_nic_ib_t *p = &ag.nic.ib[i];
+                uint32_t nc = 0;
+                for (int c = 0; c < TN_MON_NIC_IB_NCTR; c++) {
+                    nc += (p->have >> c) & 1u;
+                }
+                tn_mon_wire_str(&sec, p->dev);
+                tn_mon_wire_uint(&sec, p->port);
+                tn_mon_wire_uint(&sec, p->state);
+                tn_mon_wire_uint(&sec, p->rate_mbps);
+                tn_mon_wire_uint(&sec, nc);
+                for (int c = 0; c < TN_MON_NIC_IB_NCTR; c++) {
+                    if ((p->have >> c) & 1u) {
+                        tn_mon_wire_uint(&sec, (uint64_t)c);
+                        tn_mon_wire_uint(&sec, p->ctr[c]);
+                    }
+                }
+            }
+            tn_mon_wire_section(out, TN_MON_WIRE_IB, &sec);
+            tn_mon_buf_reset(&sec);
+        }
     }
     if (tn_mon_scan(ag.o->dir, &scan) != 0) {
         scan.n = 0;

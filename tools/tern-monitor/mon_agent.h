@@ -19,7 +19,7 @@ typedef struct {
     char        token[256];     /* sent as a bearer token; "" none */
     char        node[64];       /* this node's name (hostname) */
     const char *dir;            /* the segments (/dev/shm) */
-    const char *root;           /* "/": where /sys and /proc are */
+    const char *root;           /* "/": where /sys and /proc are (--sysroot) */
     double      interval;       /* seconds */
     int         frames;         /* 0: until a signal */
     int         reap;

@@ -319,6 +319,23 @@ static void api_node(tn_mon_json_t *j, const tn_mon_state_t *s, const tn_mon_nod
         tn_mon_json_obj_end(j);
     }
     tn_mon_json_arr_end(j);
+    tn_mon_json_key(j, "ib");
+    tn_mon_json_arr(j);
+    for (int i = 0; i < n->nib; i++) {
+        const tn_mon_ib_state_t *p = &n->ib[i];
+        tn_mon_json_obj(j);
+        tn_mon_json_kstr(j, "device", p->dev);
+        tn_mon_json_kuint(j, "port", p->port);
+        tn_mon_json_kstr(j, "state", p->state == 4 ? "active" : p->state == 1 ? "down" : "other");
+        tn_mon_json_kuint(j, "rate_mbps", p->rate_mbps);
+        tn_mon_json_kdouble(j, "xmit_Bps", p->rate[TN_MON_NIC_IB_XMIT_BYTES]);
+        tn_mon_json_kdouble(j, "rcv_Bps", p->rate[TN_MON_NIC_IB_RCV_BYTES]);
+        tn_mon_json_kuint(j, "symbol_errors", p->ctr[TN_MON_NIC_IB_SYMBOL_ERROR]);
+        tn_mon_json_kuint(j, "link_downed", p->ctr[TN_MON_NIC_IB_LINK_DOWNED]);
+        tn_mon_json_kuint(j, "rcv_errors", p->ctr[TN_MON_NIC_IB_RCV_ERRORS]);
+        tn_mon_json_obj_end(j);
+    }
+    tn_mon_json_arr_end(j);
     tn_mon_json_key(j, "udp");
     tn_mon_json_obj(j);
     tn_mon_json_kdouble(j, "rcvbuf_errors_rate", n->snmp_rate[TN_MON_NIC_UDP_RCVBUF_ERRORS]);

@@ -275,6 +275,33 @@ static void prom_nodes(const tn_mon_state_t *s, uint64_t now_ms, tn_mon_buf_t *o
             tn_mon_buf_printf(o, "\"} %llu\n", (unsigned long long)s->nodes[k]->snmp[udp[i].ctr]);
         }
     }
+    /* InfiniBand ports: every counter the agent read, the data ones in bytes */
+    for (int c = 0; c < TN_MON_NIC_IB_NCTR; c++) {
+        const char *cn = tn_mon_nic_ib_ctr_name(c);
+        char name[96];
+        int data = c == TN_MON_NIC_IB_XMIT_BYTES || c == TN_MON_NIC_IB_RCV_BYTES;
+        snprintf(name, sizeof(name), "tern_node_infiniband_%s%s_total", cn,
+                 data ? "_bytes" : "");
+        int any = 0;
+        for (int k = 0; k < s->nnodes; k++) {
+            const tn_mon_node_t *n = s->nodes[k];
+            for (int i = 0; i < n->nib; i++) {
+                if (!any) {
+                    char help[160];
+                    snprintf(help, sizeof(help), "InfiniBand port counter %s%s", cn,
+                             data ? " (bytes)" : "");
+                    prom_head(o, name, "counter", help);
+                    any = 1;
+                }
+                tn_mon_buf_printf(o, "%s{node=\"", name);
+                prom_value(o, n->name);
+                tn_mon_buf_str(o, "\",device=\"");
+                prom_value(o, n->ib[i].dev);
+                tn_mon_buf_printf(o, "\",port=\"%u\"} %llu\n", n->ib[i].port,
+                                  (unsigned long long)n->ib[i].ctr[c]);
+            }
+        }
+    }
     prom_head(o, "tern_node_agent_up", "gauge", "1 while the node's agent sent a frame in the last 5 s");
     for (int k = 0; k < s->nnodes; k++) {
         tn_mon_buf_str(o, "tern_node_agent_up{node=\"");

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { T_LINK, T_JOB, T_NIC, T_NODE, T_RANK };
+enum { T_LINK, T_JOB, T_NIC, T_IBPORT, T_NODE, T_RANK };
 enum { K_RATIO, K_INCREASE, K_GAUGE };
 
 #define RING 61                     /* one sample a second: a minute back */
@@ -382,6 +382,21 @@ void tn_mon_rules_eval(tn_mon_rules_t *rs, const tn_mon_state_t *s, uint64_t now
                      (double)n->snmp[TN_MON_NIC_UDP_RCVBUF_ERRORS], 0, now);
         rules_sample(rs, TN_MON_RULE_AGENT_DOWN, n->name, target, &L,
                      now > n->last_ms + 5000 ? 1.0 : 0.0, 0, now);
+        for (int i = 0; i < n->nib; i++) {
+            const tn_mon_ib_state_t *p = &n->ib[i];
+            char port[16];
+            snprintf(port, sizeof(port), "%u", p->port);
+            snprintf(key, sizeof(key), "%s|%s|%s", n->name, p->dev, port);
+            snprintf(target, sizeof(target), "%s port %s on %s", p->dev, port, n->name);
+            labels_t B = { 0 };
+            lab(&B, "node", n->name);
+            lab(&B, "device", p->dev);
+            lab(&B, "port", port);
+            uint64_t errs = p->ctr[TN_MON_NIC_IB_SYMBOL_ERROR] + p->ctr[TN_MON_NIC_IB_LINK_ERROR_RECOVERY] +
+                            p->ctr[TN_MON_NIC_IB_LINK_DOWNED] + p->ctr[TN_MON_NIC_IB_RCV_ERRORS] +
+                            p->ctr[TN_MON_NIC_IB_LOCAL_LINK_INTEGRITY];
+            rules_sample(rs, TN_MON_RULE_IB_ERRORS, key, target, &B, (double)errs, 0, now);
+        }
         for (int f = 0; f < n->nnic; f++) {
             const tn_mon_nic_state_t *c = &n->nic[f];
             snprintf(key, sizeof(key), "%s|%s", n->name, c->name);

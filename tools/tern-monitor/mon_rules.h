@@ -7,7 +7,8 @@
  * R(id, alertname, severity, target, kind, window_s, hold_s, threshold,
  *   promql, summary)
  *   target  what an alert is about: LINK (job, node pair, rail), JOB, NIC
- *           (node, interface), NODE, RANK (job, rank)
+ *           (node, interface), IBPORT (node, device, port), NODE, RANK
+ *           (job, rank)
  *   kind    RATIO: the increase of a over the increase of b in the window
  *           (b must have moved); INCREASE: the increase of a in the window;
  *           GAUGE: a now
@@ -48,6 +49,13 @@
       "increase(tern_node_network_receive_errors_total[1m]) + " \
       "increase(tern_node_network_receive_crc_errors_total[1m])",              \
       "A network interface receives frames in error")                          \
+    R(IB_ERRORS, "TernInfinibandErrors", "warning", IBPORT, INCREASE, 60, 0, 0, \
+      "sum by (node, device, port) (increase(tern_node_infiniband_symbol_error_total[1m]) + " \
+      "increase(tern_node_infiniband_link_error_recovery_total[1m]) + " \
+      "increase(tern_node_infiniband_link_downed_total[1m]) + " \
+      "increase(tern_node_infiniband_port_rcv_errors_total[1m]) + " \
+      "increase(tern_node_infiniband_local_link_integrity_errors_total[1m]))", \
+      "An InfiniBand port counts symbol, link or receive errors")              \
     R(RCVBUF, "TernUdpReceiveBufferDrops", "warning", NODE, INCREASE, 60, 0, 0, \
       "increase(tern_node_udp_receive_buffer_errors_total[1m])",               \
       "The kernel drops UDP datagrams because a socket's receive buffer is full") \

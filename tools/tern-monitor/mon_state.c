@@ -241,6 +241,34 @@ static void on_nic(void *arg, const tn_mon_wire_nic_t *w)
     }
 }
 
+static void on_ib(void *arg, const tn_mon_wire_ib_t *w)
+{
+    apply_t *a = arg;
+    tn_mon_node_t *n = a->node;
+    tn_mon_ib_state_t *x = NULL;
+    for (int i = 0; i < n->nib; i++) {
+        if (str_eq(&w->dev, n->ib[i].dev) && n->ib[i].port == w->port) {
+            x = &n->ib[i];
+        }
+    }
+    if (x == NULL) {
+        if (n->nib == TN_MON_STATE_IB) {
+            return;
+        }
+        x = &n->ib[n->nib++];
+        memset(x, 0, sizeof(*x));
+        str_copy(x->dev, sizeof(x->dev), &w->dev);
+        x->port = w->port;
+    }
+    x->state = w->state;
+    x->rate_mbps = w->rate_mbps;
+    for (uint32_t k = 0; k < w->nctr; k++) {
+        if (w->idx[k] < 16) {
+            x->ctr[w->idx[k]] = w->val[k];
+        }
+    }
+}
+
 static void on_snmp(void *arg, uint32_t idx, uint64_t v)
 {
     apply_t *a = arg;
@@ -598,7 +626,7 @@ int tn_mon_state_apply(tn_mon_state_t *s, const void *frame, size_t len, uint64_
     }
     apply_t a = { .s = s, .node = n, .now = now_ms };
     tn_mon_wire_cb_t cb = { .head = on_head, .metric = on_metric, .nic = on_nic,
-                            .snmp = on_snmp, .job = on_job, .rank = on_rank };
+                            .snmp = on_snmp, .ib = on_ib, .job = on_job, .rank = on_rank };
     tn_mon_wire_walk(frame, len, &cb, &a);
     n->seq = h.seq;
     n->last_ms = now_ms;

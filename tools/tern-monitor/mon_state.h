@@ -69,6 +69,17 @@ typedef struct {
     int      have_prev, seen;
 } tn_mon_nic_state_t;
 
+#define TN_MON_STATE_IB 8
+
+typedef struct {
+    char     dev[64];
+    uint32_t port, state;
+    uint64_t rate_mbps;
+    uint64_t ctr[16], prev[16];
+    double   rate[16];              /* per second over the last interval */
+    int      have_prev;
+} tn_mon_ib_state_t;
+
 typedef struct {
     char     name[64];
     int      index;                 /* in the state's nodes */
@@ -78,6 +89,8 @@ typedef struct {
     int      nidmap;
     tn_mon_nic_state_t nic[TN_MON_STATE_NICS];
     int      nnic;
+    tn_mon_ib_state_t ib[TN_MON_STATE_IB];
+    int      nib;
     uint64_t snmp[16], snmp_prev[16];
     double   snmp_rate[16];
     int      snmp_have_prev;

@@ -235,6 +235,15 @@ static void node_rates(tn_mon_node_t *n)
         n->snmp_prev[c] = n->snmp[c];
     }
     n->snmp_have_prev = 1;
+    for (int i = 0; i < n->nib; i++) {
+        tn_mon_ib_state_t *x = &n->ib[i];
+        for (int c = 0; c < 16; c++) {
+            x->rate[c] = x->have_prev && dt > 0 && x->ctr[c] >= x->prev[c]
+                         ? (double)(x->ctr[c] - x->prev[c]) / dt : 0.0;
+            x->prev[c] = x->ctr[c];
+        }
+        x->have_prev = 1;
+    }
     n->prev_t_ms = n->last_t_ms;
 }
 

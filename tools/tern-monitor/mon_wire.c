@@ -169,6 +169,26 @@ static void sec_snmp(rd_t *r, const tn_mon_wire_cb_t *cb, void *arg)
     }
 }
 
+static void sec_ib(rd_t *r, const tn_mon_wire_cb_t *cb, void *arg)
+{
+    uint32_t n = rd_u32(r, 256);
+    for (uint32_t i = 0; i < n && r->err == NULL; i++) {
+        tn_mon_wire_ib_t ib;
+        ib.dev = rd_str(r);
+        ib.port = rd_u32(r, 255);
+        ib.state = rd_u32(r, 255);
+        ib.rate_mbps = rd_uint(r);
+        ib.nctr = rd_u32(r, 64);
+        for (uint32_t k = 0; k < ib.nctr && r->err == NULL; k++) {
+            ib.idx[k] = rd_u32(r, 255);
+            ib.val[k] = rd_uint(r);
+        }
+        if (r->err == NULL && cb != NULL && cb->ib != NULL) {
+            cb->ib(arg, &ib);
+        }
+    }
+}
+
 static void sec_job(rd_t *r, const tn_mon_wire_cb_t *cb, void *arg)
 {
     tn_mon_wire_job_t j;
@@ -255,6 +275,7 @@ static const char *wire_walk(const uint8_t *buf, size_t len, const tn_mon_wire_c
         case TN_MON_WIRE_NIC: sec_nic(&s, cb, arg); break;
         case TN_MON_WIRE_SNMP: sec_snmp(&s, cb, arg); break;
         case TN_MON_WIRE_JOB: sec_job(&s, cb, arg); break;
+        case TN_MON_WIRE_IB: sec_ib(&s, cb, arg); break;
         default: s.p = s.end; break;   /* a later version's: skipped */
         }
         if (s.err == NULL && s.p != s.end) {

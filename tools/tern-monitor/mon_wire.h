@@ -13,6 +13,9 @@
  *   NIC   n, then n interfaces: name oper speed_mbps mtu nctr (idx value)...
  *         cumulative counters (idx: tn_mon_nic_if_ctr_name)
  *   SNMP  n (idx value)...  cumulative (idx: tn_mon_nic_snmp_ctr_name)
+ *   IB    n, then n InfiniBand ports: device port state rate_mbps nctr
+ *         (idx value)...  cumulative (idx: tn_mon_nic_ib_ctr_name; the data
+ *         counters in bytes)
  *   JOB   job program uid world_size nnodes start_unix_ms nranks, then per
  *         rank: rank state pid node_id call in_call call_ms peer_count
  *         nvals (rec metric elem s:delta)...
@@ -42,6 +45,7 @@ enum {
     TN_MON_WIRE_NIC  = 2,
     TN_MON_WIRE_SNMP = 3,
     TN_MON_WIRE_JOB  = 4,
+    TN_MON_WIRE_IB   = 5,
 };
 
 /* A string inside the frame (not NUL-terminated). */
@@ -74,6 +78,15 @@ typedef struct {
 } tn_mon_wire_nic_t;
 
 typedef struct {
+    tn_mon_wire_str_t dev;
+    uint32_t          port, state;
+    uint64_t          rate_mbps;
+    uint32_t          nctr;
+    uint32_t          idx[64];
+    uint64_t          val[64];
+} tn_mon_wire_ib_t;
+
+typedef struct {
     tn_mon_wire_str_t job, program;
     uint32_t          uid, world_size, nnodes, nranks;
     uint64_t          start_ms;
@@ -94,6 +107,7 @@ typedef struct {
     void (*metric)(void *arg, const tn_mon_wire_metric_t *m);
     void (*nic)(void *arg, const tn_mon_wire_nic_t *nic);
     void (*snmp)(void *arg, uint32_t idx, uint64_t value);
+    void (*ib)(void *arg, const tn_mon_wire_ib_t *ib);
     void (*job)(void *arg, const tn_mon_wire_job_t *j);
     void (*rank)(void *arg, const tn_mon_wire_job_t *j, const tn_mon_wire_rank_t *r);
 } tn_mon_wire_cb_t;

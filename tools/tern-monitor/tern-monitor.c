@@ -29,6 +29,7 @@ static void usage(FILE *out)
             "       tern-monitor agent --server HOST[:PORT] [--token-file FILE] [--node NAME]\n"
             "                          [--dir DIR] [--interval SECONDS] [--frames N] [--reap]\n"
             "                          [--lock] [--exit-when-idle [--parent PID]] [--same-netns]\n"
+            "                          [--sysroot DIR]\n"
             "       tern-monitor serve [--listen ADDR[:PORT]] [--token-file FILE]\n"
             "                          [--switch-map FILE] [--port-file FILE] [--rules FILE]\n"
             "                          [--db FILE|none]   (history; default ./tern-monitor.db)\n"
@@ -116,6 +117,9 @@ int main(int argc, char **argv)
             i++;
         } else if (strcmp(a, "--reap") == 0) {
             ao.reap = 1;
+        } else if (strcmp(a, "--sysroot") == 0 && v != NULL) {
+            ao.root = v;                /* a tree with sys/ and proc/ (tests) */
+            i++;
         } else if (strcmp(a, "--same-netns") == 0) {
             ao.same_netns = 1;
         } else if (strcmp(a, "--lock") == 0) {
