@@ -108,6 +108,13 @@ static void snap(snap_t *s)
     free(buf);
 }
 
+static void snap_fini(snap_t *s)
+{
+    free(s->peer_msgs);
+    free(s->peer_bytes);
+    free(s->took);
+}
+
 static void snap_init(snap_t *s)
 {
     s->peer_msgs = calloc((size_t)size * 3, sizeof(uint64_t));
@@ -313,5 +320,7 @@ int main(int argc, char **argv)
     MPI_Win_free(&win);
     free(need);
     free(buf);
+    snap_fini(&s0);
+    snap_fini(&s1);
     return mt_finalize();
 }

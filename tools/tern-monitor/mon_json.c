@@ -42,7 +42,7 @@ static int json_value(tn_mon_json_t *j)
 /* After a value: its level has one more, or the top value is done. */
 static void json_after(tn_mon_json_t *j)
 {
-    if (j->depth == 0) {
+    if (j->depth <= 0 || j->depth > TN_MON_JSON_DEPTH_MAX) {
         j->top_done = 1;
     } else {
         j->state[j->depth - 1] = 1;
