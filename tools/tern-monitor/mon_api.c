@@ -195,9 +195,12 @@ int tn_mon_api_job(const tn_mon_state_t *s, const char *id, int cls, int what, i
     tn_mon_json_key(&j, "cells");
     tn_mon_json_arr(&j);
     if (a != NULL && b != NULL) {
-        tn_mon_state_matrix(s, x, cls, what == 1 ? TN_MON_MAT_MSGS : TN_MON_MAT_BYTES, window_s, a);
+        /* a: what is shown; b: the messages an average divides by */
         if (what == 2) {
-            tn_mon_state_matrix(s, x, cls, TN_MON_MAT_MSGS, window_s, b);
+            tn_mon_state_matrix2(s, x, cls, window_s, a, b);
+        } else {
+            tn_mon_state_matrix(s, x, cls, what == 1 ? TN_MON_MAT_MSGS : TN_MON_MAT_BYTES,
+                                window_s, a);
         }
         for (int r = 0; r < x->n; r++) {
             tn_mon_json_arr(&j);

@@ -117,12 +117,6 @@ tn_mon_job_t *tn_mon_state_job(tn_mon_state_t *s, const char *id)
     return i >= 0 ? s->jobs[i] : NULL;
 }
 
-static int state_node_index(const tn_mon_state_t *s, const tn_mon_node_t *n)
-{
-    (void)s;
-    return n->index;
-}
-
 /* ---- applying a frame ---------------------------------------------------- */
 
 typedef struct {
@@ -459,7 +453,7 @@ static void on_rank(void *arg, const tn_mon_wire_job_t *w, const tn_mon_wire_ran
     if (r->state == TN_MON_RANK_DEAD && was != TN_MON_RANK_DEAD) {
         j->saw_dead = 1;
     }
-    r->node = state_node_index(s, a->node);
+    r->node = a->node->index;
     r->node_id = (int)k->node_id;
     snprintf(j->node_names[k->node_id], sizeof(j->node_names[0]), "%s", a->node->name);
     r->pid = (int)k->pid;
@@ -635,7 +629,7 @@ int tn_mon_state_apply(tn_mon_state_t *s, const void *frame, size_t len, uint64_
      * was removed, by the rank at exit or by its launcher after it died;
      * only a segment left behind (TERN_MONITOR_LINGER) tells which, and
      * the agent then lists the rank as exited or dead before it goes */
-    int ni = state_node_index(s, n);
+    int ni = n->index;
     for (int i = 0; i < n->nlisted; i++) {
         tn_mon_rankst_t *x = n->listed[i];
         if (x->node != ni || x->last_ms == now_ms || x->state == TN_MON_RANK_UNSEEN ||

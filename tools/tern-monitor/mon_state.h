@@ -199,6 +199,9 @@ void tn_mon_state_matrix_all(const tn_mon_state_t *s, const tn_mon_job_t *j, uin
  * over the last window_s seconds (0: the whole run) into out (n * n). */
 void tn_mon_state_matrix(const tn_mon_state_t *s, const tn_mon_job_t *j, int cls, int kind,
                          int window_s, uint64_t *out);
+/* Both kinds at once (bytes or msgs may be NULL). */
+void tn_mon_state_matrix2(const tn_mon_state_t *s, const tn_mon_job_t *j, int cls, int window_s,
+                          uint64_t *bytes, uint64_t *msgs);
 /* The sum over the job's ranks of element elem of metric m. */
 uint64_t tn_mon_state_sum(const tn_mon_job_t *j, int m, int elem);
 /* A rank's process value. */

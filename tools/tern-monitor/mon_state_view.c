@@ -78,18 +78,21 @@ void tn_mon_state_matrix_all(const tn_mon_state_t *s, const tn_mon_job_t *j, uin
     }
 }
 
-void tn_mon_state_matrix(const tn_mon_state_t *s, const tn_mon_job_t *j, int cls, int kind,
-                         int window_s, uint64_t *out)
+void tn_mon_state_matrix2(const tn_mon_state_t *s, const tn_mon_job_t *j, int cls, int window_s,
+                          uint64_t *bytes, uint64_t *msgs)
 {
     size_t cells = (size_t)j->n * (size_t)j->n;
     uint64_t *mat[TN_MON_NMAT];
-    for (int a = 0; a < TN_MON_NMAT; a++) {
-        mat[a] = calloc(cells ? cells : 1, sizeof(uint64_t));
-    }
-    memset(out, 0, cells * sizeof(uint64_t));
     int ok = 1;
     for (int a = 0; a < TN_MON_NMAT; a++) {
+        mat[a] = calloc(cells ? cells : 1, sizeof(uint64_t));
         ok = ok && mat[a] != NULL;
+    }
+    uint64_t *out[2] = { bytes, msgs };
+    for (int k = 0; k < 2; k++) {
+        if (out[k] != NULL) {
+            memset(out[k], 0, cells * sizeof(uint64_t));
+        }
     }
     if (ok) {
         tn_mon_state_matrix_all(s, j, mat, NULL);
@@ -103,20 +106,29 @@ void tn_mon_state_matrix(const tn_mon_state_t *s, const tn_mon_job_t *j, int cls
             int k = (j->snap_head - back + TN_MON_STATE_SNAPS) % TN_MON_STATE_SNAPS;
             base = (const uint64_t *const *)j->snap[k];
         }
-        for (int c = 0; c < TN_MON_NCLS; c++) {
-            if (cls >= 0 && c != cls) {
-                continue;
-            }
-            int a = kind + c;
-            for (size_t i = 0; i < cells; i++) {
-                uint64_t v = mat[a][i], b = base != NULL && base[a] != NULL ? base[a][i] : 0;
-                out[i] += v >= b ? v - b : v;
+        for (int k = 0; k < 2; k++) {
+            for (int c = 0; out[k] != NULL && c < TN_MON_NCLS; c++) {
+                if (cls >= 0 && c != cls) {
+                    continue;
+                }
+                int a = (k == 0 ? TN_MON_MAT_BYTES : TN_MON_MAT_MSGS) + c;
+                for (size_t i = 0; i < cells; i++) {
+                    uint64_t v = mat[a][i], b = base != NULL && base[a] != NULL ? base[a][i] : 0;
+                    out[k][i] += v >= b ? v - b : v;
+                }
             }
         }
     }
     for (int a = 0; a < TN_MON_NMAT; a++) {
         free(mat[a]);
     }
+}
+
+void tn_mon_state_matrix(const tn_mon_state_t *s, const tn_mon_job_t *j, int cls, int kind,
+                         int window_s, uint64_t *out)
+{
+    tn_mon_state_matrix2(s, j, cls, window_s, kind == TN_MON_MAT_BYTES ? out : NULL,
+                         kind == TN_MON_MAT_BYTES ? NULL : out);
 }
 
 static void spark_push(double *spark, double v)
