@@ -70,8 +70,12 @@ def main():
         with open(rules, 'w') as f:
             f.write('TernRetransmissions window=3 hold=1\n')
         portf = os.path.join(tmp, 'port')
+        token = os.path.join(tmp, 'token')
+        with open(token, 'w') as f:
+            f.write('netns-%d-secret\n' % os.getpid())
         procs.append(subprocess.Popen([
             mon, 'serve', '--listen', '%s:0' % addr[0], '--port-file', portf, '--rules', rules,
+            '--token-file', token,
             '--db', os.path.join(tmp, 'monitor.db'),
             '--webhook', 'http://127.0.0.1:%d/hook' % hook.server_address[1],
             '--smtp', '127.0.0.1:%d' % smtp.server_address[1],
@@ -84,7 +88,7 @@ def main():
             return json.loads(get_url(base + path))
         for ns in nodes:
             procs.append(subprocess.Popen(['ip', 'netns', 'exec', ns, mon, 'agent', '--server',
-                                           '%s:%d' % (addr[0], port), '--node', ns, '--dir', segs,
+                                           '%s:%d' % (addr[0], port), '--token-file', token, '--node', ns, '--dir', segs,
                                            '--same-netns', '--reap', '--interval', '0.5']))
         nft_loss(nodes[1], addr[2], 5)
         mid, go = os.path.join(tmp, 'mid'), os.path.join(tmp, 'go')

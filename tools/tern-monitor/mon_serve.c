@@ -279,6 +279,15 @@ int tn_mon_serve_run(const tn_mon_serve_opts_t *o)
         }
         sv.have_map = 1;
     }
+    /* frames change what the page and the alerts say: from other hosts,
+     * only with a token */
+    int loopback = strncmp(o->addr, "127.", 4) == 0 || strcmp(o->addr, "::1") == 0 ||
+                   strcmp(o->addr, "[::1]") == 0 || strcmp(o->addr, "localhost") == 0;
+    if (!loopback && o->token[0] == '\0') {
+        fprintf(stderr, "tern-monitor serve: listening on %s takes frames from other hosts: give "
+                "--token-file (the agents give the same one)\n", o->addr);
+        return 1;
+    }
     tn_mon_srv_cfg_t cfg = {
         .addr = o->addr, .port = (uint16_t)o->port, .max_body = 64u << 20,
         .max_conns = 4096, .handler = serve_handler, .log = serve_log,
