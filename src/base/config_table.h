@@ -87,6 +87,14 @@
       "tern-run --monitor=HOST:PORT sets it: the server its node agents send to (ranks ignore it)") \
     X(monitor_token_file, MONITOR_TOKEN_FILE, STRING, "", "", RUNTIME, USER, LAUNCH, \
       "File with the token tern-run's node agents present to the server (ranks ignore it)") \
+    X(trace, TRACE, STRING, "", "", RUNTIME, USER, INIT,                       \
+      "Record this rank's MPI calls in DIR/<job>.<rank>.ttr for tern-trace and tern-sim " \
+      "(docs/trace.md); empty: off, and the entry points cost one untaken branch") \
+    X(trace_buffer, TRACE_BUFFER, SIZE, "4m", "4k..1g", RUNTIME, USER, INIT,   \
+      "Bytes of trace records a rank buffers before writing them to its file") \
+    X(trace_tsc, TRACE_TSC, BOOL, "1", "", RUNTIME, USER, INIT,                \
+      "Stamp trace records with the CPU's invariant time-stamp counter where it has one " \
+      "(a quarter of the cost of the system clock); 0: CLOCK_MONOTONIC") \
     X(monitor_linger, MONITOR_LINGER, BOOL, "0", "", RUNTIME, USER, INIT,      \
       "Leave the stats segment at exit for the node agent to collect and remove " \
       "(tern-run --monitor sets it)")                                          \

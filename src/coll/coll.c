@@ -36,6 +36,7 @@
 #include <strings.h>
 #include "base/config.h"
 #include "base/log.h"
+#include "base/trace.h"
 #include "coll/coll_util.h"
 #include "runtime/rt.h"
 
@@ -415,14 +416,18 @@ static void call_shape(tn_coll_call_t *c, tn_comm_t *comm)
 static const tn_coll_algo_t *coll_pick(tn_coll_kind_t kind, tn_coll_call_t *c)
 {
     tn_comm_t *comm = c->comm;
+    const tn_coll_algo_t *a;
     unsigned key = 1u | (unsigned)kind << 1 | (unsigned)(c->commutative != 0) << 6 |
                    (unsigned)(c->inplace != 0) << 7 | (unsigned)(c->vector != 0) << 8;
 
     if (comm->coll_pick_key == key && comm->coll_pick_bytes == c->bytes) {
-        return comm->coll_pick_algo;
+        a = comm->coll_pick_algo;
+        tn_trace_algo((unsigned)(a - tn_coll_algos));
+        return a;
     }
     call_shape(c, comm);
-    const tn_coll_algo_t *a = coll_pick_(kind, c);
+    a = coll_pick_(kind, c);
+    tn_trace_algo((unsigned)(a - tn_coll_algos));
     comm->coll_pick_key = key;
     comm->coll_pick_bytes = c->bytes;
     comm->coll_pick_algo = a;

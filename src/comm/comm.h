@@ -76,6 +76,10 @@ typedef struct tn_comm {
     unsigned              coll_pick_key;
     size_t                coll_pick_bytes;
     const void           *coll_pick_algo;
+    /* The trace (mpi/mpi_trace.c): this rank's id for it, 0 until named,
+     * and the collectives it has traced on it. */
+    uint32_t              trace_id;
+    uint64_t              trace_coll;
 } tn_comm_t;
 
 extern tn_comm_t tn_comm_world;

@@ -13,6 +13,7 @@
 #include "coll/coll_sched.h"
 #include "comm/topo.h"
 #include "mpi/mpi_coll_inter.h"
+#include "mpi/mpi_trace.h"
 
 _Static_assert(sizeof(MPI_Count) == sizeof(int64_t) && sizeof(MPI_Aint) == sizeof(int64_t),
                "the _c vector forms pass MPI_Count/MPI_Aint arrays as int64_t");
@@ -34,6 +35,28 @@ static int alias_err(const char *fn, tn_comm_t *c)
 {
     return tn_mpi_err(c, MPI_ERR_BUFFER, fn, "sendbuf",
                       "sendbuf and recvbuf are the same buffer (use MPI_IN_PLACE)");
+}
+
+/* ---- the trace (mpi/mpi_trace.h) ---------------------------------------- */
+#define NB_FORM(nb) ((nb) != NULL ? (nb)->kind : TERN_TRACE_BLOCKING)
+#define IP(buf) ((buf) == MPI_IN_PLACE ? TERN_TRACE_C_INPLACE : 0)
+
+static uint64_t dt_bytes(int64_t count, const tn_dt_t *dt)
+{
+    return dt != NULL && count > 0 ? (uint64_t)count * dt->size : 0;
+}
+
+static uint64_t vec_bytes(const void *counts, int wide, int n, const tn_dt_t *dt)
+{
+    uint64_t t = 0;
+    if (counts == NULL || dt == NULL) {
+        return 0;
+    }
+    for (int i = 0; i < n; i++) {
+        int64_t k = wide ? ((const int64_t *)counts)[i] : ((const int *)counts)[i];
+        t += k > 0 ? (uint64_t)k : 0;
+    }
+    return t * dt->size;
 }
 
 /* A nonblocking (MPI_I<coll>) or persistent (MPI_<coll>_init) call: the
@@ -64,6 +87,7 @@ static int nbc_finish(const char *fn, tn_comm_t *c, tn_sched_t *s, const nbc_t *
         return tn_mpi_err_status(c, st, fn);
     }
     *nb->req = (MPI_Request)(void *)req;
+    TN_MPI_TRACE(tn_mpi_trace_req_(TERN_TRACE_I_REQ, req));
     return MPI_SUCCESS;
 }
 
@@ -79,6 +103,8 @@ static int barrier(const char *fn, MPI_Comm comm, const nbc_t *nb)
     if (c->remote != NULL) {
         return tn_mpi_inter_barrier(fn, c, nb);
     }
+    TN_MPI_TRACE(tn_mpi_trace_coll_(c, TERN_TRACE_BARRIER, TERN_TRACE_NONE, NULL, 0, 0,
+                                    NB_FORM(nb), 0));
     if (nb != NULL) {
         tn_mpi_enter();
         tn_sched_t *s = tn_sched_new(c);
@@ -124,6 +150,9 @@ static int bcast(const char *fn, void *buffer, int64_t count, MPI_Datatype datat
     /* A count of 0 goes down too (so in reduce, allreduce, reduce_scatter):
      * on one node the ranks compare their sizes first (coll/coll_shm.h),
      * and a rank that stayed away would leave the others waiting. */
+    TN_MPI_TRACE(tn_mpi_trace_coll_(c, TERN_TRACE_BCAST, root, NULL,
+                                    c->rank == root ? dt_bytes(count, dt) : 0,
+                                    c->rank == root ? 0 : dt_bytes(count, dt), NB_FORM(nb), 0));
     if (nb == NULL && c->size == 1) {
         return MPI_SUCCESS;
     }
@@ -191,6 +220,9 @@ static int reduce(const char *fn, const void *sendbuf, void *recvbuf, int64_t co
             return rc;
         }
     }
+    TN_MPI_TRACE(tn_mpi_trace_coll_(c, TERN_TRACE_REDUCE, root, o, dt_bytes(count, dt),
+                                    c->rank == root ? dt_bytes(count, dt) : 0, NB_FORM(nb),
+                                    IP(sendbuf)));
     if (nb != NULL) {
         tn_mpi_enter();
         tn_sched_t *s = tn_sched_new(c);
@@ -245,6 +277,9 @@ static int allreduce(const char *fn, const void *sendbuf, void *recvbuf, int64_t
             return alias_err(fn, c);
         }
     }
+    TN_MPI_TRACE(tn_mpi_trace_coll_(c, TERN_TRACE_ALLREDUCE, TERN_TRACE_NONE, o,
+                                    dt_bytes(count, dt), dt_bytes(count, dt), NB_FORM(nb),
+                                    IP(sendbuf)));
     if (nb != NULL) {
         tn_mpi_enter();
         tn_sched_t *s = tn_sched_new(c);
@@ -308,6 +343,12 @@ static int gather(const char *fn, const void *sendbuf, int64_t sendcount,
             return alias_err(fn, c);
         }
     }
+    TN_MPI_TRACE(tn_mpi_trace_coll_(c, TERN_TRACE_GATHER, root, NULL,
+                                    sdt != NULL ? dt_bytes(sendcount, sdt)
+                                                : dt_bytes(recvcount, rdt),
+                                    c->rank == root ? dt_bytes(recvcount, rdt) * (uint64_t)c->size
+                                                    : 0,
+                                    NB_FORM(nb), IP(sendbuf)));
     if (nb != NULL) {
         tn_mpi_enter();
         tn_sched_t *s = tn_sched_new(c);
@@ -390,6 +431,11 @@ static int allgather(const char *fn, const void *sendbuf, int64_t sendcount,
                        &c, &sdt, &rdt, 1))) {
         return rc;
     }
+    TN_MPI_TRACE(tn_mpi_trace_coll_(c, TERN_TRACE_ALLGATHER, TERN_TRACE_NONE, NULL,
+                                    sdt != NULL ? dt_bytes(sendcount, sdt)
+                                                : dt_bytes(recvcount, rdt),
+                                    dt_bytes(recvcount, rdt) * (uint64_t)c->size,
+                                    NB_FORM(nb), IP(sendbuf)));
     if (nb != NULL) {
         tn_mpi_enter();
         tn_sched_t *s = tn_sched_new(c);
@@ -436,6 +482,11 @@ static int alltoall(const char *fn, const void *sendbuf, int64_t sendcount,
                        &c, &sdt, &rdt, 0))) {
         return rc;
     }
+    TN_MPI_TRACE(tn_mpi_trace_coll_(c, TERN_TRACE_ALLTOALL, TERN_TRACE_NONE, NULL,
+                                    (sdt != NULL ? dt_bytes(sendcount, sdt)
+                                                 : dt_bytes(recvcount, rdt)) * (uint64_t)c->size,
+                                    dt_bytes(recvcount, rdt) * (uint64_t)c->size,
+                                    NB_FORM(nb), IP(sendbuf)));
     if (nb != NULL) {
         tn_mpi_enter();
         tn_sched_t *s = tn_sched_new(c);
@@ -593,6 +644,10 @@ static int scatter(const char *fn, const void *sendbuf, int64_t sendcount,
             return alias_err(fn, c);
         }
     }
+    TN_MPI_TRACE(tn_mpi_trace_coll_(c, TERN_TRACE_SCATTER, root, NULL,
+                                    c->rank == root ? dt_bytes(sendcount, sdt) * (uint64_t)c->size
+                                                    : 0,
+                                    dt_bytes(recvcount, rdt), NB_FORM(nb), IP(recvbuf)));
     if (nb != NULL) {
         tn_mpi_enter();
         tn_sched_t *s = tn_sched_new(c);
@@ -651,6 +706,13 @@ static int scatterv(const char *fn, const void *sendbuf, const void *sendcounts,
         }
     }
     blocks_set(&sb, sendcounts, displs, wide, sdt);
+    TN_MPI_TRACE(tn_mpi_trace_coll_(c, TERN_TRACE_SCATTER, root, NULL,
+                                    c->rank == root ? vec_bytes(sendcounts, wide, c->size, sdt) : 0,
+                                    dt_bytes(recvcount, rdt), NB_FORM(nb),
+                                    IP(recvbuf) | TERN_TRACE_C_VECTOR));
+    if (c->rank == root) {
+        TN_MPI_TRACE(tn_mpi_trace_counts_(TERN_TRACE_I_SCOUNTS, sendcounts, wide, c->size, sdt));
+    }
     if (nb != NULL) {
         tn_mpi_enter();
         tn_sched_t *s = tn_sched_new(c);
@@ -717,6 +779,12 @@ static int gatherv(const char *fn, const void *sendbuf, int64_t sendcount,
         }
     }
     blocks_set(&rb, recvcounts, displs, wide, rdt);
+    TN_MPI_TRACE(tn_mpi_trace_coll_(c, TERN_TRACE_GATHER, root, NULL, dt_bytes(sendcount, sdt),
+                                    c->rank == root ? vec_bytes(recvcounts, wide, c->size, rdt) : 0,
+                                    NB_FORM(nb), IP(sendbuf) | TERN_TRACE_C_VECTOR));
+    if (c->rank == root) {
+        TN_MPI_TRACE(tn_mpi_trace_counts_(TERN_TRACE_I_RCOUNTS, recvcounts, wide, c->size, rdt));
+    }
     if (nb != NULL) {
         tn_mpi_enter();
         tn_sched_t *s = tn_sched_new(c);
@@ -776,6 +844,12 @@ static int allgatherv(const char *fn, const void *sendbuf, int64_t sendcount,
         }
     }
     blocks_set(&rb, recvcounts, displs, wide, rdt);
+    TN_MPI_TRACE(tn_mpi_trace_coll_(c, TERN_TRACE_ALLGATHER, TERN_TRACE_NONE, NULL,
+                                    sdt != NULL ? dt_bytes(sendcount, sdt)
+                                                : dt_bytes(vec_at(recvcounts, wide, c->rank), rdt),
+                                    vec_bytes(recvcounts, wide, c->size, rdt), NB_FORM(nb),
+                                    IP(sendbuf) | TERN_TRACE_C_VECTOR));
+    TN_MPI_TRACE(tn_mpi_trace_counts_(TERN_TRACE_I_RCOUNTS, recvcounts, wide, c->size, rdt));
     if (nb != NULL) {
         tn_mpi_enter();
         tn_sched_t *s = tn_sched_new(c);
@@ -831,6 +905,14 @@ static int alltoallv(const char *fn, const void *sendbuf, const void *sendcounts
     }
     blocks_set(&sb, sendcounts, sdispls, wide, sdt);
     blocks_set(&rb, recvcounts, rdispls, wide, rdt);
+    TN_MPI_TRACE(tn_mpi_trace_coll_(c, TERN_TRACE_ALLTOALL, TERN_TRACE_NONE, NULL,
+                                    sdt != NULL ? vec_bytes(sendcounts, wide, c->size, sdt)
+                                                : vec_bytes(recvcounts, wide, c->size, rdt),
+                                    vec_bytes(recvcounts, wide, c->size, rdt), NB_FORM(nb),
+                                    IP(sendbuf) | TERN_TRACE_C_VECTOR));
+    TN_MPI_TRACE(tn_mpi_trace_counts_(TERN_TRACE_I_SCOUNTS, sdt != NULL ? sendcounts : recvcounts,
+                                      wide, c->size, sdt != NULL ? sdt : rdt));
+    TN_MPI_TRACE(tn_mpi_trace_counts_(TERN_TRACE_I_RCOUNTS, recvcounts, wide, c->size, rdt));
     if (nb != NULL) {
         tn_mpi_enter();
         tn_sched_t *s = tn_sched_new(c);
@@ -921,6 +1003,8 @@ static int alltoallw(const char *fn, const void *sendbuf, const void *sendcounts
     sb.dts = dts;
     blocks_set(&rb, recvcounts, rdispls, wide, NULL);
     rb.dts = dts + c->size;
+    TN_MPI_TRACE(tn_mpi_trace_coll_(c, TERN_TRACE_ALLTOALL, TERN_TRACE_NONE, NULL, 0, 0,
+                                    NB_FORM(nb), IP(sendbuf) | TERN_TRACE_C_VECTOR));
     if (nb != NULL) {
         tn_mpi_enter();
         tn_sched_t *s = tn_sched_new(c);
@@ -1001,6 +1085,12 @@ static int reduce_scatter(const char *fn, const void *sendbuf, void *recvbuf, in
     }
     blocks_set(&rc_blocks, block ? NULL : counts, NULL, wide, dt);
     rc_blocks.count = (size_t)recvcount;
+    TN_MPI_TRACE(tn_mpi_trace_coll_(c, TERN_TRACE_REDUCE_SCATTER, TERN_TRACE_NONE, o,
+                                    dt_bytes(total, dt), dt_bytes(mine, dt), NB_FORM(nb),
+                                    IP(sendbuf) | (block ? 0 : TERN_TRACE_C_VECTOR)));
+    if (!block) {
+        TN_MPI_TRACE(tn_mpi_trace_counts_(TERN_TRACE_I_RCOUNTS, counts, wide, c->size, dt));
+    }
     if (nb != NULL) {
         tn_mpi_enter();
         tn_sched_t *s = tn_sched_new(c);
@@ -1062,6 +1152,9 @@ static int scan(const char *fn, const void *sendbuf, void *recvbuf, int64_t coun
     if (nb == NULL && count == 0) {
         return MPI_SUCCESS;
     }
+    TN_MPI_TRACE(tn_mpi_trace_coll_(c, exclusive ? TERN_TRACE_EXSCAN : TERN_TRACE_SCAN,
+                                    TERN_TRACE_NONE, o, dt_bytes(count, dt), dt_bytes(count, dt),
+                                    NB_FORM(nb), IP(sendbuf)));
     if (nb != NULL) {
         tn_mpi_enter();
         tn_sched_t *s = tn_sched_new(c);

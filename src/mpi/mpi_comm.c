@@ -11,6 +11,7 @@
 #include "coll/coll.h"
 #include "coll/inter/coll_inter.h"
 #include "mpi/mpi_impl.h"
+#include "mpi/mpi_trace.h"
 #include "mpi/mpi_info.h"
 #include "mpi/mpi_p2p_impl.h"
 
@@ -53,6 +54,7 @@ static int comm_out(const char *fn, tn_comm_t *parent, tn_status_t st, tn_comm_t
         return tn_mpi_err_status(parent, st, fn);
     }
     *newcomm = nc != NULL ? tn_mpi_comm_handle(nc) : MPI_COMM_NULL;
+    TN_MPI_TRACE(tn_mpi_trace_newcomm_(nc));
     return MPI_SUCCESS;
 }
 
@@ -164,6 +166,7 @@ int tn_mpi_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
         return rc;
     }
     *newcomm = tn_mpi_comm_handle(nc);
+    TN_MPI_TRACE(tn_mpi_trace_newcomm_(nc));
     return MPI_SUCCESS;
 }
 
@@ -180,6 +183,7 @@ int tn_mpi_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
         return rc;
     }
     *newcomm = tn_mpi_comm_handle(nc);
+    TN_MPI_TRACE(tn_mpi_trace_newcomm_(nc));
     return MPI_SUCCESS;
 }
 
@@ -225,6 +229,7 @@ static int comm_idup_common(const char *fn, MPI_Comm comm, int set_hints, MPI_In
     }
     tn_mpi_leave();
     *newcomm = tn_mpi_comm_handle(nc);
+    TN_MPI_TRACE(tn_mpi_trace_newcomm_(nc));
     *request = tn_mpi_req_handle(req);
     return MPI_SUCCESS;
 }

@@ -8,6 +8,7 @@
  * the job's secret; the children connect to it from MPI_Init over their
  * MPI_COMM_WORLD while the parents accept on it. */
 #include "mpi/mpi_impl.h"
+#include "mpi/mpi_trace.h"
 #include "mpi/mpi_info.h"
 #include "comm/comm.h"
 #include "coll/coll.h"
@@ -139,6 +140,7 @@ static int dyn_meet(const char *fn, tn_comm_t *c, int fd, int accept_side, int r
     }
     tn_mpi_leave();
     *newcomm = tn_mpi_comm_handle(ic);
+    TN_MPI_TRACE(tn_mpi_trace_newcomm_(ic));
     return MPI_SUCCESS;
 }
 

@@ -6,10 +6,13 @@
 #include "rma/rma.h"
 #include "base/counters.h"
 #include "tn_status_calls.h"
+#include "mpi/mpi_trace.h"
+#include "xport/xport.h"
 
 /* the generated bindings' table (tools/abi/gen_bindings.py) */
 extern const char *const tn_mon_call_names[TN_MON_NCALLS] __attribute__((visibility("hidden")));
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +28,67 @@ static const char *tn_mpi_thread_name(int level)
     case MPI_THREAD_MULTIPLE:   return "MPI_THREAD_MULTIPLE";
     default:                    return NULL;
     }
+}
+
+/* TERN_TRACE: open the rank's trace (base/trace.h) and name MPI_COMM_WORLD
+ * in it.  Failures are warned about there; the job runs untraced. */
+static void tn_mpi_trace_open(void)
+{
+    if (tn_cfg.trace == NULL || tn_cfg.trace[0] == '\0') {
+        return;
+    }
+    size_t nalgos = 0;
+    while (tn_coll_algos[nalgos].name != NULL) {
+        nalgos++;
+    }
+    char **algos = calloc(nalgos + 1, sizeof(*algos));
+    if (algos == NULL) {
+        return;
+    }
+    for (size_t i = 0; i < nalgos; i++) {
+        const char *k = tn_coll_kind_name(tn_coll_algos[i].kind);
+        size_t n = strlen(k) + strlen(tn_coll_algos[i].name) + 2;
+        algos[i] = malloc(n);
+        if (algos[i] == NULL) {
+            nalgos = i;
+            break;
+        }
+        snprintf(algos[i], n, "%s:%s", k, tn_coll_algos[i].name);
+        for (char *q = algos[i]; *q != ':'; q++) {
+            *q = (char)tolower((unsigned char)*q);
+        }
+    }
+    int rails = 0;
+    for (int r = 0; r < tn_rt.world_size && rails == 0; r++) {
+        tern_udp_peer_stats_t ps;
+        if (r != tn_rt.world_rank && tn_xport_udp_tool_peer_stats(r, &ps) == 0) {
+            rails = ps.nrails;
+        }
+    }
+    unsigned init_call = 0;
+    for (unsigned i = 0; i < TN_MON_NCALLS; i++) {
+        if (strcmp(tn_mon_call_names[i], "MPI_Init") == 0) {
+            init_call = i;
+        }
+    }
+    tn_trace_ident_t id = {
+        .dir = tn_cfg.trace, .job = tn_rt.kvsname, .host = tn_rt.hostname,
+        .rank = tn_rt.world_rank, .size = tn_rt.world_size, .node = tn_rt.node_id,
+        .nnodes = tn_rt.nnodes, .rails = rails,
+        .calls = tn_mon_call_names, .ncalls = TN_MON_NCALLS,
+        .algos = (const char *const *)algos, .nalgos = (unsigned)nalgos,
+        .buffer = (size_t)tn_cfg.trace_buffer, .tsc = tn_cfg.trace_tsc,
+        .init_call = init_call,
+    };
+    if (tn_trace_open(&id) == 0) {
+        tn_trace_threads(tn_rt.thread_multiple);
+        tn_mpi_trace_comm(&tn_comm_world);
+        tn_mpi_trace_comm(&tn_comm_self);
+    }
+    for (size_t i = 0; i < nalgos; i++) {
+        free(algos[i]);
+    }
+    free(algos);
 }
 
 /* The core's progress: point-to-point sends, then collective schedules. */
@@ -48,6 +112,7 @@ int tn_mpi_rt_acquire(const char *fn, int required, int *provided_p)
     if (tn_mpi_rt_state == 1) {
         /* no other thread is inside MPI while a model starts */
         *provided_p = tn_rt_raise_thread_level(required);
+        tn_trace_threads(tn_rt.thread_multiple);
         return MPI_SUCCESS;
     }
     static const tn_rt_hooks_t hooks = {
@@ -58,6 +123,7 @@ int tn_mpi_rt_acquire(const char *fn, int required, int *provided_p)
         .peers_grow = tn_p2p_peers_grow,
     };
     int granted;
+    tn_trace_init_begins();
     /* the stats segment names the functions its calls counts count */
     tn_ctr_axis_names(TN_CTR_AXIS_CALLS, tn_mon_call_names, TN_MON_NCALLS);
     tn_status_t st = tn_rt_init(required, &granted, &hooks);
@@ -71,6 +137,7 @@ int tn_mpi_rt_acquire(const char *fn, int required, int *provided_p)
         st = tn_mpi_dyn_init();
     }
     if (st == TN_OK) {
+        tn_mpi_trace_open();            /* TERN_TRACE: before any thread can call MPI */
         st = tn_rt_async_start();       /* TERN_ASYNC_PROGRESS: the engine is ready */
     }
     if (st != TN_OK) {
@@ -102,6 +169,7 @@ static tn_status_t tn_mpi_rt_teardown(void)
     tn_coll_buf_drain();
     tn_comm_world.errh = tn_comm_self.errh = &tn_errh_return;
     tn_mpi_errh_free_all();
+    tn_trace_close();
     tn_mpi_rt_state = 2;
     tn_mpi_leave();
     return st;

@@ -2,6 +2,7 @@
  * Comm_remote_size, Comm_remote_group, Comm_get_parent, and the check that
  * rejects an intercommunicator where an intracommunicator is needed. */
 #include "mpi/mpi_impl.h"
+#include "mpi/mpi_trace.h"
 
 int tn_mpi_check_intra_slow(const char *fn, tn_comm_t *c, const char *arg)
 {
@@ -63,6 +64,7 @@ int tn_mpi_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer
         return tn_mpi_err_status(c, st, fn);
     }
     *newintercomm = tn_mpi_comm_handle(nc);
+    TN_MPI_TRACE(tn_mpi_trace_newcomm_(nc));
     return MPI_SUCCESS;
 }
 
@@ -85,6 +87,7 @@ int tn_mpi_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
         return tn_mpi_err_status(c, st, fn);
     }
     *newintracomm = tn_mpi_comm_handle(nc);
+    TN_MPI_TRACE(tn_mpi_trace_newcomm_(nc));
     return MPI_SUCCESS;
 }
 

@@ -1,6 +1,7 @@
 /* Point-to-point entry points: sends, receives, probes, persistent
  * requests, counts.  Large-count (_c) variants share the same code. */
 #include "mpi/mpi_p2p_impl.h"
+#include "mpi/mpi_trace.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -46,6 +47,9 @@ static int tn_mpi_send_common(const char *fn, const void *buf, int64_t count,
     if (rc != MPI_SUCCESS) {
         return rc;
     }
+    TN_MPI_TRACE(tn_mpi_trace_send_(c, dest, tag, tn_dt_bytes(dt, (size_t)count), (int)mode,
+                                    request != NULL ? TERN_TRACE_NONBLOCKING
+                                                    : TERN_TRACE_BLOCKING));
     tn_mpi_enter();
     tn_status_t st;
     tn_req_t *req = NULL;
@@ -54,6 +58,7 @@ static int tn_mpi_send_common(const char *fn, const void *buf, int64_t count,
         if (rc == MPI_SUCCESS && request != NULL) {
             req = tn_req_new_completed();
             *request = req != NULL ? tn_mpi_req_handle(req) : MPI_REQUEST_NULL;
+            TN_MPI_TRACE(tn_mpi_trace_req_(TERN_TRACE_I_REQ, req));
         }
         tn_mpi_leave();
         return rc;
@@ -67,6 +72,7 @@ static int tn_mpi_send_common(const char *fn, const void *buf, int64_t count,
             tn_req_free(req);
         } else if (st == TN_OK) {
             *request = tn_mpi_req_handle(req);
+            TN_MPI_TRACE(tn_mpi_trace_req_(TERN_TRACE_I_REQ, req));
         }
     }
     tn_mpi_leave();
@@ -111,6 +117,8 @@ static int tn_mpi_recv_common(const char *fn, void *buf, int64_t count, MPI_Data
     if (rc != MPI_SUCCESS) {
         return rc;
     }
+    TN_MPI_TRACE(tn_mpi_trace_recv_(c, source, tag, tn_dt_bytes(dt, (size_t)count),
+                                    TERN_TRACE_BLOCKING));
     tn_msg_status_t ms;
     tn_mpi_enter();
     tn_status_t st = tn_p2p_recv(buf, (size_t)count, dt, source, tag, c, 0, &ms);
@@ -118,6 +126,7 @@ static int tn_mpi_recv_common(const char *fn, void *buf, int64_t count, MPI_Data
     if (st != TN_OK && st != TN_ERR_TRUNCATE) {
         return tn_mpi_err_status(c, st, fn);
     }
+    TN_MPI_TRACE(tn_mpi_trace_status_(&ms));
     tn_mpi_status_set(status, &ms);
     return tn_mpi_recv_error(fn, c, &ms);
 }
@@ -132,6 +141,8 @@ static int tn_mpi_irecv_common(const char *fn, void *buf, int64_t count, MPI_Dat
         return rc;
     }
     tn_req_t *req;
+    TN_MPI_TRACE(tn_mpi_trace_recv_(c, source, tag, tn_dt_bytes(dt, (size_t)count),
+                                    TERN_TRACE_NONBLOCKING));
     tn_mpi_enter();
     tn_status_t st = tn_p2p_irecv(buf, (size_t)count, dt, source, tag, c, 0, &req);
     tn_mpi_leave();
@@ -139,6 +150,7 @@ static int tn_mpi_irecv_common(const char *fn, void *buf, int64_t count, MPI_Dat
         return tn_mpi_err_status(c, st, fn);
     }
     *request = tn_mpi_req_handle(req);
+    TN_MPI_TRACE(tn_mpi_trace_req_(TERN_TRACE_I_REQ, req));
     return MPI_SUCCESS;
 }
 
@@ -157,6 +169,10 @@ static int tn_mpi_sendrecv_common(const char *fn, const void *sendbuf, int64_t s
     if (rc != MPI_SUCCESS) {
         return rc;
     }
+    TN_MPI_TRACE(tn_mpi_trace_send_(c, dest, sendtag, tn_dt_bytes(sdt, (size_t)sendcount),
+                                    TERN_TRACE_STD, TERN_TRACE_BLOCKING));
+    TN_MPI_TRACE(tn_mpi_trace_recv_(c, source, recvtag, tn_dt_bytes(rdt, (size_t)recvcount),
+                                    TERN_TRACE_BLOCKING));
     tn_msg_status_t ms;
     tn_mpi_enter();
     tn_status_t st = tn_p2p_sendrecv(sendbuf, (size_t)sendcount, sdt, dest, sendtag, recvbuf,
@@ -165,6 +181,7 @@ static int tn_mpi_sendrecv_common(const char *fn, const void *sendbuf, int64_t s
     if (st != TN_OK && st != TN_ERR_TRUNCATE) {
         return tn_mpi_err_status(c, st, fn);
     }
+    TN_MPI_TRACE(tn_mpi_trace_status_(&ms));
     tn_mpi_status_set(status, &ms);
     return tn_mpi_recv_error(fn, c, &ms);
 }
@@ -187,6 +204,8 @@ static int tn_mpi_sendrecv_replace_common(const char *fn, void *buf, int64_t cou
     /* The outgoing data leave packed, as bytes: the receive may then write
      * any layout into buf. */
     size_t bytes = tn_dt_bytes(dt, (size_t)count);
+    TN_MPI_TRACE(tn_mpi_trace_send_(c, dest, sendtag, bytes, TERN_TRACE_STD, TERN_TRACE_BLOCKING));
+    TN_MPI_TRACE(tn_mpi_trace_recv_(c, source, recvtag, bytes, TERN_TRACE_BLOCKING));
     void *tmp = bytes ? malloc(bytes) : NULL;
     if (bytes && tmp == NULL) {
         return tn_mpi_err(c, MPI_ERR_NO_MEM, fn, NULL, "no memory for a %zu-byte copy", bytes);
@@ -204,6 +223,7 @@ static int tn_mpi_sendrecv_replace_common(const char *fn, void *buf, int64_t cou
     if (st != TN_OK && st != TN_ERR_TRUNCATE) {
         return tn_mpi_err_status(c, st, fn);
     }
+    TN_MPI_TRACE(tn_mpi_trace_status_(&ms));
     tn_mpi_status_set(status, &ms);
     return tn_mpi_recv_error(fn, c, &ms);
 }
@@ -227,6 +247,10 @@ static int tn_mpi_isendrecv_common(const char *fn, const void *sendbuf, int64_t 
         return tn_mpi_err(c, MPI_ERR_ARG, fn, "request", "NULL pointer");
     }
     tn_req_t *req;
+    TN_MPI_TRACE(tn_mpi_trace_send_(c, dest, sendtag, tn_dt_bytes(sdt, (size_t)sendcount),
+                                    TERN_TRACE_STD, TERN_TRACE_NONBLOCKING));
+    TN_MPI_TRACE(tn_mpi_trace_recv_(c, source, recvtag, tn_dt_bytes(rdt, (size_t)recvcount),
+                                    TERN_TRACE_NONBLOCKING));
     tn_mpi_enter();
     tn_status_t st = tn_p2p_isendrecv(sendbuf, (size_t)sendcount, sdt, dest, sendtag, recvbuf,
                                       (size_t)recvcount, rdt, source, recvtag, c, NULL, &req);
@@ -235,6 +259,7 @@ static int tn_mpi_isendrecv_common(const char *fn, const void *sendbuf, int64_t 
         return tn_mpi_err_status(c, st, fn);
     }
     *request = tn_mpi_req_handle(req);
+    TN_MPI_TRACE(tn_mpi_trace_req_(TERN_TRACE_I_REQ, req));
     return MPI_SUCCESS;
 }
 
@@ -485,6 +510,9 @@ static int tn_mpi_imrecv_common(const char *fn, void *buf, int64_t count,
     }
     tn_comm_t *c = m->comm;
     tn_req_t *req;
+    TN_MPI_TRACE(tn_mpi_trace_recv_(c, MPI_ANY_SOURCE, MPI_ANY_TAG, tn_dt_bytes(dt, (size_t)count),
+                                    request != NULL ? TERN_TRACE_NONBLOCKING
+                                                    : TERN_TRACE_BLOCKING));
     tn_mpi_enter();
     tn_status_t st = tn_p2p_imrecv(buf, (size_t)count, dt, m->msg, c, &req);
     tn_comm_release(c);
@@ -497,6 +525,7 @@ static int tn_mpi_imrecv_common(const char *fn, void *buf, int64_t count,
     }
     if (request != NULL) {
         *request = tn_mpi_req_handle(req);
+        TN_MPI_TRACE(tn_mpi_trace_req_(TERN_TRACE_I_REQ, req));
         tn_mpi_leave();
         return MPI_SUCCESS;
     }
@@ -504,6 +533,7 @@ static int tn_mpi_imrecv_common(const char *fn, void *buf, int64_t count,
     tn_req_wait(req, &ms);
     tn_req_free(req);
     tn_mpi_leave();
+    TN_MPI_TRACE(tn_mpi_trace_status_(&ms));
     tn_mpi_status_set(status, &ms);
     return tn_mpi_recv_error(fn, &tn_comm_world, &ms);
 }
@@ -536,6 +566,13 @@ static int tn_mpi_pinit(const char *fn, int is_send, const void *buf, int64_t co
         return rc;
     }
     tn_req_t *req;
+    if (is_send) {
+        TN_MPI_TRACE(tn_mpi_trace_send_(c, peer, tag, tn_dt_bytes(dt, (size_t)count), (int)mode,
+                                        TERN_TRACE_PERSISTENT));
+    } else {
+        TN_MPI_TRACE(tn_mpi_trace_recv_(c, peer, tag, tn_dt_bytes(dt, (size_t)count),
+                                        TERN_TRACE_PERSISTENT));
+    }
     tn_mpi_enter();
     tn_status_t st = tn_p2p_persistent_init(is_send, buf, (size_t)count, dt, peer, tag, c,
                                             mode, &req);
@@ -544,6 +581,7 @@ static int tn_mpi_pinit(const char *fn, int is_send, const void *buf, int64_t co
         return tn_mpi_err_status(c, st, fn);
     }
     *request = tn_mpi_req_handle(req);
+    TN_MPI_TRACE(tn_mpi_trace_req_(TERN_TRACE_I_REQ, req));
     return MPI_SUCCESS;
 }
 
@@ -622,6 +660,7 @@ static int tn_mpi_start_one(const char *fn, MPI_Request *request)
     if (tn_req_is_active(req)) {
         return tn_mpi_err(NULL, MPI_ERR_REQUEST, fn, "request", "request is already active");
     }
+    TN_MPI_TRACE(tn_mpi_trace_req_(TERN_TRACE_I_START, req));
     tn_send_mode_t mode;
     const void *buf;
     size_t count;

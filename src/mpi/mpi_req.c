@@ -1,6 +1,7 @@
 /* Completion: Wait/Test and their any/all/some forms, Request_free,
  * Request_get_status, Cancel. */
 #include "mpi/mpi_p2p_impl.h"
+#include "mpi/mpi_trace.h"
 
 #include <stdlib.h>
 
@@ -101,6 +102,7 @@ static int tn_mpi_req_status_of(tn_req_t *req, MPI_Status *status)
 static int tn_mpi_retire(MPI_Request *h, MPI_Status *status)
 {
     tn_req_t *req = tn_mpi_req_get(*h);
+    TN_MPI_TRACE(tn_mpi_trace_done_(req));
     if (req->ext != NULL) {
         int err = tn_mpi_greq_query(req, status);
         int ferr = tn_mpi_greq_free(req);
@@ -456,6 +458,7 @@ int tn_mpi_Request_free(MPI_Request *request)
                           "an active partitioned request cannot be freed before it "
                           "completes (MPI_Wait or MPI_Test it first)");
     }
+    TN_MPI_TRACE(tn_mpi_trace_req_(TERN_TRACE_I_FREE, req));
     int err = req->ext != NULL ? tn_mpi_greq_free(req) : MPI_SUCCESS;
     tn_mpi_req_release(req);
     tn_mpi_leave();

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "mpi/mpi_rma.h"
+#include "mpi/mpi_trace.h"
 #include "base/monitor.h"
 #include "mpi/mpi_p2p_impl.h"
 
@@ -129,6 +130,18 @@ static int skip_op(const tn_mpi_call_t *call)
     return MPI_SUCCESS;
 }
 
+/* The trace's name of an operation kind. */
+static int trace_rma_kind(tn_rma_kind_t kind)
+{
+    switch (kind) {
+    case TN_RMA_OP_PUT:  return TERN_TRACE_PUT;
+    case TN_RMA_OP_GET:  return TERN_TRACE_GET;
+    case TN_RMA_OP_ACC:  return TERN_TRACE_ACC;
+    case TN_RMA_OP_GACC: return TERN_TRACE_GET_ACC;
+    default:             return TERN_TRACE_CAS;
+    }
+}
+
 static int data_op(tn_rma_kind_t kind, const void *oaddr, MPI_Count ocount, MPI_Datatype odt,
                    void *raddr, MPI_Count rcount, MPI_Datatype rdt, int target, MPI_Aint disp,
                    MPI_Count tcount, MPI_Datatype tdt, MPI_Op opx, MPI_Win win,
@@ -172,6 +185,8 @@ static int data_op(tn_rma_kind_t kind, const void *oaddr, MPI_Count ocount, MPI_
     if (skip) {
         return skip_op(call);
     }
+    TN_MPI_TRACE(tn_mpi_trace_rma_(w->comm, trace_rma_kind(kind), target,
+                                   tn_dt_bytes(op.tdt, op.tcount)));
     if ((kind == TN_RMA_OP_ACC || kind == TN_RMA_OP_GACC) && (rc = acc_args(fn, w, opx, &op))) {
         return rc;
     }
@@ -238,6 +253,8 @@ static inline int direct_copy(int get, void *oaddr, MPI_Count ocount, MPI_Dataty
     }
     size_t bytes = (size_t)ocount * dt->size;
     tn_mon_sent(tn_comm_world_rank(w->comm, target), TN_MON_RMA, TN_MON_DIRECT, bytes);
+    TN_MPI_TRACE(tn_mpi_trace_rma_(w->comm, get ? TERN_TRACE_GET : TERN_TRACE_PUT, target,
+                                   bytes));
     if (get) {
         memcpy(oaddr, at, bytes);
     } else {
@@ -264,6 +281,8 @@ static inline int direct_acc(tn_rma_kind_t kind, const void *oaddr, void *raddr,
     tn_rma_op_t op = { .kind = kind, .oaddr = oaddr, .ocount = (size_t)count, .odt = dt,
                        .raddr = raddr, .rcount = (size_t)count, .rdt = dt, .target = target,
                        .disp = disp, .tcount = (size_t)count, .tdt = dt, .op = o };
+    TN_MPI_TRACE(tn_mpi_trace_rma_(w->comm, trace_rma_kind(kind), target,
+                                   (uint64_t)count * dt->size));
     tn_mpi_enter();
     tn_status_t st = tn_rma_direct_op(w, &op);
     tn_mpi_leave();
@@ -372,6 +391,7 @@ int tn_mpi_Compare_and_swap(const void *origin_addr, const void *compare_addr,
     if ((rc = op_args(fn, w, &op, 1, datatype, 1, datatype, &skip)) || skip) {
         return rc;
     }
+    TN_MPI_TRACE(tn_mpi_trace_rma_(w->comm, TERN_TRACE_CAS, target_rank, dt->size));
     static const tn_mpi_call_t call = { "MPI_Compare_and_swap", TN_MPI_CALL_BLOCKING, 0, NULL,
                                         MPI_INFO_NULL };
     return run_op(fn, w, &op, &call);

@@ -15,6 +15,7 @@
 #include <limits.h>
 #include <string.h>
 #include "mpi/mpi_impl.h"
+#include "mpi/mpi_trace.h"
 #include "mpi/mpi_info.h"
 #include "comm/topo.h"
 
@@ -99,6 +100,7 @@ static int comm_out(const char *fn, tn_comm_t *parent, tn_status_t st, tn_comm_t
         return tn_mpi_err_status(parent, st, fn);
     }
     *newcomm = nc != NULL ? tn_mpi_comm_handle(nc) : MPI_COMM_NULL;
+    TN_MPI_TRACE(tn_mpi_trace_newcomm_(nc));
     return MPI_SUCCESS;
 }
 

@@ -607,6 +607,18 @@ def status_roles(fn):
     return roles, kind
 
 
+# Not traced (base/trace.h): handle conversions and the tools interface,
+# which say nothing of the job's communication and run in loops of their own.
+UNTRACED_PARTS = ('_f2c', '_c2f', '_f082', '_c2f08', '_toint', '_fromint')
+
+
+def traced_call(f):
+    """Whether PMPI_X opens a trace record: every implemented function that
+    returns an error code, except conversions and MPI_T."""
+    return (f.ret == 'int' and not f.name.startswith('MPI_T_') and
+            not any(part in f.name for part in UNTRACED_PARTS))
+
+
 def status_enter(fn, ident):
     roles, _ = status_roles(fn)
     if fn.name in INIT_FUNCTIONS:
@@ -701,7 +713,7 @@ def emit_bindings(funcs, table_label, status=False, fams=None):
          len(unsupported)))
     w('#include <stddef.h>\n#include <mpi.h>\n')
     if status:
-        w('#include "runtime/status.h"\n#include "base/monitor.h"\n')
+        w('#include "runtime/status.h"\n#include "base/monitor.h"\n#include "base/trace.h"\n')
     w('\n#define TN_BIND_EXPORT __attribute__((visibility("default")))\n')
     w('#define TN_BIND_HIDDEN __attribute__((visibility("hidden")))\n\n')
     for k, v in OBJ_KINDS:
@@ -746,9 +758,18 @@ def emit_bindings(funcs, table_label, status=False, fams=None):
             if f.family is not None:
                 decl, call = family_call(*f.family[:1], f, *f.family[1:])
                 w(decl)
+            traced = status and traced_call(f)
             if f.name in ids:
                 w(status_enter(f, ids[f.name]))
-                w('    int tn_ret = %s;\n    tn_rt_status_leave();\n    return tn_ret;\n' % call)
+            if traced:
+                w('    const uint64_t tn_tr = tn_trace_enter(%d);\n' % mon_id)
+            if f.name in ids or traced:
+                w('    int tn_ret = %s;\n' % call)
+                if traced:
+                    w('    tn_trace_leave(tn_tr, tn_ret);\n')
+                if f.name in ids:
+                    w('    tn_rt_status_leave();\n')
+                w('    return tn_ret;\n')
             else:
                 w('    return %s;\n' % call)
         else:

@@ -1,0 +1,96 @@
+/* The rank's trace (TERN_TRACE, include/tern/trace.h, docs/trace.md): the
+ * recorder the entry points and the layers below them write into.
+ *
+ * Each MPI entry point opens a record (tn_trace_enter) and closes it
+ * (tn_trace_leave); between the two, the layers that know what the call
+ * did add items to the calling thread's innermost open record (sends,
+ * receives, requests, the collective and the algorithm that ran).  A
+ * closed record goes into the process's buffer, written to the file in
+ * blocks.  With tracing off, tn_trace_enter is one load and a branch that
+ * is not taken, and every item function returns at its first test.
+ *
+ * Threads: records are per thread until closed; the buffer is guarded by
+ * a spin lock once tn_trace_threads(1) was called (MPI_THREAD_MULTIPLE).
+ * Records of a thread are written in the order they close. */
+#ifndef TN_BASE_TRACE_H
+#define TN_BASE_TRACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "tern/trace.h"
+
+#define TN_TRACE_HIDDEN __attribute__((visibility("hidden")))
+
+extern int tn_trace_on TN_TRACE_HIDDEN;
+
+/* Who the rank is, for the file's name and header. */
+typedef struct {
+    const char *dir;            /* TERN_TRACE */
+    const char *job;            /* PMI job name */
+    const char *host;
+    int         rank, size, node, nnodes, rails;
+    const char *const *calls;   /* MPI function names by call id */
+    unsigned    ncalls;
+    const char *const *algos;   /* "kind:algo" names by algorithm id */
+    unsigned    nalgos;
+    size_t      buffer;         /* bytes buffered before a write */
+    int         tsc;            /* use the time-stamp counter when invariant */
+    unsigned    init_call;      /* call id of MPI_Init (its record's) */
+} tn_trace_ident_t;
+
+/* MPI_Init (or the first MPI_Session_init) begins: the time of the first
+ * record, taken whether tracing will be on or not (two clock reads). */
+void tn_trace_init_begins(void);
+/* Start tracing: make the file and write its header.  Failures are warned
+ * about and leave tracing off; returns 0 on success. */
+int tn_trace_open(const tn_trace_ident_t *id);
+/* Close every open record, write what is buffered and close the file;
+ * tracing is off afterwards.  Safe when tracing never started. */
+void tn_trace_close(void);
+/* The file's name ("" when not tracing). */
+const char *tn_trace_path(void);
+void tn_trace_threads(int multiple);
+
+/* The clock records are stamped with (ticks, see tern/trace.h). */
+uint64_t tn_trace_clock(void);
+
+uint64_t tn_trace_enter_(unsigned call) TN_TRACE_HIDDEN;
+void tn_trace_leave_(int ret) TN_TRACE_HIDDEN;
+
+/* Open a record for MPI function call; returns a non-zero token when a
+ * record was opened, which tn_trace_leave takes. */
+static inline uint64_t tn_trace_enter(unsigned call)
+{
+    return __builtin_expect(tn_trace_on, 0) ? tn_trace_enter_(call) : 0;
+}
+
+/* Close the record tn_trace_enter opened; ret is the call's return code. */
+static inline void tn_trace_leave(uint64_t token, int ret)
+{
+    if (__builtin_expect(token != 0, 0)) {
+        tn_trace_leave_(ret);
+    }
+}
+
+/* Add an item (payload of len bytes, then extra of xlen bytes) to this
+ * thread's innermost open record; nothing when no record is open. */
+void tn_trace_item(unsigned type, const void *payload, size_t len, const void *extra,
+                   size_t xlen) TN_TRACE_HIDDEN;
+/* Whether this thread has a record open (items would be kept). */
+int tn_trace_active(void) TN_TRACE_HIDDEN;
+/* The algorithm of the last COLL item of the innermost open record. */
+void tn_trace_algo_(unsigned algo) TN_TRACE_HIDDEN;
+
+static inline void tn_trace_algo(unsigned algo)
+{
+    if (__builtin_expect(tn_trace_on, 0)) {
+        tn_trace_algo_(algo);
+    }
+}
+
+/* Write a whole record of kind with one item, stamped now (communicator
+ * definitions). */
+void tn_trace_record(unsigned kind, unsigned type, const void *payload, size_t len,
+                     const void *extra, size_t xlen) TN_TRACE_HIDDEN;
+
+#endif

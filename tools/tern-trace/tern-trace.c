@@ -1,0 +1,46 @@
+/* tern-trace: read the traces TERN_TRACE makes (docs/trace.md). */
+#include <stdio.h>
+#include <string.h>
+
+#include "trace_cat.h"
+
+static int usage(FILE *o)
+{
+    fputs("usage: tern-trace cat [--clocks] FILE...   the records as text\n"
+          "FILEs are a traced job's <TERN_TRACE>/<job>.<rank>.ttr (docs/trace.md)\n", o);
+    return o == stderr ? 2 : 0;
+}
+
+static int cmd_cat(int argc, char **argv)
+{
+    int clocks = 0, files = 0, rc = 0;
+    for (int i = 0; i < argc; i++) {
+        if (strcmp(argv[i], "--clocks") == 0) {
+            clocks = 1;
+            continue;
+        }
+        char err[800];
+        files++;
+        if (tc_cat(stdout, argv[i], clocks, err, sizeof(err)) != 0) {
+            fflush(stdout);
+            fprintf(stderr, "tern-trace: %s\n", err);
+            rc = 1;
+        }
+    }
+    return files == 0 ? usage(stderr) : rc;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        return usage(stderr);
+    }
+    if (strcmp(argv[1], "cat") == 0) {
+        return cmd_cat(argc - 2, argv + 2);
+    }
+    if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
+        return usage(stdout);
+    }
+    fprintf(stderr, "tern-trace: unknown command '%s'\n", argv[1]);
+    return usage(stderr);
+}
