@@ -59,6 +59,23 @@ static uint64_t vec_bytes(const void *counts, int wide, int n, const tn_dt_t *dt
     return t * dt->size;
 }
 
+/* The bytes of deg blocks described by b (uniform, v or w). */
+static uint64_t blocks_bytes(const tn_coll_blocks_t *b, int deg)
+{
+    if (b->counts == NULL) {
+        return dt_bytes((int64_t)b->count, b->dt) * (uint64_t)(deg > 0 ? deg : 0);
+    }
+    if (b->dts == NULL) {
+        return vec_bytes(b->counts, b->wide, deg, b->dt);
+    }
+    uint64_t t = 0;
+    for (int i = 0; i < deg; i++) {
+        int64_t k = b->wide ? ((const int64_t *)b->counts)[i] : ((const int *)b->counts)[i];
+        t += b->dts[i] != NULL ? dt_bytes(k, b->dts[i]) : 0;
+    }
+    return t;
+}
+
 /* A nonblocking (MPI_I<coll>) or persistent (MPI_<coll>_init) call: the
  * collective is built as a schedule (coll/coll_sched.h) and returned in
  * *req; nb == NULL is the blocking call. */
@@ -76,8 +93,9 @@ static int nbc_check(const char *fn, tn_comm_t *c, const nbc_t *nb)
     return MPI_SUCCESS;
 }
 
-/* Commit a built schedule s (NULL: out of memory) into *nb->req (lock held). */
-static int nbc_finish(const char *fn, tn_comm_t *c, tn_sched_t *s, const nbc_t *nb)
+/* Commit a built schedule s (NULL: out of memory) into *nb->req (lock held);
+ * traced: the request is the user's (not a blocking call's own). */
+static int nbc_commit(const char *fn, tn_comm_t *c, tn_sched_t *s, const nbc_t *nb, int traced)
 {
     tn_req_t *req = NULL;
     tn_status_t st = s == NULL ? TN_ERR_NOMEM
@@ -87,8 +105,15 @@ static int nbc_finish(const char *fn, tn_comm_t *c, tn_sched_t *s, const nbc_t *
         return tn_mpi_err_status(c, st, fn);
     }
     *nb->req = (MPI_Request)(void *)req;
-    TN_MPI_TRACE(tn_mpi_trace_req_(TERN_TRACE_I_REQ, req));
+    if (traced) {
+        TN_MPI_TRACE(tn_mpi_trace_req_(TERN_TRACE_I_REQ, req));
+    }
     return MPI_SUCCESS;
+}
+
+static int nbc_finish(const char *fn, tn_comm_t *c, tn_sched_t *s, const nbc_t *nb)
+{
+    return nbc_commit(fn, c, s, nb, 1);
 }
 
 static int barrier(const char *fn, MPI_Comm comm, const nbc_t *nb)
@@ -1003,8 +1028,10 @@ static int alltoallw(const char *fn, const void *sendbuf, const void *sendcounts
     sb.dts = dts;
     blocks_set(&rb, recvcounts, rdispls, wide, NULL);
     rb.dts = dts + c->size;
-    TN_MPI_TRACE(tn_mpi_trace_coll_(c, TERN_TRACE_ALLTOALL, TERN_TRACE_NONE, NULL, 0, 0,
-                                    NB_FORM(nb), IP(sendbuf) | TERN_TRACE_C_VECTOR));
+    TN_MPI_TRACE(tn_mpi_trace_coll_(c, TERN_TRACE_ALLTOALL, TERN_TRACE_NONE, NULL,
+                                    blocks_bytes(sendbuf == MPI_IN_PLACE ? &rb : &sb, c->size),
+                                    blocks_bytes(&rb, c->size), NB_FORM(nb),
+                                    IP(sendbuf) | TERN_TRACE_C_VECTOR));
     if (nb != NULL) {
         tn_mpi_enter();
         tn_sched_t *s = tn_sched_new(c);
@@ -1192,7 +1219,7 @@ static int nbr_run(const char *fn, tn_comm_t *c, tn_sched_t *s, const nbc_t *nb)
 {
     MPI_Request h = MPI_REQUEST_NULL;
     nbc_t self = { fn, TN_MPI_CALL_NONBLOCKING, 0, &h, MPI_INFO_NULL };
-    int rc = nbc_finish(fn, c, s, nb != NULL ? nb : &self);
+    int rc = nbc_commit(fn, c, s, nb != NULL ? nb : &self, nb != NULL);
 
     if (nb != NULL || rc != MPI_SUCCESS) {
         return rc;
@@ -1254,6 +1281,11 @@ static int nbr_allgather(const char *fn, const void *sendbuf, int64_t sendcount,
     }
     blocks_set(&rb, recvcounts, displs, wide, rdt);
     rb.count = (size_t)recvcount;
+    TN_MPI_TRACE(tn_mpi_trace_coll_(c, TERN_TRACE_NBR_ALLGATHER, TERN_TRACE_NONE, NULL,
+                                    dt_bytes(sendcount, sdt) * (uint64_t)outdeg,
+                                    dt_bytes(total, rdt), NB_FORM(nb),
+                                    TERN_TRACE_C_NEIGHBOR |
+                                    (recvcounts != NULL ? TERN_TRACE_C_VECTOR : 0)));
     tn_mpi_enter();
     tn_sched_t *s = tn_sched_new(c);
     if (s != NULL) {
@@ -1353,6 +1385,11 @@ static int nbr_alltoall(const char *fn, const void *sendbuf, int64_t sendcount,
         free(dts);
         return rc;
     }
+    TN_MPI_TRACE(tn_mpi_trace_coll_(c, TERN_TRACE_NBR_ALLTOALL, TERN_TRACE_NONE, NULL,
+                                    blocks_bytes(&sb, outdeg), blocks_bytes(&rb, indeg),
+                                    NB_FORM(nb),
+                                    TERN_TRACE_C_NEIGHBOR |
+                                    (sendcounts != NULL ? TERN_TRACE_C_VECTOR : 0)));
     tn_mpi_enter();
     tn_sched_t *s = tn_sched_new(c);
     if (s != NULL) {
