@@ -90,8 +90,9 @@
     X(trace, TRACE, STRING, "", "", RUNTIME, USER, INIT,                       \
       "Record this rank's MPI calls in DIR/<job>.<rank>.ttr for tern-trace and tern-sim " \
       "(docs/trace.md); empty: off, and the entry points cost one untaken branch") \
-    X(trace_buffer, TRACE_BUFFER, SIZE, "4m", "4k..1g", RUNTIME, USER, INIT,   \
-      "Bytes of trace records a rank buffers before writing them to its file") \
+    X(trace_buffer, TRACE_BUFFER, SIZE, "1m", "4k..1g", RUNTIME, USER, INIT,   \
+      "Bytes of trace records a rank buffers before writing them to its file (small enough " \
+      "to stay in the core's cache)") \
     X(trace_tsc, TRACE_TSC, BOOL, "1", "", RUNTIME, USER, INIT,                \
       "Stamp trace records with the CPU's invariant time-stamp counter where it has one " \
       "(a quarter of the cost of the system clock); 0: CLOCK_MONOTONIC") \

@@ -36,7 +36,10 @@ typedef struct {
     int             depth;            /* may exceed TN_TRACE_DEPTH (not kept) */
 } tn_trace_thread_t;
 
-static __thread tn_trace_thread_t *tn_trace_me;
+/* initial-exec: a load off the thread pointer, not a __tls_get_addr call per
+ * access (one pointer of the static TLS reserve, which libraries opened
+ * with dlopen may use) */
+static __thread tn_trace_thread_t *tn_trace_me __attribute__((tls_model("initial-exec")));
 static pthread_key_t tn_trace_key;
 static int tn_trace_key_made;
 
@@ -461,6 +464,8 @@ int tn_trace_open(const tn_trace_ident_t *id)
         tn_trace_file[0] = '\0';
         return -1;
     }
+    /* touched now, not one page fault per 4 KiB of records while the job runs */
+    memset(tn_trace_buf, 0, cap);
     tn_trace_cap = cap;
     tn_trace_len = 0;
     tn_trace_fd = fd;

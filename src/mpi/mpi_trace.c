@@ -58,9 +58,6 @@ uint32_t tn_mpi_trace_comm(tn_comm_t *c)
 
 void tn_mpi_trace_send_(tn_comm_t *c, int dest, int tag, uint64_t bytes, int mode, int form)
 {
-    if (!tn_trace_active()) {
-        return;
-    }
     tern_trace_send_t s = {
         .comm = tn_mpi_trace_comm(c), .peer = tn_mpi_trace_rank(dest),
         .world = dest >= 0 ? c->peer_world[dest] : -1, .tag = tag, .bytes = bytes,
@@ -71,9 +68,6 @@ void tn_mpi_trace_send_(tn_comm_t *c, int dest, int tag, uint64_t bytes, int mod
 
 void tn_mpi_trace_recv_(tn_comm_t *c, int source, int tag, uint64_t bytes, int form)
 {
-    if (!tn_trace_active()) {
-        return;
-    }
     tern_trace_recv_t r = {
         .comm = tn_mpi_trace_comm(c), .peer = tn_mpi_trace_rank(source),
         .tag = tag == MPI_ANY_TAG ? TERN_TRACE_ANY : tag, .bytes = bytes, .form = (uint8_t)form,
@@ -144,9 +138,6 @@ static int32_t tn_mpi_trace_op(const tn_op_t *op)
 void tn_mpi_trace_coll_(tn_comm_t *c, int kind, int root, const tn_op_t *op, uint64_t sbytes,
                         uint64_t rbytes, int form, int flags)
 {
-    if (!tn_trace_active()) {
-        return;
-    }
     tern_trace_coll_t k = {
         .comm = tn_mpi_trace_comm(c), .kind = (uint16_t)kind, .algo = TERN_TRACE_ALGO_UNKNOWN,
         .root = root,
@@ -159,7 +150,7 @@ void tn_mpi_trace_coll_(tn_comm_t *c, int kind, int root, const tn_op_t *op, uin
 void tn_mpi_trace_counts_(unsigned type, const void *counts, int wide, int n,
                           const tn_dt_t *dt)
 {
-    if (!tn_trace_active() || counts == NULL || n <= 0) {
+    if (counts == NULL || n <= 0 || !tn_trace_active()) {
         return;
     }
     uint64_t *b = malloc(sizeof(uint64_t) * (size_t)n);
@@ -182,9 +173,6 @@ void tn_mpi_trace_newcomm_(tn_comm_t *c)
 
 void tn_mpi_trace_rma_(tn_comm_t *c, int op, int target, uint64_t bytes)
 {
-    if (!tn_trace_active()) {
-        return;
-    }
     tern_trace_rma_t r = {
         .comm = tn_mpi_trace_comm(c), .op = (uint8_t)op, .target = tn_mpi_trace_rank(target),
         .bytes = bytes,
