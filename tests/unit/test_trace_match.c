@@ -7,7 +7,8 @@
  * nobody received, a wildcard receive that never completed, collectives
  * (one with a member missing); then the same job with a rank's file cut.
  * The report's numbers (trace_stats.c) and the critical path
- * (trace_cpath.c) are checked on it too. */
+ * (trace_cpath.c) are checked on it too.  --corpus DIR writes the job as
+ * seeds of fuzz_tracejob. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -342,12 +343,50 @@ static void cut(sy_t *f)
     tl_job_free(&j);
 }
 
-int main(void)
+/* Seeds of fuzz_tracejob (tests/fuzz/corpus/tracejob): this job packed as
+ * the harness reads it, a flags byte then each file with its length. */
+static int corpus(const sy_t *f, const char *dir)
+{
+    static const struct {
+        const char *name;
+        uint8_t     flags;
+        size_t      cut1;
+    } seeds[] = { { "synthetic_whole", 1, SIZE_MAX }, { "synthetic_model", 2, SIZE_MAX },
+                  { "synthetic_cut", 0, 900 } };
+    for (size_t i = 0; i < sizeof(seeds) / sizeof(seeds[0]); i++) {
+        char path[512];
+        snprintf(path, sizeof(path), "%s/%s", dir, seeds[i].name);
+        FILE *o = fopen(path, "wb");
+        if (o == NULL) {
+            perror(path);
+            return 1;
+        }
+        fputc(seeds[i].flags, o);
+        for (int r = 0; r < 3; r++) {
+            uint32_t n = (uint32_t)(r == 1 && seeds[i].cut1 < f[r].n ? seeds[i].cut1 : f[r].n);
+            fwrite(&n, sizeof(n), 1, o);
+            fwrite(f[r].b, 1, n, o);
+        }
+        if (fclose(o) != 0) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
 {
     sy_t f[3];
     rank0(&f[0]);
     rank1(&f[1]);
     rank2(&f[2]);
+    if (argc == 3 && strcmp(argv[1], "--corpus") == 0) {
+        int rc = corpus(f, argv[2]);
+        for (int r = 0; r < 3; r++) {
+            sy_free(&f[r]);
+        }
+        return rc;
+    }
     whole(f);
     cut(f);
     for (int r = 0; r < 3; r++) {

@@ -416,8 +416,12 @@ static int tm_pair(tm_state_t *s, const tl_job_t *j, tm_match_t *m)
     }
     size_t ns = tm_keep(s->sends, s->nsends, NULL, NULL);
     size_t nr = tm_keep(s->recvs, s->nrecvs, m->lone_recvs, &m->nlone_recvs);
-    qsort(s->sends, ns, sizeof(tm_op_t), tm_cmp_op);
-    qsort(s->recvs, nr, sizeof(tm_op_t), tm_cmp_op);
+    if (ns > 1) {                       /* s->sends may be NULL when there are none */
+        qsort(s->sends, ns, sizeof(tm_op_t), tm_cmp_op);
+    }
+    if (nr > 1) {
+        qsort(s->recvs, nr, sizeof(tm_op_t), tm_cmp_op);
+    }
     size_t a = 0, b = 0;
     while (a < ns || b < nr) {
         int c = a == ns ? 1 : b == nr ? -1 : tm_cmp_op(&s->sends[a], &s->recvs[b]);
@@ -455,7 +459,9 @@ static int tm_cmp_inst(const void *a, const void *b)
 
 static int tm_group(tm_state_t *s, const tl_job_t *j, tm_match_t *m)
 {
-    qsort(s->insts, s->ninsts, sizeof(tm_inst_t), tm_cmp_inst);
+    if (s->ninsts > 1) {
+        qsort(s->insts, s->ninsts, sizeof(tm_inst_t), tm_cmp_inst);
+    }
     m->members = malloc((s->ninsts + 1) * sizeof(tm_member_t));
     m->colls = malloc((s->ninsts + 1) * sizeof(tm_coll_t));
     if (m->members == NULL || m->colls == NULL) {
