@@ -6,9 +6,12 @@
 
 enum { TC_RECV = 0, TC_SEND = 1, TC_COLL = 2 };
 
-/* A dependency of record rec of rank: the message or collective member. */
+/* A dependency of a record: the message or collective member.  The
+ * records' dependencies are kept by record, in the order of the records
+ * of rank 0, then rank 1, ... (deps[off[rec] .. off[rec + 1]) with rec
+ * counted across ranks from base[rank]). */
 typedef struct {
-    uint64_t key;                       /* rank << 32 | rec */
+    uint64_t rec;                       /* base[rank] + record */
     uint32_t kind;                      /* TC_RECV.. */
     uint32_t idx;                       /* message, or member index */
 } tc_dep_t;
@@ -19,7 +22,8 @@ typedef struct {
     tc_model_t        mod;
     tc_dep_t         *deps;
     size_t            ndeps;
-    size_t           *first;            /* [size + 1]: a rank's deps */
+    uint64_t         *base;             /* [size + 1]: a rank's first record, counted over ranks */
+    uint32_t         *off;              /* [records + 1]: a record's first dependency */
     uint32_t         *coll_of;          /* member -> its collective */
     uint32_t         *last, *last2, *root;   /* per collective: members (TL_NONE) */
     uint32_t         *init;             /* per rank: its MPI_Init record (TL_NONE) */
@@ -33,16 +37,6 @@ void tc_model_default(tc_model_t *mod)
     mod->eager = 16384;
 }
 
-static int tc_cmp_dep(const void *a, const void *b)
-{
-    const tc_dep_t *x = a, *y = b;
-    return x->key < y->key ? -1 : x->key > y->key;
-}
-
-static uint64_t tc_key(uint32_t rank, uint32_t rec)
-{
-    return (uint64_t)rank << 32 | rec;
-}
 
 /* MPI_Init ends in a fence of all ranks: it waits for the last to enter. */
 static int tc_index_init(tc_state_t *s)
@@ -88,23 +82,32 @@ static int tc_index(tc_state_t *s)
         return -1;
     }
     const tm_match_t *m = s->m;
+    const tl_job_t *j = s->j;
+    if (2 * m->nmsgs + m->nmembers >= UINT32_MAX) {
+        return -1;
+    }
     s->deps = malloc((2 * m->nmsgs + m->nmembers + 1) * sizeof(*s->deps));
-    s->first = calloc((size_t)s->j->size + 1, sizeof(*s->first));
+    s->base = malloc(((size_t)j->size + 1) * sizeof(*s->base));
+    s->off = calloc(j->nrecs + 1, sizeof(*s->off));
     s->coll_of = malloc((m->nmembers + 1) * sizeof(uint32_t));
     s->last = malloc((m->ncolls + 1) * sizeof(uint32_t));
     s->last2 = malloc((m->ncolls + 1) * sizeof(uint32_t));
     s->root = malloc((m->ncolls + 1) * sizeof(uint32_t));
-    if (s->deps == NULL || s->first == NULL || s->coll_of == NULL || s->last == NULL ||
+    if (s->deps == NULL || s->base == NULL || s->off == NULL || s->coll_of == NULL || s->last == NULL ||
         s->last2 == NULL || s->root == NULL) {
         return -1;
+    }
+    s->base[0] = 0;
+    for (uint32_t r = 0; r < j->size; r++) {
+        s->base[r + 1] = s->base[r] + j->ranks[r].nrecs;
     }
     for (size_t i = 0; i < m->nmsgs; i++) {
         const tm_msg_t *g = &m->msgs[i];
         if (g->recv_done != TL_NONE) {
-            s->deps[s->ndeps++] = (tc_dep_t){ tc_key(g->dst, g->recv_done), TC_RECV, (uint32_t)i };
+            s->deps[s->ndeps++] = (tc_dep_t){ s->base[g->dst] + g->recv_done, TC_RECV, (uint32_t)i };
         }
         if (g->send_done != TL_NONE && (g->mode == TERN_TRACE_SYNC || g->bytes > s->mod.eager)) {
-            s->deps[s->ndeps++] = (tc_dep_t){ tc_key(g->src, g->send_done), TC_SEND, (uint32_t)i };
+            s->deps[s->ndeps++] = (tc_dep_t){ s->base[g->src] + g->send_done, TC_SEND, (uint32_t)i };
         }
     }
     for (size_t c = 0; c < m->ncolls; c++) {
@@ -129,18 +132,28 @@ static int tc_index(tc_state_t *s)
                 s->root[c] = k;
             }
             if (mb->done != TL_NONE) {
-                s->deps[s->ndeps++] = (tc_dep_t){ tc_key(mb->rank, mb->done), TC_COLL, k };
+                s->deps[s->ndeps++] = (tc_dep_t){ s->base[mb->rank] + mb->done, TC_COLL, k };
             }
         }
     }
-    qsort(s->deps, s->ndeps, sizeof(*s->deps), tc_cmp_dep);
-    size_t d = 0;
-    for (uint32_t r = 0; r <= s->j->size; r++) {
-        while (d < s->ndeps && (s->deps[d].key >> 32) < r) {
-            d++;
-        }
-        s->first[r] = d;
+    /* by record: counts, their running sums (each record's end), then each
+     * dependency placed below its record's end, which ends at its start */
+    tc_dep_t *by = malloc((s->ndeps + 1) * sizeof(*by));
+    if (by == NULL) {
+        return -1;
     }
+    for (size_t d = 0; d < s->ndeps; d++) {
+        s->off[s->deps[d].rec]++;
+    }
+    for (uint64_t k = 1; k < j->nrecs; k++) {
+        s->off[k] += s->off[k - 1];
+    }
+    for (size_t d = s->ndeps; d-- > 0;) {
+        by[--s->off[s->deps[d].rec]] = s->deps[d];
+    }
+    s->off[j->nrecs] = (uint32_t)s->ndeps;
+    free(s->deps);
+    s->deps = by;
     return 0;
 }
 
@@ -181,16 +194,7 @@ typedef struct {
 /* The dependency of (rank, rec) that arrives last and started before t. */
 static int tc_waited(const tc_state_t *s, uint32_t rank, uint32_t rec, int64_t t, tc_wait_t *w)
 {
-    size_t lo = s->first[rank], hi = s->first[rank + 1];
-    uint64_t key = tc_key(rank, rec);
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (s->deps[mid].key < key) {
-            lo = mid + 1;
-        } else {
-            hi = mid;
-        }
-    }
+    uint64_t at = s->base[rank] + rec;
     int found = 0;
     if (s->init[rank] == rec) {
         uint32_t o = s->init_last == rank ? s->init_last2 : s->init_last;
@@ -203,7 +207,7 @@ static int tc_waited(const tc_state_t *s, uint32_t rank, uint32_t rec, int64_t t
             found = w->ts < t;
         }
     }
-    for (size_t d = lo; d < s->first[rank + 1] && s->deps[d].key == key; d++) {
+    for (uint32_t d = s->off[at]; d < s->off[at + 1]; d++) {
         tc_wait_t c = { .kind = s->deps[d].kind };
         if (c.kind == TC_COLL) {
             uint32_t k = tc_coll_dep(s, s->deps[d].idx);
@@ -354,7 +358,8 @@ int tc_path(const tl_job_t *j, const tm_match_t *m, const tc_model_t *mod, tc_pa
         status = 0;
     }
     free(s.deps);
-    free(s.first);
+    free(s.base);
+    free(s.off);
     free(s.coll_of);
     free(s.last);
     free(s.last2);

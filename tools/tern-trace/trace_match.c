@@ -13,7 +13,7 @@ typedef struct {
     int32_t  tag;
     uint32_t rank;
     uint32_t rec, done;
-    uint32_t ord;                       /* the posting item: program order on the rank */
+    uint32_t gid;                       /* its (comm, src, dst, tag) sequence, once kept */
     int32_t  peer_spec, tag_spec;       /* a receive's own source (world) and tag */
     uint64_t bytes;
     uint8_t  state;                     /* TM_OK.. */
@@ -153,12 +153,11 @@ static int tm_grow(void **p, size_t *cap, size_t elem, size_t need)
     return 0;
 }
 
-/* A send posted by record rec through item it (index ord); TL_NONE when
+/* A send posted by record rec through item it; TL_NONE when
  * it is no message (to MPI_PROC_NULL), UINT32_MAX - 1 out of memory. */
 #define TM_NOMEM (UINT32_MAX - 1)
 
-static uint32_t tm_send(tm_state_t *s, uint32_t rank, uint32_t rec, uint32_t ord,
-                        const tl_item_t *it)
+static uint32_t tm_send(tm_state_t *s, uint32_t rank, uint32_t rec, const tl_item_t *it)
 {
     if (it->peer < 0 || it->world < 0) {
         return TL_NONE;
@@ -169,14 +168,13 @@ static uint32_t tm_send(tm_state_t *s, uint32_t rank, uint32_t rec, uint32_t ord
     }
     tm_op_t *o = &s->sends[s->nsends];
     *o = (tm_op_t){ .comm = it->comm, .src = rank, .dst = (uint32_t)it->world, .tag = it->u.tag,
-                    .rank = rank, .rec = rec, .ord = ord,
+                    .rank = rank, .rec = rec,
                     .done = it->form == TERN_TRACE_BLOCKING ? rec : TL_NONE,
                     .bytes = it->bytes, .mode = it->mode, .side = it->side };
     return (uint32_t)s->nsends++;
 }
 
-static uint32_t tm_recv(tm_state_t *s, uint32_t rank, uint32_t rec, uint32_t ord,
-                        const tl_item_t *it)
+static uint32_t tm_recv(tm_state_t *s, uint32_t rank, uint32_t rec, const tl_item_t *it)
 {
     if (it->peer == TERN_TRACE_PROC_NULL) {
         return TL_NONE;
@@ -186,7 +184,7 @@ static uint32_t tm_recv(tm_state_t *s, uint32_t rank, uint32_t rec, uint32_t ord
         return TM_NOMEM;
     }
     tm_op_t *o = &s->recvs[s->nrecvs];
-    *o = (tm_op_t){ .comm = it->comm, .dst = rank, .rank = rank, .rec = rec, .ord = ord,
+    *o = (tm_op_t){ .comm = it->comm, .dst = rank, .rank = rank, .rec = rec,
                     .done = TL_NONE, .peer_spec = it->peer >= 0 ? it->world : -1,
                     .tag_spec = it->u.tag, .bytes = it->bytes, .side = it->side,
                     .state = TM_UNRESOLVED };
@@ -260,15 +258,15 @@ static void tm_done(tm_state_t *s, tm_req_t *e, uint32_t rec, const tl_item_t *i
     }
 }
 
-/* A persistent request started by record rec (its START item, index ord). */
-static int tm_start(tm_state_t *s, const tl_rank_t *r, tm_req_t *e, uint32_t rec, uint32_t ord)
+/* A persistent request started by record rec. */
+static int tm_start(tm_state_t *s, const tl_rank_t *r, tm_req_t *e, uint32_t rec)
 {
     if (e->tsend != TL_NONE &&
-        (e->send = tm_send(s, r->rank, rec, ord, &r->items[e->tsend])) == TM_NOMEM) {
+        (e->send = tm_send(s, r->rank, rec, &r->items[e->tsend])) == TM_NOMEM) {
         return -1;
     }
     if (e->trecv != TL_NONE &&
-        (e->recv = tm_recv(s, r->rank, rec, ord, &r->items[e->trecv])) == TM_NOMEM) {
+        (e->recv = tm_recv(s, r->rank, rec, &r->items[e->trecv])) == TM_NOMEM) {
         return -1;
     }
     if (e->tcoll != TL_NONE &&
@@ -293,14 +291,14 @@ static int tm_walk_rank(tm_state_t *s, const tl_rank_t *r)
             case TERN_TRACE_I_SEND:
                 if (it->form == TERN_TRACE_PERSISTENT) {
                     tsend = i;
-                } else if ((send = tm_send(s, r->rank, k, i, it)) == TM_NOMEM) {
+                } else if ((send = tm_send(s, r->rank, k, it)) == TM_NOMEM) {
                     return -1;
                 }
                 break;
             case TERN_TRACE_I_RECV:
                 if (it->form == TERN_TRACE_PERSISTENT) {
                     trecv = i;
-                } else if ((recv = tm_recv(s, r->rank, k, i, it)) == TM_NOMEM) {
+                } else if ((recv = tm_recv(s, r->rank, k, it)) == TM_NOMEM) {
                     return -1;
                 } else if (recv != TL_NONE && it->form == TERN_TRACE_BLOCKING) {
                     s->recvs[recv].done = k;
@@ -335,7 +333,7 @@ static int tm_walk_rank(tm_state_t *s, const tl_rank_t *r)
                 break;
             case TERN_TRACE_I_START:
                 if ((e = tm_req_find(&s->reqs, it->id)) != NULL && e->persistent &&
-                    tm_start(s, r, e, k, i) != 0) {
+                    tm_start(s, r, e, k) != 0) {
                     return -1;
                 }
                 break;
@@ -360,9 +358,87 @@ static int tm_walk_rank(tm_state_t *s, const tl_rank_t *r)
 
 /* ------------------------------------------------------------- pairing */
 
-static int tm_cmp_op(const void *a, const void *b)
+/* A (comm, src, dst, tag) sequence: its sends and receives, counted, then
+ * placed.  Operations were collected rank by rank in program order, and
+ * one sequence's sends all come from its src (its receives all from its
+ * dst), so a stable placement by sequence keeps each in MPI's order
+ * without comparing operations. */
+typedef struct {
+    uint32_t comm, src, dst;
+    int32_t  tag;
+    uint32_t nsend, nrecv;
+    size_t   sfirst, rfirst;
+} tm_key_t;
+
+typedef struct {
+    tm_key_t *keys;
+    uint32_t  n, cap;
+    uint32_t *slot;                     /* key index + 1, 0 empty */
+    uint32_t  nslot;                    /* a power of two */
+} tm_keys_t;
+
+static uint32_t tm_key_hash(const tm_op_t *o, uint32_t mask)
 {
-    const tm_op_t *x = a, *y = b;
+    uint64_t h = ((uint64_t)o->comm << 32 | o->src) * 0x9e3779b97f4a7c15ull;
+    h ^= ((uint64_t)o->dst << 32 | (uint32_t)o->tag) * 0xc2b2ae3d27d4eb4full;
+    return (uint32_t)(h >> 32 ^ h) & mask;
+}
+
+static int tm_keys_grow(tm_keys_t *k)
+{
+    uint32_t ns = k->nslot ? k->nslot * 2 : 1024;
+    uint32_t *sl = calloc(ns, sizeof(*sl));
+    if (sl == NULL) {
+        return -1;
+    }
+    for (uint32_t i = 0; i < k->n; i++) {
+        tm_op_t o = { .comm = k->keys[i].comm, .src = k->keys[i].src, .dst = k->keys[i].dst,
+                      .tag = k->keys[i].tag };
+        uint32_t h = tm_key_hash(&o, ns - 1);
+        while (sl[h] != 0) {
+            h = (h + 1) & (ns - 1);
+        }
+        sl[h] = i + 1;
+    }
+    free(k->slot);
+    k->slot = sl;
+    k->nslot = ns;
+    return 0;
+}
+
+/* The sequence of an operation, made if new; UINT32_MAX out of memory. */
+static uint32_t tm_key_of(tm_keys_t *k, const tm_op_t *o)
+{
+    if ((k->n + 1) * 2 > k->nslot && tm_keys_grow(k) != 0) {
+        return UINT32_MAX;
+    }
+    uint32_t h = tm_key_hash(o, k->nslot - 1);
+    for (; k->slot[h] != 0; h = (h + 1) & (k->nslot - 1)) {
+        const tm_key_t *x = &k->keys[k->slot[h] - 1];
+        if (x->comm == o->comm && x->src == o->src && x->dst == o->dst && x->tag == o->tag) {
+            return k->slot[h] - 1;
+        }
+    }
+    if (k->n == k->cap) {
+        if (k->cap >= UINT32_MAX / 4) {
+            return UINT32_MAX;
+        }
+        uint32_t nc = k->cap ? k->cap * 2 : 1024;
+        tm_key_t *nk = realloc(k->keys, nc * sizeof(*nk));
+        if (nk == NULL) {
+            return UINT32_MAX;
+        }
+        k->keys = nk;
+        k->cap = nc;
+    }
+    k->keys[k->n] = (tm_key_t){ .comm = o->comm, .src = o->src, .dst = o->dst, .tag = o->tag };
+    k->slot[h] = k->n + 1;
+    return k->n++;
+}
+
+static int tm_cmp_key(const void *a, const void *b)
+{
+    const tm_key_t *x = a, *y = b;
     if (x->comm != y->comm) {
         return x->comm < y->comm ? -1 : 1;
     }
@@ -372,15 +448,7 @@ static int tm_cmp_op(const void *a, const void *b)
     if (x->dst != y->dst) {
         return x->dst < y->dst ? -1 : 1;
     }
-    if (x->tag != y->tag) {
-        return x->tag < y->tag ? -1 : 1;
-    }
-    return x->ord < y->ord ? -1 : x->ord > y->ord;
-}
-
-static int tm_same_key(const tm_op_t *x, const tm_op_t *y)
-{
-    return x->comm == y->comm && x->src == y->src && x->dst == y->dst && x->tag == y->tag;
+    return x->tag < y->tag ? -1 : x->tag > y->tag;
 }
 
 static void tm_lone(tm_lone_t *l, const tm_op_t *o, int send, uint8_t why)
@@ -392,54 +460,126 @@ static void tm_lone(tm_lone_t *l, const tm_op_t *o, int send, uint8_t why)
                       .bytes = o->bytes, .why = why };
 }
 
-/* Keep the operations in state TM_OK (others counted or made lone). */
-static size_t tm_keep(tm_op_t *ops, size_t n, tm_lone_t *lone, size_t *nlone)
+/* Keep the operations in state TM_OK (others counted or made lone) and
+ * give each its sequence. */
+static int tm_keep(tm_keys_t *k, tm_op_t *ops, size_t *n, int send, tm_lone_t *lone,
+                   size_t *nlone)
 {
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++) {
+    size_t kept = 0;
+    for (size_t i = 0; i < *n; i++) {
         if (ops[i].state == TM_OK) {
-            ops[k++] = ops[i];
-        } else if (ops[i].state == TM_UNRESOLVED && lone != NULL) {
+            ops[kept] = ops[i];
+            if ((ops[kept].gid = tm_key_of(k, &ops[kept])) == UINT32_MAX) {
+                return -1;
+            }
+            if (send) {
+                k->keys[ops[kept].gid].nsend++;
+            } else {
+                k->keys[ops[kept].gid].nrecv++;
+            }
+            kept++;
+        } else if (ops[i].state == TM_UNRESOLVED && !send) {
             tm_lone(&lone[(*nlone)++], &ops[i], 0, TM_LONE_UNRESOLVED);
         }
     }
-    return k;
+    *n = kept;
+    return 0;
+}
+
+/* Operations' indices by sequence (sorted), each sequence in order. */
+static size_t *tm_place(const tm_keys_t *k, const uint32_t *rank_of, const tm_op_t *ops,
+                        size_t n, int send)
+{
+    size_t *at = malloc((k->n + 1) * sizeof(*at));
+    size_t *out = malloc((n + 1) * sizeof(*out));
+    if (at == NULL || out == NULL) {
+        free(at);
+        free(out);
+        return NULL;
+    }
+    for (uint32_t i = 0; i < k->n; i++) {
+        at[i] = send ? k->keys[i].sfirst : k->keys[i].rfirst;
+    }
+    for (size_t i = 0; i < n; i++) {
+        out[at[rank_of[ops[i].gid]]++] = i;
+    }
+    free(at);
+    return out;
 }
 
 static int tm_pair(tm_state_t *s, const tl_job_t *j, tm_match_t *m)
 {
+    tm_keys_t k = { 0 };
+    uint32_t *rank_of = NULL;
+    size_t *so = NULL, *ro = NULL;
+    int status = -1;
     m->lone_sends = malloc((s->nsends + 1) * sizeof(tm_lone_t));
     m->lone_recvs = malloc((s->nrecvs + 1) * sizeof(tm_lone_t));
     m->msgs = malloc(((s->nsends < s->nrecvs ? s->nsends : s->nrecvs) + 1) * sizeof(tm_msg_t));
-    if (m->lone_sends == NULL || m->lone_recvs == NULL || m->msgs == NULL) {
-        return -1;
+    if (m->lone_sends == NULL || m->lone_recvs == NULL || m->msgs == NULL ||
+        tm_keep(&k, s->sends, &s->nsends, 1, NULL, NULL) != 0 ||
+        tm_keep(&k, s->recvs, &s->nrecvs, 0, m->lone_recvs, &m->nlone_recvs) != 0) {
+        goto out;
     }
-    size_t ns = tm_keep(s->sends, s->nsends, NULL, NULL);
-    size_t nr = tm_keep(s->recvs, s->nrecvs, m->lone_recvs, &m->nlone_recvs);
-    if (ns > 1) {                       /* s->sends may be NULL when there are none */
-        qsort(s->sends, ns, sizeof(tm_op_t), tm_cmp_op);
+    /* sequences in (comm, src, dst, tag) order; rank_of: a key's place */
+    uint32_t nk = k.n;
+    tm_key_t *sorted = malloc((nk + 1) * sizeof(*sorted));
+    rank_of = malloc((nk + 1) * sizeof(*rank_of));
+    if (sorted == NULL || rank_of == NULL) {
+        free(sorted);
+        goto out;
     }
-    if (nr > 1) {
-        qsort(s->recvs, nr, sizeof(tm_op_t), tm_cmp_op);
+    for (uint32_t i = 0; i < nk; i++) {
+        sorted[i] = k.keys[i];
+        sorted[i].sfirst = i;           /* remember where it came from */
     }
-    size_t a = 0, b = 0;
-    while (a < ns || b < nr) {
-        int c = a == ns ? 1 : b == nr ? -1 : tm_cmp_op(&s->sends[a], &s->recvs[b]);
-        if (a < ns && b < nr && tm_same_key(&s->sends[a], &s->recvs[b])) {
-            const tm_op_t *x = &s->sends[a++], *y = &s->recvs[b++];
+    if (nk > 1) {
+        qsort(sorted, nk, sizeof(*sorted), tm_cmp_key);
+    }
+    size_t sf = 0, rf = 0;
+    for (uint32_t i = 0; i < nk; i++) {
+        rank_of[sorted[i].sfirst] = i;
+        sorted[i].sfirst = sf;
+        sorted[i].rfirst = rf;
+        sf += sorted[i].nsend;
+        rf += sorted[i].nrecv;
+    }
+    free(k.keys);
+    k.keys = sorted;                    /* now in order, indexed by rank_of */
+    so = tm_place(&k, rank_of, s->sends, s->nsends, 1);
+    ro = tm_place(&k, rank_of, s->recvs, s->nrecvs, 0);
+    if (so == NULL || ro == NULL) {
+        goto out;
+    }
+    for (uint32_t i = 0; i < nk; i++) {
+        const tm_key_t *q = &k.keys[i];
+        uint32_t both = q->nsend < q->nrecv ? q->nsend : q->nrecv;
+        for (uint32_t c = 0; c < both; c++) {
+            const tm_op_t *x = &s->sends[so[q->sfirst + c]], *y = &s->recvs[ro[q->rfirst + c]];
             m->msgs[m->nmsgs++] = (tm_msg_t){
                 .comm = x->comm, .tag = x->tag, .src = x->src, .dst = x->dst,
                 .send_rec = x->rec, .send_done = x->done, .recv_rec = y->rec,
                 .recv_done = y->done, .bytes = x->bytes,
                 .t_send = j->ranks[x->src].recs[x->rec].t_enter, .mode = x->mode,
             };
-        } else if (c < 0) {
-            tm_lone(&m->lone_sends[m->nlone_sends++], &s->sends[a++], 1, TM_LONE_CUT);
-        } else {
-            tm_lone(&m->lone_recvs[m->nlone_recvs++], &s->recvs[b++], 0, TM_LONE_CUT);
+        }
+        for (uint32_t c = both; c < q->nsend; c++) {
+            tm_lone(&m->lone_sends[m->nlone_sends++], &s->sends[so[q->sfirst + c]], 1,
+                    TM_LONE_CUT);
+        }
+        for (uint32_t c = both; c < q->nrecv; c++) {
+            tm_lone(&m->lone_recvs[m->nlone_recvs++], &s->recvs[ro[q->rfirst + c]], 0,
+                    TM_LONE_CUT);
         }
     }
-    return 0;
+    status = 0;
+out:
+    free(k.keys);
+    free(k.slot);
+    free(rank_of);
+    free(so);
+    free(ro);
+    return status;
 }
 
 static int tm_cmp_inst(const void *a, const void *b)

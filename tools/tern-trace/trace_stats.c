@@ -111,16 +111,75 @@ static int ts_cmp_pair(const void *a, const void *b)
     return x->dst < y->dst ? -1 : x->dst > y->dst;
 }
 
+/* The pairs that talk, found through a hash (few next to the messages). */
+typedef struct {
+    ts_pair_t *p;
+    uint32_t   n, cap;
+    uint32_t  *slot;                    /* pair index + 1, 0 empty */
+    uint32_t   nslot;                   /* a power of two */
+} ts_pairs_t;
+
+static uint32_t ts_pair_hash(uint32_t src, uint32_t dst, uint32_t mask)
+{
+    return (uint32_t)((((uint64_t)src << 32 | dst) * 0x9e3779b97f4a7c15ull) >> 40) & mask;
+}
+
+static int ts_pairs_grow(ts_pairs_t *t)
+{
+    uint32_t ns = t->nslot ? t->nslot * 2 : 1024;
+    uint32_t nc = ns / 2;
+    uint32_t *sl = calloc(ns, sizeof(*sl));
+    ts_pair_t *np = sl != NULL ? realloc(t->p, nc * sizeof(*np)) : NULL;
+    if (np == NULL) {
+        free(sl);
+        return -1;
+    }
+    for (uint32_t k = 0; k < t->n; k++) {
+        uint32_t h = ts_pair_hash(np[k].src, np[k].dst, ns - 1);
+        while (sl[h] != 0) {
+            h = (h + 1) & (ns - 1);
+        }
+        sl[h] = k + 1;
+    }
+    free(t->slot);
+    t->slot = sl;
+    t->nslot = ns;
+    t->p = np;
+    t->cap = nc;
+    return 0;
+}
+
+static ts_pair_t *ts_pair_get(ts_pairs_t *t, uint32_t src, uint32_t dst)
+{
+    if (t->n == t->cap && ts_pairs_grow(t) != 0) {
+        return NULL;
+    }
+    uint32_t h = ts_pair_hash(src, dst, t->nslot - 1);
+    for (; t->slot[h] != 0; h = (h + 1) & (t->nslot - 1)) {
+        ts_pair_t *q = &t->p[t->slot[h] - 1];
+        if (q->src == src && q->dst == dst) {
+            return q;
+        }
+    }
+    t->p[t->n] = (ts_pair_t){ src, dst, 0, 0 };
+    t->slot[h] = ++t->n;
+    return &t->p[t->n - 1];
+}
+
 /* Messages: per rank, by pair, by size. */
 static int ts_msgs(const tm_match_t *m, ts_stats_t *s)
 {
-    ts_pair_t *p = malloc((m->nmsgs + 1) * sizeof(*p));
-    if (p == NULL) {
-        return -1;
-    }
+    ts_pairs_t t = { 0 };
     for (size_t i = 0; i < m->nmsgs; i++) {
         const tm_msg_t *g = &m->msgs[i];
-        p[i] = (ts_pair_t){ g->src, g->dst, g->bytes, 1 };
+        ts_pair_t *q = ts_pair_get(&t, g->src, g->dst);
+        if (q == NULL) {
+            free(t.p);
+            free(t.slot);
+            return -1;
+        }
+        q->bytes = ts_add(q->bytes, g->bytes);
+        q->msgs++;
         s->p2p_hist[ts_bin(g->bytes)]++;
         s->ranks[g->src].p2p_sent = ts_add(s->ranks[g->src].p2p_sent, g->bytes);
         s->ranks[g->src].msgs_sent++;
@@ -130,19 +189,13 @@ static int ts_msgs(const tm_match_t *m, ts_stats_t *s)
     for (size_t i = 0; i < m->nlone_sends; i++) {
         s->p2p_hist[ts_bin(m->lone_sends[i].bytes)]++;
     }
-    qsort(p, m->nmsgs, sizeof(*p), ts_cmp_pair);
-    size_t n = 0;
-    for (size_t i = 0; i < m->nmsgs; i++) {
-        if (n > 0 && p[n - 1].src == p[i].src && p[n - 1].dst == p[i].dst) {
-            p[n - 1].bytes = ts_add(p[n - 1].bytes, p[i].bytes);
-            p[n - 1].msgs++;
-        } else {
-            p[n++] = p[i];
-        }
+    free(t.slot);
+    if (t.n > 1) {
+        qsort(t.p, t.n, sizeof(*t.p), ts_cmp_pair);
     }
-    s->pairs = p;
-    s->npairs = n;
-    return 0;
+    s->pairs = t.p != NULL ? t.p : calloc(1, sizeof(*t.p));
+    s->npairs = t.n;
+    return s->pairs != NULL ? 0 : -1;
 }
 
 static int ts_cmp_coll(const void *a, const void *b)
