@@ -160,6 +160,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (tc_path(&j, &m, &mod, &p) == 0) {
             FZ_CHECK(p.compute >= 0 && p.mpi >= 0 && p.transfer >= 0);
             FZ_CHECK(p.compute + p.mpi + p.transfer == p.end - p.start);
+            for (unsigned c = 0; c < TC_COLS; c++) {
+                FZ_CHECK(p.cols[c] == TL_NONE || p.cols[c] < j.size);
+            }
             tv_report_t r = { &j, &m, &s, &p, &mod };
             char *buf = NULL;
             size_t len = 0;

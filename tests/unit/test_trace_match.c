@@ -295,8 +295,12 @@ static void whole(sy_t *f)
         sum += p.rank_compute[r] + p.rank_mpi[r] + p.rank_transfer[r];
     }
     CHECK(sum == p.end - p.start);
-    /* rank 2 computed from 7500 to its MPI_Finalize at 8050 */
+    /* rank 2 computed from 7500 to its MPI_Finalize at 8050; the columns
+     * (of 8300 / 240 ns) say where the path was */
     CHECK(p.rank_compute[2] >= 550);
+    CHECK(p.cols[(int)(7800 / (8300.0 / TC_COLS))] == 2 &&
+          p.cols[(int)(7440 / (8300.0 / TC_COLS))] == 1 &&
+          p.cols[(int)(8200 / (8300.0 / TC_COLS))] == TL_NONE);
     tc_free(&p);
     /* a model where messages take long: the receive at 7450..7500 did not
      * wait for a send that could only arrive after it ended */

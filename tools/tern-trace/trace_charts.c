@@ -362,26 +362,24 @@ static void tv_timeline(FILE *o, const tv_report_t *r)
     sv_line(o, x0, y0 + rh * s->tl_rows, x0 + cw, y0 + rh * s->tl_rows, "#444444", 1);
     sv_text(o, x0, h - 28, "start", 10, "0");
     sv_text(o, x0 + cw, h - 28, "end", 10, "%s", sv_fmt_ns(b, sizeof(b), tend));
-    /* the path, latest hop first: on rank `to` from t1 to the previous point */
+    /* the path: the rank it is on in each column, joined */
     const tc_path_t *p = r->p;
-#define TV_X(t) (x0 + (double)(t) / tend * cw)
-#define TV_Y(rank) (y0 + ((double)((uint64_t)(rank) * s->tl_rows / s->size) + 0.5) * rh)
-    if (p != NULL && p->end > p->start) {
-        uint32_t rank = p->end_rank;
-        int64_t t = p->end;
-        for (size_t k = 0; k < p->nhops; k++) {
-            const tc_hop_t *hp = &p->hops[k];
-            sv_line(o, TV_X(hp->t1), TV_Y(rank), TV_X(t), TV_Y(rank), "#d62728", 2);
-            sv_line(o, TV_X(hp->t0), TV_Y(hp->from), TV_X(hp->t1), TV_Y(rank), "#d62728", 1);
-            rank = hp->from;
-            t = hp->t0;
+    double pw = cw / TC_COLS;
+    uint32_t prev = TL_NONE;
+    for (unsigned c = 0; p != NULL && c < TC_COLS; c++) {
+        uint32_t k = p->cols[c];
+        if (k == TL_NONE || k >= s->size) {
+            prev = TL_NONE;
+            continue;
         }
-        if (p->nhops < TC_MAX_HOPS) {
-            sv_line(o, TV_X(p->start), TV_Y(rank), TV_X(t), TV_Y(rank), "#d62728", 2);
+        double y = y0 + ((double)((uint64_t)k * s->tl_rows / s->size) + 0.5) * rh;
+        sv_line(o, x0 + c * pw, y, x0 + (c + 1) * pw, y, "#d62728", 2);
+        if (prev != TL_NONE && prev != k) {
+            double yp = y0 + ((double)((uint64_t)prev * s->tl_rows / s->size) + 0.5) * rh;
+            sv_line(o, x0 + c * pw, yp, x0 + c * pw, y, "#d62728", 1);
         }
+        prev = k;
     }
-#undef TV_X
-#undef TV_Y
     sv_text(o, x0, h - 12, "start", 10, "darker: more of the time inside MPI; %u columns of %s",
             TS_TL_BINS, sv_fmt_ns(a, sizeof(a), tend / TS_TL_BINS));
     sv_end(o);

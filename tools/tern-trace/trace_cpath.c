@@ -283,8 +283,20 @@ static void tc_hop(tc_path_t *p, uint32_t from, int64_t t0, uint32_t to, int64_t
     }
 }
 
+/* The path is on rank r over [lo, hi): the columns whose middle is there. */
+static void tc_mark(tc_path_t *p, double width, uint32_t r, int64_t lo, int64_t hi)
+{
+    double a = (double)lo / width - 0.5, b = (double)hi / width - 0.5;
+    for (int64_t c = a > 0 ? (int64_t)a : 0; c < TC_COLS && c < b; c++) {
+        if ((double)c >= a) {
+            p->cols[c] = r;
+        }
+    }
+}
+
 static void tc_walk(const tc_state_t *s, tc_path_t *p, uint32_t rec)
 {
+    double width = s->j->t_end > 0 ? (double)s->j->t_end / TC_COLS : 1.0;
     const tl_job_t *j = s->j;
     uint32_t r = p->end_rank;
     int64_t t = p->end;
@@ -301,6 +313,7 @@ static void tc_walk(const tc_state_t *s, tc_path_t *p, uint32_t rec)
             continue;
         }
         if (rc->t_exit < t) {
+            tc_mark(p, width, r, rc->t_exit, t);
             p->compute += t - rc->t_exit;
             p->rank_compute[r] += t - rc->t_exit;
             t = rc->t_exit;
@@ -309,6 +322,7 @@ static void tc_walk(const tc_state_t *s, tc_path_t *p, uint32_t rec)
         tc_wait_t w;
         if (tc_waited(s, r, (uint32_t)idx, t, &w) && w.a > e) {
             int64_t a = w.a < t ? w.a : t;
+            tc_mark(p, width, r, w.ts, t);
             p->mpi += t - a;
             p->rank_mpi[r] += t - a;
             p->call_mpi[rc->call] += t - a;
@@ -323,6 +337,7 @@ static void tc_walk(const tc_state_t *s, tc_path_t *p, uint32_t rec)
             idx = (int64_t)w.rec - 1;
             continue;
         }
+        tc_mark(p, width, r, e, t);
         p->mpi += t - e;
         p->rank_mpi[r] += t - e;
         p->call_mpi[rc->call] += t - e;
@@ -336,6 +351,9 @@ static void tc_walk(const tc_state_t *s, tc_path_t *p, uint32_t rec)
 int tc_path(const tl_job_t *j, const tm_match_t *m, const tc_model_t *mod, tc_path_t *p)
 {
     memset(p, 0, sizeof(*p));
+    for (unsigned c = 0; c < TC_COLS; c++) {
+        p->cols[c] = TL_NONE;
+    }
     if (!j->finished) {
         return -1;
     }

@@ -31,7 +31,8 @@
 #include "trace_load.h"
 #include "trace_match.h"
 
-#define TC_MAX_HOPS 4096                /* hops kept for drawing (the latest) */
+#define TC_MAX_HOPS 4096                /* hops kept (the latest) */
+#define TC_COLS     240                 /* columns of the job's time in tc_path_t.cols */
 
 typedef struct {
     double   latency_ns;                /* start-up of one message (default 1000) */
@@ -55,6 +56,9 @@ typedef struct {
     uint64_t  hops_recv, hops_send, hops_coll;
     tc_hop_t *hops;                     /* the latest TC_MAX_HOPS, latest first */
     size_t    nhops;
+    uint32_t  cols[TC_COLS];            /* the rank the path is on at the middle of each
+                                         * of TC_COLS columns of [0, job's end], TL_NONE
+                                         * outside the path */
 } tc_path_t;
 
 void tc_model_default(tc_model_t *mod);

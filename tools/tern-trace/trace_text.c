@@ -111,6 +111,10 @@ static void tr_matrix(FILE *o, const tv_report_t *r)
 {
     const ts_stats_t *s = r->s;
     uint32_t n = s->size;
+    if (s->npairs == 0) {
+        fprintf(o, "\nmatrix: no point-to-point messages\n");
+        return;
+    }
     if (n <= TR_MATRIX_FULL) {
         for (int msgs = 0; msgs < 2; msgs++) {
             fprintf(o, "\nmatrix %s (rows send, columns receive):\n", msgs ? "messages" : "bytes");
