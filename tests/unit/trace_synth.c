@@ -13,6 +13,9 @@ static const char *const sy_algos[] = { "allreduce:ring", "barrier:shm", "bcast:
 
 static void sy_put(sy_t *w, const void *p, size_t n)
 {
+    if (n == 0) {
+        return;
+    }
     if (w->n + n > w->cap) {
         size_t c = w->cap ? w->cap : 4096;
         while (c < w->n + n) {
