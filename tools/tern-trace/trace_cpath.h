@@ -17,8 +17,10 @@
  *     = posting + latency + bytes / bandwidth;
  *   - a collective it completed: the last member to enter it (bcast and
  *     scatter: the root, for the other members; reduce and gather: the
- *     last member, for the root only; the others' non-roots depend on no
- *     one); arrival = that entry + latency.
+ *     last member, for the root only, the non-roots depend on no one;
+ *     neighbourhood collectives as all-member ones, an overstatement);
+ *     arrival = that entry + latency; MPI_Init as a collective of all
+ *     ranks.
  * Of a call's dependencies, the one that arrives last counts.  The path
  * is contiguous, so compute + mpi + transfer = end - start exactly; by
  * rank, transfer counts for the rank the path arrived at. */
