@@ -3,11 +3,21 @@
 #include <string.h>
 
 #include "trace_cat.h"
+#include "trace_report.h"
 
 static int usage(FILE *o)
 {
     fputs("usage: tern-trace cat [--clocks] FILE...   the records as text\n"
-          "FILEs are a traced job's <TERN_TRACE>/<job>.<rank>.ttr (docs/trace.md)\n", o);
+          "       tern-trace report [-o OUT.html] [--svg-dir DIR] [--job NAME]\n"
+          "                         [--latency US] [--bandwidth GB/s] [--eager BYTES] [--time]\n"
+          "                         DIR|FILE...\n"
+          "           one job's time per rank and call, message sizes, communication matrix,\n"
+          "           collectives and critical path: text on stdout, an HTML page with -o,\n"
+          "           SVG charts in DIR with --svg-dir; the critical path's model: a message\n"
+          "           takes --latency (1 us) + bytes / --bandwidth (10 GB/s); sends above\n"
+          "           --eager (16384) bytes wait for their receive\n"
+          "FILEs are a traced job's <TERN_TRACE>/<job>.<rank>.ttr (docs/trace.md); a DIR\n"
+          "stands for the *.ttr in it\n", o);
     return o == stderr ? 2 : 0;
 }
 
@@ -37,6 +47,9 @@ int main(int argc, char **argv)
     }
     if (strcmp(argv[1], "cat") == 0) {
         return cmd_cat(argc - 2, argv + 2);
+    }
+    if (strcmp(argv[1], "report") == 0) {
+        return tr_main(argc - 2, argv + 2);
     }
     if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
         return usage(stdout);
