@@ -8,10 +8,11 @@ set -euo pipefail
 # the sshds of tests/net/ssh_cluster.sh; prometheus: its promtool checks
 # tern-monitor's /metrics and alert rules (its daemon is not started);
 # chromium: tests/monitor read tern-monitor's page in a real headless browser;
-# libsqlite3-dev: tern-monitor's history database (tools/tern-monitor/mon_store.*)
+# libsqlite3-dev: tern-monitor's history database (tools/tern-monitor/mon_store.*);
+# libotf2-trace-dev, otf2-tools: tern-trace export --otf2 and its test (otf2-print)
 pkgs=(cmake ninja-build gcc g++ python3 pkg-config libsodium-dev libssl-dev mpich iproute2 nftables
       libpmix-dev munge slurmctld slurmd slurm-client openssh-server prometheus chromium
-      libsqlite3-dev "$@")
+      libsqlite3-dev libotf2-trace-dev otf2-tools "$@")
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

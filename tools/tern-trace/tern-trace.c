@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "trace_cat.h"
+#include "trace_otf2.h"
 #include "trace_report.h"
 
 static int usage(FILE *o)
@@ -16,6 +17,9 @@ static int usage(FILE *o)
           "           SVG charts in DIR with --svg-dir; the critical path's model: a message\n"
           "           takes --latency (1 us) + bytes / --bandwidth (10 GB/s); sends above\n"
           "           --eager (16384) bytes wait for their receive\n"
+          "       tern-trace export --otf2 OUTDIR [--name NAME] [--job NAME] DIR|FILE...\n"
+          "           one job as the OTF2 archive OUTDIR/NAME.otf2 (NAME: traces) for Vampir,\n"
+          "           Scalasca and otf2-print\n"
           "FILEs are a traced job's <TERN_TRACE>/<job>.<rank>.ttr (docs/trace.md); a DIR\n"
           "stands for the *.ttr in it\n", o);
     return o == stderr ? 2 : 0;
@@ -40,6 +44,44 @@ static int cmd_cat(int argc, char **argv)
     return files == 0 ? usage(stderr) : rc;
 }
 
+static int cmd_export(int argc, char **argv)
+{
+    const char *otf2 = NULL, *name = "traces", *job = NULL;
+    int i = 0;
+    for (; i < argc && argv[i][0] == '-'; i++) {
+        if (strcmp(argv[i], "--otf2") == 0 && i + 1 < argc) {
+            otf2 = argv[++i];
+        } else if (strcmp(argv[i], "--name") == 0 && i + 1 < argc) {
+            name = argv[++i];
+        } else if (strcmp(argv[i], "--job") == 0 && i + 1 < argc) {
+            job = argv[++i];
+        } else {
+            fprintf(stderr, "tern-trace export: unknown or incomplete option '%s'\n", argv[i]);
+            return usage(stderr);
+        }
+    }
+    if (otf2 == NULL || i == argc || name[0] == '\0' || strchr(name, '/') != NULL) {
+        return usage(stderr);
+    }
+    tl_job_t j;
+    char err[1024];
+    tl_job_init(&j, job);
+    if (tl_job_add_paths(&j, argv + i, argc - i) != 0 || tl_job_finish(&j) != 0) {
+        fprintf(stderr, "tern-trace: %s\n", j.err);
+        tl_job_free(&j);
+        return 1;
+    }
+    int rc = to_export_otf2(&j, otf2, name, err, sizeof(err));
+    if (rc != 0) {
+        fprintf(stderr, "tern-trace: %s\n", err);
+    } else {
+        printf("tern-trace: %u ranks, %llu records -> %s/%s.otf2\n", j.nranks,
+               (unsigned long long)j.nrecs, otf2, name);
+    }
+    tl_job_free(&j);
+    return rc != 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -47,6 +89,9 @@ int main(int argc, char **argv)
     }
     if (strcmp(argv[1], "cat") == 0) {
         return cmd_cat(argc - 2, argv + 2);
+    }
+    if (strcmp(argv[1], "export") == 0) {
+        return cmd_export(argc - 2, argv + 2);
     }
     if (strcmp(argv[1], "report") == 0) {
         return tr_main(argc - 2, argv + 2);

@@ -1,0 +1,86 @@
+#!/usr/bin/env python3
+"""tern-trace export --otf2: trace trace_traffic on 3 ranks, export it, and
+read the archive back with the OTF2 project's own otf2-print: every
+message of the program must be there once on each side with its size,
+the blocking collectives with their kinds and roots, the communicators
+with their members, and each location's events in time order."""
+import argparse
+import collections
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+FAILS = []
+
+
+def check(cond, what):
+    if not cond:
+        FAILS.append(what)
+        print("FAIL: " + what)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--bin", required=True)
+    ap.add_argument("--prog", required=True)
+    ap.add_argument("--otf2-print", required=True)
+    a = ap.parse_args()
+    with tempfile.TemporaryDirectory() as d:
+        tdir, odir = os.path.join(d, "t"), os.path.join(d, "o")
+        env = dict(os.environ, TERN_TRACE=tdir)
+        p = subprocess.run([os.path.join(a.bin, "tern-run"), "-n", "3", a.prog], env=env,
+                           capture_output=True, text=True, timeout=120)
+        check(p.returncode == 0, "traced job: %s" % p.stderr[-300:])
+        p = subprocess.run([os.path.join(a.bin, "tern-trace"), "export", "--otf2", odir, tdir],
+                           capture_output=True, text=True, timeout=60)
+        check(p.returncode == 0 and "3 ranks" in p.stdout, "export: %s %s" % (p.stdout, p.stderr))
+        arch = os.path.join(odir, "traces.otf2")
+        ev = subprocess.run([a.otf2_print, arch], capture_output=True, text=True, timeout=60)
+        check(ev.returncode == 0, "otf2-print reads the archive: %s" % ev.stderr[-300:])
+        defs = subprocess.run([a.otf2_print, "-G", arch], capture_output=True, text=True,
+                              timeout=60)
+        sends, recvs = collections.Counter(), collections.Counter()
+        colls = collections.Counter()
+        last = {}
+        for ln in ev.stdout.splitlines():
+            f = ln.split()
+            if len(f) < 3 or not f[0].isupper() or not f[1].isdigit():
+                continue
+            loc, t = int(f[1]), int(f[2])
+            check(t >= last.get(loc, 0), "location %d: %s at %d before the previous event" %
+                  (loc, f[0], t))
+            last[loc] = t
+            length = re.search(r"Length: (\d+)", ln)
+            if f[0] in ("MPI_SEND", "MPI_ISEND"):
+                dst = int(re.search(r"Receiver: (\d+)", ln).group(1))
+                sends[(loc, dst, int(length.group(1)))] += 1
+            elif f[0] in ("MPI_RECV", "MPI_IRECV"):
+                src = int(re.search(r"Sender: (\d+)", ln).group(1))
+                recvs[(src, loc, int(length.group(1)))] += 1
+            elif f[0] == "MPI_COLLECTIVE_END":
+                op = re.search(r"Operation: (\w+)", ln).group(1)
+                root = re.search(r"Root: (\w+)", ln).group(1)
+                colls[(op, root)] += 1
+        want = collections.Counter({(0, 1, 100): 1, (0, 1, 1000): 1, (0, 1, 10): 1,
+                                    (0, 1, 33): 1, (1, 2, 33): 1, (2, 0, 33): 1,
+                                    (0, 1, 40): 1, (1, 2, 40): 1, (2, 0, 40): 1})
+        check(sends == want, "sends %s" % sorted(sends.items()))
+        check(recvs == want, "receives %s" % sorted(recvs.items()))
+        check(colls[("ALLREDUCE", "NONE")] == 3 and colls[("BCAST", "2")] == 3 and
+              colls[("REDUCE", "0")] == 3 and colls[("ALLTOALL", "NONE")] == 3 and
+              colls[("BARRIER", "NONE")] == 3, "collectives %s" % dict(colls))
+        check(re.search(r"^COMM +0 .*\n?", defs.stdout, re.M) is not None and
+              re.search(r"GROUP +1 .*3 Members", defs.stdout) is not None,
+              "the world's communicator and its 3 members are defined")
+        check(len(re.findall(r"^LOCATION ", defs.stdout, re.M)) == 3, "3 locations")
+    if FAILS:
+        print("otf2: %d failures" % len(FAILS))
+        return 1
+    print("otf2: ok")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
