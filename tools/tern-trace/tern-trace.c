@@ -5,6 +5,7 @@
 #include "trace_cat.h"
 #include "trace_otf2.h"
 #include "trace_report.h"
+#include "trace_vef_cmd.h"
 
 static int usage(FILE *o)
 {
@@ -20,6 +21,9 @@ static int usage(FILE *o)
           "       tern-trace export --otf2 OUTDIR [--name NAME] [--job NAME] DIR|FILE...\n"
           "           one job as the OTF2 archive OUTDIR/NAME.otf2 (NAME: traces) for Vampir,\n"
           "           Scalasca and otf2-print\n"
+          "       tern-trace export --vef [-o OUT.vef] [--job NAME] DIR|FILE...\n"
+          "           one job's messages and collectives as a VEF trace (network simulators)\n"
+          "       tern-trace import --vef FILE.vef   check a VEF trace and summarise it\n"
           "FILEs are a traced job's <TERN_TRACE>/<job>.<rank>.ttr (docs/trace.md); a DIR\n"
           "stands for the *.ttr in it\n", o);
     return o == stderr ? 2 : 0;
@@ -91,10 +95,19 @@ int main(int argc, char **argv)
         return cmd_cat(argc - 2, argv + 2);
     }
     if (strcmp(argv[1], "export") == 0) {
+        /* one format per run: --vef is trace_vef_cmd.c's, the rest OTF2's */
+        for (int i = 2; i < argc; i++) {
+            if (strcmp(argv[i], "--vef") == 0) {
+                return vx_main(argc - 2, argv + 2);
+            }
+        }
         return cmd_export(argc - 2, argv + 2);
     }
     if (strcmp(argv[1], "report") == 0) {
         return tr_main(argc - 2, argv + 2);
+    }
+    if (strcmp(argv[1], "import") == 0) {
+        return vf_main(argc - 2, argv + 2);
     }
     if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
         return usage(stdout);
