@@ -1,0 +1,486 @@
+/* Incremental max-min fair rates (sim_maxmin.h has the argument). */
+#include "sim_maxmin.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MM_EPS 1e-9
+
+static inline int mm_tight(const tn_sim_mm_t *mm, int32_t l)
+{
+    return mm->load[l] >= mm->cap[l] * (1 - MM_EPS);
+}
+
+tn_sim_status_t tn_sim_mm_init(tn_sim_mm_t *mm, int32_t n_link, const double *cap, int max_hops)
+{
+    memset(mm, 0, sizeof(*mm));
+    if (n_link < 1 || max_hops < 1 || max_hops > 255) {
+        return TN_SIM_ERR_INVAL;
+    }
+    mm->n_link = n_link;
+    mm->cap = cap;
+    while ((1 << mm->hshift) < max_hops) {
+        mm->hshift++;
+    }
+    size_t n = (size_t)n_link;
+    mm->load = calloc(n, sizeof(double));
+    mm->nfl = calloc(n, sizeof(int32_t));
+    mm->lvec = calloc(n, sizeof(int32_t *));
+    mm->lcap = calloc(n, sizeof(int32_t));
+    mm->lmark = calloc(n, sizeof(uint32_t));
+    mm->lmark2 = calloc(n, sizeof(uint32_t));
+    mm->lidx = calloc(n, sizeof(int32_t));
+    mm->lq = malloc(n * sizeof(int32_t));
+    mm->lglob = malloc(n * sizeof(int32_t));
+    mm->lcnt = malloc(n * sizeof(int32_t));
+    mm->ladj_off = malloc((n + 1) * sizeof(int32_t));
+    mm->lver = malloc(n * sizeof(uint32_t));
+    mm->lrem = malloc(n * sizeof(double));
+    mm->lsum = malloc(n * sizeof(double));
+    if (mm->load == NULL || mm->nfl == NULL || mm->lvec == NULL || mm->lcap == NULL ||
+        mm->lmark == NULL || mm->lmark2 == NULL || mm->lidx == NULL || mm->lq == NULL ||
+        mm->lglob == NULL || mm->lcnt == NULL || mm->ladj_off == NULL || mm->lver == NULL ||
+        mm->lrem == NULL || mm->lsum == NULL) {
+        tn_sim_mm_fini(mm);
+        return TN_SIM_ERR_NOMEM;
+    }
+    return tn_sim_mm_reserve(mm, 1024);
+}
+
+void tn_sim_mm_fini(tn_sim_mm_t *mm)
+{
+    if (mm->lvec != NULL) {
+        for (int32_t l = 0; l < mm->n_link; l++) {
+            free(mm->lvec[l]);
+        }
+    }
+    void *arrays[] = {mm->load, mm->nfl, mm->lvec, mm->lcap, mm->hop_link, mm->hop_pos, mm->nhop,
+                      mm->state, mm->rate, mm->bneck, mm->added, mm->removed, mm->aff, mm->aff_old,
+                      mm->fmark, mm->apos, mm->lmark, mm->lmark2, mm->lidx, mm->lq, mm->lglob,
+                      mm->lcnt, mm->ladj_off, mm->ladj, mm->lver, mm->lrem, mm->lsum, mm->nrate,
+                      mm->nbneck, mm->frozen, mm->heap};
+    for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++) {
+        free(arrays[i]);
+    }
+    memset(mm, 0, sizeof(*mm));
+}
+
+static int mm_grow(void **p, size_t elem, size_t n)
+{
+    void *q = realloc(*p, elem * n);
+    if (q == NULL) {
+        return -1;
+    }
+    *p = q;
+    return 0;
+}
+
+tn_sim_status_t tn_sim_mm_reserve(tn_sim_mm_t *mm, int32_t n)
+{
+    if (n <= mm->fcap) {
+        return TN_SIM_OK;
+    }
+    int32_t cap = mm->fcap > 0 ? mm->fcap : 1024;
+    while (cap < n) {
+        if (cap > INT32_MAX / 2 / (1 << mm->hshift)) {
+            return TN_SIM_ERR_LIMIT;
+        }
+        cap *= 2;
+    }
+    size_t c = (size_t)cap, ch = c << mm->hshift;
+    if (mm_grow((void **)&mm->hop_link, sizeof(int32_t), ch) || mm_grow((void **)&mm->hop_pos, sizeof(int32_t), ch) ||
+        mm_grow((void **)&mm->nhop, 1, c) || mm_grow((void **)&mm->state, 1, c) ||
+        mm_grow((void **)&mm->rate, sizeof(double), c) || mm_grow((void **)&mm->bneck, sizeof(int32_t), c) ||
+        mm_grow((void **)&mm->added, sizeof(int32_t), c) || mm_grow((void **)&mm->removed, sizeof(int32_t), c) ||
+        mm_grow((void **)&mm->aff, sizeof(int32_t), c) || mm_grow((void **)&mm->aff_old, sizeof(double), c) ||
+        mm_grow((void **)&mm->fmark, sizeof(uint32_t), c) || mm_grow((void **)&mm->apos, sizeof(int32_t), c) ||
+        mm_grow((void **)&mm->nrate, sizeof(double), c) || mm_grow((void **)&mm->nbneck, sizeof(int32_t), c) ||
+        mm_grow((void **)&mm->frozen, 1, c) || mm_grow((void **)&mm->ladj, sizeof(int32_t), ch) ||
+        mm_grow((void **)&mm->heap, sizeof(tn_sim_mm_hent_t), ch + (size_t)mm->n_link)) {
+        return TN_SIM_ERR_NOMEM;
+    }
+    for (int32_t f = mm->fcap; f < cap; f++) {
+        mm->state[f] = TN_SIM_MM_FREE;
+        mm->fmark[f] = 0;
+        mm->rate[f] = 0;
+        mm->nhop[f] = 0;
+    }
+    mm->fcap = cap;
+    return TN_SIM_OK;
+}
+
+tn_sim_status_t tn_sim_mm_add(tn_sim_mm_t *mm, int32_t f, const int32_t *links, int n)
+{
+    if (f < 0 || f >= mm->fcap || mm->state[f] != TN_SIM_MM_FREE || n < 1 || n > (1 << mm->hshift)) {
+        return TN_SIM_ERR_INVAL;
+    }
+    for (int i = 0; i < n; i++) {
+        int32_t l = links[i];
+        if (l < 0 || l >= mm->n_link) {
+            return TN_SIM_ERR_INVAL;
+        }
+    }
+    int32_t base = f << mm->hshift;
+    for (int i = 0; i < n; i++) {
+        int32_t l = links[i];
+        if (mm->nfl[l] == mm->lcap[l]) {
+            int32_t c = mm->lcap[l] > 0 ? mm->lcap[l] * 2 : 4;
+            if (mm_grow((void **)&mm->lvec[l], sizeof(int32_t), (size_t)c) != 0) {
+                return TN_SIM_ERR_NOMEM;  /* the hops before stay: a fatal error for the caller */
+            }
+            mm->lcap[l] = c;
+        }
+        mm->lvec[l][mm->nfl[l]] = base + i;
+        mm->hop_pos[base + i] = mm->nfl[l]++;
+        mm->hop_link[base + i] = l;
+    }
+    mm->nhop[f] = (uint8_t)n;
+    mm->rate[f] = 0;
+    mm->state[f] = TN_SIM_MM_ADDED;
+    mm->added[mm->nadded++] = f;
+    mm->nactive++;
+    return TN_SIM_OK;
+}
+
+tn_sim_status_t tn_sim_mm_remove(tn_sim_mm_t *mm, int32_t f)
+{
+    if (f < 0 || f >= mm->fcap || mm->state[f] != TN_SIM_MM_ACTIVE) {
+        return TN_SIM_ERR_INVAL;
+    }
+    mm->state[f] = TN_SIM_MM_REMOVED;
+    mm->removed[mm->nremoved++] = f;
+    return TN_SIM_OK;
+}
+
+/* Takes a removed flow off its links for good. */
+static void mm_unlink(tn_sim_mm_t *mm, int32_t f)
+{
+    int32_t base = f << mm->hshift;
+    for (int i = 0; i < mm->nhop[f]; i++) {
+        int32_t l = mm->hop_link[base + i], pos = mm->hop_pos[base + i];
+        int32_t last = --mm->nfl[l];
+        int32_t moved = mm->lvec[l][last];
+        mm->lvec[l][pos] = moved;
+        mm->hop_pos[moved] = pos;
+        /* an empty link's load is exactly 0: rounding does not pile up */
+        mm->load[l] = mm->nfl[l] == 0 ? 0 : mm->load[l] - mm->rate[f];
+    }
+    mm->state[f] = TN_SIM_MM_FREE;
+    mm->rate[f] = 0;
+    mm->nactive--;
+}
+
+static inline void mm_aff_push(tn_sim_mm_t *mm, int32_t f, double old)
+{
+    mm->fmark[f] = mm->aep;
+    mm->apos[f] = mm->naff;
+    mm->aff_old[mm->naff] = old;
+    mm->aff[mm->naff++] = f;
+}
+
+/* Enqueues the links of flow f not yet visited in this BFS. */
+static inline int32_t mm_push_links(tn_sim_mm_t *mm, int32_t f, uint32_t lep, int32_t nq)
+{
+    int32_t base = f << mm->hshift;
+    for (int i = 0; i < mm->nhop[f]; i++) {
+        int32_t l = mm->hop_link[base + i];
+        if (mm->lmark[l] != lep) {
+            mm->lmark[l] = lep;
+            mm->lq[nq++] = l;
+        }
+    }
+    return nq;
+}
+
+/* Breadth-first through tight links: every active flow on a tight link in
+ * the queue with rate >= theta joins A, and its links join the queue. */
+static void mm_bfs(tn_sim_mm_t *mm, int32_t nq, uint32_t lep, double theta)
+{
+    for (int32_t head = 0; head < nq; head++) {
+        int32_t l = mm->lq[head];
+        if (!mm_tight(mm, l)) {
+            continue;
+        }
+        const int32_t *v = mm->lvec[l];
+        for (int32_t i = 0, n = mm->nfl[l]; i < n; i++) {
+            int32_t g = v[i] >> mm->hshift;
+            if (mm->state[g] != TN_SIM_MM_ACTIVE || mm->fmark[g] == mm->aep || mm->rate[g] < theta) {
+                continue;
+            }
+            mm_aff_push(mm, g, mm->rate[g]);
+            nq = mm_push_links(mm, g, lep, nq);
+        }
+    }
+}
+
+/* Heap of local links by (share, local index). */
+static inline int mm_hless(const tn_sim_mm_hent_t *a, const tn_sim_mm_hent_t *b)
+{
+    return a->key < b->key || (a->key == b->key && a->li < b->li);
+}
+
+static void mm_hpush(tn_sim_mm_hent_t *h, int32_t *n, tn_sim_mm_hent_t e)
+{
+    int32_t i = (*n)++;
+    while (i > 0) {
+        int32_t p = (i - 1) / 2;
+        if (!mm_hless(&e, &h[p])) {
+            break;
+        }
+        h[i] = h[p];
+        i = p;
+    }
+    h[i] = e;
+}
+
+static tn_sim_mm_hent_t mm_hpop(tn_sim_mm_hent_t *h, int32_t *n)
+{
+    tn_sim_mm_hent_t top = h[0], e = h[--(*n)];
+    int32_t i = 0;
+    for (;;) {
+        int32_t c = 2 * i + 1;
+        if (c >= *n) {
+            break;
+        }
+        if (c + 1 < *n && mm_hless(&h[c + 1], &h[c])) {
+            c++;
+        }
+        if (!mm_hless(&h[c], &e)) {
+            break;
+        }
+        h[i] = h[c];
+        i = c;
+    }
+    if (*n > 0) {
+        h[i] = e;
+    }
+    return top;
+}
+
+/* Water-filling of A, every other flow's rate fixed: nrate / nbneck.
+ * full: A is every flow, the residual is the whole capacity.  Link stamps
+ * (lmark2): fe numbers the links of this fill, fe + 1 marks a link whose
+ * share moved in the current step. */
+static void mm_fill(tn_sim_mm_t *mm, int full)
+{
+    mm->fep += 2;
+    uint32_t fe = mm->fep;
+    int32_t nl = 0, naff = mm->naff;
+    int hs = mm->hshift;
+    for (int32_t i = 0; i < naff; i++) {
+        int32_t f = mm->aff[i], base = f << hs;
+        for (int k = 0; k < mm->nhop[f]; k++) {
+            int32_t l = mm->hop_link[base + k];
+            if (mm->lmark2[l] != fe) {
+                mm->lmark2[l] = fe;
+                mm->lidx[l] = nl;
+                mm->lglob[nl] = l;
+                mm->lsum[nl] = 0;
+                mm->lcnt[nl] = 0;
+                nl++;
+            }
+            int32_t li = mm->lidx[l];
+            mm->lsum[li] += mm->aff_old[i];
+            mm->lcnt[li]++;
+        }
+    }
+    mm->ladj_off[0] = 0;
+    for (int32_t li = 0; li < nl; li++) {
+        mm->ladj_off[li + 1] = mm->ladj_off[li] + mm->lcnt[li];
+        mm->lver[li] = (uint32_t)mm->ladj_off[li];  /* fill cursor for now */
+    }
+    for (int32_t i = 0; i < naff; i++) {
+        int32_t f = mm->aff[i], base = f << hs;
+        for (int k = 0; k < mm->nhop[f]; k++) {
+            int32_t li = mm->lidx[mm->hop_link[base + k]];
+            mm->ladj[mm->lver[li]++] = i;
+        }
+        mm->frozen[i] = 0;
+    }
+    int32_t nh = 0;
+    for (int32_t li = 0; li < nl; li++) {
+        int32_t l = mm->lglob[li];
+        double rem = full ? mm->cap[l] : mm->cap[l] - (mm->load[l] - mm->lsum[li]);
+        mm->lrem[li] = rem > 0 ? rem : 0;
+        mm->lver[li] = 0;
+        mm_hpush(mm->heap, &nh,
+                 (tn_sim_mm_hent_t){.li = li, .ver = 0, .key = mm->lrem[li] / mm->lcnt[li]});
+    }
+    int32_t nfrozen = 0;
+    while (nh > 0 && nfrozen < naff) {
+        tn_sim_mm_hent_t e = mm_hpop(mm->heap, &nh);
+        int32_t li = e.li;
+        if (e.ver != mm->lver[li] || mm->lcnt[li] == 0) {
+            continue;  /* a stale entry, or a link whose flows all froze elsewhere */
+        }
+        double s = e.key;
+        int32_t bl = mm->lglob[li];
+        int32_t ndirty = 0;
+        for (int32_t a = mm->ladj_off[li]; a < mm->ladj_off[li + 1]; a++) {
+            int32_t j = mm->ladj[a];
+            if (mm->frozen[j]) {
+                continue;
+            }
+            mm->frozen[j] = 1;
+            nfrozen++;
+            mm->nrate[j] = s;
+            mm->nbneck[j] = bl;
+            int32_t f = mm->aff[j], base = f << hs;
+            for (int k = 0; k < mm->nhop[f]; k++) {
+                int32_t l2 = mm->hop_link[base + k], li2 = mm->lidx[l2];
+                mm->lrem[li2] -= s;
+                mm->lcnt[li2]--;
+                if (li2 != li && mm->lmark2[l2] == fe) {
+                    mm->lmark2[l2] = fe + 1;
+                    mm->lq[ndirty++] = li2;
+                }
+            }
+        }
+        /* one new entry per link whose share moved (shares only grow) */
+        for (int32_t d = 0; d < ndirty; d++) {
+            int32_t li2 = mm->lq[d];
+            mm->lmark2[mm->lglob[li2]] = fe;
+            if (mm->lcnt[li2] > 0) {
+                double rem = mm->lrem[li2] > 0 ? mm->lrem[li2] : 0;
+                mm_hpush(mm->heap, &nh,
+                         (tn_sim_mm_hent_t){.li = li2, .ver = ++mm->lver[li2], .key = rem / mm->lcnt[li2]});
+            }
+        }
+    }
+}
+
+/* The check of A's bottlenecks: a flow outside A with a higher rate on the
+ * link where a flow of A froze joins A, and its links are enqueued for a
+ * BFS (stamp lep).  Returns the queue length; *nviol_p how many joined. */
+static int32_t mm_check(tn_sim_mm_t *mm, uint32_t lep, int32_t *nviol_p)
+{
+    mm->fep += 2;
+    uint32_t ce = mm->fep;
+    int32_t nq = 0, nviol = 0, naff = mm->naff;
+    for (int32_t i = 0; i < naff; i++) {
+        int32_t b = mm->nbneck[i];
+        if (mm->lmark2[b] == ce) {
+            continue;
+        }
+        mm->lmark2[b] = ce;
+        double limit = mm->nrate[i] * (1 + MM_EPS) + 1e-300;
+        const int32_t *v = mm->lvec[b];
+        for (int32_t k = 0, n = mm->nfl[b]; k < n; k++) {
+            int32_t g = v[k] >> mm->hshift;
+            if (mm->fmark[g] == mm->aep || mm->state[g] != TN_SIM_MM_ACTIVE || mm->rate[g] <= limit) {
+                continue;
+            }
+            mm_aff_push(mm, g, mm->rate[g]);
+            nq = mm_push_links(mm, g, lep, nq);
+            nviol++;
+        }
+    }
+    *nviol_p = nviol;
+    return nq;
+}
+
+/* The new rates become the rates; link loads follow (full: from scratch). */
+static void mm_commit(tn_sim_mm_t *mm, int full)
+{
+    int hs = mm->hshift;
+    if (full) {
+        for (int32_t i = 0; i < mm->naff; i++) {
+            int32_t f = mm->aff[i], base = f << hs;
+            for (int k = 0; k < mm->nhop[f]; k++) {
+                mm->load[mm->hop_link[base + k]] = 0;
+            }
+        }
+    }
+    for (int32_t i = 0; i < mm->naff; i++) {
+        int32_t f = mm->aff[i], base = f << hs;
+        double d = full ? mm->nrate[i] : mm->nrate[i] - mm->aff_old[i];
+        for (int k = 0; k < mm->nhop[f]; k++) {
+            mm->load[mm->hop_link[base + k]] += d;
+        }
+        mm->rate[f] = mm->nrate[i];
+        mm->bneck[f] = mm->nbneck[i];
+    }
+}
+
+tn_sim_status_t tn_sim_mm_solve(tn_sim_mm_t *mm)
+{
+    mm->naff = 0;
+    if (mm->nadded == 0 && mm->nremoved == 0) {
+        return TN_SIM_OK;
+    }
+    mm->solves++;
+    mm->aep++;
+    double theta = INFINITY;
+    for (int32_t i = 0; i < mm->nremoved; i++) {
+        double r = mm->rate[mm->removed[i]];
+        theta = r < theta ? r : theta;
+    }
+    for (int32_t i = 0; i < mm->nadded; i++) {
+        int32_t f = mm->added[i], base = f << mm->hshift;
+        for (int k = 0; k < mm->nhop[f]; k++) {
+            int32_t l = mm->hop_link[base + k];
+            double r = mm->cap[l] / mm->nfl[l];
+            theta = r < theta ? r : theta;
+        }
+    }
+    /* seeds: the new flows, and the links of every changed flow, judged
+     * tight as they were (the ending flows still on them) */
+    uint32_t lep = ++mm->lep;
+    int32_t nq = 0;
+    for (int32_t i = 0; i < mm->nadded; i++) {
+        int32_t f = mm->added[i];
+        mm_aff_push(mm, f, 0);
+        nq = mm_push_links(mm, f, lep, nq);
+    }
+    for (int32_t i = 0; i < mm->nremoved; i++) {
+        nq = mm_push_links(mm, mm->removed[i], lep, nq);
+    }
+    mm_bfs(mm, nq, lep, theta * (1 - MM_EPS));
+    for (int32_t i = 0; i < mm->nremoved; i++) {
+        mm_unlink(mm, mm->removed[i]);
+    }
+    for (int32_t i = 0; i < mm->nadded; i++) {
+        mm->state[mm->added[i]] = TN_SIM_MM_ACTIVE;
+    }
+    mm->nremoved = mm->nadded = 0;
+    while (mm->naff > 0) {
+        mm_fill(mm, 0);
+        int32_t nviol;
+        lep = ++mm->lep;  /* a violator's links are looked at afresh, with no threshold */
+        nq = mm_check(mm, lep, &nviol);
+        if (nviol == 0) {
+            break;
+        }
+        mm->expansions++;
+        mm_bfs(mm, nq, lep, -INFINITY);
+    }
+    mm_commit(mm, 0);
+    mm->touched += (uint64_t)mm->naff;
+    return TN_SIM_OK;
+}
+
+tn_sim_status_t tn_sim_mm_solve_full(tn_sim_mm_t *mm)
+{
+    for (int32_t i = 0; i < mm->nremoved; i++) {
+        mm_unlink(mm, mm->removed[i]);
+    }
+    for (int32_t i = 0; i < mm->nadded; i++) {
+        mm->state[mm->added[i]] = TN_SIM_MM_ACTIVE;
+    }
+    mm->nremoved = mm->nadded = 0;
+    mm->naff = 0;
+    mm->solves++;
+    mm->aep++;
+    for (int32_t f = 0; f < mm->fcap; f++) {
+        if (mm->state[f] == TN_SIM_MM_ACTIVE) {
+            mm_aff_push(mm, f, mm->rate[f]);
+        }
+    }
+    if (mm->naff > 0) {
+        mm_fill(mm, 1);
+        mm_commit(mm, 1);
+    }
+    mm->touched += (uint64_t)mm->naff;
+    return TN_SIM_OK;
+}
