@@ -1,163 +1,339 @@
-/* 4-ary heap with handles (sim_evq.h).  Four children per node: half the
- * depth of a binary heap and the children of a node share a cache line
- * or two, which is what a queue of a few 100 000 events spends its time
- * on. */
+/* Time-bucketed event queue (sim_evq.h). */
 #include "sim_evq.h"
+
+#include "sim_rng.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-static inline int ev_less(const tn_sim_ev_t *a, const tn_sim_ev_t *b)
+static int evq_grow(void **p, size_t elem, size_t n)
 {
-    return a->t < b->t || (a->t == b->t && a->seq < b->seq);
+    void *q = realloc(*p, elem * n);
+    if (q == NULL) {
+        return -1;
+    }
+    *p = q;
+    return 0;
 }
 
-static inline void ev_place(tn_sim_evq_t *q, int32_t i, const tn_sim_ev_t *e)
+static uint32_t evq_hash(double t)
 {
-    q->heap[i] = *e;
-    q->pos[e->slot_kind >> 4] = i;
+    uint64_t b;
+    memcpy(&b, &t, sizeof(b));
+    return (uint32_t)(tn_sim_mix64(b) >> 32);
 }
 
-static void ev_up(tn_sim_evq_t *q, int32_t i)
+/* ---- heap of buckets: 4-ary, by time (distinct times: no ties) */
+
+static inline void evq_hset(tn_sim_evq_t *q, int32_t i, int32_t b)
 {
-    tn_sim_ev_t e = q->heap[i];
+    q->heap[i] = b;
+    q->b_hpos[b] = i;
+}
+
+static void evq_hup(tn_sim_evq_t *q, int32_t i)
+{
+    int32_t b = q->heap[i];
+    double t = q->b_t[b];
     while (i > 0) {
-        int32_t parent = (i - 1) / 4;
-        if (!ev_less(&e, &q->heap[parent])) {
+        int32_t p = (i - 1) / 4;
+        if (!(t < q->b_t[q->heap[p]])) {
             break;
         }
-        ev_place(q, i, &q->heap[parent]);
-        i = parent;
+        evq_hset(q, i, q->heap[p]);
+        i = p;
     }
-    ev_place(q, i, &e);
+    evq_hset(q, i, b);
 }
 
-static void ev_down(tn_sim_evq_t *q, int32_t i)
+static void evq_hdown(tn_sim_evq_t *q, int32_t i)
 {
-    tn_sim_ev_t e = q->heap[i];
+    int32_t b = q->heap[i];
+    double t = q->b_t[b];
     for (;;) {
         int32_t c = 4 * i + 1;
-        if (c >= q->n) {
+        if (c >= q->nheap) {
             break;
         }
-        int32_t best = c, end = c + 4 < q->n ? c + 4 : q->n;
+        int32_t best = c, end = c + 4 < q->nheap ? c + 4 : q->nheap;
         for (int32_t j = c + 1; j < end; j++) {
-            if (ev_less(&q->heap[j], &q->heap[best])) {
+            if (q->b_t[q->heap[j]] < q->b_t[q->heap[best]]) {
                 best = j;
             }
         }
-        if (!ev_less(&q->heap[best], &e)) {
+        if (!(q->b_t[q->heap[best]] < t)) {
             break;
         }
-        ev_place(q, i, &q->heap[best]);
+        evq_hset(q, i, q->heap[best]);
         i = best;
     }
-    ev_place(q, i, &e);
+    evq_hset(q, i, b);
+}
+
+/* ---- hash of times */
+
+static int evq_rehash(tn_sim_evq_t *q, uint32_t size)
+{
+    tn_sim_evq_slot_t *h = malloc(sizeof(*h) * size);
+    if (h == NULL) {
+        return -1;
+    }
+    for (uint32_t i = 0; i < size; i++) {
+        h[i].b = -1;
+    }
+    uint32_t mask = size - 1;
+    if (q->hash != NULL) {
+        for (uint32_t i = 0; i <= q->hmask; i++) {
+            if (q->hash[i].b >= 0) {
+                uint32_t j = evq_hash(q->hash[i].t) & mask;
+                while (h[j].b >= 0) {
+                    j = (j + 1) & mask;
+                }
+                h[j] = q->hash[i];
+            }
+        }
+    }
+    free(q->hash);
+    q->hash = h;
+    q->hmask = mask;
+    return 0;
+}
+
+/* The bucket of time t, or -1; *slot_p: where it is or would go. */
+static int32_t evq_find(const tn_sim_evq_t *q, double t, uint32_t *slot_p)
+{
+    uint32_t j = evq_hash(t) & q->hmask;
+    for (;; j = (j + 1) & q->hmask) {
+        const tn_sim_evq_slot_t *e = &q->hash[j];
+        if (e->b < 0 || e->t == t) {
+            *slot_p = j;
+            return e->b;
+        }
+    }
+}
+
+/* Backward-shift deletion keeps linear probing's chains whole. */
+static void evq_unhash(tn_sim_evq_t *q, double t)
+{
+    uint32_t i;
+    evq_find(q, t, &i);
+    for (uint32_t j = (i + 1) & q->hmask;; j = (j + 1) & q->hmask) {
+        if (q->hash[j].b < 0) {
+            break;
+        }
+        uint32_t home = evq_hash(q->hash[j].t) & q->hmask;
+        /* the entry at j may fill the hole at i unless its home lies in (i, j] */
+        if (((j - home) & q->hmask) >= ((j - i) & q->hmask)) {
+            q->hash[i] = q->hash[j];
+            i = j;
+        }
+    }
+    q->hash[i].b = -1;
+}
+
+/* ---- buckets */
+
+static int32_t evq_bucket(tn_sim_evq_t *q, double t)
+{
+    uint32_t slot;
+    int32_t b = evq_find(q, t, &slot);
+    if (b >= 0) {
+        return b;
+    }
+    if (q->bfree < 0) {
+        int32_t cap = q->bcap * 2;
+        if (q->bcap >= TN_SIM_EVQ_MAX || evq_grow((void **)&q->b_t, sizeof(double), (size_t)cap) ||
+            evq_grow((void **)&q->b_head, sizeof(int32_t), (size_t)cap) ||
+            evq_grow((void **)&q->b_tail, sizeof(int32_t), (size_t)cap) ||
+            evq_grow((void **)&q->b_hpos, sizeof(int32_t), (size_t)cap) ||
+            evq_grow((void **)&q->heap, sizeof(int32_t), (size_t)cap)) {
+            return -1;
+        }
+        for (int32_t i = cap - 1; i >= q->bcap; i--) {
+            q->b_head[i] = q->bfree;
+            q->bfree = i;
+        }
+        q->bcap = cap;
+    }
+    if ((uint32_t)(q->nbucket + 1) * 2 > q->hmask + 1) {
+        if (evq_rehash(q, (q->hmask + 1) * 2) != 0) {
+            return -1;
+        }
+        evq_find(q, t, &slot);
+    }
+    b = q->bfree;
+    q->bfree = q->b_head[b];
+    q->b_t[b] = t;
+    q->b_head[b] = q->b_tail[b] = -1;
+    q->hash[slot] = (tn_sim_evq_slot_t){.t = t, .b = b};
+    q->nbucket++;
+    evq_hset(q, q->nheap++, b);
+    evq_hup(q, q->nheap - 1);
+    return b;
+}
+
+static void evq_bucket_drop(tn_sim_evq_t *q, int32_t b)
+{
+    evq_unhash(q, q->b_t[b]);
+    int32_t i = q->b_hpos[b], last = q->heap[--q->nheap];
+    if (i < q->nheap) {
+        evq_hset(q, i, last);
+        if (i > 0 && q->b_t[last] < q->b_t[q->heap[(i - 1) / 4]]) {
+            evq_hup(q, i);
+        } else {
+            evq_hdown(q, i);
+        }
+    }
+    q->b_head[b] = q->bfree;
+    q->bfree = b;
+    q->nbucket--;
+}
+
+static void evq_link(tn_sim_evq_t *q, int32_t e, int32_t b)
+{
+    q->e_bucket[e] = b;
+    q->e_next[e] = -1;
+    q->e_prev[e] = q->b_tail[b];
+    if (q->b_tail[b] >= 0) {
+        q->e_next[q->b_tail[b]] = e;
+    } else {
+        q->b_head[b] = e;
+    }
+    q->b_tail[b] = e;
+    q->e_seq[e] = q->seq++;
+}
+
+/* Takes e out of its bucket; drops the bucket when it empties. */
+static void evq_unlink(tn_sim_evq_t *q, int32_t e)
+{
+    int32_t b = q->e_bucket[e], p = q->e_prev[e], nx = q->e_next[e];
+    if (p >= 0) {
+        q->e_next[p] = nx;
+    } else {
+        q->b_head[b] = nx;
+    }
+    if (nx >= 0) {
+        q->e_prev[nx] = p;
+    } else {
+        q->b_tail[b] = p;
+    }
+    if (q->b_head[b] < 0) {
+        evq_bucket_drop(q, b);
+    }
 }
 
 tn_sim_status_t tn_sim_evq_init(tn_sim_evq_t *q, int32_t cap)
 {
     memset(q, 0, sizeof(*q));
-    if (cap < 16) {
-        cap = 16;
-    }
-    q->heap = malloc(sizeof(tn_sim_ev_t) * (size_t)cap);
-    q->pos = malloc(sizeof(int32_t) * (size_t)cap);
-    q->free_slot = malloc(sizeof(int32_t) * (size_t)cap);
-    if (q->heap == NULL || q->pos == NULL || q->free_slot == NULL) {
+    q->efree = q->bfree = -1;
+    cap = cap < 16 ? 16 : cap;
+    q->ecap = q->bcap = cap;
+    size_t c = (size_t)cap;
+    q->e_next = malloc(sizeof(int32_t) * c);
+    q->e_prev = malloc(sizeof(int32_t) * c);
+    q->e_bucket = malloc(sizeof(int32_t) * c);
+    q->e_id = malloc(sizeof(int32_t) * c);
+    q->e_seq = malloc(sizeof(uint64_t) * c);
+    q->e_kind = malloc(c);
+    q->b_t = malloc(sizeof(double) * c);
+    q->b_head = malloc(sizeof(int32_t) * c);
+    q->b_tail = malloc(sizeof(int32_t) * c);
+    q->b_hpos = malloc(sizeof(int32_t) * c);
+    q->heap = malloc(sizeof(int32_t) * c);
+    if (q->e_next == NULL || q->e_prev == NULL || q->e_bucket == NULL || q->e_id == NULL ||
+        q->e_seq == NULL || q->e_kind == NULL || q->b_t == NULL || q->b_head == NULL ||
+        q->b_tail == NULL || q->b_hpos == NULL || q->heap == NULL || evq_rehash(q, 64) != 0) {
         tn_sim_evq_fini(q);
         return TN_SIM_ERR_NOMEM;
     }
-    q->cap = cap;
-    q->nslot = 0;
+    for (int32_t i = cap - 1; i >= 0; i--) {
+        q->e_next[i] = q->efree;
+        q->efree = i;
+        q->b_head[i] = q->bfree;
+        q->bfree = i;
+    }
     return TN_SIM_OK;
 }
 
 void tn_sim_evq_fini(tn_sim_evq_t *q)
 {
-    free(q->heap);
-    free(q->pos);
-    free(q->free_slot);
+    void *a[] = {q->e_next, q->e_prev, q->e_bucket, q->e_id, q->e_seq, q->e_kind, q->b_t,
+                 q->b_head, q->b_tail, q->b_hpos, q->heap, q->hash};
+    for (size_t i = 0; i < sizeof(a) / sizeof(a[0]); i++) {
+        free(a[i]);
+    }
     memset(q, 0, sizeof(*q));
-}
-
-static int ev_grow(tn_sim_evq_t *q)
-{
-    if (q->cap >= TN_SIM_EVQ_MAX_SLOTS) {
-        return -1;
-    }
-    int32_t cap = q->cap * 2;
-    tn_sim_ev_t *heap = realloc(q->heap, sizeof(tn_sim_ev_t) * (size_t)cap);
-    if (heap == NULL) {
-        return -1;
-    }
-    q->heap = heap;
-    int32_t *pos = realloc(q->pos, sizeof(int32_t) * (size_t)cap);
-    if (pos == NULL) {
-        return -1;
-    }
-    q->pos = pos;
-    int32_t *fs = realloc(q->free_slot, sizeof(int32_t) * (size_t)cap);
-    if (fs == NULL) {
-        return -1;
-    }
-    q->free_slot = fs;
-    q->cap = cap;
-    return 0;
 }
 
 int32_t tn_sim_evq_push(tn_sim_evq_t *q, double t, unsigned kind, int32_t id)
 {
-    int32_t slot;
-    if (q->nfree > 0) {
-        slot = q->free_slot[--q->nfree];
-    } else {
-        if (q->nslot == q->cap && ev_grow(q) != 0) {
+    if (q->efree < 0) {
+        int32_t cap = q->ecap * 2;
+        size_t c = (size_t)cap;
+        if (q->ecap >= TN_SIM_EVQ_MAX || evq_grow((void **)&q->e_next, sizeof(int32_t), c) ||
+            evq_grow((void **)&q->e_prev, sizeof(int32_t), c) ||
+            evq_grow((void **)&q->e_bucket, sizeof(int32_t), c) ||
+            evq_grow((void **)&q->e_id, sizeof(int32_t), c) ||
+            evq_grow((void **)&q->e_seq, sizeof(uint64_t), c) || evq_grow((void **)&q->e_kind, 1, c)) {
             return -1;
         }
-        slot = q->nslot++;
+        for (int32_t i = cap - 1; i >= q->ecap; i--) {
+            q->e_next[i] = q->efree;
+            q->efree = i;
+        }
+        q->ecap = cap;
     }
-    tn_sim_ev_t e = {.t = t, .seq = q->seq++, .id = id, .slot_kind = (uint32_t)slot << 4 | (kind & 15u)};
-    int32_t i = q->n++;
-    ev_place(q, i, &e);
-    ev_up(q, i);
-    return slot;
+    int32_t b = evq_bucket(q, t);
+    if (b < 0) {
+        return -1;
+    }
+    int32_t e = q->efree;
+    q->efree = q->e_next[e];
+    q->e_id[e] = id;
+    q->e_kind[e] = (uint8_t)(kind & 15u);
+    evq_link(q, e, b);
+    q->n++;
+    return e;
 }
 
-void tn_sim_evq_move(tn_sim_evq_t *q, int32_t handle, double t)
+int tn_sim_evq_move(tn_sim_evq_t *q, int32_t handle, double t)
 {
-    int32_t i = q->pos[handle];
-    double old = q->heap[i].t;
-    q->heap[i].t = t;
-    q->heap[i].seq = q->seq++;
-    if (t < old) {
-        ev_up(q, i);
-    } else {
-        ev_down(q, i);
+    int32_t old = q->e_bucket[handle];
+    if (q->b_t[old] == t && q->b_tail[old] == handle) {
+        q->e_seq[handle] = q->seq++;  /* already last at that time */
+        return 0;
     }
-}
-
-static void ev_remove_at(tn_sim_evq_t *q, int32_t i)
-{
-    int32_t slot = (int32_t)(q->heap[i].slot_kind >> 4);
-    q->pos[slot] = -1;
-    q->free_slot[q->nfree++] = slot;
-    q->n--;
-    if (i == q->n) {
-        return;
+    uint32_t slot;
+    if (q->b_head[old] == handle && q->b_tail[old] == handle && evq_find(q, t, &slot) < 0) {
+        /* alone at its time, and nobody at the new one: the bucket moves */
+        evq_unhash(q, q->b_t[old]);
+        double was = q->b_t[old];
+        q->b_t[old] = t;
+        evq_find(q, t, &slot);
+        q->hash[slot] = (tn_sim_evq_slot_t){.t = t, .b = old};
+        if (t < was) {
+            evq_hup(q, q->b_hpos[old]);
+        } else {
+            evq_hdown(q, q->b_hpos[old]);
+        }
+        q->e_seq[handle] = q->seq++;
+        return 0;
     }
-    tn_sim_ev_t last = q->heap[q->n];
-    ev_place(q, i, &last);
-    if (i > 0 && ev_less(&last, &q->heap[(i - 1) / 4])) {
-        ev_up(q, i);
-    } else {
-        ev_down(q, i);
+    int32_t b = evq_bucket(q, t);
+    if (b < 0) {
+        return -1;
     }
+    evq_unlink(q, handle);
+    evq_link(q, handle, b);
+    return 0;
 }
 
 void tn_sim_evq_cancel(tn_sim_evq_t *q, int32_t handle)
 {
-    ev_remove_at(q, q->pos[handle]);
+    evq_unlink(q, handle);
+    q->e_next[handle] = q->efree;
+    q->efree = handle;
+    q->n--;
 }
 
 int tn_sim_evq_pop(tn_sim_evq_t *q, tn_sim_ev_t *ev)
@@ -165,7 +341,11 @@ int tn_sim_evq_pop(tn_sim_evq_t *q, tn_sim_ev_t *ev)
     if (q->n == 0) {
         return 0;
     }
-    *ev = q->heap[0];
-    ev_remove_at(q, 0);
+    int32_t b = q->heap[0], e = q->b_head[b];
+    ev->t = q->b_t[b];
+    ev->seq = q->e_seq[e];
+    ev->id = q->e_id[e];
+    ev->slot_kind = (uint32_t)e << 4 | q->e_kind[e];
+    tn_sim_evq_cancel(q, e);
     return 1;
 }

@@ -1,13 +1,19 @@
-/* tern-sim's event queue: a 4-ary min-heap of (time, sequence number)
- * with stable handles, so that an event can be moved (a flow whose rate
- * changed finishes at another time) or cancelled in O(log n) without
- * leaving stale entries behind.
+/* tern-sim's event queue: events ordered by (time, sequence number), with
+ * stable handles, so that an event can be moved (a flow whose rate
+ * changed finishes at another time) or cancelled without leaving stale
+ * entries behind.
  *
- * Determinism: events at the same time come out in the order of their
- * sequence numbers, which increase with every push and every move; so
- * the same pushes in the same order give the same pops on every machine.
- * Memory grows by doubling (amortized; no allocation per event once the
- * queue has reached its working size). */
+ * Events at the very same time are common (a batch of equal flows ends
+ * together, a phase starts together), so the queue keeps one bucket per
+ * distinct time: a FIFO of its events, found through a hash of the time,
+ * and a 4-ary heap of the buckets.  Pushing onto an existing time is
+ * O(1); only a new time costs a heap insertion.
+ *
+ * Determinism: events at the same time come out in the order they were
+ * pushed or moved there (their sequence numbers), so the same pushes in
+ * the same order give the same pops on every machine.  Memory grows by
+ * doubling (amortized; no allocation per event once the queue has reached
+ * its working size). */
 #ifndef TN_SIM_EVQ_H
 #define TN_SIM_EVQ_H
 
@@ -15,7 +21,7 @@
 
 #include "sim_status.h"
 
-#define TN_SIM_EVQ_MAX_SLOTS (1 << 27)
+#define TN_SIM_EVQ_MAX (1 << 27)
 
 typedef struct {
     double t;
@@ -25,11 +31,26 @@ typedef struct {
 } tn_sim_ev_t;
 
 typedef struct {
-    tn_sim_ev_t *heap;
-    int32_t n, cap;
-    int32_t *pos;       /* [slot] heap index, -1 when free */
-    int32_t *free_slot; /* stack of free handles */
-    int32_t nfree, nslot;
+    double t;
+    int32_t b;  /* bucket, -1 empty */
+} tn_sim_evq_slot_t;
+
+typedef struct {
+    /* events by handle */
+    int32_t ecap, efree, n;
+    int32_t *e_next, *e_prev, *e_bucket, *e_id;
+    uint64_t *e_seq;
+    uint8_t *e_kind;
+    /* buckets */
+    int32_t bcap, bfree;
+    double *b_t;
+    int32_t *b_head, *b_tail, *b_hpos;
+    /* heap of buckets by time */
+    int32_t *heap, nheap;
+    /* hash of times -> bucket (linear probing) */
+    tn_sim_evq_slot_t *hash;
+    uint32_t hmask;
+    int32_t nbucket;
     uint64_t seq;
 } tn_sim_evq_t;
 
@@ -38,8 +59,9 @@ void tn_sim_evq_fini(tn_sim_evq_t *q);
 
 /* Adds an event (kind < 16); returns its handle, or -1 out of memory. */
 int32_t tn_sim_evq_push(tn_sim_evq_t *q, double t, unsigned kind, int32_t id);
-/* Moves a pending event to time t (it gets a fresh sequence number). */
-void tn_sim_evq_move(tn_sim_evq_t *q, int32_t handle, double t);
+/* Moves a pending event to time t (behind what is there already);
+ * -1 out of memory (the event stays where it was). */
+int tn_sim_evq_move(tn_sim_evq_t *q, int32_t handle, double t);
 /* Drops a pending event; its handle is free again. */
 void tn_sim_evq_cancel(tn_sim_evq_t *q, int32_t handle);
 /* Takes the earliest event into *ev (its handle is free again); 0 when
@@ -51,9 +73,10 @@ static inline int tn_sim_evq_empty(const tn_sim_evq_t *q)
     return q->n == 0;
 }
 
+/* Time of the earliest event (the queue not empty). */
 static inline double tn_sim_evq_top(const tn_sim_evq_t *q)
 {
-    return q->heap[0].t;
+    return q->b_t[q->heap[0]];
 }
 
 static inline unsigned tn_sim_ev_kind(const tn_sim_ev_t *ev)

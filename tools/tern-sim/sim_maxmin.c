@@ -193,9 +193,11 @@ static inline int32_t mm_push_links(tn_sim_mm_t *mm, int32_t f, uint32_t lep, in
     return nq;
 }
 
-/* Breadth-first through tight links: every active flow on a tight link in
- * the queue with rate >= theta joins A, and its links join the queue. */
-static void mm_bfs(tn_sim_mm_t *mm, int32_t nq, uint32_t lep, double theta)
+/* Breadth-first through tight links: a flow whose bottleneck is a tight
+ * link in the queue joins A (its rate may move with that link's load),
+ * and its links join the queue.  all: every active flow on the link joins
+ * (a violator's links, see mm_check). */
+static void mm_bfs(tn_sim_mm_t *mm, int32_t nq, uint32_t lep, int all)
 {
     for (int32_t head = 0; head < nq; head++) {
         int32_t l = mm->lq[head];
@@ -205,7 +207,9 @@ static void mm_bfs(tn_sim_mm_t *mm, int32_t nq, uint32_t lep, double theta)
         const int32_t *v = mm->lvec[l];
         for (int32_t i = 0, n = mm->nfl[l]; i < n; i++) {
             int32_t g = v[i] >> mm->hshift;
-            if (mm->state[g] != TN_SIM_MM_ACTIVE || mm->fmark[g] == mm->aep || mm->rate[g] < theta) {
+            /* the bottleneck first: one load per flow for most of them */
+            if ((!all && mm->bneck[g] != l) || mm->state[g] != TN_SIM_MM_ACTIVE ||
+                mm->fmark[g] == mm->aep) {
                 continue;
             }
             mm_aff_push(mm, g, mm->rate[g]);
@@ -220,30 +224,15 @@ static inline int mm_hless(const tn_sim_mm_hent_t *a, const tn_sim_mm_hent_t *b)
     return a->key < b->key || (a->key == b->key && a->li < b->li);
 }
 
-static void mm_hpush(tn_sim_mm_hent_t *h, int32_t *n, tn_sim_mm_hent_t e)
+static void mm_hdown(tn_sim_mm_hent_t *h, int32_t n, int32_t i)
 {
-    int32_t i = (*n)++;
-    while (i > 0) {
-        int32_t p = (i - 1) / 2;
-        if (!mm_hless(&e, &h[p])) {
-            break;
-        }
-        h[i] = h[p];
-        i = p;
-    }
-    h[i] = e;
-}
-
-static tn_sim_mm_hent_t mm_hpop(tn_sim_mm_hent_t *h, int32_t *n)
-{
-    tn_sim_mm_hent_t top = h[0], e = h[--(*n)];
-    int32_t i = 0;
+    tn_sim_mm_hent_t e = h[i];
     for (;;) {
         int32_t c = 2 * i + 1;
-        if (c >= *n) {
+        if (c >= n) {
             break;
         }
-        if (c + 1 < *n && mm_hless(&h[c + 1], &h[c])) {
+        if (c + 1 < n && mm_hless(&h[c + 1], &h[c])) {
             c++;
         }
         if (!mm_hless(&h[c], &e)) {
@@ -252,16 +241,23 @@ static tn_sim_mm_hent_t mm_hpop(tn_sim_mm_hent_t *h, int32_t *n)
         h[i] = h[c];
         i = c;
     }
-    if (*n > 0) {
-        h[i] = e;
-    }
-    return top;
+    h[i] = e;
+}
+
+/* A link's share of what is left among its unfrozen flows. */
+static inline double mm_share(const tn_sim_mm_t *mm, int32_t li)
+{
+    double rem = mm->lrem[li];
+    return (rem > 0 ? rem : 0) / mm->lcnt[li];
 }
 
 /* Water-filling of A, every other flow's rate fixed: nrate / nbneck.
- * full: A is every flow, the residual is the whole capacity.  Link stamps
- * (lmark2): fe numbers the links of this fill, fe + 1 marks a link whose
- * share moved in the current step. */
+ * full: A is every flow, the residual is the whole capacity.  The heap
+ * holds one entry per link whose key may be stale: shares only grow as
+ * flows freeze, so an entry's key is never above its link's share, and
+ * when the least entry's key is its link's share it is the least share
+ * of all; a stale one goes back in with its share (lazy update: a push
+ * per pop at most, not per change). */
 static void mm_fill(tn_sim_mm_t *mm, int full)
 {
     mm->fep += 2;
@@ -288,7 +284,7 @@ static void mm_fill(tn_sim_mm_t *mm, int full)
     mm->ladj_off[0] = 0;
     for (int32_t li = 0; li < nl; li++) {
         mm->ladj_off[li + 1] = mm->ladj_off[li] + mm->lcnt[li];
-        mm->lver[li] = (uint32_t)mm->ladj_off[li];  /* fill cursor for now */
+        mm->lver[li] = (uint32_t)mm->ladj_off[li];  /* fill cursor */
     }
     for (int32_t i = 0; i < naff; i++) {
         int32_t f = mm->aff[i], base = f << hs;
@@ -298,25 +294,33 @@ static void mm_fill(tn_sim_mm_t *mm, int full)
         }
         mm->frozen[i] = 0;
     }
-    int32_t nh = 0;
+    tn_sim_mm_hent_t *h = mm->heap;
     for (int32_t li = 0; li < nl; li++) {
         int32_t l = mm->lglob[li];
-        double rem = full ? mm->cap[l] : mm->cap[l] - (mm->load[l] - mm->lsum[li]);
-        mm->lrem[li] = rem > 0 ? rem : 0;
-        mm->lver[li] = 0;
-        mm_hpush(mm->heap, &nh,
-                 (tn_sim_mm_hent_t){.li = li, .ver = 0, .key = mm->lrem[li] / mm->lcnt[li]});
+        mm->lrem[li] = full ? mm->cap[l] : mm->cap[l] - (mm->load[l] - mm->lsum[li]);
+        h[li] = (tn_sim_mm_hent_t){.li = li, .ver = 0, .key = mm_share(mm, li)};
+    }
+    int32_t nh = nl;
+    for (int32_t i = nh / 2 - 1; i >= 0; i--) {
+        mm_hdown(h, nh, i);
     }
     int32_t nfrozen = 0;
     while (nh > 0 && nfrozen < naff) {
-        tn_sim_mm_hent_t e = mm_hpop(mm->heap, &nh);
-        int32_t li = e.li;
-        if (e.ver != mm->lver[li] || mm->lcnt[li] == 0) {
-            continue;  /* a stale entry, or a link whose flows all froze elsewhere */
+        int32_t li = h[0].li;
+        if (mm->lcnt[li] == 0) {
+            h[0] = h[--nh];  /* every flow of it froze elsewhere */
+            mm_hdown(h, nh, 0);
+            continue;
         }
-        double s = e.key;
+        double s = mm_share(mm, li);
+        if (s != h[0].key) {
+            h[0].key = s;    /* stale: back in with its share */
+            mm_hdown(h, nh, 0);
+            continue;
+        }
+        h[0] = h[--nh];
+        mm_hdown(h, nh, 0);
         int32_t bl = mm->lglob[li];
-        int32_t ndirty = 0;
         for (int32_t a = mm->ladj_off[li]; a < mm->ladj_off[li + 1]; a++) {
             int32_t j = mm->ladj[a];
             if (mm->frozen[j]) {
@@ -328,23 +332,9 @@ static void mm_fill(tn_sim_mm_t *mm, int full)
             mm->nbneck[j] = bl;
             int32_t f = mm->aff[j], base = f << hs;
             for (int k = 0; k < mm->nhop[f]; k++) {
-                int32_t l2 = mm->hop_link[base + k], li2 = mm->lidx[l2];
+                int32_t li2 = mm->lidx[mm->hop_link[base + k]];
                 mm->lrem[li2] -= s;
                 mm->lcnt[li2]--;
-                if (li2 != li && mm->lmark2[l2] == fe) {
-                    mm->lmark2[l2] = fe + 1;
-                    mm->lq[ndirty++] = li2;
-                }
-            }
-        }
-        /* one new entry per link whose share moved (shares only grow) */
-        for (int32_t d = 0; d < ndirty; d++) {
-            int32_t li2 = mm->lq[d];
-            mm->lmark2[mm->lglob[li2]] = fe;
-            if (mm->lcnt[li2] > 0) {
-                double rem = mm->lrem[li2] > 0 ? mm->lrem[li2] : 0;
-                mm_hpush(mm->heap, &nh,
-                         (tn_sim_mm_hent_t){.li = li2, .ver = ++mm->lver[li2], .key = rem / mm->lcnt[li2]});
             }
         }
     }
@@ -411,19 +401,6 @@ tn_sim_status_t tn_sim_mm_solve(tn_sim_mm_t *mm)
     }
     mm->solves++;
     mm->aep++;
-    double theta = INFINITY;
-    for (int32_t i = 0; i < mm->nremoved; i++) {
-        double r = mm->rate[mm->removed[i]];
-        theta = r < theta ? r : theta;
-    }
-    for (int32_t i = 0; i < mm->nadded; i++) {
-        int32_t f = mm->added[i], base = f << mm->hshift;
-        for (int k = 0; k < mm->nhop[f]; k++) {
-            int32_t l = mm->hop_link[base + k];
-            double r = mm->cap[l] / mm->nfl[l];
-            theta = r < theta ? r : theta;
-        }
-    }
     /* seeds: the new flows, and the links of every changed flow, judged
      * tight as they were (the ending flows still on them) */
     uint32_t lep = ++mm->lep;
@@ -436,7 +413,7 @@ tn_sim_status_t tn_sim_mm_solve(tn_sim_mm_t *mm)
     for (int32_t i = 0; i < mm->nremoved; i++) {
         nq = mm_push_links(mm, mm->removed[i], lep, nq);
     }
-    mm_bfs(mm, nq, lep, theta * (1 - MM_EPS));
+    mm_bfs(mm, nq, lep, 0);
     for (int32_t i = 0; i < mm->nremoved; i++) {
         mm_unlink(mm, mm->removed[i]);
     }
@@ -453,7 +430,7 @@ tn_sim_status_t tn_sim_mm_solve(tn_sim_mm_t *mm)
             break;
         }
         mm->expansions++;
-        mm_bfs(mm, nq, lep, -INFINITY);
+        mm_bfs(mm, nq, lep, 0);
     }
     mm_commit(mm, 0);
     mm->touched += (uint64_t)mm->naff;
