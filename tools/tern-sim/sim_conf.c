@@ -265,9 +265,17 @@ static tn_sim_status_t conf_apply(const conf_key_t *k, char *base, const char *v
         *(int *)(void *)field = x;
         return TN_SIM_OK;
     }
-    case CT_STR:
+    case CT_STR: {
+        /* written back as "key = value": no '#', no blank at either end */
+        size_t n = strlen(v);
+        if (strchr(v, '#') != NULL || (n > 0 && (v[0] == ' ' || v[0] == '\t' || v[n - 1] == ' ' ||
+                                                  v[n - 1] == '\t'))) {
+            snprintf(why, whylen, "%s: no '#' and no blank at either end, please", k->name);
+            return TN_SIM_ERR_PARSE;
+        }
         snprintf(field, TN_SIM_PATH_MAX, "%s", v);
         return TN_SIM_OK;
+    }
     case CT_DIMS: {
         tn_sim_conf_t *c = (tn_sim_conf_t *)(void *)base;
         int32_t d[TN_SIM_MAX_DIMS];

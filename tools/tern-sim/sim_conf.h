@@ -8,9 +8,11 @@
  * right scope, every value well-formed and inside its range, or the input
  * is refused with where and why (sizes and counts are bounded, so nothing
  * a file says can make tern-sim allocate without limit before the
- * builders' own checks).  Jobs: a run starts with one job; [job] (or
- * --job) opens the next one, except the first time, when it opens job 0;
- * job keys apply to the job last opened (job 0 before any). */
+ * builders' own checks).  Jobs: a run has job 0, not open yet; [job]
+ * (or --job) opens job 0 if no job is open, else a new one; a job key
+ * applies to the job last opened, and opens job 0 if none is.  So
+ * `--pattern a --job --pattern b` and "[job] pattern = a [job] pattern =
+ * b" both make two jobs. */
 #ifndef TN_SIM_CONF_H
 #define TN_SIM_CONF_H
 
