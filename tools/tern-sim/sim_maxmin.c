@@ -38,10 +38,11 @@ tn_sim_status_t tn_sim_mm_init(tn_sim_mm_t *mm, int32_t n_link, const double *ca
     mm->lver = malloc(n * sizeof(uint32_t));
     mm->lrem = malloc(n * sizeof(double));
     mm->lsum = malloc(n * sizeof(double));
+    mm->lslb = malloc(n * sizeof(double));
     if (mm->load == NULL || mm->nfl == NULL || mm->lvec == NULL || mm->lcap == NULL ||
         mm->lmark == NULL || mm->lmark2 == NULL || mm->lidx == NULL || mm->lq == NULL ||
         mm->lglob == NULL || mm->lcnt == NULL || mm->ladj_off == NULL || mm->lver == NULL ||
-        mm->lrem == NULL || mm->lsum == NULL) {
+        mm->lrem == NULL || mm->lsum == NULL || mm->lslb == NULL) {
         tn_sim_mm_fini(mm);
         return TN_SIM_ERR_NOMEM;
     }
@@ -58,7 +59,7 @@ void tn_sim_mm_fini(tn_sim_mm_t *mm)
     void *arrays[] = {mm->load, mm->nfl, mm->lvec, mm->lcap, mm->hop_link, mm->hop_pos, mm->nhop,
                       mm->state, mm->rate, mm->bneck, mm->added, mm->removed, mm->aff, mm->aff_old,
                       mm->fmark, mm->apos, mm->lmark, mm->lmark2, mm->lidx, mm->lq, mm->lglob,
-                      mm->lcnt, mm->ladj_off, mm->ladj, mm->lver, mm->lrem, mm->lsum, mm->nrate,
+                      mm->lcnt, mm->ladj_off, mm->ladj, mm->lver, mm->lrem, mm->lsum, mm->lslb, mm->nrate, mm->aff_tmp,
                       mm->nbneck, mm->frozen, mm->heap};
     for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++) {
         free(arrays[i]);
@@ -96,6 +97,7 @@ tn_sim_status_t tn_sim_mm_reserve(tn_sim_mm_t *mm, int32_t n)
         mm_grow((void **)&mm->aff, sizeof(int32_t), c) || mm_grow((void **)&mm->aff_old, sizeof(double), c) ||
         mm_grow((void **)&mm->fmark, sizeof(uint32_t), c) || mm_grow((void **)&mm->apos, sizeof(int32_t), c) ||
         mm_grow((void **)&mm->nrate, sizeof(double), c) || mm_grow((void **)&mm->nbneck, sizeof(int32_t), c) ||
+        mm_grow((void **)&mm->aff_tmp, sizeof(double), c) ||
         mm_grow((void **)&mm->frozen, 1, c) || mm_grow((void **)&mm->ladj, sizeof(int32_t), ch) ||
         mm_grow((void **)&mm->heap, sizeof(tn_sim_mm_hent_t), ch + (size_t)mm->n_link)) {
         return TN_SIM_ERR_NOMEM;
@@ -224,22 +226,27 @@ static inline int mm_hless(const tn_sim_mm_hent_t *a, const tn_sim_mm_hent_t *b)
     return a->key < b->key || (a->key == b->key && a->li < b->li);
 }
 
+/* 4-ary: half the depth of a binary heap, and a node's children share a
+ * cache line or two. */
 static void mm_hdown(tn_sim_mm_hent_t *h, int32_t n, int32_t i)
 {
     tn_sim_mm_hent_t e = h[i];
     for (;;) {
-        int32_t c = 2 * i + 1;
+        int32_t c = 4 * i + 1;
         if (c >= n) {
             break;
         }
-        if (c + 1 < n && mm_hless(&h[c + 1], &h[c])) {
-            c++;
+        int32_t best = c, end = c + 4 < n ? c + 4 : n;
+        for (int32_t j = c + 1; j < end; j++) {
+            if (mm_hless(&h[j], &h[best])) {
+                best = j;
+            }
         }
-        if (!mm_hless(&h[c], &e)) {
+        if (!mm_hless(&h[best], &e)) {
             break;
         }
-        h[i] = h[c];
-        i = c;
+        h[i] = h[best];
+        i = best;
     }
     h[i] = e;
 }
@@ -294,14 +301,77 @@ static void mm_fill(tn_sim_mm_t *mm, int full)
         }
         mm->frozen[i] = 0;
     }
-    tn_sim_mm_hent_t *h = mm->heap;
     for (int32_t li = 0; li < nl; li++) {
         int32_t l = mm->lglob[li];
         mm->lrem[li] = full ? mm->cap[l] : mm->cap[l] - (mm->load[l] - mm->lsum[li]);
-        h[li] = (tn_sim_mm_hent_t){.li = li, .ver = 0, .key = mm_share(mm, li)};
+        mm->lsum[li] = 0;
     }
-    int32_t nh = nl;
-    for (int32_t i = nh / 2 - 1; i >= 0; i--) {
+    /* Links that cannot fill stay out of the heap.  Bounds on what a flow
+     * of A will get: at least lb = min over its links of residual / count
+     * (a link fills at a level no lower than that), at most ub = min over
+     * its links of the residual less the other flows' lb.  A link whose
+     * residual is above the sum of its flows' ub never fills.  A flow's
+     * tightest link stays (its residual less the others' lb is its ub, so
+     * it is not above the sum), so every flow keeps a link in the heap. */
+    double *lb = mm->aff_tmp;
+    for (int32_t i = 0; i < naff; i++) {
+        int32_t f = mm->aff[i], base = f << hs;
+        double x = INFINITY;
+        for (int k = 0; k < mm->nhop[f]; k++) {
+            int32_t li = mm->lidx[mm->hop_link[base + k]];
+            double r = (mm->lrem[li] > 0 ? mm->lrem[li] : 0) / mm->lcnt[li];
+            x = r < x ? r : x;
+        }
+        lb[i] = x;
+        for (int k = 0; k < mm->nhop[f]; k++) {
+            mm->lsum[mm->lidx[mm->hop_link[base + k]]] += x;
+        }
+    }
+    for (int32_t li = 0; li < nl; li++) {
+        mm->lslb[li] = mm->lsum[li];
+        mm->lsum[li] = 0;
+    }
+    for (int32_t i = 0; i < naff; i++) {
+        int32_t f = mm->aff[i], base = f << hs;
+        double ub = INFINITY;
+        for (int k = 0; k < mm->nhop[f]; k++) {
+            int32_t li = mm->lidx[mm->hop_link[base + k]];
+            double r = mm->lrem[li] - (mm->lslb[li] - lb[i]);
+            ub = r < ub ? r : ub;
+        }
+        for (int k = 0; k < mm->nhop[f]; k++) {
+            mm->lsum[mm->lidx[mm->hop_link[base + k]]] += ub > 0 ? ub : 0;
+        }
+    }
+    /* lsum becomes the mark "in the heap" (1) or not (0); a margin and a
+     * check keep rounding from leaving a flow with no link in the heap */
+    for (int32_t li = 0; li < nl; li++) {
+        mm->lsum[li] = mm->lrem[li] > mm->lsum[li] * (1 + 1e-9) + 1e-300 ? 0 : 1;
+    }
+    for (int32_t i = 0; i < naff; i++) {
+        int32_t f = mm->aff[i], base = f << hs, in = 0, best = -1;
+        double ub = INFINITY;
+        for (int k = 0; k < mm->nhop[f] && !in; k++) {
+            int32_t li = mm->lidx[mm->hop_link[base + k]];
+            double r = mm->lrem[li] - (mm->lslb[li] - lb[i]);
+            in = mm->lsum[li] != 0;
+            if (r < ub) {
+                ub = r;
+                best = li;
+            }
+        }
+        if (!in) {
+            mm->lsum[best] = 1;
+        }
+    }
+    tn_sim_mm_hent_t *h = mm->heap;
+    int32_t nh = 0;
+    for (int32_t li = 0; li < nl; li++) {
+        if (mm->lsum[li] != 0) {
+            h[nh++] = (tn_sim_mm_hent_t){.li = li, .ver = 0, .key = mm_share(mm, li)};
+        }
+    }
+    for (int32_t i = nh / 4; i >= 0 && nh > 1; i--) {
         mm_hdown(h, nh, i);
     }
     int32_t nfrozen = 0;

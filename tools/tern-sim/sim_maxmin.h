@@ -83,7 +83,7 @@ typedef struct {
     int32_t *lq;             /* BFS queue of links */
     int32_t *lglob, *lcnt, *ladj_off, *ladj;
     uint32_t *lver;
-    double *lrem, *lsum, *nrate;
+    double *lrem, *lsum, *lslb, *nrate, *aff_tmp;
     int32_t *nbneck;
     uint8_t *frozen;
     tn_sim_mm_hent_t *heap;
