@@ -1,8 +1,6 @@
 /* Time-bucketed event queue (sim_evq.h). */
 #include "sim_evq.h"
 
-#include "sim_rng.h"
-
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,14 +14,12 @@ static int evq_grow(void **p, size_t elem, size_t n)
     return 0;
 }
 
-static uint32_t evq_hash(double t)
-{
-    uint64_t b;
-    memcpy(&b, &t, sizeof(b));
-    return (uint32_t)(tn_sim_mix64(b) >> 32);
-}
+/* ---- heap of buckets: 4-ary, by (time, sequence number opened with) */
 
-/* ---- heap of buckets: 4-ary, by time (distinct times: no ties) */
+static inline int evq_before(const tn_sim_evq_t *q, int32_t a, int32_t b)
+{
+    return q->b_t[a] < q->b_t[b] || (q->b_t[a] == q->b_t[b] && q->b_seq[a] < q->b_seq[b]);
+}
 
 static inline void evq_hset(tn_sim_evq_t *q, int32_t i, int32_t b)
 {
@@ -34,10 +30,9 @@ static inline void evq_hset(tn_sim_evq_t *q, int32_t i, int32_t b)
 static void evq_hup(tn_sim_evq_t *q, int32_t i)
 {
     int32_t b = q->heap[i];
-    double t = q->b_t[b];
     while (i > 0) {
         int32_t p = (i - 1) / 4;
-        if (!(t < q->b_t[q->heap[p]])) {
+        if (!evq_before(q, b, q->heap[p])) {
             break;
         }
         evq_hset(q, i, q->heap[p]);
@@ -49,7 +44,6 @@ static void evq_hup(tn_sim_evq_t *q, int32_t i)
 static void evq_hdown(tn_sim_evq_t *q, int32_t i)
 {
     int32_t b = q->heap[i];
-    double t = q->b_t[b];
     for (;;) {
         int32_t c = 4 * i + 1;
         if (c >= q->nheap) {
@@ -57,11 +51,11 @@ static void evq_hdown(tn_sim_evq_t *q, int32_t i)
         }
         int32_t best = c, end = c + 4 < q->nheap ? c + 4 : q->nheap;
         for (int32_t j = c + 1; j < end; j++) {
-            if (q->b_t[q->heap[j]] < q->b_t[q->heap[best]]) {
+            if (evq_before(q, q->heap[j], q->heap[best])) {
                 best = j;
             }
         }
-        if (!(q->b_t[q->heap[best]] < t)) {
+        if (!evq_before(q, q->heap[best], b)) {
             break;
         }
         evq_hset(q, i, q->heap[best]);
@@ -70,79 +64,19 @@ static void evq_hdown(tn_sim_evq_t *q, int32_t i)
     evq_hset(q, i, b);
 }
 
-/* ---- hash of times */
-
-static int evq_rehash(tn_sim_evq_t *q, uint32_t size)
-{
-    tn_sim_evq_slot_t *h = malloc(sizeof(*h) * size);
-    if (h == NULL) {
-        return -1;
-    }
-    for (uint32_t i = 0; i < size; i++) {
-        h[i].b = -1;
-    }
-    uint32_t mask = size - 1;
-    if (q->hash != NULL) {
-        for (uint32_t i = 0; i <= q->hmask; i++) {
-            if (q->hash[i].b >= 0) {
-                uint32_t j = evq_hash(q->hash[i].t) & mask;
-                while (h[j].b >= 0) {
-                    j = (j + 1) & mask;
-                }
-                h[j] = q->hash[i];
-            }
-        }
-    }
-    free(q->hash);
-    q->hash = h;
-    q->hmask = mask;
-    return 0;
-}
-
-/* The bucket of time t, or -1; *slot_p: where it is or would go. */
-static int32_t evq_find(const tn_sim_evq_t *q, double t, uint32_t *slot_p)
-{
-    uint32_t j = evq_hash(t) & q->hmask;
-    for (;; j = (j + 1) & q->hmask) {
-        const tn_sim_evq_slot_t *e = &q->hash[j];
-        if (e->b < 0 || e->t == t) {
-            *slot_p = j;
-            return e->b;
-        }
-    }
-}
-
-/* Backward-shift deletion keeps linear probing's chains whole. */
-static void evq_unhash(tn_sim_evq_t *q, double t)
-{
-    uint32_t i;
-    evq_find(q, t, &i);
-    for (uint32_t j = (i + 1) & q->hmask;; j = (j + 1) & q->hmask) {
-        if (q->hash[j].b < 0) {
-            break;
-        }
-        uint32_t home = evq_hash(q->hash[j].t) & q->hmask;
-        /* the entry at j may fill the hole at i unless its home lies in (i, j] */
-        if (((j - home) & q->hmask) >= ((j - i) & q->hmask)) {
-            q->hash[i] = q->hash[j];
-            i = j;
-        }
-    }
-    q->hash[i].b = -1;
-}
-
 /* ---- buckets */
 
+/* The bucket an event of time t joins: the last one if it has that time,
+ * else a new one. */
 static int32_t evq_bucket(tn_sim_evq_t *q, double t)
 {
-    uint32_t slot;
-    int32_t b = evq_find(q, t, &slot);
-    if (b >= 0) {
-        return b;
+    if (q->last >= 0 && q->b_t[q->last] == t) {
+        return q->last;
     }
     if (q->bfree < 0) {
         int32_t cap = q->bcap * 2;
         if (q->bcap >= TN_SIM_EVQ_MAX || evq_grow((void **)&q->b_t, sizeof(double), (size_t)cap) ||
+            evq_grow((void **)&q->b_seq, sizeof(uint64_t), (size_t)cap) ||
             evq_grow((void **)&q->b_head, sizeof(int32_t), (size_t)cap) ||
             evq_grow((void **)&q->b_tail, sizeof(int32_t), (size_t)cap) ||
             evq_grow((void **)&q->b_hpos, sizeof(int32_t), (size_t)cap) ||
@@ -155,30 +89,23 @@ static int32_t evq_bucket(tn_sim_evq_t *q, double t)
         }
         q->bcap = cap;
     }
-    if ((uint32_t)(q->nbucket + 1) * 2 > q->hmask + 1) {
-        if (evq_rehash(q, (q->hmask + 1) * 2) != 0) {
-            return -1;
-        }
-        evq_find(q, t, &slot);
-    }
-    b = q->bfree;
+    int32_t b = q->bfree;
     q->bfree = q->b_head[b];
     q->b_t[b] = t;
+    q->b_seq[b] = q->seq;  /* the sequence number its first event gets */
     q->b_head[b] = q->b_tail[b] = -1;
-    q->hash[slot] = (tn_sim_evq_slot_t){.t = t, .b = b};
-    q->nbucket++;
     evq_hset(q, q->nheap++, b);
     evq_hup(q, q->nheap - 1);
+    q->last = b;
     return b;
 }
 
 static void evq_bucket_drop(tn_sim_evq_t *q, int32_t b)
 {
-    evq_unhash(q, q->b_t[b]);
     int32_t i = q->b_hpos[b], last = q->heap[--q->nheap];
     if (i < q->nheap) {
         evq_hset(q, i, last);
-        if (i > 0 && q->b_t[last] < q->b_t[q->heap[(i - 1) / 4]]) {
+        if (i > 0 && evq_before(q, last, q->heap[(i - 1) / 4])) {
             evq_hup(q, i);
         } else {
             evq_hdown(q, i);
@@ -186,7 +113,9 @@ static void evq_bucket_drop(tn_sim_evq_t *q, int32_t b)
     }
     q->b_head[b] = q->bfree;
     q->bfree = b;
-    q->nbucket--;
+    if (q->last == b) {
+        q->last = -1;
+    }
 }
 
 static void evq_link(tn_sim_evq_t *q, int32_t e, int32_t b)
@@ -225,7 +154,7 @@ static void evq_unlink(tn_sim_evq_t *q, int32_t e)
 tn_sim_status_t tn_sim_evq_init(tn_sim_evq_t *q, int32_t cap)
 {
     memset(q, 0, sizeof(*q));
-    q->efree = q->bfree = -1;
+    q->efree = q->bfree = q->last = -1;
     cap = cap < 16 ? 16 : cap;
     q->ecap = q->bcap = cap;
     size_t c = (size_t)cap;
@@ -236,13 +165,14 @@ tn_sim_status_t tn_sim_evq_init(tn_sim_evq_t *q, int32_t cap)
     q->e_seq = malloc(sizeof(uint64_t) * c);
     q->e_kind = malloc(c);
     q->b_t = malloc(sizeof(double) * c);
+    q->b_seq = malloc(sizeof(uint64_t) * c);
     q->b_head = malloc(sizeof(int32_t) * c);
     q->b_tail = malloc(sizeof(int32_t) * c);
     q->b_hpos = malloc(sizeof(int32_t) * c);
     q->heap = malloc(sizeof(int32_t) * c);
     if (q->e_next == NULL || q->e_prev == NULL || q->e_bucket == NULL || q->e_id == NULL ||
         q->e_seq == NULL || q->e_kind == NULL || q->b_t == NULL || q->b_head == NULL ||
-        q->b_tail == NULL || q->b_hpos == NULL || q->heap == NULL || evq_rehash(q, 64) != 0) {
+        q->b_tail == NULL || q->b_hpos == NULL || q->heap == NULL || q->b_seq == NULL) {
         tn_sim_evq_fini(q);
         return TN_SIM_ERR_NOMEM;
     }
@@ -258,7 +188,7 @@ tn_sim_status_t tn_sim_evq_init(tn_sim_evq_t *q, int32_t cap)
 void tn_sim_evq_fini(tn_sim_evq_t *q)
 {
     void *a[] = {q->e_next, q->e_prev, q->e_bucket, q->e_id, q->e_seq, q->e_kind, q->b_t,
-                 q->b_head, q->b_tail, q->b_hpos, q->heap, q->hash};
+                 q->b_seq, q->b_head, q->b_tail, q->b_hpos, q->heap};
     for (size_t i = 0; i < sizeof(a) / sizeof(a[0]); i++) {
         free(a[i]);
     }
@@ -299,24 +229,24 @@ int32_t tn_sim_evq_push(tn_sim_evq_t *q, double t, unsigned kind, int32_t id)
 int tn_sim_evq_move(tn_sim_evq_t *q, int32_t handle, double t)
 {
     int32_t old = q->e_bucket[handle];
-    if (q->b_t[old] == t && q->b_tail[old] == handle) {
-        q->e_seq[handle] = q->seq++;  /* already last at that time */
+    if (old == q->last && q->b_t[old] == t && q->b_tail[old] == handle) {
+        q->e_seq[handle] = q->seq++;  /* already last of the last bucket */
         return 0;
     }
-    uint32_t slot;
-    if (q->b_head[old] == handle && q->b_tail[old] == handle && evq_find(q, t, &slot) < 0) {
-        /* alone at its time, and nobody at the new one: the bucket moves */
-        evq_unhash(q, q->b_t[old]);
-        double was = q->b_t[old];
+    if (q->b_head[old] == handle && q->b_tail[old] == handle &&
+        !(q->last >= 0 && q->last != old && q->b_t[q->last] == t)) {
+        /* alone in its bucket: the bucket moves, as if opened now */
+        double was_t = q->b_t[old];
+        uint64_t was_seq = q->b_seq[old];
         q->b_t[old] = t;
-        evq_find(q, t, &slot);
-        q->hash[slot] = (tn_sim_evq_slot_t){.t = t, .b = old};
-        if (t < was) {
+        q->b_seq[old] = q->seq;
+        q->e_seq[handle] = q->seq++;
+        q->last = old;
+        if (t < was_t || (t == was_t && q->b_seq[old] < was_seq)) {
             evq_hup(q, q->b_hpos[old]);
         } else {
             evq_hdown(q, q->b_hpos[old]);
         }
-        q->e_seq[handle] = q->seq++;
         return 0;
     }
     int32_t b = evq_bucket(q, t);

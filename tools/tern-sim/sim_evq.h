@@ -4,10 +4,14 @@
  * entries behind.
  *
  * Events at the very same time are common (a batch of equal flows ends
- * together, a phase starts together), so the queue keeps one bucket per
- * distinct time: a FIFO of its events, found through a hash of the time,
- * and a 4-ary heap of the buckets.  Pushing onto an existing time is
- * O(1); only a new time costs a heap insertion.
+ * together, a phase starts together) and come in runs, so the queue keeps
+ * buckets: FIFOs of events of one time, in a 4-ary heap by (time, the
+ * sequence number the bucket was opened with).  An event pushed or moved
+ * to the time of the bucket that took the last one joins it in O(1);
+ * otherwise it opens a bucket.  A bucket stops taking events once another
+ * one has, so the events of two buckets of one time never interleave:
+ * the heap's order is exactly the (time, sequence) order.  An event alone
+ * in its bucket moves with it (one heap adjustment).
  *
  * Determinism: events at the same time come out in the order they were
  * pushed or moved there (their sequence numbers), so the same pushes in
@@ -31,11 +35,6 @@ typedef struct {
 } tn_sim_ev_t;
 
 typedef struct {
-    double t;
-    int32_t b;  /* bucket, -1 empty */
-} tn_sim_evq_slot_t;
-
-typedef struct {
     /* events by handle */
     int32_t ecap, efree, n;
     int32_t *e_next, *e_prev, *e_bucket, *e_id;
@@ -44,13 +43,11 @@ typedef struct {
     /* buckets */
     int32_t bcap, bfree;
     double *b_t;
+    uint64_t *b_seq;              /* opened with */
     int32_t *b_head, *b_tail, *b_hpos;
-    /* heap of buckets by time */
+    int32_t last;                 /* the bucket that took the last event, -1 */
+    /* heap of buckets by (time, b_seq) */
     int32_t *heap, nheap;
-    /* hash of times -> bucket (linear probing) */
-    tn_sim_evq_slot_t *hash;
-    uint32_t hmask;
-    int32_t nbucket;
     uint64_t seq;
 } tn_sim_evq_t;
 

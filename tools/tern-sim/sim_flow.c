@@ -80,7 +80,7 @@ tn_sim_status_t tn_sim_eng_init(tn_sim_eng_t *e, const tn_sim_topo_t *topo,
     e->src = src;
     e->njobs = njobs;
     e->conf = *conf;
-    e->ffree = e->tfree = -1;
+    e->ffree = e->tfree = e->zombie = -1;
     tn_sim_rng_seed(&e->rng, conf->seed ^ 0x7e5e51a1u);
     tn_sim_status_t st = tn_sim_evq_init(&e->q, 4096);
     if (st == TN_SIM_OK) {
@@ -220,6 +220,36 @@ tn_sim_status_t tn_sim_eng_timer(tn_sim_eng_t *e, double t, int job, int32_t arg
                                                         : TN_SIM_OK;
 }
 
+/* Message f is delivered at t (now, or a path latency after its flow's
+ * end: the source hears of it at once, with its time; what it posts in
+ * answer starts at t or later).  The flow's id goes back to the free
+ * list at once if it never was on the fabric, else after the rate update
+ * (the solver still holds it until then). */
+static tn_sim_status_t eng_deliver(tn_sim_eng_t *e, int32_t f, double t, int on_fabric)
+{
+    int job = e->f_job[f];
+    tn_sim_jstats_t *js = &e->stats.job[job];
+    js->done++;
+    js->last_done = t > js->last_done ? t : js->last_done;
+    tn_sim_status_t st = tn_sim_stats_sample(&e->stats, job, e->f_post[f], t, e->f_ideal[f]);
+    if (st != TN_SIM_OK) {
+        return eng_fail(e, st, "statistics");
+    }
+    int64_t cookie = e->f_cookie[f];
+    if (on_fabric) {
+        e->f_next[f] = e->zombie;
+        e->zombie = f;
+    } else {
+        e->f_next[f] = e->ffree;
+        e->ffree = f;
+    }
+    tn_sim_src_t *src = e->src[job];
+    if (src->ops->delivered != NULL) {
+        st = src->ops->delivered(src, e, cookie, t);
+    }
+    return st != TN_SIM_OK ? eng_fail(e, st, "source") : TN_SIM_OK;
+}
+
 /* The last byte of flow f has left: its share is freed at the next rate
  * update, the message is delivered a path latency later. */
 static tn_sim_status_t eng_done(tn_sim_eng_t *e, int32_t f)
@@ -234,28 +264,8 @@ static tn_sim_status_t eng_done(tn_sim_eng_t *e, int32_t f)
         return eng_fail(e, st, "max-min remove");
     }
     e->flow_ends++;
-    e->f_evh[f] = tn_sim_evq_push(&e->q, e->now + e->f_lat[f], EV_DELIVER, f);
-    return e->f_evh[f] < 0 ? eng_fail(e, TN_SIM_ERR_NOMEM, "event queue") : TN_SIM_OK;
-}
-
-static tn_sim_status_t eng_deliver(tn_sim_eng_t *e, int32_t f)
-{
-    int job = e->f_job[f];
-    tn_sim_jstats_t *js = &e->stats.job[job];
-    js->done++;
-    js->last_done = e->now;
-    tn_sim_status_t st = tn_sim_stats_sample(&e->stats, job, e->f_post[f], e->now, e->f_ideal[f]);
-    if (st != TN_SIM_OK) {
-        return eng_fail(e, st, "statistics");
-    }
-    int64_t cookie = e->f_cookie[f];
-    e->f_next[f] = e->ffree;
-    e->ffree = f;
-    tn_sim_src_t *src = e->src[job];
-    if (src->ops->delivered != NULL) {
-        st = src->ops->delivered(src, e, cookie, e->now);
-    }
-    return st != TN_SIM_OK ? eng_fail(e, st, "source") : TN_SIM_OK;
+    e->f_evh[f] = -1;
+    return eng_deliver(e, f, e->now + e->f_lat[f], 1);
 }
 
 /* Rates after the batch's starts and ends; flows whose rate moved get
@@ -269,6 +279,12 @@ static tn_sim_status_t eng_settle(tn_sim_eng_t *e)
     tn_sim_status_t st = e->conf.full ? tn_sim_mm_solve_full(mm) : tn_sim_mm_solve(mm);
     if (st != TN_SIM_OK) {
         return eng_fail(e, st, "max-min solve");
+    }
+    while (e->zombie >= 0) {
+        int32_t f = e->zombie;
+        e->zombie = e->f_next[f];
+        e->f_next[f] = e->ffree;
+        e->ffree = f;
     }
     double now = e->now;
     for (int32_t i = 0; i < mm->naff; i++) {
@@ -334,7 +350,7 @@ tn_sim_status_t tn_sim_eng_run(tn_sim_eng_t *e)
                 eng_done(e, ev.id);
                 break;
             case EV_DELIVER:
-                eng_deliver(e, ev.id);
+                eng_deliver(e, ev.id, t, 0);
                 break;
             case EV_TIMER: {
                 int job = e->t_job[ev.id];

@@ -9,7 +9,8 @@
  *  - it drains at its max-min rate, which changes only when some flow
  *    starts or ends; when its B bytes have drained the flow ends and
  *    frees its share, and the message is delivered one path latency
- *    (the sum of the links' latencies) later;
+ *    (the sum of the links' latencies) later (the source is told at
+ *    once, with that time: what it posts in answer starts then);
  *  - no packets, no queues, no buffers, no per-hop serialization: that is
  *    the packet engine's job.  Under this model latency does not hold
  *    bandwidth and a flow's rate is its fair share from its first byte.
@@ -39,7 +40,9 @@ typedef struct tn_sim_src tn_sim_src_t;
 
 /* A job's traffic source: open loop (sim_open.c), a DAG (sim_dag.c), a
  * trace replay later.  Callbacks may post messages and arm timers at the
- * current time or later. */
+ * current time or later; delivered() gets the delivery time, which may be
+ * later than the current time (a path latency after the flow ended), and
+ * what it posts must not be earlier than that. */
 typedef struct {
     tn_sim_status_t (*start)(tn_sim_src_t *src, tn_sim_eng_t *eng);
     tn_sim_status_t (*timer)(tn_sim_src_t *src, tn_sim_eng_t *eng, int32_t arg, double t);
@@ -73,7 +76,7 @@ struct tn_sim_eng {
     tn_sim_rng_t rng;
     double now;
     /* flows (= messages in flight), ids shared with mm */
-    int32_t fcap, ffree;
+    int32_t fcap, ffree, zombie;  /* zombie: ended, the solver not told yet */
     int32_t *f_job, *f_evh, *f_next;
     int32_t *f_src, *f_dst;
     int64_t *f_cookie;

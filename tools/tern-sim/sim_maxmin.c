@@ -59,7 +59,7 @@ void tn_sim_mm_fini(tn_sim_mm_t *mm)
     void *arrays[] = {mm->load, mm->nfl, mm->lvec, mm->lcap, mm->hop_link, mm->hop_pos, mm->nhop,
                       mm->state, mm->rate, mm->bneck, mm->added, mm->removed, mm->aff, mm->aff_old,
                       mm->fmark, mm->apos, mm->lmark, mm->lmark2, mm->lidx, mm->lq, mm->lglob,
-                      mm->lcnt, mm->ladj_off, mm->ladj, mm->lver, mm->lrem, mm->lsum, mm->lslb, mm->nrate, mm->aff_tmp,
+                      mm->lcnt, mm->ladj_off, mm->ladj, mm->lver, mm->lrem, mm->lsum, mm->lslb, mm->nrate, mm->aff_tmp, mm->ahl, mm->anh,
                       mm->nbneck, mm->frozen, mm->heap};
     for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++) {
         free(arrays[i]);
@@ -97,7 +97,8 @@ tn_sim_status_t tn_sim_mm_reserve(tn_sim_mm_t *mm, int32_t n)
         mm_grow((void **)&mm->aff, sizeof(int32_t), c) || mm_grow((void **)&mm->aff_old, sizeof(double), c) ||
         mm_grow((void **)&mm->fmark, sizeof(uint32_t), c) || mm_grow((void **)&mm->apos, sizeof(int32_t), c) ||
         mm_grow((void **)&mm->nrate, sizeof(double), c) || mm_grow((void **)&mm->nbneck, sizeof(int32_t), c) ||
-        mm_grow((void **)&mm->aff_tmp, sizeof(double), c) ||
+        mm_grow((void **)&mm->aff_tmp, sizeof(double), c) || mm_grow((void **)&mm->anh, 1, c) ||
+        mm_grow((void **)&mm->ahl, sizeof(int32_t), ch) ||
         mm_grow((void **)&mm->frozen, 1, c) || mm_grow((void **)&mm->ladj, sizeof(int32_t), ch) ||
         mm_grow((void **)&mm->heap, sizeof(tn_sim_mm_hent_t), ch + (size_t)mm->n_link)) {
         return TN_SIM_ERR_NOMEM;
@@ -270,10 +271,16 @@ static void mm_fill(tn_sim_mm_t *mm, int full)
     mm->fep += 2;
     uint32_t fe = mm->fep;
     int32_t nl = 0, naff = mm->naff;
-    int hs = mm->hshift;
+    int hs = mm->hshift, H = 1 << hs;
+    /* A's hops as local link numbers, once: the passes below read them in
+     * order instead of looking links up all over the fabric's arrays */
+    int32_t *ahl = mm->ahl;
+    uint8_t *anh = mm->anh;
     for (int32_t i = 0; i < naff; i++) {
-        int32_t f = mm->aff[i], base = f << hs;
-        for (int k = 0; k < mm->nhop[f]; k++) {
+        int32_t f = mm->aff[i], base = f << hs, n = mm->nhop[f];
+        int32_t *row = ahl + (size_t)i * H;
+        anh[i] = (uint8_t)n;
+        for (int k = 0; k < n; k++) {
             int32_t l = mm->hop_link[base + k];
             if (mm->lmark2[l] != fe) {
                 mm->lmark2[l] = fe;
@@ -284,6 +291,7 @@ static void mm_fill(tn_sim_mm_t *mm, int full)
                 nl++;
             }
             int32_t li = mm->lidx[l];
+            row[k] = li;
             mm->lsum[li] += mm->aff_old[i];
             mm->lcnt[li]++;
         }
@@ -292,16 +300,6 @@ static void mm_fill(tn_sim_mm_t *mm, int full)
     for (int32_t li = 0; li < nl; li++) {
         mm->ladj_off[li + 1] = mm->ladj_off[li] + mm->lcnt[li];
         mm->lver[li] = (uint32_t)mm->ladj_off[li];  /* fill cursor */
-    }
-    for (int32_t i = 0; i < naff; i++) {
-        int32_t f = mm->aff[i], base = f << hs;
-        for (int k = 0; k < mm->nhop[f]; k++) {
-            int32_t li = mm->lidx[mm->hop_link[base + k]];
-            mm->ladj[mm->lver[li]++] = i;
-        }
-        mm->frozen[i] = 0;
-    }
-    for (int32_t li = 0; li < nl; li++) {
         int32_t l = mm->lglob[li];
         mm->lrem[li] = full ? mm->cap[l] : mm->cap[l] - (mm->load[l] - mm->lsum[li]);
         mm->lsum[li] = 0;
@@ -315,32 +313,35 @@ static void mm_fill(tn_sim_mm_t *mm, int full)
      * it is not above the sum), so every flow keeps a link in the heap. */
     double *lb = mm->aff_tmp;
     for (int32_t i = 0; i < naff; i++) {
-        int32_t f = mm->aff[i], base = f << hs;
+        const int32_t *row = ahl + (size_t)i * H;
         double x = INFINITY;
-        for (int k = 0; k < mm->nhop[f]; k++) {
-            int32_t li = mm->lidx[mm->hop_link[base + k]];
+        for (int k = 0; k < anh[i]; k++) {
+            int32_t li = row[k];
+            mm->ladj[mm->lver[li]++] = i;
             double r = (mm->lrem[li] > 0 ? mm->lrem[li] : 0) / mm->lcnt[li];
             x = r < x ? r : x;
         }
         lb[i] = x;
-        for (int k = 0; k < mm->nhop[f]; k++) {
-            mm->lsum[mm->lidx[mm->hop_link[base + k]]] += x;
+        for (int k = 0; k < anh[i]; k++) {
+            mm->lsum[row[k]] += x;
         }
+        mm->frozen[i] = 0;
     }
     for (int32_t li = 0; li < nl; li++) {
         mm->lslb[li] = mm->lsum[li];
         mm->lsum[li] = 0;
     }
     for (int32_t i = 0; i < naff; i++) {
-        int32_t f = mm->aff[i], base = f << hs;
+        const int32_t *row = ahl + (size_t)i * H;
         double ub = INFINITY;
-        for (int k = 0; k < mm->nhop[f]; k++) {
-            int32_t li = mm->lidx[mm->hop_link[base + k]];
+        for (int k = 0; k < anh[i]; k++) {
+            int32_t li = row[k];
             double r = mm->lrem[li] - (mm->lslb[li] - lb[i]);
             ub = r < ub ? r : ub;
         }
-        for (int k = 0; k < mm->nhop[f]; k++) {
-            mm->lsum[mm->lidx[mm->hop_link[base + k]]] += ub > 0 ? ub : 0;
+        ub = ub > 0 ? ub : 0;
+        for (int k = 0; k < anh[i]; k++) {
+            mm->lsum[row[k]] += ub;
         }
     }
     /* lsum becomes the mark "in the heap" (1) or not (0); a margin and a
@@ -349,10 +350,11 @@ static void mm_fill(tn_sim_mm_t *mm, int full)
         mm->lsum[li] = mm->lrem[li] > mm->lsum[li] * (1 + 1e-9) + 1e-300 ? 0 : 1;
     }
     for (int32_t i = 0; i < naff; i++) {
-        int32_t f = mm->aff[i], base = f << hs, in = 0, best = -1;
+        const int32_t *row = ahl + (size_t)i * H;
+        int32_t in = 0, best = -1;
         double ub = INFINITY;
-        for (int k = 0; k < mm->nhop[f] && !in; k++) {
-            int32_t li = mm->lidx[mm->hop_link[base + k]];
+        for (int k = 0; k < anh[i] && !in; k++) {
+            int32_t li = row[k];
             double r = mm->lrem[li] - (mm->lslb[li] - lb[i]);
             in = mm->lsum[li] != 0;
             if (r < ub) {
@@ -400,11 +402,10 @@ static void mm_fill(tn_sim_mm_t *mm, int full)
             nfrozen++;
             mm->nrate[j] = s;
             mm->nbneck[j] = bl;
-            int32_t f = mm->aff[j], base = f << hs;
-            for (int k = 0; k < mm->nhop[f]; k++) {
-                int32_t li2 = mm->lidx[mm->hop_link[base + k]];
-                mm->lrem[li2] -= s;
-                mm->lcnt[li2]--;
+            const int32_t *row = ahl + (size_t)j * H;
+            for (int k = 0; k < anh[j]; k++) {
+                mm->lrem[row[k]] -= s;
+                mm->lcnt[row[k]]--;
             }
         }
     }

@@ -84,6 +84,8 @@ typedef struct {
     int32_t *lglob, *lcnt, *ladj_off, *ladj;
     uint32_t *lver;
     double *lrem, *lsum, *lslb, *nrate, *aff_tmp;
+    int32_t *ahl;            /* [fcap << hshift] A's hops as local link numbers */
+    uint8_t *anh;            /* [fcap] A's hop counts */
     int32_t *nbneck;
     uint8_t *frozen;
     tn_sim_mm_hent_t *heap;
