@@ -1,6 +1,7 @@
 /* Time-bucketed event queue (sim_evq.h). */
 #include "sim_evq.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -66,12 +67,29 @@ static void evq_hdown(tn_sim_evq_t *q, int32_t i)
 
 /* ---- buckets */
 
-/* The bucket an event of time t joins: the last one if it has that time,
- * else a new one. */
+static inline unsigned evq_slot(double t)
+{
+    uint64_t b;
+    memcpy(&b, &t, sizeof(b));
+    b *= 0x9e3779b97f4a7c15ull;
+    return (unsigned)(b >> 58);
+}
+
+/* The newest bucket of time t that the cache knows, or -1 (a dropped
+ * bucket's time is NaN: it never matches). */
+static inline int32_t evq_recent(const tn_sim_evq_t *q, double t)
+{
+    int32_t b = q->recent[evq_slot(t)];
+    return b >= 0 && q->b_t[b] == t ? b : -1;
+}
+
+/* The bucket an event of time t joins: the newest of that time if the
+ * cache knows it, else a new one. */
 static int32_t evq_bucket(tn_sim_evq_t *q, double t)
 {
-    if (q->last >= 0 && q->b_t[q->last] == t) {
-        return q->last;
+    int32_t r = evq_recent(q, t);
+    if (r >= 0) {
+        return r;
     }
     if (q->bfree < 0) {
         int32_t cap = q->bcap * 2;
@@ -96,7 +114,7 @@ static int32_t evq_bucket(tn_sim_evq_t *q, double t)
     q->b_head[b] = q->b_tail[b] = -1;
     evq_hset(q, q->nheap++, b);
     evq_hup(q, q->nheap - 1);
-    q->last = b;
+    q->recent[evq_slot(t)] = b;
     return b;
 }
 
@@ -113,9 +131,7 @@ static void evq_bucket_drop(tn_sim_evq_t *q, int32_t b)
     }
     q->b_head[b] = q->bfree;
     q->bfree = b;
-    if (q->last == b) {
-        q->last = -1;
-    }
+    q->b_t[b] = NAN;
 }
 
 static void evq_link(tn_sim_evq_t *q, int32_t e, int32_t b)
@@ -154,7 +170,8 @@ static void evq_unlink(tn_sim_evq_t *q, int32_t e)
 tn_sim_status_t tn_sim_evq_init(tn_sim_evq_t *q, int32_t cap)
 {
     memset(q, 0, sizeof(*q));
-    q->efree = q->bfree = q->last = -1;
+    q->efree = q->bfree = -1;
+    memset(q->recent, 0xff, sizeof(q->recent));
     cap = cap < 16 ? 16 : cap;
     q->ecap = q->bcap = cap;
     size_t c = (size_t)cap;
@@ -228,20 +245,19 @@ int32_t tn_sim_evq_push(tn_sim_evq_t *q, double t, unsigned kind, int32_t id)
 
 int tn_sim_evq_move(tn_sim_evq_t *q, int32_t handle, double t)
 {
-    int32_t old = q->e_bucket[handle];
-    if (old == q->last && q->b_t[old] == t && q->b_tail[old] == handle) {
-        q->e_seq[handle] = q->seq++;  /* already last of the last bucket */
+    int32_t old = q->e_bucket[handle], r = evq_recent(q, t);
+    if (r == old && q->b_tail[old] == handle) {
+        q->e_seq[handle] = q->seq++;  /* already last of the newest bucket of t */
         return 0;
     }
-    if (q->b_head[old] == handle && q->b_tail[old] == handle &&
-        !(q->last >= 0 && q->last != old && q->b_t[q->last] == t)) {
+    if (q->b_head[old] == handle && q->b_tail[old] == handle && (r < 0 || r == old)) {
         /* alone in its bucket: the bucket moves, as if opened now */
         double was_t = q->b_t[old];
         uint64_t was_seq = q->b_seq[old];
         q->b_t[old] = t;
         q->b_seq[old] = q->seq;
         q->e_seq[handle] = q->seq++;
-        q->last = old;
+        q->recent[evq_slot(t)] = old;
         if (t < was_t || (t == was_t && q->b_seq[old] < was_seq)) {
             evq_hup(q, q->b_hpos[old]);
         } else {

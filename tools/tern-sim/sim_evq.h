@@ -6,12 +6,13 @@
  * Events at the very same time are common (a batch of equal flows ends
  * together, a phase starts together) and come in runs, so the queue keeps
  * buckets: FIFOs of events of one time, in a 4-ary heap by (time, the
- * sequence number the bucket was opened with).  An event pushed or moved
- * to the time of the bucket that took the last one joins it in O(1);
- * otherwise it opens a bucket.  A bucket stops taking events once another
- * one has, so the events of two buckets of one time never interleave:
- * the heap's order is exactly the (time, sequence) order.  An event alone
- * in its bucket moves with it (one heap adjustment).
+ * sequence number the bucket was opened with).  A small cache maps a
+ * time to the newest bucket of that time; an event pushed or moved to a
+ * time the cache knows joins that bucket in O(1), otherwise it opens a
+ * bucket (the newest of its time from then on).  Only the newest bucket
+ * of a time takes events, so the events of two buckets of one time never
+ * interleave: the heap's order is exactly the (time, sequence) order.  An
+ * event alone in its bucket moves with it (one heap adjustment).
  *
  * Determinism: events at the same time come out in the order they were
  * pushed or moved there (their sequence numbers), so the same pushes in
@@ -45,7 +46,7 @@ typedef struct {
     double *b_t;
     uint64_t *b_seq;              /* opened with */
     int32_t *b_head, *b_tail, *b_hpos;
-    int32_t last;                 /* the bucket that took the last event, -1 */
+    int32_t recent[64];           /* by a hash of the time: the newest bucket of it, or -1 */
     /* heap of buckets by (time, b_seq) */
     int32_t *heap, nheap;
     uint64_t seq;
