@@ -36,8 +36,10 @@ int32_t tn_sim_dag_node(tn_sim_dag_t *g, int32_t src, int32_t dst, uint64_t byte
             return -1;
         }
         size_t c = g->cap ? (size_t)g->cap * 2 : 1024;
-        if (dag_grow((void **)&g->src, sizeof(int32_t), c) || dag_grow((void **)&g->dst, sizeof(int32_t), c) ||
-            dag_grow((void **)&g->bytes, sizeof(uint64_t), c) || dag_grow((void **)&g->delay, sizeof(double), c) ||
+        if (dag_grow((void **)&g->src, sizeof(int32_t), c) ||
+            dag_grow((void **)&g->dst, sizeof(int32_t), c) ||
+            dag_grow((void **)&g->bytes, sizeof(uint64_t), c) ||
+            dag_grow((void **)&g->delay, sizeof(double), c) ||
             dag_grow((void **)&g->deps, sizeof(int32_t), c)) {
             return -1;
         }
@@ -62,7 +64,8 @@ tn_sim_status_t tn_sim_dag_edge(tn_sim_dag_t *g, int32_t from, int32_t to)
             return TN_SIM_ERR_LIMIT;
         }
         size_t c = g->ecap ? (size_t)g->ecap * 2 : 1024;
-        if (dag_grow((void **)&g->e_from, sizeof(int32_t), c) || dag_grow((void **)&g->e_to, sizeof(int32_t), c)) {
+        if (dag_grow((void **)&g->e_from, sizeof(int32_t), c) ||
+            dag_grow((void **)&g->e_to, sizeof(int32_t), c)) {
             return TN_SIM_ERR_NOMEM;
         }
         g->ecap = (int64_t)c;

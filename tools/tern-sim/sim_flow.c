@@ -33,13 +33,21 @@ static tn_sim_status_t eng_grow_flows(tn_sim_eng_t *e)
         return TN_SIM_ERR_LIMIT;
     }
     size_t c = (size_t)cap;
-    if (eng_grow((void **)&e->f_job, sizeof(int32_t), c) || eng_grow((void **)&e->f_evh, sizeof(int32_t), c) ||
-        eng_grow((void **)&e->f_next, sizeof(int32_t), c) || eng_grow((void **)&e->f_src, sizeof(int32_t), c) ||
-        eng_grow((void **)&e->f_dst, sizeof(int32_t), c) || eng_grow((void **)&e->f_cookie, sizeof(int64_t), c) ||
-        eng_grow((void **)&e->f_bytes, sizeof(double), c) || eng_grow((void **)&e->f_post, sizeof(double), c) ||
-        eng_grow((void **)&e->f_rem, sizeof(double), c) || eng_grow((void **)&e->f_tlast, sizeof(double), c) ||
-        eng_grow((void **)&e->f_lat, sizeof(double), c) || eng_grow((void **)&e->f_ideal, sizeof(double), c)) {
-        return TN_SIM_ERR_NOMEM;
+    struct {
+        void **p;
+        size_t elem;
+    } arrays[] = {
+        {(void **)&e->f_job, sizeof(int32_t)},    {(void **)&e->f_evh, sizeof(int32_t)},
+        {(void **)&e->f_next, sizeof(int32_t)},   {(void **)&e->f_src, sizeof(int32_t)},
+        {(void **)&e->f_dst, sizeof(int32_t)},    {(void **)&e->f_cookie, sizeof(int64_t)},
+        {(void **)&e->f_bytes, sizeof(double)},   {(void **)&e->f_post, sizeof(double)},
+        {(void **)&e->f_rem, sizeof(double)},     {(void **)&e->f_tlast, sizeof(double)},
+        {(void **)&e->f_lat, sizeof(double)},     {(void **)&e->f_ideal, sizeof(double)},
+    };
+    for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++) {
+        if (eng_grow(arrays[i].p, arrays[i].elem, c) != 0) {
+            return TN_SIM_ERR_NOMEM;
+        }
     }
     tn_sim_status_t st = tn_sim_mm_reserve(&e->mm, cap);
     if (st != TN_SIM_OK) {

@@ -16,8 +16,8 @@
  *    bandwidth and a flow's rate is its fair share from its first byte.
  * Events at the same time are taken as one batch: all of them first, one
  * rate update after.  Counting: an "event" in the figures is a flow start
- * or a flow end (deliveries and timers are extra queue entries, reported
- * apart).
+ * or a flow end (timers and messages that never reach the fabric are
+ * extra queue entries, counted in the queue pops).
  *
  * Determinism: one seeded generator gives every message its random bits
  * (ECMP hashes, Valiant's group); events tie on sequence numbers; nothing

@@ -59,8 +59,8 @@ void tn_sim_mm_fini(tn_sim_mm_t *mm)
     void *arrays[] = {mm->load, mm->nfl, mm->lvec, mm->lcap, mm->hop_link, mm->hop_pos, mm->nhop,
                       mm->state, mm->rate, mm->bneck, mm->added, mm->removed, mm->aff, mm->aff_old,
                       mm->fmark, mm->apos, mm->lmark, mm->lmark2, mm->lidx, mm->lq, mm->lglob,
-                      mm->lcnt, mm->ladj_off, mm->ladj, mm->lver, mm->lrem, mm->lsum, mm->lslb, mm->nrate, mm->aff_tmp, mm->ahl, mm->anh,
-                      mm->nbneck, mm->frozen, mm->heap};
+                      mm->lcnt, mm->ladj_off, mm->ladj, mm->lver, mm->lrem, mm->lsum, mm->lslb,
+                      mm->nrate, mm->aff_tmp, mm->ahl, mm->anh, mm->nbneck, mm->frozen, mm->heap};
     for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++) {
         free(arrays[i]);
     }
@@ -90,18 +90,26 @@ tn_sim_status_t tn_sim_mm_reserve(tn_sim_mm_t *mm, int32_t n)
         cap *= 2;
     }
     size_t c = (size_t)cap, ch = c << mm->hshift;
-    if (mm_grow((void **)&mm->hop_link, sizeof(int32_t), ch) || mm_grow((void **)&mm->hop_pos, sizeof(int32_t), ch) ||
-        mm_grow((void **)&mm->nhop, 1, c) || mm_grow((void **)&mm->state, 1, c) ||
-        mm_grow((void **)&mm->rate, sizeof(double), c) || mm_grow((void **)&mm->bneck, sizeof(int32_t), c) ||
-        mm_grow((void **)&mm->added, sizeof(int32_t), c) || mm_grow((void **)&mm->removed, sizeof(int32_t), c) ||
-        mm_grow((void **)&mm->aff, sizeof(int32_t), c) || mm_grow((void **)&mm->aff_old, sizeof(double), c) ||
-        mm_grow((void **)&mm->fmark, sizeof(uint32_t), c) || mm_grow((void **)&mm->apos, sizeof(int32_t), c) ||
-        mm_grow((void **)&mm->nrate, sizeof(double), c) || mm_grow((void **)&mm->nbneck, sizeof(int32_t), c) ||
-        mm_grow((void **)&mm->aff_tmp, sizeof(double), c) || mm_grow((void **)&mm->anh, 1, c) ||
-        mm_grow((void **)&mm->ahl, sizeof(int32_t), ch) ||
-        mm_grow((void **)&mm->frozen, 1, c) || mm_grow((void **)&mm->ladj, sizeof(int32_t), ch) ||
-        mm_grow((void **)&mm->heap, sizeof(tn_sim_mm_hent_t), ch + (size_t)mm->n_link)) {
-        return TN_SIM_ERR_NOMEM;
+    struct {
+        void **p;
+        size_t elem, n;
+    } arrays[] = {
+        {(void **)&mm->hop_link, sizeof(int32_t), ch}, {(void **)&mm->hop_pos, sizeof(int32_t), ch},
+        {(void **)&mm->nhop, 1, c},                    {(void **)&mm->state, 1, c},
+        {(void **)&mm->rate, sizeof(double), c},       {(void **)&mm->bneck, sizeof(int32_t), c},
+        {(void **)&mm->added, sizeof(int32_t), c},     {(void **)&mm->removed, sizeof(int32_t), c},
+        {(void **)&mm->aff, sizeof(int32_t), c},       {(void **)&mm->aff_old, sizeof(double), c},
+        {(void **)&mm->fmark, sizeof(uint32_t), c},    {(void **)&mm->apos, sizeof(int32_t), c},
+        {(void **)&mm->nrate, sizeof(double), c},      {(void **)&mm->nbneck, sizeof(int32_t), c},
+        {(void **)&mm->aff_tmp, sizeof(double), c},    {(void **)&mm->anh, 1, c},
+        {(void **)&mm->ahl, sizeof(int32_t), ch},      {(void **)&mm->frozen, 1, c},
+        {(void **)&mm->ladj, sizeof(int32_t), ch},
+        {(void **)&mm->heap, sizeof(tn_sim_mm_hent_t), ch + (size_t)mm->n_link},
+    };
+    for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++) {
+        if (mm_grow(arrays[i].p, arrays[i].elem, arrays[i].n) != 0) {
+            return TN_SIM_ERR_NOMEM;
+        }
     }
     for (int32_t f = mm->fcap; f < cap; f++) {
         mm->state[f] = TN_SIM_MM_FREE;
@@ -198,9 +206,8 @@ static inline int32_t mm_push_links(tn_sim_mm_t *mm, int32_t f, uint32_t lep, in
 
 /* Breadth-first through tight links: a flow whose bottleneck is a tight
  * link in the queue joins A (its rate may move with that link's load),
- * and its links join the queue.  all: every active flow on the link joins
- * (a violator's links, see mm_check). */
-static void mm_bfs(tn_sim_mm_t *mm, int32_t nq, uint32_t lep, int all)
+ * and its links join the queue. */
+static void mm_bfs(tn_sim_mm_t *mm, int32_t nq, uint32_t lep)
 {
     for (int32_t head = 0; head < nq; head++) {
         int32_t l = mm->lq[head];
@@ -211,7 +218,7 @@ static void mm_bfs(tn_sim_mm_t *mm, int32_t nq, uint32_t lep, int all)
         for (int32_t i = 0, n = mm->nfl[l]; i < n; i++) {
             int32_t g = v[i] >> mm->hshift;
             /* the bottleneck first: one load per flow for most of them */
-            if ((!all && mm->bneck[g] != l) || mm->state[g] != TN_SIM_MM_ACTIVE ||
+            if (mm->bneck[g] != l || mm->state[g] != TN_SIM_MM_ACTIVE ||
                 mm->fmark[g] == mm->aep) {
                 continue;
             }
@@ -370,7 +377,7 @@ static void mm_fill(tn_sim_mm_t *mm, int full)
     int32_t nh = 0;
     for (int32_t li = 0; li < nl; li++) {
         if (mm->lsum[li] != 0) {
-            h[nh++] = (tn_sim_mm_hent_t){.li = li, .ver = 0, .key = mm_share(mm, li)};
+            h[nh++] = (tn_sim_mm_hent_t){.key = mm_share(mm, li), .li = li};
         }
     }
     for (int32_t i = nh / 4; i >= 0 && nh > 1; i--) {
@@ -484,7 +491,7 @@ tn_sim_status_t tn_sim_mm_solve(tn_sim_mm_t *mm)
     for (int32_t i = 0; i < mm->nremoved; i++) {
         nq = mm_push_links(mm, mm->removed[i], lep, nq);
     }
-    mm_bfs(mm, nq, lep, 0);
+    mm_bfs(mm, nq, lep);
     for (int32_t i = 0; i < mm->nremoved; i++) {
         mm_unlink(mm, mm->removed[i]);
     }
@@ -501,7 +508,7 @@ tn_sim_status_t tn_sim_mm_solve(tn_sim_mm_t *mm)
             break;
         }
         mm->expansions++;
-        mm_bfs(mm, nq, lep, 0);
+        mm_bfs(mm, nq, lep);
     }
     mm_commit(mm, 0);
     mm->touched += (uint64_t)mm->naff;

@@ -8,23 +8,23 @@
  * together; when a link fills, freeze the flows on it; repeat.
  *
  * What a change can touch (the facts this solver rests on; docs/sim.md
- * gives the argument):
- *  1. Threshold.  Let theta be the least of: the rates of the flows that
- *     end, and for each flow that starts, min over its links of
- *     cap / (flows on it).  Filling below theta goes exactly as before
- *     (no changed flow's link fills below theta, before or after), so
- *     every flow with rate < theta keeps its rate.
- *  2. Locality.  Flows are coupled only through full ("tight") links.
- *     The affected set A starts with the flows that start, plus the flows
- *     of rate >= theta on the tight links of the changed flows, and grows
- *     through the tight links of its members (breadth-first).
- *  3. Check.  A is refilled with every other flow's rate fixed (their
- *     load taken off the capacities).  The result is THE max-min
- *     allocation iff every flow of A has a bottleneck: on the link where
- *     it froze, no flow outside A has a higher rate.  Flows outside A keep
- *     theirs by 1 and 2.  A flow outside A that breaks the check joins A
- *     (with its tight links' flows) and A is refilled; at worst A becomes
- *     every flow, which is exact.
+ * gives the argument).  An allocation is THE max-min one iff it is
+ * feasible and every flow has a bottleneck; each flow remembers the link
+ * it froze on.
+ *  1. Search.  The affected set A starts with the flows that start, plus
+ *     the flows whose bottleneck is a full ("tight") link of a flow that
+ *     starts or ends; each flow that joins A brings in the flows
+ *     bottlenecked on its tight links (breadth-first).  A slack link is
+ *     nobody's bottleneck, so the search stops there.
+ *  2. Refill.  A is refilled by progressive filling with every other
+ *     flow's rate fixed (their load taken off the capacities); links that
+ *     cannot fill (residual above the sum of upper bounds of their flows'
+ *     rates) stay out of the heap.
+ *  3. Check.  Every flow of A froze on a full link; if a flow outside A
+ *     has a higher rate there, it joins A (with what it brings) and A is
+ *     refilled.  A flow outside A keeps its rate and its bottleneck: a
+ *     link crossed by A or by an ended flow was searched, so a flow
+ *     bottlenecked on it is in A.  At worst A is every flow: from scratch.
  * So the result equals a from-scratch computation (test_sim_maxmin
  * checks it against a naive one on random cases) while the work is
  * proportional to A and the links it crosses.
@@ -43,9 +43,8 @@
 enum { TN_SIM_MM_FREE, TN_SIM_MM_ACTIVE, TN_SIM_MM_ADDED, TN_SIM_MM_REMOVED };
 
 typedef struct {
-    int32_t li;
-    uint32_t ver;
-    double key;
+    double key;   /* the link's share when it went in (stale once it grows) */
+    int32_t li;   /* local link number */
 } tn_sim_mm_hent_t;
 
 typedef struct {
@@ -82,7 +81,7 @@ typedef struct {
     int32_t *lidx;           /* [n_link] local index in the fill */
     int32_t *lq;             /* BFS queue of links */
     int32_t *lglob, *lcnt, *ladj_off, *ladj;
-    uint32_t *lver;
+    uint32_t *lver;          /* fill cursor of ladj */
     double *lrem, *lsum, *lslb, *nrate, *aff_tmp;
     int32_t *ahl;            /* [fcap << hshift] A's hops as local link numbers */
     uint8_t *anh;            /* [fcap] A's hop counts */
