@@ -28,7 +28,8 @@ static void test_values(void)
     CHECK(c.topo == TN_SIM_TOPO_FATTREE && c.k == 4 && c.n == 2 && c.seed == 1 && c.njobs == 1);
     CHECK(c.job[0].size == 65536 && c.job[0].load == 0.5 && c.job[0].grid_nd == 2);
     CHECK(tn_sim_conf_set(&c, "topo", "dragonfly", why, sizeof(why)) == TN_SIM_OK && c.topo == 1);
-    CHECK(tn_sim_conf_set(&c, "route", "ugal-g", why, sizeof(why)) == TN_SIM_OK && c.route == TN_SIM_RT_UGAL_G);
+    CHECK(tn_sim_conf_set(&c, "route", "ugal-g", why, sizeof(why)) == TN_SIM_OK &&
+          c.route == TN_SIM_RT_UGAL_G);
     CHECK(tn_sim_conf_set(&c, "dims", "16x8x4", why, sizeof(why)) == TN_SIM_OK && c.nd == 3 &&
           c.dims[0] == 16 && c.dims[2] == 4);
     CHECK(tn_sim_conf_set(&c, "sweep", "0.1,0.5,1e-1", why, sizeof(why)) == TN_SIM_OK && c.nsweep == 3 &&
@@ -198,9 +199,43 @@ static void test_roundtrip(void)
     free(t2);
 }
 
+/* Configurations that decode but cannot run are refused by the set-up,
+ * with a reason. */
+static void test_setup_refusals(void)
+{
+    static const char *const bad[][2] = {
+        {"topo = dragonfly\ng = 12\n", "want g <= 9"},
+        {"topo = fattree\nk = 64\nn = 6\n", "more than"},
+        {"topo = torus\nroute = minimal\n", "does not apply"},
+        {"mode = open\ntime = 1000\nwarmup = 1000\n", "must end before"},
+        {"sweep = 0.5\n", "needs mode = open"},
+        {"pattern = alltoall\nphases = 16\n", "all-to-all phases"},
+        {"ranks = 17\n", "wants 17 ranks"},
+        {"pattern = halo\ngrid = 3x3\n", "does not hold"},
+        {"pattern = incast\nincast = 16\n", "incast of 16"},
+        {"[job]\nranks = 10\n[job]\nranks = 10\n", "job 1 wants 10 ranks, 6"},
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        static tn_sim_conf_t c;
+        static tn_sim_run_t r;
+        char why[512] = "";
+        tn_sim_conf_defaults(&c);
+        CHECK(tn_sim_conf_parse(&c, bad[i][0], strlen(bad[i][0]), "t", why, sizeof(why)) == TN_SIM_OK);
+        tn_sim_status_t st = tn_sim_setup(&r, &c, NULL, 0, why, sizeof(why));
+        if (st == TN_SIM_OK || strstr(why, bad[i][1]) == NULL) {
+            fprintf(stderr, "setup %zu: status %d, \"%s\"\n", i, (int)st, why);
+        }
+        CHECK(st != TN_SIM_OK && strstr(why, bad[i][1]) != NULL);
+        if (st == TN_SIM_OK) {
+            tn_sim_teardown(&r);
+        }
+    }
+}
+
 int main(void)
 {
     test_values();
+    test_setup_refusals();
     test_file();
     test_args();
     test_roundtrip();

@@ -313,7 +313,8 @@ static void test_graph(void)
     char text[4096];
     int n = snprintf(text, sizeof(text), "graph 1\n");
     for (int s = 0; s < 6; s++) {
-        n += snprintf(text + n, sizeof(text) - (size_t)n, "switch s%d\nendpoint a%d\nendpoint b%d\n", s, s, s);
+        n += snprintf(text + n, sizeof(text) - (size_t)n, "switch s%d\nendpoint a%d\nendpoint b%d\n", s, s,
+                      s);
     }
     for (int s = 0; s < 6; s++) {
         n += snprintf(text + n, sizeof(text) - (size_t)n, "link a%d s%d 100 10\nlink b%d s%d 100 10\n"

@@ -173,8 +173,15 @@ static tn_sim_status_t map_resolve(const tn_sim_topo_t *t, tn_sim_job_t *j, uint
     default:
         break;
     }
-    if (j->c.pattern == TN_SIM_PAT_ALLTOALL && j->c.phases == 0) {
-        j->c.phases = n - 1;
+    if (j->c.pattern == TN_SIM_PAT_ALLTOALL) {
+        if (j->c.phases == 0) {
+            j->c.phases = n - 1;
+        }
+        if (j->c.phases > n - 1) {
+            snprintf(why, whylen, "job %d: %d all-to-all phases, but %d ranks have %d others", jobno,
+                     j->c.phases, n, n - 1);
+            return TN_SIM_ERR_INVAL;
+        }
     }
     return TN_SIM_OK;
 }

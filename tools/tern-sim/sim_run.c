@@ -22,6 +22,11 @@ tn_sim_status_t tn_sim_setup(tn_sim_run_t *r, tn_sim_conf_t *c, const char *grap
         tn_sim_topo_free(&r->topo);
         return st;
     }
+    if (c->mode == TN_SIM_MODE_BATCH && c->nsweep > 0) {
+        snprintf(why, whylen, "sweep is of offered loads: it needs mode = open");
+        tn_sim_teardown(r);
+        return TN_SIM_ERR_INVAL;
+    }
     if (c->mode == TN_SIM_MODE_OPEN && !(c->warmup < c->time)) {
         snprintf(why, whylen, "warmup (%g ns) must end before time (%g ns)", c->warmup, c->time);
         tn_sim_teardown(r);
