@@ -37,10 +37,11 @@ run() {
     line=$("$sim" "${fabric[@]}" "$@" --out "$out/$name" | grep '^events:')
     t1=$(date +%s.%N)
     # "events: A flow starts + B flow ends in W s wall, C s CPU: X events/s wall, Y per CPU second (...)"
-    echo "$name: $(echo "$line" | sed -E 's/ \(queue.*//'); command $(echo "$t1 - $t0" | bc) s"
+    echo "$name: $(echo "$line" | sed -E 's/ \(queue.*//'); command $(awk "BEGIN { printf \"%.2f\", $t1 - $t0 }") s"
 }
 
-echo "tern-sim flow-level scale: dragonfly a=26 p=13 h=13 (114582 endpoints), routing $route, $size-byte messages"
+echo "tern-sim flow-level scale: dragonfly a=26 p=13 h=13 (114582 endpoints), routing $route," \
+     "$size-byte messages"
 echo "load: $(cut -d' ' -f1-3 /proc/loadavg) (1, 5, 15 min) on $(nproc) cores"
 run alltoall --pattern alltoall --phases "$phases" --size "$size"
 run halo3d --pattern halo --grid 3d --iters "$iters" --size "$size"
