@@ -1,0 +1,201 @@
+/* tern-sim's max-min solver (tools/tern-sim/sim_maxmin.c): the incremental
+ * solve gives the same rates as a naive from-scratch progressive filling
+ * (sim_maxmin_ref.c) after every batch of starts and ends, on random
+ * fabrics and flows of several shapes; and canonical cases have their
+ * textbook values (a single bottleneck, the parking lot). */
+#include "sim_maxmin.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim_rng.h"
+#include "../check.h"
+
+#define MAXH 6
+
+/* how much of the work was incremental (printed, not asserted) */
+static uint64_t stat_touched, stat_expansions, stat_solves, stat_active;
+
+static int close_enough(double a, double b)
+{
+    return fabs(a - b) <= 1e-9 * (fabs(a) > fabs(b) ? fabs(a) : fabs(b)) + 1e-12;
+}
+
+/* Compares the solver's rates of every active flow with the reference. */
+static int compare(const tn_sim_mm_t *mm, int32_t nl, const double *cap, const int32_t *paths,
+                   const int *plen, int32_t nflows, const char *what)
+{
+    int32_t *off = malloc(sizeof(int32_t) * ((size_t)nflows + 1));
+    int32_t *links = malloc(sizeof(int32_t) * (size_t)nflows * MAXH + 1);
+    int32_t *ids = malloc(sizeof(int32_t) * (size_t)nflows + 1);
+    double *ref = malloc(sizeof(double) * (size_t)nflows + 1);
+    int32_t n = 0, k = 0;
+    off[0] = 0;
+    for (int32_t f = 0; f < nflows; f++) {
+        if (mm->state[f] != TN_SIM_MM_ACTIVE) {
+            continue;
+        }
+        for (int i = 0; i < plen[f]; i++) {
+            links[k++] = paths[f * MAXH + i];
+        }
+        ids[n++] = f;
+        off[n] = k;
+    }
+    CHECK(tn_sim_mm_reference(nl, cap, n, off, links, ref) == TN_SIM_OK);
+    int bad = 0;
+    for (int32_t i = 0; i < n; i++) {
+        if (!close_enough(ref[i], mm->rate[ids[i]])) {
+            if (bad < 5) {
+                fprintf(stderr, "%s: flow %d: %.17g, reference %.17g\n", what, ids[i],
+                        mm->rate[ids[i]], ref[i]);
+            }
+            bad++;
+        }
+    }
+    CHECK(bad == 0);
+    free(off);
+    free(links);
+    free(ids);
+    free(ref);
+    return bad;
+}
+
+/* Random batches on a random fabric.  shape 0: uniform random paths;
+ * 1: paths from a few "hot" links (many ties, deep coupling); 2: equal
+ * capacities (exact ties everywhere); 3: clusters of links, paths inside
+ * one cluster but for a rare crossing (where locality pays). */
+static void random_case(uint64_t seed, int shape, int full)
+{
+    tn_sim_rng_t r;
+    tn_sim_rng_seed(&r, seed);
+    int32_t nl = shape == 3 ? 200 : 4 + (int32_t)tn_sim_rng_below(&r, 40);
+    int32_t nflows = shape == 3 ? 400 : 10 + (int32_t)tn_sim_rng_below(&r, 120);
+    double *cap = malloc(sizeof(double) * (size_t)nl);
+    for (int32_t l = 0; l < nl; l++) {
+        cap[l] = shape == 2 ? 12.5 : 0.5 + (double)tn_sim_rng_below(&r, 1000) / 37.0;
+    }
+    int32_t *paths = malloc(sizeof(int32_t) * (size_t)nflows * MAXH);
+    int *plen = malloc(sizeof(int) * (size_t)nflows);
+    for (int32_t f = 0; f < nflows; f++) {
+        plen[f] = 1 + (int)tn_sim_rng_below(&r, MAXH);
+        plen[f] = plen[f] > nl ? nl : plen[f];  /* distinct links */
+        for (int i = 0; i < plen[f]; i++) {
+            int32_t l;
+            int dup;
+            do {
+                if (shape == 3) {
+                    int32_t cl = f % 10;
+                    if (tn_sim_rng_below(&r, 50) == 0) {
+                        cl = (int32_t)tn_sim_rng_below(&r, 10);
+                    }
+                    l = cl * 20 + (int32_t)tn_sim_rng_below(&r, 20);
+                } else if (shape == 1 && i == 0) {
+                    l = (int32_t)tn_sim_rng_below(&r, 3);
+                } else {
+                    l = (int32_t)tn_sim_rng_below(&r, (uint64_t)nl);
+                }
+                dup = 0;
+                for (int j = 0; j < i; j++) {
+                    dup |= paths[f * MAXH + j] == l;
+                }
+            } while (dup);
+            paths[f * MAXH + i] = l;
+        }
+    }
+    tn_sim_mm_t mm;
+    CHECK(tn_sim_mm_init(&mm, nl, cap, MAXH) == TN_SIM_OK);
+    CHECK(tn_sim_mm_reserve(&mm, nflows) == TN_SIM_OK);
+    for (int batch = 0; batch < 60; batch++) {
+        int adds = (int)tn_sim_rng_below(&r, shape == 3 ? 30 : 6);
+        int rems = (int)tn_sim_rng_below(&r, shape == 3 ? 25 : 5);
+        for (int i = 0; i < adds; i++) {
+            int32_t f = (int32_t)tn_sim_rng_below(&r, (uint64_t)nflows);
+            if (mm.state[f] == TN_SIM_MM_FREE) {
+                CHECK(tn_sim_mm_add(&mm, f, paths + f * MAXH, plen[f]) == TN_SIM_OK);
+            }
+        }
+        for (int i = 0; i < rems; i++) {
+            int32_t f = (int32_t)tn_sim_rng_below(&r, (uint64_t)nflows);
+            if (mm.state[f] == TN_SIM_MM_ACTIVE) {
+                CHECK(tn_sim_mm_remove(&mm, f) == TN_SIM_OK);
+            }
+        }
+        CHECK((full ? tn_sim_mm_solve_full(&mm) : tn_sim_mm_solve(&mm)) == TN_SIM_OK);
+        stat_active += (uint64_t)mm.nactive;
+        char what[64];
+        snprintf(what, sizeof(what), "seed %llu shape %d batch %d", (unsigned long long)seed, shape,
+                 batch);
+        if (compare(&mm, nl, cap, paths, plen, nflows, what) != 0) {
+            break;
+        }
+        /* loads follow the rates */
+        for (int32_t l = 0; l < nl; l++) {
+            double sum = 0;
+            for (int32_t i = 0; i < mm.nfl[l]; i++) {
+                sum += mm.rate[mm.lvec[l][i] >> mm.hshift];
+            }
+            CHECK(fabs(sum - mm.load[l]) <= 1e-9 * cap[l]);
+            CHECK(mm.load[l] <= cap[l] * (1 + 1e-9));
+        }
+    }
+    stat_touched += mm.touched;
+    stat_expansions += mm.expansions;
+    stat_solves += mm.solves;
+    tn_sim_mm_fini(&mm);
+    free(cap);
+    free(paths);
+    free(plen);
+}
+
+/* Parking lot: links 0..n-1 in a row, capacity 1; one long flow over all
+ * of them and one short flow on each: everybody gets 1/2.  Then a second
+ * short flow on link 0: the long flow gets 1/3 and the short flows on the
+ * other links get 2/3 (max-min, not proportional fairness). */
+static void parking_lot(void)
+{
+    enum { N = 5 };
+    double cap[N] = {1, 1, 1, 1, 1};
+    int32_t all[N] = {0, 1, 2, 3, 4};
+    tn_sim_mm_t mm;
+    CHECK(tn_sim_mm_init(&mm, N, cap, N) == TN_SIM_OK);
+    CHECK(tn_sim_mm_add(&mm, 0, all, N) == TN_SIM_OK);
+    for (int32_t i = 0; i < N; i++) {
+        CHECK(tn_sim_mm_add(&mm, 1 + i, &all[i], 1) == TN_SIM_OK);
+    }
+    CHECK(tn_sim_mm_solve(&mm) == TN_SIM_OK);
+    for (int32_t f = 0; f <= N; f++) {
+        CHECK(mm.rate[f] == 0.5);
+    }
+    CHECK(tn_sim_mm_add(&mm, 10, &all[0], 1) == TN_SIM_OK);
+    CHECK(tn_sim_mm_solve(&mm) == TN_SIM_OK);
+    CHECK(close_enough(mm.rate[0], 1.0 / 3));
+    CHECK(close_enough(mm.rate[1], 1.0 / 3) && close_enough(mm.rate[10], 1.0 / 3));
+    for (int32_t i = 1; i < N; i++) {
+        CHECK(close_enough(mm.rate[1 + i], 2.0 / 3));
+    }
+    /* the long flow ends: every short flow has its link to share */
+    CHECK(tn_sim_mm_remove(&mm, 0) == TN_SIM_OK);
+    CHECK(tn_sim_mm_solve(&mm) == TN_SIM_OK);
+    CHECK(mm.rate[1] == 0.5 && mm.rate[10] == 0.5);
+    for (int32_t i = 1; i < N; i++) {
+        CHECK(mm.rate[1 + i] == 1.0);
+    }
+    tn_sim_mm_fini(&mm);
+}
+
+int main(void)
+{
+    parking_lot();
+    for (uint64_t seed = 1; seed <= 300; seed++) {
+        random_case(seed, (int)(seed % 4), 0);
+    }
+    printf("incremental: %llu solves touched %llu flows of %llu active (%.0f%%), %llu expansions\n",
+           (unsigned long long)stat_solves, (unsigned long long)stat_touched,
+           (unsigned long long)stat_active, 100.0 * (double)stat_touched / (double)stat_active,
+           (unsigned long long)stat_expansions);
+    for (uint64_t seed = 1; seed <= 30; seed++) {
+        random_case(seed, (int)(seed % 3), 1);
+    }
+    return tn_check_report("test_sim_maxmin");
+}

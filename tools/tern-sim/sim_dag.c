@@ -1,0 +1,211 @@
+/* DAG storage and the DAG source (sim_dag.h). */
+#include "sim_dag.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void tn_sim_dag_init(tn_sim_dag_t *g)
+{
+    memset(g, 0, sizeof(*g));
+}
+
+void tn_sim_dag_free(tn_sim_dag_t *g)
+{
+    void *arrays[] = {g->src, g->dst, g->bytes, g->delay, g->deps, g->e_from, g->e_to,
+                      g->out_off, g->out, g->ready};
+    for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++) {
+        free(arrays[i]);
+    }
+    memset(g, 0, sizeof(*g));
+}
+
+static int dag_grow(void **p, size_t elem, size_t n)
+{
+    void *q = realloc(*p, elem * n);
+    if (q == NULL) {
+        return -1;
+    }
+    *p = q;
+    return 0;
+}
+
+int32_t tn_sim_dag_node(tn_sim_dag_t *g, int32_t src, int32_t dst, uint64_t bytes, double delay)
+{
+    if (g->n == g->cap) {
+        if (g->cap > INT32_MAX / 2) {
+            return -1;
+        }
+        size_t c = g->cap ? (size_t)g->cap * 2 : 1024;
+        if (dag_grow((void **)&g->src, sizeof(int32_t), c) ||
+            dag_grow((void **)&g->dst, sizeof(int32_t), c) ||
+            dag_grow((void **)&g->bytes, sizeof(uint64_t), c) ||
+            dag_grow((void **)&g->delay, sizeof(double), c) ||
+            dag_grow((void **)&g->deps, sizeof(int32_t), c)) {
+            return -1;
+        }
+        g->cap = (int32_t)c;
+    }
+    int32_t i = g->n++;
+    g->src[i] = src;
+    g->dst[i] = dst;
+    g->bytes[i] = bytes;
+    g->delay[i] = delay;
+    g->deps[i] = 0;
+    return i;
+}
+
+tn_sim_status_t tn_sim_dag_edge(tn_sim_dag_t *g, int32_t from, int32_t to)
+{
+    if (from < 0 || to <= from || to >= g->n) {
+        return TN_SIM_ERR_INVAL;
+    }
+    if (g->nedge == g->ecap) {
+        if (g->ecap >= INT32_MAX / 2) {
+            return TN_SIM_ERR_LIMIT;
+        }
+        size_t c = g->ecap ? (size_t)g->ecap * 2 : 1024;
+        if (dag_grow((void **)&g->e_from, sizeof(int32_t), c) ||
+            dag_grow((void **)&g->e_to, sizeof(int32_t), c)) {
+            return TN_SIM_ERR_NOMEM;
+        }
+        g->ecap = (int64_t)c;
+    }
+    g->e_from[g->nedge] = from;
+    g->e_to[g->nedge] = to;
+    g->nedge++;
+    g->deps[to]++;
+    return TN_SIM_OK;
+}
+
+tn_sim_status_t tn_sim_dag_seal(tn_sim_dag_t *g)
+{
+    g->out_off = calloc((size_t)g->n + 1, sizeof(int32_t));
+    g->out = malloc(sizeof(int32_t) * ((size_t)g->nedge + 1));
+    g->ready = calloc((size_t)g->n + 1, sizeof(double));
+    if (g->out_off == NULL || g->out == NULL || g->ready == NULL) {
+        return TN_SIM_ERR_NOMEM;
+    }
+    for (int64_t k = 0; k < g->nedge; k++) {
+        g->out_off[g->e_from[k] + 1]++;
+    }
+    for (int32_t i = 0; i < g->n; i++) {
+        g->out_off[i + 1] += g->out_off[i];
+    }
+    /* stable: dependents in the order their edges were made */
+    int32_t *fill = malloc(sizeof(int32_t) * ((size_t)g->n + 1));
+    if (fill == NULL) {
+        return TN_SIM_ERR_NOMEM;
+    }
+    memcpy(fill, g->out_off, sizeof(int32_t) * ((size_t)g->n + 1));
+    for (int64_t k = 0; k < g->nedge; k++) {
+        g->out[fill[g->e_from[k]]++] = g->e_to[k];
+    }
+    free(fill);
+    free(g->e_from);
+    free(g->e_to);
+    g->e_from = g->e_to = NULL;
+    return TN_SIM_OK;
+}
+
+/* Node i may start: a message is posted delay after ready, a join
+ * completes then (through a timer if it has a delay). */
+static tn_sim_status_t dag_begin(tn_sim_dag_src_t *s, tn_sim_eng_t *e, int32_t i, double ready,
+                                 int32_t *top);
+
+static tn_sim_status_t dag_complete(tn_sim_dag_src_t *s, tn_sim_eng_t *e, int32_t i, double t)
+{
+    tn_sim_dag_t *g = s->dag;
+    int32_t top = 0;
+    s->stack[top++] = i;
+    g->ready[i] = t;
+    while (top > 0) {
+        int32_t v = s->stack[--top];
+        double tv = g->ready[v];
+        g->done++;
+        g->t_last = tv > g->t_last ? tv : g->t_last;
+        for (int32_t k = g->out_off[v]; k < g->out_off[v + 1]; k++) {
+            int32_t d = g->out[k];
+            g->ready[d] = tv > g->ready[d] ? tv : g->ready[d];
+            if (--g->deps[d] == 0) {
+                tn_sim_status_t st = dag_begin(s, e, d, g->ready[d], &top);
+                if (st != TN_SIM_OK) {
+                    return st;
+                }
+            }
+        }
+    }
+    return TN_SIM_OK;
+}
+
+static tn_sim_status_t dag_begin(tn_sim_dag_src_t *s, tn_sim_eng_t *e, int32_t i, double ready,
+                                 int32_t *top)
+{
+    tn_sim_dag_t *g = s->dag;
+    double t = ready + g->delay[i];
+    if (g->dst[i] >= 0) {
+        return tn_sim_eng_post(e, t, s->base.job, s->job->ep[g->src[i]], s->job->ep[g->dst[i]],
+                               g->bytes[i], i);
+    }
+    if (g->delay[i] > 0) {
+        return tn_sim_eng_timer(e, t, s->base.job, i);
+    }
+    /* a join with no delay completes now: onto the stack, no recursion */
+    g->ready[i] = t;
+    s->stack[(*top)++] = i;
+    return TN_SIM_OK;
+}
+
+static tn_sim_status_t dag_start(tn_sim_src_t *src, tn_sim_eng_t *e)
+{
+    tn_sim_dag_src_t *s = (tn_sim_dag_src_t *)src;
+    tn_sim_dag_t *g = s->dag;
+    double t0 = s->job->c.start;
+    for (int32_t i = 0; i < g->n; i++) {
+        if (g->deps[i] != 0) {
+            continue;
+        }
+        int32_t top = 0;
+        tn_sim_status_t st = dag_begin(s, e, i, t0, &top);
+        if (st == TN_SIM_OK && top > 0) {
+            st = dag_complete(s, e, s->stack[0], t0);  /* a join with nothing before it */
+        }
+        if (st != TN_SIM_OK) {
+            return st;
+        }
+    }
+    return TN_SIM_OK;
+}
+
+static tn_sim_status_t dag_timer(tn_sim_src_t *src, tn_sim_eng_t *e, int32_t arg, double t)
+{
+    return dag_complete((tn_sim_dag_src_t *)src, e, arg, t);
+}
+
+static tn_sim_status_t dag_delivered(tn_sim_src_t *src, tn_sim_eng_t *e, int64_t cookie, double t)
+{
+    return dag_complete((tn_sim_dag_src_t *)src, e, (int32_t)cookie, t);
+}
+
+static const tn_sim_src_ops_t dag_ops = {
+    .start = dag_start,
+    .timer = dag_timer,
+    .delivered = dag_delivered,
+};
+
+tn_sim_status_t tn_sim_dag_src_init(tn_sim_dag_src_t *s, int jobno, const tn_sim_job_t *j,
+                                    tn_sim_dag_t *g)
+{
+    memset(s, 0, sizeof(*s));
+    s->base.ops = &dag_ops;
+    s->base.job = jobno;
+    s->job = j;
+    s->dag = g;
+    s->stack = malloc(sizeof(int32_t) * ((size_t)g->n + 1));
+    return s->stack == NULL ? TN_SIM_ERR_NOMEM : TN_SIM_OK;
+}
+
+void tn_sim_dag_src_fini(tn_sim_dag_src_t *s)
+{
+    free(s->stack);
+    s->stack = NULL;
+}

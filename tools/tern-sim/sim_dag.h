@@ -1,0 +1,68 @@
+/* Batch workloads as DAGs of messages and joins (sim_work.h), and the
+ * source that runs one on an engine (sim_flow.h).
+ *
+ * Node i is a message from rank src[i] to rank dst[i] of bytes[i] bytes,
+ * or a join (dst[i] < 0): no traffic, done as soon as it starts.  It
+ * starts delay[i] ns after the last of the nodes it depends on completed
+ * (or after the job's start when it depends on none).  Edges are stored
+ * once, as CSR lists of dependents.  A trace replay builds the same
+ * structure from per-rank message lists. */
+#ifndef TN_SIM_DAG_H
+#define TN_SIM_DAG_H
+
+#include <stdint.h>
+
+#include "sim_flow.h"
+#include "sim_work.h"
+
+/* DAGs up to 2^31 nodes and edges. */
+typedef struct {
+    int32_t n, cap;
+    int32_t *src, *dst;
+    uint64_t *bytes;
+    double *delay;
+    int32_t *deps;          /* dependencies not completed yet */
+    int64_t nedge, ecap;
+    int32_t *e_from, *e_to; /* while building */
+    int32_t *out_off;       /* [n + 1] after tn_sim_dag_seal */
+    int32_t *out;
+    double *ready;          /* latest completion among its dependencies so far */
+    int32_t done;
+    double t_last;
+} tn_sim_dag_t;
+
+void tn_sim_dag_init(tn_sim_dag_t *g);
+void tn_sim_dag_free(tn_sim_dag_t *g);
+/* A node; returns its index or -1 (out of memory, too many). */
+int32_t tn_sim_dag_node(tn_sim_dag_t *g, int32_t src, int32_t dst, uint64_t bytes, double delay);
+/* "to" depends on "from" (from < to: a DAG by construction). */
+tn_sim_status_t tn_sim_dag_edge(tn_sim_dag_t *g, int32_t from, int32_t to);
+/* Builds the dependents' lists; no more nodes or edges after. */
+tn_sim_status_t tn_sim_dag_seal(tn_sim_dag_t *g);
+
+/* The DAG of a batch job's pattern (sim_dag_gen.c):
+ *  uniform, perm, tornado, incast: every sending rank sends `count`
+ *    messages, at most `window` in flight (message k after message
+ *    k - window of the same rank, plus delay);
+ *  alltoall: pairwise exchange, phase k = 1 .. phases: rank r sends to
+ *    r + k (mod n) once its phase k-1 send has completed and its phase k-1
+ *    message (from r - k + 1) has arrived, plus delay;
+ *  halo: iterations; in each every rank sends to its 2 * grid_nd
+ *    neighbours; a join per rank waits for its sends and its receives,
+ *    and the next iteration's sends start delay after it. */
+tn_sim_status_t tn_sim_dag_generate(const tn_sim_job_t *j, uint64_t seed, int jobno, tn_sim_dag_t *g,
+                                    char *why, size_t whylen);
+
+/* A source running DAG g for job j (both outlive it). */
+typedef struct {
+    tn_sim_src_t base;
+    const tn_sim_job_t *job;
+    tn_sim_dag_t *dag;
+    int32_t *stack;  /* nodes completed, their dependents not yet released */
+} tn_sim_dag_src_t;
+
+tn_sim_status_t tn_sim_dag_src_init(tn_sim_dag_src_t *s, int jobno, const tn_sim_job_t *j,
+                                    tn_sim_dag_t *g);
+void tn_sim_dag_src_fini(tn_sim_dag_src_t *s);
+
+#endif

@@ -1,0 +1,85 @@
+/* tern-sim's event queue: events ordered by (time, sequence number), with
+ * stable handles, so that an event can be moved (a flow whose rate
+ * changed finishes at another time) or cancelled without leaving stale
+ * entries behind.
+ *
+ * Events at the very same time are common (a batch of equal flows ends
+ * together, a phase starts together) and come in runs, so the queue keeps
+ * buckets: FIFOs of events of one time, in a 4-ary heap by (time, the
+ * sequence number the bucket was opened with).  A small cache maps a
+ * time to the newest bucket of that time; an event pushed or moved to a
+ * time the cache knows joins that bucket in O(1), otherwise it opens a
+ * bucket (the newest of its time from then on).  Only the newest bucket
+ * of a time takes events, so the events of two buckets of one time never
+ * interleave: the heap's order is exactly the (time, sequence) order.  An
+ * event alone in its bucket moves with it (one heap adjustment).
+ *
+ * Determinism: events at the same time come out in the order they were
+ * pushed or moved there (their sequence numbers), so the same pushes in
+ * the same order give the same pops on every machine.  Memory grows by
+ * doubling (amortized; no allocation per event once the queue has reached
+ * its working size). */
+#ifndef TN_SIM_EVQ_H
+#define TN_SIM_EVQ_H
+
+#include <stdint.h>
+
+#include "sim_status.h"
+
+#define TN_SIM_EVQ_MAX (1 << 27)
+
+typedef struct {
+    double t;
+    uint64_t seq;
+    int32_t id;
+    uint32_t slot_kind;  /* handle << 4 | kind */
+} tn_sim_ev_t;
+
+typedef struct {
+    /* events by handle */
+    int32_t ecap, efree, n;
+    int32_t *e_next, *e_prev, *e_bucket, *e_id;
+    uint64_t *e_seq;
+    uint8_t *e_kind;
+    /* buckets */
+    int32_t bcap, bfree;
+    double *b_t;
+    uint64_t *b_seq;              /* opened with */
+    int32_t *b_head, *b_tail, *b_hpos;
+    int32_t recent[64];           /* by a hash of the time: the newest bucket of it, or -1 */
+    /* heap of buckets by (time, b_seq) */
+    int32_t *heap, nheap;
+    uint64_t seq;
+} tn_sim_evq_t;
+
+tn_sim_status_t tn_sim_evq_init(tn_sim_evq_t *q, int32_t cap);
+void tn_sim_evq_fini(tn_sim_evq_t *q);
+
+/* Adds an event (kind < 16); returns its handle, or -1 out of memory. */
+int32_t tn_sim_evq_push(tn_sim_evq_t *q, double t, unsigned kind, int32_t id);
+/* Moves a pending event to time t (behind what is there already);
+ * -1 out of memory (the event stays where it was). */
+int tn_sim_evq_move(tn_sim_evq_t *q, int32_t handle, double t);
+/* Drops a pending event; its handle is free again. */
+void tn_sim_evq_cancel(tn_sim_evq_t *q, int32_t handle);
+/* Takes the earliest event into *ev (its handle is free again); 0 when
+ * the queue is empty. */
+int tn_sim_evq_pop(tn_sim_evq_t *q, tn_sim_ev_t *ev);
+
+static inline int tn_sim_evq_empty(const tn_sim_evq_t *q)
+{
+    return q->n == 0;
+}
+
+/* Time of the earliest event (the queue not empty). */
+static inline double tn_sim_evq_top(const tn_sim_evq_t *q)
+{
+    return q->b_t[q->heap[0]];
+}
+
+static inline unsigned tn_sim_ev_kind(const tn_sim_ev_t *ev)
+{
+    return ev->slot_kind & 15u;
+}
+
+#endif

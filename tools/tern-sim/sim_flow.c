@@ -1,0 +1,389 @@
+/* The flow-level engine (sim_flow.h). */
+#include "sim_flow.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+enum { EV_START, EV_DONE, EV_DELIVER, EV_TIMER };
+
+/* Adaptive routers' view of a port: the flows on it. */
+static double eng_load(void *ctx, int32_t port)
+{
+    const tn_sim_eng_t *e = ctx;
+    return e->mm.nfl[port];
+}
+
+static int eng_grow(void **p, size_t elem, size_t n)
+{
+    void *q = realloc(*p, elem * n);
+    if (q == NULL) {
+        return -1;
+    }
+    *p = q;
+    return 0;
+}
+
+static tn_sim_status_t eng_grow_flows(tn_sim_eng_t *e)
+{
+    int32_t cap = e->fcap ? e->fcap * 2 : 1024;
+    if (e->fcap > (1 << 26)) {
+        return TN_SIM_ERR_LIMIT;
+    }
+    size_t c = (size_t)cap;
+    struct {
+        void **p;
+        size_t elem;
+    } arrays[] = {
+        {(void **)&e->f_job, sizeof(int32_t)},    {(void **)&e->f_evh, sizeof(int32_t)},
+        {(void **)&e->f_next, sizeof(int32_t)},   {(void **)&e->f_src, sizeof(int32_t)},
+        {(void **)&e->f_dst, sizeof(int32_t)},    {(void **)&e->f_cookie, sizeof(int64_t)},
+        {(void **)&e->f_bytes, sizeof(double)},   {(void **)&e->f_post, sizeof(double)},
+        {(void **)&e->f_rem, sizeof(double)},     {(void **)&e->f_tlast, sizeof(double)},
+        {(void **)&e->f_lat, sizeof(double)},     {(void **)&e->f_ideal, sizeof(double)},
+    };
+    for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++) {
+        if (eng_grow(arrays[i].p, arrays[i].elem, c) != 0) {
+            return TN_SIM_ERR_NOMEM;
+        }
+    }
+    tn_sim_status_t st = tn_sim_mm_reserve(&e->mm, cap);
+    if (st != TN_SIM_OK) {
+        return st;
+    }
+    /* new ids on the free list, lowest first */
+    for (int32_t f = cap - 1; f >= e->fcap; f--) {
+        e->f_next[f] = e->ffree;
+        e->ffree = f;
+    }
+    e->fcap = cap;
+    return TN_SIM_OK;
+}
+
+static tn_sim_status_t eng_grow_timers(tn_sim_eng_t *e)
+{
+    int32_t cap = e->tcap ? e->tcap * 2 : 1024;
+    if (e->tcap > (1 << 26) || eng_grow((void **)&e->t_job, sizeof(int32_t), (size_t)cap) ||
+        eng_grow((void **)&e->t_arg, sizeof(int32_t), (size_t)cap)) {
+        return TN_SIM_ERR_NOMEM;
+    }
+    for (int32_t i = cap - 1; i >= e->tcap; i--) {
+        e->t_arg[i] = e->tfree;  /* free list through t_arg */
+        e->tfree = i;
+    }
+    e->tcap = cap;
+    return TN_SIM_OK;
+}
+
+tn_sim_status_t tn_sim_eng_init(tn_sim_eng_t *e, const tn_sim_topo_t *topo,
+                                const tn_sim_router_t *rt, const tn_sim_job_t *jobs,
+                                tn_sim_src_t **src, int njobs, const tn_sim_eng_conf_t *conf)
+{
+    memset(e, 0, sizeof(*e));
+    e->topo = topo;
+    e->rt = rt;
+    e->jobs = jobs;
+    e->src = src;
+    e->njobs = njobs;
+    e->conf = *conf;
+    e->ffree = e->tfree = e->zombie = -1;
+    tn_sim_rng_seed(&e->rng, conf->seed ^ 0x7e5e51a1u);
+    tn_sim_status_t st = tn_sim_evq_init(&e->q, 4096);
+    if (st == TN_SIM_OK) {
+        st = tn_sim_mm_init(&e->mm, topo->n_port, topo->bw, rt->max_hops);
+    }
+    if (st == TN_SIM_OK) {
+        st = tn_sim_stats_init(&e->stats, njobs, conf->bins, conf->bin_w, conf->w0, conf->t_end);
+    }
+    if (st == TN_SIM_OK) {
+        e->path = malloc(sizeof(int32_t) * (size_t)rt->max_hops);
+        st = e->path == NULL ? TN_SIM_ERR_NOMEM : TN_SIM_OK;
+    }
+    if (st == TN_SIM_OK) {
+        st = eng_grow_flows(e);
+    }
+    if (st == TN_SIM_OK) {
+        st = eng_grow_timers(e);
+    }
+    if (st != TN_SIM_OK) {
+        snprintf(e->why, sizeof(e->why), "engine set-up: %s", tn_sim_status_str(st));
+        tn_sim_eng_fini(e);
+    }
+    return st;
+}
+
+void tn_sim_eng_fini(tn_sim_eng_t *e)
+{
+    tn_sim_evq_fini(&e->q);
+    tn_sim_mm_fini(&e->mm);
+    tn_sim_stats_fini(&e->stats);
+    void *arrays[] = {e->f_job, e->f_evh, e->f_next, e->f_src, e->f_dst, e->f_cookie,
+                      e->f_bytes, e->f_post, e->f_rem, e->f_tlast, e->f_lat, e->f_ideal,
+                      e->t_job, e->t_arg, e->path};
+    for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++) {
+        free(arrays[i]);
+    }
+    e->f_job = e->t_job = e->path = NULL;
+}
+
+static tn_sim_status_t eng_fail(tn_sim_eng_t *e, tn_sim_status_t st, const char *what)
+{
+    if (e->err == TN_SIM_OK) {
+        e->err = st;
+        snprintf(e->why, sizeof(e->why), "t=%.17g ns: %s: %s", e->now, what, tn_sim_status_str(st));
+    }
+    return st;
+}
+
+/* A posted message's flow goes on the fabric now. */
+static tn_sim_status_t eng_start(tn_sim_eng_t *e, int32_t f)
+{
+    const tn_sim_topo_t *t = e->topo;
+    tn_sim_jstats_t *js = &e->stats.job[e->f_job[f]];
+    js->started++;
+    e->f_evh[f] = -1;
+    int32_t s = e->f_src[f], d = e->f_dst[f];
+    tn_sim_rhdr_t h;
+    tn_sim_route_begin(e->rt, &h, s, d, tn_sim_rng_next(&e->rng), eng_load, e);
+    int n = tn_sim_route_path(e->rt, &h, eng_load, e, e->path, NULL, e->rt->max_hops);
+    if (n < 0) {
+        char what[96];
+        snprintf(what, sizeof(what), "no route from endpoint %d to %d", s, d);
+        return eng_fail(e, TN_SIM_ERR_ROUTE, what);
+    }
+    double lat = 0, bw = INFINITY;
+    for (int i = 0; i < n; i++) {
+        lat += t->lat[e->path[i]];
+        bw = t->bw[e->path[i]] < bw ? t->bw[e->path[i]] : bw;
+    }
+    e->f_lat[f] = lat;
+    e->f_ideal[f] = n > 0 ? e->f_bytes[f] / bw + lat : 0;
+    if (n == 0 || e->f_bytes[f] == 0) {
+        /* nothing crosses the fabric (a message to itself, an empty one) */
+        e->f_evh[f] = tn_sim_evq_push(&e->q, e->now + lat, EV_DELIVER, f);
+        return e->f_evh[f] < 0 ? eng_fail(e, TN_SIM_ERR_NOMEM, "event queue") : TN_SIM_OK;
+    }
+    tn_sim_status_t st = tn_sim_mm_add(&e->mm, f, e->path, n);
+    if (st != TN_SIM_OK) {
+        return eng_fail(e, st, "max-min add");
+    }
+    e->f_rem[f] = e->f_bytes[f];
+    e->f_tlast[f] = e->now;
+    js->active++;
+    e->flow_starts++;
+    return TN_SIM_OK;
+}
+
+tn_sim_status_t tn_sim_eng_post(tn_sim_eng_t *e, double t, int job, int32_t src, int32_t dst,
+                                uint64_t bytes, int64_t cookie)
+{
+    if (!(t >= e->now) || src < 0 || dst < 0 || src >= e->topo->n_ep || dst >= e->topo->n_ep) {
+        return eng_fail(e, TN_SIM_ERR_INVAL, "post");
+    }
+    if (e->ffree < 0) {
+        tn_sim_status_t st = eng_grow_flows(e);
+        if (st != TN_SIM_OK) {
+            return eng_fail(e, st, "flows");
+        }
+    }
+    int32_t f = e->ffree;
+    e->ffree = e->f_next[f];
+    e->f_job[f] = job;
+    e->f_src[f] = src;
+    e->f_dst[f] = dst;
+    e->f_cookie[f] = cookie;
+    e->f_bytes[f] = (double)bytes;
+    e->f_post[f] = t;
+    tn_sim_jstats_t *js = &e->stats.job[job];
+    js->posted++;
+    if (t >= e->stats.w0 && t < e->stats.w1) {
+        js->bytes_posted_win += bytes;
+    }
+    js->first_post = t < js->first_post ? t : js->first_post;
+    if (t <= e->now) {
+        return eng_start(e, f);  /* part of the current batch */
+    }
+    e->f_evh[f] = tn_sim_evq_push(&e->q, t, EV_START, f);
+    return e->f_evh[f] < 0 ? eng_fail(e, TN_SIM_ERR_NOMEM, "event queue") : TN_SIM_OK;
+}
+
+tn_sim_status_t tn_sim_eng_timer(tn_sim_eng_t *e, double t, int job, int32_t arg)
+{
+    if (!(t >= e->now)) {
+        return eng_fail(e, TN_SIM_ERR_INVAL, "timer in the past");
+    }
+    if (e->tfree < 0) {
+        tn_sim_status_t st = eng_grow_timers(e);
+        if (st != TN_SIM_OK) {
+            return eng_fail(e, st, "timers");
+        }
+    }
+    int32_t slot = e->tfree;
+    e->tfree = e->t_arg[slot];
+    e->t_job[slot] = job;
+    e->t_arg[slot] = arg;
+    return tn_sim_evq_push(&e->q, t, EV_TIMER, slot) < 0 ? eng_fail(e, TN_SIM_ERR_NOMEM, "event queue")
+                                                        : TN_SIM_OK;
+}
+
+/* Message f is delivered at t (now, or a path latency after its flow's
+ * end: the source hears of it at once, with its time; what it posts in
+ * answer starts at t or later).  The flow's id goes back to the free
+ * list at once if it never was on the fabric, else after the rate update
+ * (the solver still holds it until then). */
+static tn_sim_status_t eng_deliver(tn_sim_eng_t *e, int32_t f, double t, int on_fabric)
+{
+    int job = e->f_job[f];
+    tn_sim_jstats_t *js = &e->stats.job[job];
+    js->done++;
+    js->last_done = t > js->last_done ? t : js->last_done;
+    tn_sim_status_t st = tn_sim_stats_sample(&e->stats, job, e->f_post[f], t, e->f_ideal[f]);
+    if (st != TN_SIM_OK) {
+        return eng_fail(e, st, "statistics");
+    }
+    int64_t cookie = e->f_cookie[f];
+    if (on_fabric) {
+        e->f_next[f] = e->zombie;
+        e->zombie = f;
+    } else {
+        e->f_next[f] = e->ffree;
+        e->ffree = f;
+    }
+    tn_sim_src_t *src = e->src[job];
+    if (src->ops->delivered != NULL) {
+        st = src->ops->delivered(src, e, cookie, t);
+    }
+    return st != TN_SIM_OK ? eng_fail(e, st, "source") : TN_SIM_OK;
+}
+
+/* The last byte of flow f has left: its share is freed at the next rate
+ * update, the message is delivered a path latency later. */
+static tn_sim_status_t eng_done(tn_sim_eng_t *e, int32_t f)
+{
+    tn_sim_jstats_t *js = &e->stats.job[e->f_job[f]];
+    js->rate -= e->mm.rate[f];
+    if (--js->active == 0) {
+        js->rate = 0;  /* no rounding left over on an idle job */
+    }
+    tn_sim_status_t st = tn_sim_mm_remove(&e->mm, f);
+    if (st != TN_SIM_OK) {
+        return eng_fail(e, st, "max-min remove");
+    }
+    e->flow_ends++;
+    e->f_evh[f] = -1;
+    return eng_deliver(e, f, e->now + e->f_lat[f], 1);
+}
+
+/* Rates after the batch's starts and ends; flows whose rate moved get
+ * their bytes so far counted and their end moved. */
+static tn_sim_status_t eng_settle(tn_sim_eng_t *e)
+{
+    tn_sim_mm_t *mm = &e->mm;
+    if (mm->nadded == 0 && mm->nremoved == 0) {
+        return TN_SIM_OK;
+    }
+    tn_sim_status_t st = e->conf.full ? tn_sim_mm_solve_full(mm) : tn_sim_mm_solve(mm);
+    if (st != TN_SIM_OK) {
+        return eng_fail(e, st, "max-min solve");
+    }
+    while (e->zombie >= 0) {
+        int32_t f = e->zombie;
+        e->zombie = e->f_next[f];
+        e->f_next[f] = e->ffree;
+        e->ffree = f;
+    }
+    double now = e->now;
+    for (int32_t i = 0; i < mm->naff; i++) {
+        int32_t f = mm->aff[i];
+        double old = mm->aff_old[i], r = mm->rate[f];
+        if (r == old && e->f_evh[f] >= 0) {
+            continue;
+        }
+        e->stats.job[e->f_job[f]].rate += r - old;
+        double rem = e->f_rem[f] - old * (now - e->f_tlast[f]);
+        e->f_rem[f] = rem > 0 ? rem : 0;
+        e->f_tlast[f] = now;
+        if (!(r > 0)) {
+            return eng_fail(e, TN_SIM_ERR_INTERNAL, "a flow got no bandwidth");
+        }
+        double td = now + e->f_rem[f] / r;
+        if (e->f_evh[f] < 0) {
+            e->f_evh[f] = tn_sim_evq_push(&e->q, td, EV_DONE, f);
+            if (e->f_evh[f] < 0) {
+                return eng_fail(e, TN_SIM_ERR_NOMEM, "event queue");
+            }
+        } else {
+            if (tn_sim_evq_move(&e->q, e->f_evh[f], td) != 0) {
+                return eng_fail(e, TN_SIM_ERR_NOMEM, "event queue");
+            }
+        }
+    }
+    return TN_SIM_OK;
+}
+
+tn_sim_status_t tn_sim_eng_run(tn_sim_eng_t *e)
+{
+    struct timespec w0, w1, c0, c1;
+    clock_gettime(CLOCK_MONOTONIC, &w0);
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c0);
+    e->now = 0;
+    for (int j = 0; j < e->njobs && e->err == TN_SIM_OK; j++) {
+        if (e->src[j]->ops->start(e->src[j], e) != TN_SIM_OK) {
+            eng_fail(e, TN_SIM_ERR_INVAL, "source start");
+        }
+    }
+    tn_sim_evq_t *q = &e->q;
+    while (e->err == TN_SIM_OK) {
+        if (eng_settle(e) != TN_SIM_OK || tn_sim_evq_empty(q)) {
+            break;
+        }
+        double t = tn_sim_evq_top(q);
+        if (t >= e->conf.t_end) {
+            break;
+        }
+        tn_sim_stats_advance(&e->stats, t);
+        e->now = t;
+        e->batches++;
+        while (e->err == TN_SIM_OK && !tn_sim_evq_empty(q) && tn_sim_evq_top(q) == t) {
+            tn_sim_ev_t ev;
+            tn_sim_evq_pop(q, &ev);
+            e->pops++;
+            switch (tn_sim_ev_kind(&ev)) {
+            case EV_START:
+                eng_start(e, ev.id);
+                break;
+            case EV_DONE:
+                eng_done(e, ev.id);
+                break;
+            case EV_DELIVER:
+                eng_deliver(e, ev.id, t, 0);
+                break;
+            case EV_TIMER: {
+                int job = e->t_job[ev.id];
+                int32_t arg = e->t_arg[ev.id];
+                e->t_arg[ev.id] = e->tfree;
+                e->tfree = ev.id;
+                tn_sim_src_t *src = e->src[job];
+                if (src->ops->timer(src, e, arg, t) != TN_SIM_OK) {
+                    eng_fail(e, TN_SIM_ERR_INVAL, "source timer");
+                }
+                break;
+            }
+            default:
+                eng_fail(e, TN_SIM_ERR_INTERNAL, "unknown event");
+                break;
+            }
+        }
+    }
+    if (e->err == TN_SIM_OK && isfinite(e->conf.t_end)) {
+        tn_sim_stats_advance(&e->stats, e->conf.t_end);
+        e->now = e->conf.t_end;
+    }
+    clock_gettime(CLOCK_MONOTONIC, &w1);
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c1);
+    e->wall_s = (double)(w1.tv_sec - w0.tv_sec) + 1e-9 * (double)(w1.tv_nsec - w0.tv_nsec);
+    e->cpu_s = (double)(c1.tv_sec - c0.tv_sec) + 1e-9 * (double)(c1.tv_nsec - c0.tv_nsec);
+    return e->err;
+}

@@ -1,0 +1,109 @@
+/* The flow-level engine: every message is a flow along its route, flows
+ * share links max-min fairly (sim_maxmin.h), rates are brought up to date
+ * incrementally whenever flows start or end, and the time a flow's last
+ * byte leaves is an event on a deterministic queue (sim_evq.h).
+ *
+ * Model (docs/sim.md, "Flow-level model"):
+ *  - a message of B bytes posted at t starts at t (its route is chosen
+ *    then; adaptive routers see the flows on each port, UGAL included);
+ *  - it drains at its max-min rate, which changes only when some flow
+ *    starts or ends; when its B bytes have drained the flow ends and
+ *    frees its share, and the message is delivered one path latency
+ *    (the sum of the links' latencies) later (the source is told at
+ *    once, with that time: what it posts in answer starts then);
+ *  - no packets, no queues, no buffers, no per-hop serialization: that is
+ *    the packet engine's job.  Under this model latency does not hold
+ *    bandwidth and a flow's rate is its fair share from its first byte.
+ * Events at the same time are taken as one batch: all of them first, one
+ * rate update after.  Counting: an "event" in the figures is a flow start
+ * or a flow end (timers and messages that never reach the fabric are
+ * extra queue entries, counted in the queue pops).
+ *
+ * Determinism: one seeded generator gives every message its random bits
+ * (ECMP hashes, Valiant's group); events tie on sequence numbers; nothing
+ * depends on addresses or the clock.  Same configuration, same seed: the
+ * same output, bit for bit. */
+#ifndef TN_SIM_FLOW_H
+#define TN_SIM_FLOW_H
+
+#include <stdint.h>
+
+#include "sim_evq.h"
+#include "sim_maxmin.h"
+#include "sim_route.h"
+#include "sim_rng.h"
+#include "sim_stats.h"
+#include "sim_work.h"
+
+typedef struct tn_sim_eng tn_sim_eng_t;
+typedef struct tn_sim_src tn_sim_src_t;
+
+/* A job's traffic source: open loop (sim_open.c), a DAG (sim_dag.c), a
+ * trace replay later.  Callbacks may post messages and arm timers at the
+ * current time or later; delivered() gets the delivery time, which may be
+ * later than the current time (a path latency after the flow ended), and
+ * what it posts must not be earlier than that. */
+typedef struct {
+    tn_sim_status_t (*start)(tn_sim_src_t *src, tn_sim_eng_t *eng);
+    tn_sim_status_t (*timer)(tn_sim_src_t *src, tn_sim_eng_t *eng, int32_t arg, double t);
+    tn_sim_status_t (*delivered)(tn_sim_src_t *src, tn_sim_eng_t *eng, int64_t cookie, double t);
+} tn_sim_src_ops_t;
+
+struct tn_sim_src {
+    const tn_sim_src_ops_t *ops;
+    int job;
+};
+
+typedef struct {
+    double t_end;        /* stop there (open loop); INFINITY: when nothing is left */
+    double w0;           /* measurement window [w0, t_end) (warm-up before) */
+    int32_t bins;        /* throughput bins (see sim_stats.h) */
+    double bin_w;        /* their first width, ns */
+    int full;            /* rates from scratch at every change (for comparison) */
+    uint64_t seed;
+} tn_sim_eng_conf_t;
+
+struct tn_sim_eng {
+    const tn_sim_topo_t *topo;
+    const tn_sim_router_t *rt;
+    const tn_sim_job_t *jobs;
+    tn_sim_src_t **src;
+    int njobs;
+    tn_sim_eng_conf_t conf;
+    tn_sim_evq_t q;
+    tn_sim_mm_t mm;
+    tn_sim_stats_t stats;
+    tn_sim_rng_t rng;
+    double now;
+    /* flows (= messages in flight), ids shared with mm */
+    int32_t fcap, ffree, zombie;  /* zombie: ended, the solver not told yet */
+    int32_t *f_job, *f_evh, *f_next;
+    int32_t *f_src, *f_dst;
+    int64_t *f_cookie;
+    double *f_bytes, *f_post, *f_rem, *f_tlast, *f_lat, *f_ideal;
+    /* timers: (job, arg) by slot */
+    int32_t tcap, tfree;
+    int32_t *t_job, *t_arg;
+    int32_t *path;       /* [max_hops] */
+    tn_sim_status_t err; /* the first error a callback hit */
+    char why[256];
+    /* counters */
+    uint64_t flow_starts, flow_ends, pops, batches;
+    double wall_s, cpu_s;  /* the run's wall-clock and CPU time (set-up and output not counted) */
+};
+
+tn_sim_status_t tn_sim_eng_init(tn_sim_eng_t *e, const tn_sim_topo_t *topo,
+                                const tn_sim_router_t *rt, const tn_sim_job_t *jobs,
+                                tn_sim_src_t **src, int njobs, const tn_sim_eng_conf_t *conf);
+void tn_sim_eng_fini(tn_sim_eng_t *e);
+/* Runs until t_end or until no event is left; e->why says what failed. */
+tn_sim_status_t tn_sim_eng_run(tn_sim_eng_t *e);
+
+/* For sources: a message of job from endpoint src to dst at time t (>=
+ * now); cookie comes back in delivered(). */
+tn_sim_status_t tn_sim_eng_post(tn_sim_eng_t *e, double t, int job, int32_t src, int32_t dst,
+                                uint64_t bytes, int64_t cookie);
+/* For sources: timer(arg) at time t (>= now). */
+tn_sim_status_t tn_sim_eng_timer(tn_sim_eng_t *e, double t, int job, int32_t arg);
+
+#endif

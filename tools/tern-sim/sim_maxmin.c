@@ -1,0 +1,541 @@
+/* Incremental max-min fair rates (sim_maxmin.h has the argument). */
+#include "sim_maxmin.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MM_EPS 1e-9
+
+static inline int mm_tight(const tn_sim_mm_t *mm, int32_t l)
+{
+    return mm->load[l] >= mm->cap[l] * (1 - MM_EPS);
+}
+
+tn_sim_status_t tn_sim_mm_init(tn_sim_mm_t *mm, int32_t n_link, const double *cap, int max_hops)
+{
+    memset(mm, 0, sizeof(*mm));
+    if (n_link < 1 || max_hops < 1 || max_hops > 255) {
+        return TN_SIM_ERR_INVAL;
+    }
+    mm->n_link = n_link;
+    mm->cap = cap;
+    while ((1 << mm->hshift) < max_hops) {
+        mm->hshift++;
+    }
+    size_t n = (size_t)n_link;
+    mm->load = calloc(n, sizeof(double));
+    mm->nfl = calloc(n, sizeof(int32_t));
+    mm->lvec = calloc(n, sizeof(int32_t *));
+    mm->lcap = calloc(n, sizeof(int32_t));
+    mm->lmark = calloc(n, sizeof(uint32_t));
+    mm->lmark2 = calloc(n, sizeof(uint32_t));
+    mm->lidx = calloc(n, sizeof(int32_t));
+    mm->lq = malloc(n * sizeof(int32_t));
+    mm->lglob = malloc(n * sizeof(int32_t));
+    mm->lcnt = malloc(n * sizeof(int32_t));
+    mm->ladj_off = malloc((n + 1) * sizeof(int32_t));
+    mm->lver = malloc(n * sizeof(uint32_t));
+    mm->lrem = malloc(n * sizeof(double));
+    mm->lsum = malloc(n * sizeof(double));
+    mm->lslb = malloc(n * sizeof(double));
+    if (mm->load == NULL || mm->nfl == NULL || mm->lvec == NULL || mm->lcap == NULL ||
+        mm->lmark == NULL || mm->lmark2 == NULL || mm->lidx == NULL || mm->lq == NULL ||
+        mm->lglob == NULL || mm->lcnt == NULL || mm->ladj_off == NULL || mm->lver == NULL ||
+        mm->lrem == NULL || mm->lsum == NULL || mm->lslb == NULL) {
+        tn_sim_mm_fini(mm);
+        return TN_SIM_ERR_NOMEM;
+    }
+    return tn_sim_mm_reserve(mm, 1024);
+}
+
+void tn_sim_mm_fini(tn_sim_mm_t *mm)
+{
+    if (mm->lvec != NULL) {
+        for (int32_t l = 0; l < mm->n_link; l++) {
+            free(mm->lvec[l]);
+        }
+    }
+    void *arrays[] = {mm->load, mm->nfl, mm->lvec, mm->lcap, mm->hop_link, mm->hop_pos, mm->nhop,
+                      mm->state, mm->rate, mm->bneck, mm->added, mm->removed, mm->aff, mm->aff_old,
+                      mm->fmark, mm->apos, mm->lmark, mm->lmark2, mm->lidx, mm->lq, mm->lglob,
+                      mm->lcnt, mm->ladj_off, mm->ladj, mm->lver, mm->lrem, mm->lsum, mm->lslb,
+                      mm->nrate, mm->aff_tmp, mm->ahl, mm->anh, mm->nbneck, mm->frozen, mm->heap};
+    for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++) {
+        free(arrays[i]);
+    }
+    memset(mm, 0, sizeof(*mm));
+}
+
+static int mm_grow(void **p, size_t elem, size_t n)
+{
+    void *q = realloc(*p, elem * n);
+    if (q == NULL) {
+        return -1;
+    }
+    *p = q;
+    return 0;
+}
+
+tn_sim_status_t tn_sim_mm_reserve(tn_sim_mm_t *mm, int32_t n)
+{
+    if (n <= mm->fcap) {
+        return TN_SIM_OK;
+    }
+    int32_t cap = mm->fcap > 0 ? mm->fcap : 1024;
+    while (cap < n) {
+        if (cap > INT32_MAX / 2 / (1 << mm->hshift)) {
+            return TN_SIM_ERR_LIMIT;
+        }
+        cap *= 2;
+    }
+    size_t c = (size_t)cap, ch = c << mm->hshift;
+    struct {
+        void **p;
+        size_t elem, n;
+    } arrays[] = {
+        {(void **)&mm->hop_link, sizeof(int32_t), ch}, {(void **)&mm->hop_pos, sizeof(int32_t), ch},
+        {(void **)&mm->nhop, 1, c},                    {(void **)&mm->state, 1, c},
+        {(void **)&mm->rate, sizeof(double), c},       {(void **)&mm->bneck, sizeof(int32_t), c},
+        {(void **)&mm->added, sizeof(int32_t), c},     {(void **)&mm->removed, sizeof(int32_t), c},
+        {(void **)&mm->aff, sizeof(int32_t), c},       {(void **)&mm->aff_old, sizeof(double), c},
+        {(void **)&mm->fmark, sizeof(uint32_t), c},    {(void **)&mm->apos, sizeof(int32_t), c},
+        {(void **)&mm->nrate, sizeof(double), c},      {(void **)&mm->nbneck, sizeof(int32_t), c},
+        {(void **)&mm->aff_tmp, sizeof(double), c},    {(void **)&mm->anh, 1, c},
+        {(void **)&mm->ahl, sizeof(int32_t), ch},      {(void **)&mm->frozen, 1, c},
+        {(void **)&mm->ladj, sizeof(int32_t), ch},
+        {(void **)&mm->heap, sizeof(tn_sim_mm_hent_t), ch + (size_t)mm->n_link},
+    };
+    for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++) {
+        if (mm_grow(arrays[i].p, arrays[i].elem, arrays[i].n) != 0) {
+            return TN_SIM_ERR_NOMEM;
+        }
+    }
+    for (int32_t f = mm->fcap; f < cap; f++) {
+        mm->state[f] = TN_SIM_MM_FREE;
+        mm->fmark[f] = 0;
+        mm->rate[f] = 0;
+        mm->nhop[f] = 0;
+    }
+    mm->fcap = cap;
+    return TN_SIM_OK;
+}
+
+tn_sim_status_t tn_sim_mm_add(tn_sim_mm_t *mm, int32_t f, const int32_t *links, int n)
+{
+    if (f < 0 || f >= mm->fcap || mm->state[f] != TN_SIM_MM_FREE || n < 1 || n > (1 << mm->hshift)) {
+        return TN_SIM_ERR_INVAL;
+    }
+    for (int i = 0; i < n; i++) {
+        int32_t l = links[i];
+        if (l < 0 || l >= mm->n_link) {
+            return TN_SIM_ERR_INVAL;
+        }
+    }
+    int32_t base = f << mm->hshift;
+    for (int i = 0; i < n; i++) {
+        int32_t l = links[i];
+        if (mm->nfl[l] == mm->lcap[l]) {
+            int32_t c = mm->lcap[l] > 0 ? mm->lcap[l] * 2 : 4;
+            if (mm_grow((void **)&mm->lvec[l], sizeof(int32_t), (size_t)c) != 0) {
+                return TN_SIM_ERR_NOMEM;  /* the hops before stay: a fatal error for the caller */
+            }
+            mm->lcap[l] = c;
+        }
+        mm->lvec[l][mm->nfl[l]] = base + i;
+        mm->hop_pos[base + i] = mm->nfl[l]++;
+        mm->hop_link[base + i] = l;
+    }
+    mm->nhop[f] = (uint8_t)n;
+    mm->rate[f] = 0;
+    mm->state[f] = TN_SIM_MM_ADDED;
+    mm->added[mm->nadded++] = f;
+    mm->nactive++;
+    return TN_SIM_OK;
+}
+
+tn_sim_status_t tn_sim_mm_remove(tn_sim_mm_t *mm, int32_t f)
+{
+    if (f < 0 || f >= mm->fcap || mm->state[f] != TN_SIM_MM_ACTIVE) {
+        return TN_SIM_ERR_INVAL;
+    }
+    mm->state[f] = TN_SIM_MM_REMOVED;
+    mm->removed[mm->nremoved++] = f;
+    return TN_SIM_OK;
+}
+
+/* Takes a removed flow off its links for good. */
+static void mm_unlink(tn_sim_mm_t *mm, int32_t f)
+{
+    int32_t base = f << mm->hshift;
+    for (int i = 0; i < mm->nhop[f]; i++) {
+        int32_t l = mm->hop_link[base + i], pos = mm->hop_pos[base + i];
+        int32_t last = --mm->nfl[l];
+        int32_t moved = mm->lvec[l][last];
+        mm->lvec[l][pos] = moved;
+        mm->hop_pos[moved] = pos;
+        /* an empty link's load is exactly 0: rounding does not pile up */
+        mm->load[l] = mm->nfl[l] == 0 ? 0 : mm->load[l] - mm->rate[f];
+    }
+    mm->state[f] = TN_SIM_MM_FREE;
+    mm->rate[f] = 0;
+    mm->nactive--;
+}
+
+static inline void mm_aff_push(tn_sim_mm_t *mm, int32_t f, double old)
+{
+    mm->fmark[f] = mm->aep;
+    mm->apos[f] = mm->naff;
+    mm->aff_old[mm->naff] = old;
+    mm->aff[mm->naff++] = f;
+}
+
+/* Enqueues the links of flow f not yet visited in this BFS. */
+static inline int32_t mm_push_links(tn_sim_mm_t *mm, int32_t f, uint32_t lep, int32_t nq)
+{
+    int32_t base = f << mm->hshift;
+    for (int i = 0; i < mm->nhop[f]; i++) {
+        int32_t l = mm->hop_link[base + i];
+        if (mm->lmark[l] != lep) {
+            mm->lmark[l] = lep;
+            mm->lq[nq++] = l;
+        }
+    }
+    return nq;
+}
+
+/* Breadth-first through tight links: a flow whose bottleneck is a tight
+ * link in the queue joins A (its rate may move with that link's load),
+ * and its links join the queue. */
+static void mm_bfs(tn_sim_mm_t *mm, int32_t nq, uint32_t lep)
+{
+    for (int32_t head = 0; head < nq; head++) {
+        int32_t l = mm->lq[head];
+        if (!mm_tight(mm, l)) {
+            continue;
+        }
+        const int32_t *v = mm->lvec[l];
+        for (int32_t i = 0, n = mm->nfl[l]; i < n; i++) {
+            int32_t g = v[i] >> mm->hshift;
+            /* the bottleneck first: one load per flow for most of them */
+            if (mm->bneck[g] != l || mm->state[g] != TN_SIM_MM_ACTIVE ||
+                mm->fmark[g] == mm->aep) {
+                continue;
+            }
+            mm_aff_push(mm, g, mm->rate[g]);
+            nq = mm_push_links(mm, g, lep, nq);
+        }
+    }
+}
+
+/* Heap of local links by (share, local index). */
+static inline int mm_hless(const tn_sim_mm_hent_t *a, const tn_sim_mm_hent_t *b)
+{
+    return a->key < b->key || (a->key == b->key && a->li < b->li);
+}
+
+/* 4-ary: half the depth of a binary heap, and a node's children share a
+ * cache line or two. */
+static void mm_hdown(tn_sim_mm_hent_t *h, int32_t n, int32_t i)
+{
+    tn_sim_mm_hent_t e = h[i];
+    for (;;) {
+        int32_t c = 4 * i + 1;
+        if (c >= n) {
+            break;
+        }
+        int32_t best = c, end = c + 4 < n ? c + 4 : n;
+        for (int32_t j = c + 1; j < end; j++) {
+            if (mm_hless(&h[j], &h[best])) {
+                best = j;
+            }
+        }
+        if (!mm_hless(&h[best], &e)) {
+            break;
+        }
+        h[i] = h[best];
+        i = best;
+    }
+    h[i] = e;
+}
+
+/* A link's share of what is left among its unfrozen flows. */
+static inline double mm_share(const tn_sim_mm_t *mm, int32_t li)
+{
+    double rem = mm->lrem[li];
+    return (rem > 0 ? rem : 0) / mm->lcnt[li];
+}
+
+/* Water-filling of A, every other flow's rate fixed: nrate / nbneck.
+ * full: A is every flow, the residual is the whole capacity.  The heap
+ * holds one entry per link whose key may be stale: shares only grow as
+ * flows freeze, so an entry's key is never above its link's share, and
+ * when the least entry's key is its link's share it is the least share
+ * of all; a stale one goes back in with its share (lazy update: a push
+ * per pop at most, not per change). */
+static void mm_fill(tn_sim_mm_t *mm, int full)
+{
+    mm->fep += 2;
+    uint32_t fe = mm->fep;
+    int32_t nl = 0, naff = mm->naff;
+    int hs = mm->hshift, H = 1 << hs;
+    /* A's hops as local link numbers, once: the passes below read them in
+     * order instead of looking links up all over the fabric's arrays */
+    int32_t *ahl = mm->ahl;
+    uint8_t *anh = mm->anh;
+    for (int32_t i = 0; i < naff; i++) {
+        int32_t f = mm->aff[i], base = f << hs, n = mm->nhop[f];
+        int32_t *row = ahl + (size_t)i * H;
+        anh[i] = (uint8_t)n;
+        for (int k = 0; k < n; k++) {
+            int32_t l = mm->hop_link[base + k];
+            if (mm->lmark2[l] != fe) {
+                mm->lmark2[l] = fe;
+                mm->lidx[l] = nl;
+                mm->lglob[nl] = l;
+                mm->lsum[nl] = 0;
+                mm->lcnt[nl] = 0;
+                nl++;
+            }
+            int32_t li = mm->lidx[l];
+            row[k] = li;
+            mm->lsum[li] += mm->aff_old[i];
+            mm->lcnt[li]++;
+        }
+    }
+    mm->ladj_off[0] = 0;
+    for (int32_t li = 0; li < nl; li++) {
+        mm->ladj_off[li + 1] = mm->ladj_off[li] + mm->lcnt[li];
+        mm->lver[li] = (uint32_t)mm->ladj_off[li];  /* fill cursor */
+        int32_t l = mm->lglob[li];
+        mm->lrem[li] = full ? mm->cap[l] : mm->cap[l] - (mm->load[l] - mm->lsum[li]);
+        mm->lsum[li] = 0;
+    }
+    /* Links that cannot fill stay out of the heap.  Bounds on what a flow
+     * of A will get: at least lb = min over its links of residual / count
+     * (a link fills at a level no lower than that), at most ub = min over
+     * its links of the residual less the other flows' lb.  A link whose
+     * residual is above the sum of its flows' ub never fills.  A flow's
+     * tightest link stays (its residual less the others' lb is its ub, so
+     * it is not above the sum), so every flow keeps a link in the heap. */
+    double *lb = mm->aff_tmp;
+    for (int32_t i = 0; i < naff; i++) {
+        const int32_t *row = ahl + (size_t)i * H;
+        double x = INFINITY;
+        for (int k = 0; k < anh[i]; k++) {
+            int32_t li = row[k];
+            mm->ladj[mm->lver[li]++] = i;
+            double r = (mm->lrem[li] > 0 ? mm->lrem[li] : 0) / mm->lcnt[li];
+            x = r < x ? r : x;
+        }
+        lb[i] = x;
+        for (int k = 0; k < anh[i]; k++) {
+            mm->lsum[row[k]] += x;
+        }
+        mm->frozen[i] = 0;
+    }
+    for (int32_t li = 0; li < nl; li++) {
+        mm->lslb[li] = mm->lsum[li];
+        mm->lsum[li] = 0;
+    }
+    for (int32_t i = 0; i < naff; i++) {
+        const int32_t *row = ahl + (size_t)i * H;
+        double ub = INFINITY;
+        for (int k = 0; k < anh[i]; k++) {
+            int32_t li = row[k];
+            double r = mm->lrem[li] - (mm->lslb[li] - lb[i]);
+            ub = r < ub ? r : ub;
+        }
+        ub = ub > 0 ? ub : 0;
+        for (int k = 0; k < anh[i]; k++) {
+            mm->lsum[row[k]] += ub;
+        }
+    }
+    /* lsum becomes the mark "in the heap" (1) or not (0); a margin and a
+     * check keep rounding from leaving a flow with no link in the heap */
+    for (int32_t li = 0; li < nl; li++) {
+        mm->lsum[li] = mm->lrem[li] > mm->lsum[li] * (1 + 1e-9) + 1e-300 ? 0 : 1;
+    }
+    for (int32_t i = 0; i < naff; i++) {
+        const int32_t *row = ahl + (size_t)i * H;
+        int32_t in = 0, best = -1;
+        double ub = INFINITY;
+        for (int k = 0; k < anh[i] && !in; k++) {
+            int32_t li = row[k];
+            double r = mm->lrem[li] - (mm->lslb[li] - lb[i]);
+            in = mm->lsum[li] != 0;
+            if (r < ub) {
+                ub = r;
+                best = li;
+            }
+        }
+        if (!in) {
+            mm->lsum[best] = 1;
+        }
+    }
+    tn_sim_mm_hent_t *h = mm->heap;
+    int32_t nh = 0;
+    for (int32_t li = 0; li < nl; li++) {
+        if (mm->lsum[li] != 0) {
+            h[nh++] = (tn_sim_mm_hent_t){.key = mm_share(mm, li), .li = li};
+        }
+    }
+    for (int32_t i = nh / 4; i >= 0 && nh > 1; i--) {
+        mm_hdown(h, nh, i);
+    }
+    int32_t nfrozen = 0;
+    while (nh > 0 && nfrozen < naff) {
+        int32_t li = h[0].li;
+        if (mm->lcnt[li] == 0) {
+            h[0] = h[--nh];  /* every flow of it froze elsewhere */
+            mm_hdown(h, nh, 0);
+            continue;
+        }
+        double s = mm_share(mm, li);
+        if (s != h[0].key) {
+            h[0].key = s;    /* stale: back in with its share */
+            mm_hdown(h, nh, 0);
+            continue;
+        }
+        h[0] = h[--nh];
+        mm_hdown(h, nh, 0);
+        int32_t bl = mm->lglob[li];
+        for (int32_t a = mm->ladj_off[li]; a < mm->ladj_off[li + 1]; a++) {
+            int32_t j = mm->ladj[a];
+            if (mm->frozen[j]) {
+                continue;
+            }
+            mm->frozen[j] = 1;
+            nfrozen++;
+            mm->nrate[j] = s;
+            mm->nbneck[j] = bl;
+            const int32_t *row = ahl + (size_t)j * H;
+            for (int k = 0; k < anh[j]; k++) {
+                mm->lrem[row[k]] -= s;
+                mm->lcnt[row[k]]--;
+            }
+        }
+    }
+}
+
+/* The check of A's bottlenecks: a flow outside A with a higher rate on the
+ * link where a flow of A froze joins A, and its links are enqueued for a
+ * BFS (stamp lep).  Returns the queue length; *nviol_p how many joined. */
+static int32_t mm_check(tn_sim_mm_t *mm, uint32_t lep, int32_t *nviol_p)
+{
+    mm->fep += 2;
+    uint32_t ce = mm->fep;
+    int32_t nq = 0, nviol = 0, naff = mm->naff;
+    for (int32_t i = 0; i < naff; i++) {
+        int32_t b = mm->nbneck[i];
+        if (mm->lmark2[b] == ce) {
+            continue;
+        }
+        mm->lmark2[b] = ce;
+        double limit = mm->nrate[i] * (1 + MM_EPS) + 1e-300;
+        const int32_t *v = mm->lvec[b];
+        for (int32_t k = 0, n = mm->nfl[b]; k < n; k++) {
+            int32_t g = v[k] >> mm->hshift;
+            if (mm->fmark[g] == mm->aep || mm->state[g] != TN_SIM_MM_ACTIVE || mm->rate[g] <= limit) {
+                continue;
+            }
+            mm_aff_push(mm, g, mm->rate[g]);
+            nq = mm_push_links(mm, g, lep, nq);
+            nviol++;
+        }
+    }
+    *nviol_p = nviol;
+    return nq;
+}
+
+/* The new rates become the rates; link loads follow (full: from scratch). */
+static void mm_commit(tn_sim_mm_t *mm, int full)
+{
+    int hs = mm->hshift;
+    if (full) {
+        for (int32_t i = 0; i < mm->naff; i++) {
+            int32_t f = mm->aff[i], base = f << hs;
+            for (int k = 0; k < mm->nhop[f]; k++) {
+                mm->load[mm->hop_link[base + k]] = 0;
+            }
+        }
+    }
+    for (int32_t i = 0; i < mm->naff; i++) {
+        int32_t f = mm->aff[i], base = f << hs;
+        double d = full ? mm->nrate[i] : mm->nrate[i] - mm->aff_old[i];
+        for (int k = 0; k < mm->nhop[f]; k++) {
+            mm->load[mm->hop_link[base + k]] += d;
+        }
+        mm->rate[f] = mm->nrate[i];
+        mm->bneck[f] = mm->nbneck[i];
+    }
+}
+
+tn_sim_status_t tn_sim_mm_solve(tn_sim_mm_t *mm)
+{
+    mm->naff = 0;
+    if (mm->nadded == 0 && mm->nremoved == 0) {
+        return TN_SIM_OK;
+    }
+    mm->solves++;
+    mm->aep++;
+    /* seeds: the new flows, and the links of every changed flow, judged
+     * tight as they were (the ending flows still on them) */
+    uint32_t lep = ++mm->lep;
+    int32_t nq = 0;
+    for (int32_t i = 0; i < mm->nadded; i++) {
+        int32_t f = mm->added[i];
+        mm_aff_push(mm, f, 0);
+        nq = mm_push_links(mm, f, lep, nq);
+    }
+    for (int32_t i = 0; i < mm->nremoved; i++) {
+        nq = mm_push_links(mm, mm->removed[i], lep, nq);
+    }
+    mm_bfs(mm, nq, lep);
+    for (int32_t i = 0; i < mm->nremoved; i++) {
+        mm_unlink(mm, mm->removed[i]);
+    }
+    for (int32_t i = 0; i < mm->nadded; i++) {
+        mm->state[mm->added[i]] = TN_SIM_MM_ACTIVE;
+    }
+    mm->nremoved = mm->nadded = 0;
+    while (mm->naff > 0) {
+        mm_fill(mm, 0);
+        int32_t nviol;
+        lep = ++mm->lep;  /* a violator's links are looked at afresh, with no threshold */
+        nq = mm_check(mm, lep, &nviol);
+        if (nviol == 0) {
+            break;
+        }
+        mm->expansions++;
+        mm_bfs(mm, nq, lep);
+    }
+    mm_commit(mm, 0);
+    mm->touched += (uint64_t)mm->naff;
+    return TN_SIM_OK;
+}
+
+tn_sim_status_t tn_sim_mm_solve_full(tn_sim_mm_t *mm)
+{
+    for (int32_t i = 0; i < mm->nremoved; i++) {
+        mm_unlink(mm, mm->removed[i]);
+    }
+    for (int32_t i = 0; i < mm->nadded; i++) {
+        mm->state[mm->added[i]] = TN_SIM_MM_ACTIVE;
+    }
+    mm->nremoved = mm->nadded = 0;
+    mm->naff = 0;
+    mm->solves++;
+    mm->aep++;
+    for (int32_t f = 0; f < mm->fcap; f++) {
+        if (mm->state[f] == TN_SIM_MM_ACTIVE) {
+            mm_aff_push(mm, f, mm->rate[f]);
+        }
+    }
+    if (mm->naff > 0) {
+        mm_fill(mm, 1);
+        mm_commit(mm, 1);
+    }
+    mm->touched += (uint64_t)mm->naff;
+    return TN_SIM_OK;
+}

@@ -1,0 +1,131 @@
+/* Max-min fair rates of flows over capacitated links, kept up to date
+ * INCREMENTALLY as flows start and end.
+ *
+ * The allocation is the unique one where no flow can get more without
+ * taking from a flow that has no more than it: every flow crosses a
+ * "bottleneck" link that is full and on which no flow has a higher rate.
+ * Progressive filling (water-filling) finds it: raise every flow's rate
+ * together; when a link fills, freeze the flows on it; repeat.
+ *
+ * What a change can touch (the facts this solver rests on; docs/sim.md
+ * gives the argument).  An allocation is THE max-min one iff it is
+ * feasible and every flow has a bottleneck; each flow remembers the link
+ * it froze on.
+ *  1. Search.  The affected set A starts with the flows that start, plus
+ *     the flows whose bottleneck is a full ("tight") link of a flow that
+ *     starts or ends; each flow that joins A brings in the flows
+ *     bottlenecked on its tight links (breadth-first).  A slack link is
+ *     nobody's bottleneck, so the search stops there.
+ *  2. Refill.  A is refilled by progressive filling with every other
+ *     flow's rate fixed (their load taken off the capacities); links that
+ *     cannot fill (residual above the sum of upper bounds of their flows'
+ *     rates) stay out of the heap.
+ *  3. Check.  Every flow of A froze on a full link; if a flow outside A
+ *     has a higher rate there, it joins A (with what it brings) and A is
+ *     refilled.  A flow outside A keeps its rate and its bottleneck: a
+ *     link crossed by A or by an ended flow was searched, so a flow
+ *     bottlenecked on it is in A.  At worst A is every flow: from scratch.
+ * So the result equals a from-scratch computation (test_sim_maxmin
+ * checks it against a naive one on random cases) while the work is
+ * proportional to A and the links it crosses.
+ *
+ * Links are integer ids with capacities (the engine uses port ids and
+ * the topology's bandwidths); flows are integer ids the caller owns
+ * (tn_sim_mm_reserve sizes the arrays).  Floating point: "full" and
+ * "equal" are judged with a relative tolerance of 1e-9. */
+#ifndef TN_SIM_MAXMIN_H
+#define TN_SIM_MAXMIN_H
+
+#include <stdint.h>
+
+#include "sim_status.h"
+
+enum { TN_SIM_MM_FREE, TN_SIM_MM_ACTIVE, TN_SIM_MM_ADDED, TN_SIM_MM_REMOVED };
+
+typedef struct {
+    double key;   /* the link's share when it went in (stale once it grows) */
+    int32_t li;   /* local link number */
+} tn_sim_mm_hent_t;
+
+typedef struct {
+    /* links */
+    int32_t n_link;
+    const double *cap;       /* [n_link] */
+    double *load;            /* [n_link] sum of the rates on it */
+    int32_t *nfl;            /* [n_link] flows on it (added ones included) */
+    int32_t **lvec;          /* [n_link] hop slots (flow << hshift | hop) on it */
+    int32_t *lcap;           /* [n_link] capacity of lvec[l] */
+    /* flows */
+    int hshift;              /* hop slots per flow = 1 << hshift */
+    int32_t fcap;
+    int32_t *hop_link;       /* [fcap << hshift] */
+    int32_t *hop_pos;        /* [fcap << hshift] index in lvec */
+    uint8_t *nhop;           /* [fcap] */
+    uint8_t *state;          /* [fcap] TN_SIM_MM_* */
+    double *rate;            /* [fcap] */
+    int32_t *bneck;          /* [fcap] link it froze on */
+    int32_t nactive;
+    /* the pending batch */
+    int32_t *added, nadded, cap_added;
+    int32_t *removed, nremoved, cap_removed;
+    /* the last solve's affected flows: aff[i], with aff_old[i] its rate
+     * before (0 for a flow that started) and rate[aff[i]] now */
+    int32_t *aff, naff;
+    double *aff_old;
+    /* scratch */
+    uint32_t aep, lep, fep;  /* stamps: A's members, BFS visits, fill and check */
+    uint32_t *fmark;         /* [fcap] aep when in A */
+    int32_t *apos;           /* [fcap] index in aff */
+    uint32_t *lmark;         /* [n_link] lep of the BFS visit */
+    uint32_t *lmark2;        /* [n_link] fep of the fill's numbering or the check */
+    int32_t *lidx;           /* [n_link] local index in the fill */
+    int32_t *lq;             /* BFS queue of links */
+    int32_t *lglob, *lcnt, *ladj_off, *ladj;
+    uint32_t *lver;          /* fill cursor of ladj */
+    double *lrem, *lsum, *lslb, *nrate, *aff_tmp;
+    int32_t *ahl;            /* [fcap << hshift] A's hops as local link numbers */
+    uint8_t *anh;            /* [fcap] A's hop counts */
+    int32_t *nbneck;
+    uint8_t *frozen;
+    tn_sim_mm_hent_t *heap;
+    int32_t scratch_links, scratch_flows;  /* sizes of the local arrays */
+    int64_t scratch_adj;
+    /* counters */
+    uint64_t solves, touched, expansions;
+} tn_sim_mm_t;
+
+tn_sim_status_t tn_sim_mm_init(tn_sim_mm_t *mm, int32_t n_link, const double *cap, int max_hops);
+void tn_sim_mm_fini(tn_sim_mm_t *mm);
+/* Flow ids 0 .. n-1 usable. */
+tn_sim_status_t tn_sim_mm_reserve(tn_sim_mm_t *mm, int32_t n);
+
+/* A flow starts over links[0..n-1] (n <= max_hops); its rate is set by the
+ * next solve.  f must be free. */
+tn_sim_status_t tn_sim_mm_add(tn_sim_mm_t *mm, int32_t f, const int32_t *links, int n);
+/* A flow ends; its capacity is handed on by the next solve, after which f
+ * is free. */
+tn_sim_status_t tn_sim_mm_remove(tn_sim_mm_t *mm, int32_t f);
+/* Brings the rates up to date after the adds and removes since the last
+ * solve (incrementally); aff / aff_old / naff say which flows changed. */
+tn_sim_status_t tn_sim_mm_solve(tn_sim_mm_t *mm);
+/* The same from scratch (every active flow refilled); for comparison. */
+tn_sim_status_t tn_sim_mm_solve_full(tn_sim_mm_t *mm);
+
+static inline double tn_sim_mm_rate(const tn_sim_mm_t *mm, int32_t f)
+{
+    return mm->rate[f];
+}
+
+/* Flows on a link: the flow engine's load oracle for adaptive routing. */
+static inline int32_t tn_sim_mm_nflows(const tn_sim_mm_t *mm, int32_t link)
+{
+    return mm->nfl[link];
+}
+
+/* Naive reference (sim_maxmin_ref.c), for tests: progressive filling from
+ * scratch over nf flows, flow i on links[off[i] .. off[i+1]-1]; rates out.
+ * O(links * flows) per step; small cases only. */
+tn_sim_status_t tn_sim_mm_reference(int32_t n_link, const double *cap, int32_t nf,
+                                    const int32_t *off, const int32_t *links, double *rates);
+
+#endif

@@ -1,0 +1,129 @@
+/* Set-up and one run of a simulation (sim_run.h). */
+#include "sim_run.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+tn_sim_status_t tn_sim_setup(tn_sim_run_t *r, tn_sim_conf_t *c, const char *graph_text, size_t glen,
+                             char *why, size_t whylen)
+{
+    memset(r, 0, sizeof(*r));
+    tn_sim_topo_params_t p;
+    tn_sim_conf_topo_params(c, &p);
+    p.graph_text = graph_text;
+    p.graph_len = glen;
+    tn_sim_status_t st = tn_sim_topo_build(&r->topo, &p, why, whylen);
+    if (st != TN_SIM_OK) {
+        return st;
+    }
+    st = tn_sim_route_init(&r->rt, &r->topo, (tn_sim_route_alg_t)c->route, why, whylen);
+    if (st != TN_SIM_OK) {
+        tn_sim_topo_free(&r->topo);
+        return st;
+    }
+    if (c->mode == TN_SIM_MODE_BATCH && c->nsweep > 0) {
+        snprintf(why, whylen, "sweep is of offered loads: it needs mode = open");
+        tn_sim_teardown(r);
+        return TN_SIM_ERR_INVAL;
+    }
+    if (c->mode == TN_SIM_MODE_OPEN && !(c->warmup < c->time)) {
+        snprintf(why, whylen, "warmup (%g ns) must end before time (%g ns)", c->warmup, c->time);
+        tn_sim_teardown(r);
+        return TN_SIM_ERR_INVAL;
+    }
+    r->njobs = c->njobs;
+    st = tn_sim_jobs_place(&r->topo, c->job, c->njobs, c->seed, r->jobs, why, whylen);
+    if (st != TN_SIM_OK) {
+        r->njobs = 0;
+        tn_sim_teardown(r);
+        return st;
+    }
+    tn_sim_conf_resolve(c, &r->topo, &r->rt, r->jobs);
+    return TN_SIM_OK;
+}
+
+void tn_sim_run_clear(tn_sim_run_t *r)
+{
+    if (r->have_eng) {
+        tn_sim_eng_fini(&r->eng);
+        r->have_eng = 0;
+    }
+    for (int j = 0; j < r->njobs; j++) {
+        tn_sim_dag_src_fini(&r->dsrc[j]);
+        tn_sim_dag_free(&r->dag[j]);
+        tn_sim_open_src_fini(&r->osrc[j]);
+        r->src[j] = NULL;
+    }
+}
+
+tn_sim_status_t tn_sim_run_once(tn_sim_run_t *r, const tn_sim_conf_t *c, double load, char *why,
+                                size_t whylen)
+{
+    tn_sim_status_t st = TN_SIM_OK;
+    int open = c->mode == TN_SIM_MODE_OPEN;
+    for (int j = 0; j < r->njobs && st == TN_SIM_OK; j++) {
+        if (load >= 0) {
+            r->jobs[j].c.load = load;
+        }
+        if (open) {
+            st = tn_sim_open_src_init(&r->osrc[j], j, &r->jobs[j], &r->topo, c->arrival == 1, c->time,
+                                      c->seed);
+            r->src[j] = &r->osrc[j].base;
+        } else {
+            st = tn_sim_dag_generate(&r->jobs[j], c->seed, j, &r->dag[j], why, whylen);
+            if (st == TN_SIM_OK) {
+                st = tn_sim_dag_src_init(&r->dsrc[j], j, &r->jobs[j], &r->dag[j]);
+            }
+            r->src[j] = &r->dsrc[j].base;
+        }
+        if (st != TN_SIM_OK && why[0] == '\0') {
+            snprintf(why, whylen, "job %d: %s", j, tn_sim_status_str(st));
+        }
+    }
+    if (st != TN_SIM_OK) {
+        tn_sim_run_clear(r);
+        return st;
+    }
+    tn_sim_eng_conf_t ec = {
+        .t_end = open ? c->time : INFINITY,
+        .w0 = open ? c->warmup : 0,
+        .bins = c->bins,
+        .bin_w = open ? c->time / c->bins : 1000,
+        .full = c->maxmin == 1,
+        .seed = c->seed,
+    };
+    st = tn_sim_eng_init(&r->eng, &r->topo, &r->rt, r->jobs, r->src, r->njobs, &ec);
+    if (st != TN_SIM_OK) {
+        snprintf(why, whylen, "%s", r->eng.why);
+        tn_sim_run_clear(r);
+        return st;
+    }
+    r->have_eng = 1;
+    st = tn_sim_eng_run(&r->eng);
+    if (st != TN_SIM_OK) {
+        snprintf(why, whylen, "%s", r->eng.why);
+        tn_sim_run_clear(r);
+        return st;
+    }
+    for (int j = 0; j < r->njobs && st == TN_SIM_OK; j++) {
+        st = tn_sim_result(&r->eng, c, j, &r->res[j]);
+        if (!open && r->dag[j].done != r->dag[j].n && st == TN_SIM_OK) {
+            snprintf(why, whylen, "job %d: %d of %d messages and joins completed", j, r->dag[j].done,
+                     r->dag[j].n);
+            st = TN_SIM_ERR_INTERNAL;
+        }
+    }
+    if (st != TN_SIM_OK) {
+        tn_sim_run_clear(r);
+    }
+    return st;
+}
+
+void tn_sim_teardown(tn_sim_run_t *r)
+{
+    tn_sim_run_clear(r);
+    tn_sim_jobs_free(r->jobs, r->njobs);
+    tn_sim_route_fini(&r->rt);
+    tn_sim_topo_free(&r->topo);
+}
