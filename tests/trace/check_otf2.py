@@ -8,17 +8,12 @@ import argparse
 import collections
 import os
 import re
-import subprocess
 import sys
 import tempfile
 
-FAILS = []
+from tracetest import check, run, traced_job, verdict  # noqa: E402
 
 
-def check(cond, what):
-    if not cond:
-        FAILS.append(what)
-        print("FAIL: " + what)
 
 
 def main():
@@ -29,18 +24,14 @@ def main():
     a = ap.parse_args()
     with tempfile.TemporaryDirectory() as d:
         tdir, odir = os.path.join(d, "t"), os.path.join(d, "o")
-        env = dict(os.environ, TERN_TRACE=tdir)
-        p = subprocess.run([os.path.join(a.bin, "tern-run"), "-n", "3", a.prog], env=env,
-                           capture_output=True, text=True, timeout=120)
-        check(p.returncode == 0, "traced job: %s" % p.stderr[-300:])
-        p = subprocess.run([os.path.join(a.bin, "tern-trace"), "export", "--otf2", odir, tdir],
-                           capture_output=True, text=True, timeout=60)
+        if not traced_job(a.bin, a.prog, tdir):
+            return verdict("otf2")
+        p = run([os.path.join(a.bin, "tern-trace"), "export", "--otf2", odir, tdir])
         check(p.returncode == 0 and "3 ranks" in p.stdout, "export: %s %s" % (p.stdout, p.stderr))
         arch = os.path.join(odir, "traces.otf2")
-        ev = subprocess.run([a.otf2_print, arch], capture_output=True, text=True, timeout=60)
+        ev = run([a.otf2_print, arch])
         check(ev.returncode == 0, "otf2-print reads the archive: %s" % ev.stderr[-300:])
-        defs = subprocess.run([a.otf2_print, "-G", arch], capture_output=True, text=True,
-                              timeout=60)
+        defs = run([a.otf2_print, "-G", arch])
         sends, recvs = collections.Counter(), collections.Counter()
         colls = collections.Counter()
         last = {}
@@ -75,11 +66,7 @@ def main():
               re.search(r"GROUP +1 .*3 Members", defs.stdout) is not None,
               "the world's communicator and its 3 members are defined")
         check(len(re.findall(r"^LOCATION ", defs.stdout, re.M)) == 3, "3 locations")
-    if FAILS:
-        print("otf2: %d failures" % len(FAILS))
-        return 1
-    print("otf2: ok")
-    return 0
+    return verdict("otf2")
 
 
 if __name__ == "__main__":

@@ -16,24 +16,14 @@ import os
 import re
 import shutil
 import struct
-import subprocess
 import sys
 import tempfile
 import xml.etree.ElementTree as ET
 
-FAILS = []
+from tracetest import check, run, traced_job, verdict  # noqa: E402
 
 
-def check(cond, what):
-    if not cond:
-        FAILS.append(what)
-        print("FAIL: " + what)
 
-
-def run(args, env=None, timeout=120):
-    e = dict(os.environ)
-    e.update(env or {})
-    return subprocess.run(args, env=e, capture_output=True, text=True, timeout=timeout)
 
 
 # trace_traffic.c's point-to-point traffic, bytes per (sender, receiver)
@@ -196,17 +186,12 @@ def main():
     ap.add_argument("--bin", required=True)
     ap.add_argument("--prog", required=True)
     a = ap.parse_args()
-    tern_run = os.path.join(a.bin, "tern-run")
     tern_trace = os.path.join(a.bin, "tern-trace")
     with tempfile.TemporaryDirectory() as d:
         tdir = os.path.join(d, "t")
-        p = run([tern_run, "-n", "3", a.prog], {"TERN_TRACE": tdir})
-        check(p.returncode == 0 and "trace_traffic: done" in p.stdout,
-              "traced job ran (rc %d): %s" % (p.returncode, p.stderr[-500:]))
-        files = sorted(glob.glob(os.path.join(tdir, "*.ttr")))
-        check(len(files) == 3, "3 trace files, got %d" % len(files))
-        if len(files) != 3:
-            return 1
+        files = traced_job(a.bin, a.prog, tdir)
+        if not files:
+            return verdict("report")
         job = re.sub(r"\.\d+\.ttr$", "", os.path.basename(files[0]))
         out_html = os.path.join(d, "report.html")
         svg = os.path.join(d, "svg")
@@ -272,11 +257,7 @@ def main():
         pg = Page()
         pg.feed(doc)
         check(pg.tags.get("b") is None and pg.tags.get("i") is None, "no markup from a trace")
-    if FAILS:
-        print("report: %d failures" % len(FAILS))
-        return 1
-    print("report: ok")
-    return 0
+    return verdict("report")
 
 
 if __name__ == "__main__":

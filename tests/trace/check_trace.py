@@ -6,26 +6,15 @@ requests made and completed, collectives with their sequence numbers and
 algorithms, the communicator a split made, an error flagged).  Also checks
 that a directory that cannot be made leaves the job running untraced."""
 import argparse
-import glob
 import os
 import re
-import subprocess
 import sys
 import tempfile
 
-FAILS = []
+from tracetest import check, run, traced_job, verdict  # noqa: E402
 
 
-def check(cond, what):
-    if not cond:
-        FAILS.append(what)
-        print("FAIL: " + what)
 
-
-def run(args, env, timeout=120):
-    e = dict(os.environ)
-    e.update(env)
-    return subprocess.run(args, env=e, capture_output=True, text=True, timeout=timeout)
 
 
 LINE = re.compile(r"^(\d+\.\d+) (\d+\.\d+) +(MPI_\w+)(.*)$")
@@ -90,13 +79,9 @@ def main():
     tern_trace = os.path.join(a.bin, "tern-trace")
     with tempfile.TemporaryDirectory() as d:
         tdir = os.path.join(d, "t")
-        p = run([tern_run, "-n", "3", a.prog], {"TERN_TRACE": tdir})
-        check(p.returncode == 0 and "trace_traffic: done" in p.stdout,
-              "traced job ran (rc %d): %s" % (p.returncode, p.stderr[-500:]))
-        files = sorted(glob.glob(os.path.join(tdir, "*.ttr")))
-        check(len(files) == 3, "3 trace files, got %d" % len(files))
-        if len(files) != 3:
-            return 1
+        files = traced_job(a.bin, a.prog, tdir)
+        if not files:
+            return verdict("trace")
         check(oct(os.stat(tdir).st_mode & 0o777) == "0o700", "trace dir is 0700")
         for f in files:
             check(oct(os.stat(f).st_mode & 0o777) == "0o600", "trace file is 0600")
@@ -209,11 +194,7 @@ def main():
         odir = os.path.join(d, "off")
         p = run([tern_run, "-n", "3", a.prog], {"TERN_TRACE": ""})
         check(p.returncode == 0 and not os.path.exists(odir), "untraced job")
-    if FAILS:
-        print("trace: %d failures" % len(FAILS))
-        return 1
-    print("trace: ok")
-    return 0
+    return verdict("trace")
 
 
 if __name__ == "__main__":

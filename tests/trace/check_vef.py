@@ -8,11 +8,11 @@ counts agree; then broken files are refused."""
 import argparse
 import os
 import re
-import subprocess
 import sys
 import tempfile
 
-FAILS = []
+from tracetest import check, run, traced_job, verdict  # noqa: E402
+
 
 # trace_vef.h's op table (an assumption, kept in one place there)
 OPS = {"broadcast": 0, "reduce": 1, "allreduce": 2, "gather": 3, "scatter": 4,
@@ -21,16 +21,6 @@ INDEP, COLL, SEND, RECV = 0, 1, 2, 3
 P2P = {(0, 1): [100, 1000, 10, 33, 40], (1, 2): [33, 40], (2, 0): [33, 40]}
 
 
-def check(cond, what):
-    if not cond:
-        FAILS.append(what)
-        print("FAIL: " + what)
-
-
-def run(args, env=None, timeout=120):
-    e = dict(os.environ)
-    e.update(env or {})
-    return subprocess.run(args, env=e, capture_output=True, text=True, timeout=timeout)
 
 
 def parse(text):
@@ -55,12 +45,11 @@ def main():
     ap.add_argument("--bin", required=True)
     ap.add_argument("--prog", required=True)
     a = ap.parse_args()
-    tern_run = os.path.join(a.bin, "tern-run")
     tern_trace = os.path.join(a.bin, "tern-trace")
     with tempfile.TemporaryDirectory() as d:
         tdir = os.path.join(d, "t")
-        p = run([tern_run, "-n", "3", a.prog], {"TERN_TRACE": tdir})
-        check(p.returncode == 0, "traced job ran: %s" % p.stderr[-500:])
+        if not traced_job(a.bin, a.prog, tdir):
+            return verdict("vef")
         vef = os.path.join(d, "job.vef")
         p = run([tern_trace, "export", "--vef", "-o", vef, tdir])
         check(p.returncode == 0, "export: rc %d %s" % (p.returncode, p.stderr))
@@ -139,11 +128,7 @@ def main():
             p = run([tern_trace, "import", "--vef", path])
             check(p.returncode == 1 and re.search(what, p.stderr) is not None,
                   "%s refused: rc %d %s" % (name, p.returncode, p.stderr))
-    if FAILS:
-        print("vef: %d failures" % len(FAILS))
-        return 1
-    print("vef: ok")
-    return 0
+    return verdict("vef")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,41 @@
+"""What the trace tests share: failures collected by check(), commands run
+by run(), the traced 3-rank trace_traffic job they all start from, and the
+verdict line CTest looks for."""
+import glob
+import os
+import subprocess
+
+FAILS = []
+
+
+def check(cond, what):
+    if not cond:
+        FAILS.append(what)
+        print("FAIL: " + what)
+
+
+def run(args, env=None, timeout=120):
+    e = dict(os.environ)
+    e.update(env or {})
+    return subprocess.run(args, env=e, capture_output=True, text=True, timeout=timeout)
+
+
+def traced_job(bin_dir, prog, tdir, nprocs=3):
+    """Run prog (trace_traffic) with TERN_TRACE=tdir; its rank files, sorted
+    (an empty list, with a failure recorded, when the job or its files are
+    not what they should be)."""
+    p = run([os.path.join(bin_dir, "tern-run"), "-n", str(nprocs), prog], {"TERN_TRACE": tdir})
+    check(p.returncode == 0 and "trace_traffic: done" in p.stdout,
+          "traced job ran (rc %d): %s" % (p.returncode, p.stderr[-500:]))
+    files = sorted(glob.glob(os.path.join(tdir, "*.ttr")))
+    check(len(files) == nprocs, "%d trace files, got %d" % (nprocs, len(files)))
+    return files if len(files) == nprocs else []
+
+
+def verdict(name):
+    """Print the line the test's PASS_REGULAR_EXPRESSION wants; exit code."""
+    if FAILS:
+        print("%s: %d failures" % (name, len(FAILS)))
+        return 1
+    print("%s: ok" % name)
+    return 0
