@@ -22,17 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check.h"
 #include "sim_run.h"
-
-static int failures;
-
-#define CHECK(cond)                                                                \
-    do {                                                                           \
-        if (!(cond)) {                                                             \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-            failures++;                                                            \
-        }                                                                          \
-    } while (0)
 
 /* Runs a configuration given as "key=value" words; returns job 0's
  * accepted load (open loop) and prints the summary line. */
