@@ -20,26 +20,14 @@
 
 #include "base/log.h"
 
-#define TN_TRACE_DEPTH 4              /* records kept open at once per thread */
 #define TN_TRACE_BUF_MIN 4096
 
 int tn_trace_on;
 
-typedef struct {
-    char  *buf;
-    size_t len, cap;
-    size_t coll_off;                  /* offset of the last COLL payload, 0 none */
-} tn_trace_open_t;
-
-typedef struct {
-    tn_trace_open_t open[TN_TRACE_DEPTH];
-    int             depth;            /* may exceed TN_TRACE_DEPTH (not kept) */
-} tn_trace_thread_t;
-
 /* initial-exec: a load off the thread pointer, not a __tls_get_addr call per
  * access (one pointer of the static TLS reserve, which libraries opened
  * with dlopen may use) */
-static __thread tn_trace_thread_t *tn_trace_me __attribute__((tls_model("initial-exec")));
+__thread tn_trace_thread_t *tn_trace_me __attribute__((tls_model("initial-exec")));
 static pthread_key_t tn_trace_key;
 static int tn_trace_key_made;
 

@@ -23,6 +23,24 @@
 
 extern int tn_trace_on TN_TRACE_HIDDEN;
 
+/* A thread's open records (the innermost at depth - 1); private to the
+ * recorder, here for the inline item path below. */
+#define TN_TRACE_DEPTH 4              /* records kept open at once per thread */
+
+typedef struct {
+    char  *buf;
+    size_t len, cap;
+    size_t coll_off;                  /* offset of the last COLL payload, 0 none */
+} tn_trace_open_t;
+
+typedef struct {
+    tn_trace_open_t open[TN_TRACE_DEPTH];
+    int             depth;            /* may exceed TN_TRACE_DEPTH (not kept) */
+} tn_trace_thread_t;
+
+extern __thread tn_trace_thread_t *tn_trace_me
+    __attribute__((tls_model("initial-exec"), visibility("hidden")));
+
 /* Who the rank is, for the file's name and header. */
 typedef struct {
     const char *dir;            /* TERN_TRACE */
@@ -76,6 +94,27 @@ static inline void tn_trace_leave(uint64_t token, int ret)
  * thread's innermost open record; nothing when no record is open. */
 void tn_trace_item(unsigned type, const void *payload, size_t len, const void *extra,
                    size_t xlen) TN_TRACE_HIDDEN;
+/* tn_trace_item for a payload of a size known where it is called (a
+ * multiple of 4, no extra): copied inline into the open record when it
+ * has room, which it has after the first few records. */
+static inline void tn_trace_item_fixed(unsigned type, const void *payload, size_t len)
+{
+    tn_trace_thread_t *t = tn_trace_me;
+    if (t == NULL || t->depth <= 0 || t->depth > TN_TRACE_DEPTH || !tn_trace_on) {
+        return;
+    }
+    tn_trace_open_t *r = &t->open[t->depth - 1];
+    size_t total = TERN_TRACE_ITEM_HDR + len;
+    if (len % 4 != 0 || r->len + total > r->cap || type == TERN_TRACE_I_COLL) {
+        tn_trace_item(type, payload, len, NULL, 0);
+        return;
+    }
+    tern_trace_item_t h = { (uint16_t)type, 0, (uint32_t)total };
+    __builtin_memcpy(r->buf + r->len, &h, sizeof(h));
+    __builtin_memcpy(r->buf + r->len + sizeof(h), payload, len);
+    r->len += total;
+}
+
 /* Whether this thread has a record open (items would be kept). */
 int tn_trace_active(void) TN_TRACE_HIDDEN;
 /* The algorithm of the last COLL item of the innermost open record. */

@@ -63,7 +63,7 @@ void tn_mpi_trace_send_(tn_comm_t *c, int dest, int tag, uint64_t bytes, int mod
         .world = dest >= 0 ? c->peer_world[dest] : -1, .tag = tag, .bytes = bytes,
         .mode = (uint8_t)mode, .form = (uint8_t)form,
     };
-    tn_trace_item(TERN_TRACE_I_SEND, &s, sizeof(s), NULL, 0);
+    tn_trace_item_fixed(TERN_TRACE_I_SEND, &s, sizeof(s));
 }
 
 void tn_mpi_trace_recv_(tn_comm_t *c, int source, int tag, uint64_t bytes, int form)
@@ -72,7 +72,7 @@ void tn_mpi_trace_recv_(tn_comm_t *c, int source, int tag, uint64_t bytes, int f
         .comm = tn_mpi_trace_comm(c), .peer = tn_mpi_trace_rank(source),
         .tag = tag == MPI_ANY_TAG ? TERN_TRACE_ANY : tag, .bytes = bytes, .form = (uint8_t)form,
     };
-    tn_trace_item(TERN_TRACE_I_RECV, &r, sizeof(r), NULL, 0);
+    tn_trace_item_fixed(TERN_TRACE_I_RECV, &r, sizeof(r));
 }
 
 void tn_mpi_trace_status_(const tn_msg_status_t *ms)
@@ -82,7 +82,7 @@ void tn_mpi_trace_status_(const tn_msg_status_t *ms)
         .tag = ms->tag == MPI_ANY_TAG ? TERN_TRACE_ANY : ms->tag, .bytes = ms->bytes,
         .error = tn_mpi_class_of((tn_status_t)ms->error), .cancelled = ms->cancelled != 0,
     };
-    tn_trace_item(TERN_TRACE_I_STATUS, &s, sizeof(s), NULL, 0);
+    tn_trace_item_fixed(TERN_TRACE_I_STATUS, &s, sizeof(s));
 }
 
 static uint64_t tn_mpi_trace_req_id(const tn_req_t *req)
@@ -96,7 +96,7 @@ void tn_mpi_trace_req_(unsigned type, const tn_req_t *req)
         return;
     }
     tern_trace_req_t r = { tn_mpi_trace_req_id(req) };
-    tn_trace_item(type, &r, sizeof(r), NULL, 0);
+    tn_trace_item_fixed(type, &r, sizeof(r));
 }
 
 void tn_mpi_trace_done_(const tn_req_t *req)
@@ -111,7 +111,7 @@ void tn_mpi_trace_done_(const tn_req_t *req)
         .bytes = recv ? ms->bytes : 0,
         .error = tn_mpi_class_of((tn_status_t)ms->error), .cancelled = ms->cancelled != 0,
     };
-    tn_trace_item(TERN_TRACE_I_DONE, &d, sizeof(d), NULL, 0);
+    tn_trace_item_fixed(TERN_TRACE_I_DONE, &d, sizeof(d));
 }
 
 static int32_t tn_mpi_trace_op(const tn_op_t *op)
@@ -168,7 +168,7 @@ void tn_mpi_trace_counts_(unsigned type, const void *counts, int wide, int n,
 void tn_mpi_trace_newcomm_(tn_comm_t *c)
 {
     tern_trace_newcomm_t n = { c != NULL ? tn_mpi_trace_comm(c) : 0 };
-    tn_trace_item(TERN_TRACE_I_NEWCOMM, &n, sizeof(n), NULL, 0);
+    tn_trace_item_fixed(TERN_TRACE_I_NEWCOMM, &n, sizeof(n));
 }
 
 void tn_mpi_trace_rma_(tn_comm_t *c, int op, int target, uint64_t bytes)
@@ -177,5 +177,5 @@ void tn_mpi_trace_rma_(tn_comm_t *c, int op, int target, uint64_t bytes)
         .comm = tn_mpi_trace_comm(c), .op = (uint8_t)op, .target = tn_mpi_trace_rank(target),
         .bytes = bytes,
     };
-    tn_trace_item(TERN_TRACE_I_RMA, &r, sizeof(r), NULL, 0);
+    tn_trace_item_fixed(TERN_TRACE_I_RMA, &r, sizeof(r));
 }
