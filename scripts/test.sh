@@ -6,7 +6,7 @@
 #   3. ASan/UBSan build, unit tests and the tests labelled "sanitize";
 #   4. ThreadSanitizer build: the MPI_THREAD_MULTIPLE programs (threads
 #      creating communicators and running collectives and matched probes
-#      at once);
+#      at once), also traced (TERN_TRACE);
 #   5. gcc Release build (-O3, warnings as errors), built only: the
 #      optimizer's flow analysis warns where -O2 does not.
 #   6. libFuzzer build (clang, -DTERN_FUZZ=ON): the harnesses of tests/fuzz
@@ -35,10 +35,10 @@ UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 
 echo "== ThreadSanitizer build: the MPI_THREAD_MULTIPLE programs"
 cmake -S . -B build-test-tsan -G Ninja -DTERN_TSAN=ON >/dev/null
-ninja -C build-test-tsan -j2 tern-run comm_comm_threads mpitest_thread_multiple
+ninja -C build-test-tsan -j2 tern-run tern-trace comm_comm_threads mpitest_thread_multiple
 TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
   ctest --test-dir build-test-tsan --output-on-failure -j2 --timeout 300 \
-  -R '^(comm\.comm_threads|mpi\.thread_multiple)\.'
+  -R '^(comm\.comm_threads|mpi\.thread_multiple)\.|^trace\.threads$'
 
 echo "== gcc Release build (-O3, warnings as errors), built only"
 cmake -S . -B build-test-release -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null

@@ -228,8 +228,10 @@ static int comm_idup_common(const char *fn, MPI_Comm comm, int set_hints, MPI_In
         return rc;
     }
     tn_mpi_leave();
+    /* no NEWCOMM item: the duplicate has no context id until the agreement
+     * the request runs ends, so it is defined in the trace when first named
+     * after that (another thread's progress may be setting it now) */
     *newcomm = tn_mpi_comm_handle(nc);
-    TN_MPI_TRACE(tn_mpi_trace_newcomm_(nc));
     *request = tn_mpi_req_handle(req);
     return MPI_SUCCESS;
 }

@@ -2,6 +2,7 @@
 #include "mpi/mpi_trace.h"
 
 #include <limits.h>
+#include <pthread.h>
 #include <mpi.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,25 +21,16 @@ static int32_t tn_mpi_trace_rank(int r)
 }
 
 static uint32_t tn_mpi_trace_next_id = 1;
+static pthread_mutex_t tn_mpi_trace_def_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* The communicator's id in this rank's trace; its definition is written the
- * first time it is named (ids are never reused: a freed communicator's
- * memory may hold a new one, whose id then differs because comm_new zeroes
- * it). */
-uint32_t tn_mpi_trace_comm(tn_comm_t *c)
+/* Write c's definition under id (the definition lock held). */
+static void tn_mpi_trace_define(tn_comm_t *c, uint32_t id)
 {
-    if (c == NULL) {
-        return 0;
-    }
-    if (c->trace_id != 0) {
-        return c->trace_id;
-    }
-    c->trace_id = __atomic_fetch_add(&tn_mpi_trace_next_id, 1, __ATOMIC_RELAXED);
     int n = c->group->size;
     int rn = c->remote != NULL ? c->remote->size : 0;
     int32_t *w = malloc(sizeof(int32_t) * (size_t)(n + rn + 1));
     if (w == NULL) {
-        return c->trace_id;
+        return;
     }
     for (int i = 0; i < n; i++) {
         w[i] = c->group->world[i];
@@ -47,13 +39,38 @@ uint32_t tn_mpi_trace_comm(tn_comm_t *c)
         w[n + i] = c->remote->world[i];
     }
     tern_trace_commdef_t d = {
-        .id = c->trace_id, .ctx = c->ctx, .size = (uint32_t)n, .rank = (uint32_t)c->rank,
+        .id = id, .ctx = c->ctx, .size = (uint32_t)n, .rank = (uint32_t)c->rank,
         .remote_size = (uint32_t)rn, .flags = c->remote != NULL ? TERN_TRACE_COMM_INTER : 0,
     };
     tn_trace_record(TERN_TRACE_REC_COMM, TERN_TRACE_I_COMMDEF, &d, sizeof(d), w,
                     sizeof(int32_t) * (size_t)(n + rn));
     free(w);
-    return c->trace_id;
+}
+
+/* The communicator's id in this rank's trace; its definition is written the
+ * first time it is named (ids are never reused: a freed communicator's
+ * memory may hold a new one, whose id then differs because comm_new zeroes
+ * it).  Threads may name a communicator for the first time at once: one
+ * writes the definition, and the id is published only after it, so no
+ * record that uses the id can reach the file before the definition. */
+uint32_t tn_mpi_trace_comm(tn_comm_t *c)
+{
+    if (c == NULL) {
+        return 0;
+    }
+    uint32_t id = __atomic_load_n(&c->trace_id, __ATOMIC_ACQUIRE);
+    if (id != 0) {
+        return id;
+    }
+    pthread_mutex_lock(&tn_mpi_trace_def_lock);
+    id = __atomic_load_n(&c->trace_id, __ATOMIC_ACQUIRE);
+    if (id == 0) {
+        id = tn_mpi_trace_next_id++;
+        tn_mpi_trace_define(c, id);
+        __atomic_store_n(&c->trace_id, id, __ATOMIC_RELEASE);
+    }
+    pthread_mutex_unlock(&tn_mpi_trace_def_lock);
+    return id;
 }
 
 void tn_mpi_trace_send_(tn_comm_t *c, int dest, int tag, uint64_t bytes, int mode, int form)

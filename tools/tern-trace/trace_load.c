@@ -283,7 +283,7 @@ static int tl_call(tl_reading_t *rd, const tt_rec_t *tr)
     for (unsigned i = 0; i < tr->nitems; i++) {
         tl_item_t *it = &r->items[r->nitems + i];
         if (tl_item(rd, &tr->items[i], recv, it) != 0) {
-            snprintf(rd->j->err, sizeof(rd->j->err), "%s: record at offset %llu: an item "
+            snprintf(rd->j->err, sizeof(rd->j->err), "%.500s: record at offset %llu: an item "
                      "names no known communicator, or out of memory", rd->t->name,
                      (unsigned long long)tr->offset);
             return -1;
