@@ -524,7 +524,7 @@ static int tm_pair(tm_state_t *s, const tl_job_t *j, tm_match_t *m)
     /* sequences in (comm, src, dst, tag) order; rank_of: a key's place */
     uint32_t nk = k.n;
     tm_key_t *sorted = malloc((nk + 1) * sizeof(*sorted));
-    rank_of = malloc((nk + 1) * sizeof(*rank_of));
+    rank_of = calloc((size_t)nk + 1, sizeof(*rank_of));  /* zeroed: -O3 cannot see every gid < nk */
     if (sorted == NULL || rank_of == NULL) {
         free(sorted);
         goto out;

@@ -238,7 +238,7 @@ static int vf_comm_line(vf_state_t *s, const char *p, const char *end)
     c->first = (uint32_t)j->nmembers;
     c->size = 0;
     for (const char *q = t.p + t.n; q < end;) {
-        vf_tok_t r;
+        vf_tok_t r = { NULL, 0 };
         if (vf_split(q, end, &r, 1) == 0) {
             break;
         }
