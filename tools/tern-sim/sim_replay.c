@@ -300,7 +300,7 @@ int tn_sim_replay_out(const tn_sim_prog_t *p, const char *dir, FILE *f, char *wh
         if (o == NULL) {
             continue;
         }
-        fprintf(o, "replay: %d ranks on %d nodes, %d program nodes, %lld edges, %zu messages measured\n",
+        fprintf(o, "replay: %d ranks on %d traced nodes, %d program nodes, %lld edges, %zu messages measured\n",
                 p->nranks, p->nnodes, p->n, (long long)p->nedge, p->nmsg);
         fprintf(o, "  left out: %llu unmatched messages; %llu collectives expanded by the fallback, %llu "
                    "kept as traced time\n",
@@ -322,7 +322,11 @@ int tn_sim_replay_out(const tn_sim_prog_t *p, const char *dir, FILE *f, char *wh
         }
         fprintf(o, "\n  rank ends (sim / trace, us):");
         for (int32_t r = 0; r < p->nranks && r < 64; r++) {
-            fprintf(o, " %d:%.6g/%.6g", r, end[r] / 1e3, p->trace_end[r] / 1e3);
+            if (p->trace_end[r] >= 0) {
+                fprintf(o, " %d:%.6g/%.6g", r, end[r] / 1e3, p->trace_end[r] / 1e3);
+            } else {
+                fprintf(o, " %d:%.6g/-", r, end[r] / 1e3);
+            }
         }
         fprintf(o, "%s\n", p->nranks > 64 ? " ... (replay_ranks.csv)" : "");
     }
