@@ -50,6 +50,11 @@ typedef struct {
     double sweep[TN_SIM_MAX_SWEEP];
     int32_t bins;
     int maxmin;                   /* 0 incremental, 1 from scratch */
+    /* trace replay (sim_replay.h) */
+    char replay[TN_SIM_PATH_MAX]; /* a Tern trace directory or a .vef file; "": none */
+    int replay_slots;             /* tn_sim_slot_mode_t */
+    uint64_t eager;               /* rendezvous above, bytes */
+    double shm_lat, shm_bw;       /* intra-node messages: ns, Gbit/s */
     /* jobs */
     int njobs, job_open;
     tn_sim_job_conf_t job[TN_SIM_MAX_JOBS];

@@ -160,19 +160,31 @@ static tn_sim_status_t dag_start(tn_sim_src_t *src, tn_sim_eng_t *e)
     tn_sim_dag_src_t *s = (tn_sim_dag_src_t *)src;
     tn_sim_dag_t *g = s->dag;
     double t0 = s->job->c.start;
+    /* the roots first: a root join with no delay completes at once and may
+     * release a node further on, which must not be taken for a root then */
+    int32_t *roots = malloc(sizeof(int32_t) * ((size_t)g->n + 1));
+    int32_t nroots = 0;
+    if (roots == NULL) {
+        return TN_SIM_ERR_NOMEM;
+    }
     for (int32_t i = 0; i < g->n; i++) {
-        if (g->deps[i] != 0) {
-            continue;
+        if (g->deps[i] == 0) {
+            roots[nroots++] = i;
         }
+    }
+    for (int32_t k = 0; k < nroots; k++) {
+        int32_t i = roots[k];
         int32_t top = 0;
         tn_sim_status_t st = dag_begin(s, e, i, t0, &top);
         if (st == TN_SIM_OK && top > 0) {
             st = dag_complete(s, e, s->stack[0], t0);  /* a join with nothing before it */
         }
         if (st != TN_SIM_OK) {
+            free(roots);
             return st;
         }
     }
+    free(roots);
     return TN_SIM_OK;
 }
 

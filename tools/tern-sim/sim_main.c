@@ -72,6 +72,34 @@ static int main_load_config(const char *path, char **text_p, size_t *len_p, char
     return main_read(path, MAIN_MAX_CONFIG, text_p, len_p, why, whylen);
 }
 
+/* A replay's program, read before the fabric is built: job 0 gets as
+ * many ranks as the program has endpoint slots. */
+static int main_replay_load(tn_sim_conf_t *c, tn_sim_prog_t *p, char *why, size_t whylen)
+{
+    struct stat sb;
+    char abs[PATH_MAX];
+    if (c->mode != TN_SIM_MODE_BATCH || c->njobs != 1) {
+        snprintf(why, whylen, "replay needs mode = batch and one job");
+        return -1;
+    }
+    if (stat(c->replay, &sb) != 0) {
+        snprintf(why, whylen, "%s: %s", c->replay, strerror(errno));
+        return -1;
+    }
+    tn_sim_replay_conf_t rc;
+    tn_sim_replay_conf(c, &rc);
+    tn_sim_status_t st = S_ISDIR(sb.st_mode) ? tn_sim_replay_from_trace(p, c->replay, &rc, why, whylen)
+                                             : tn_sim_replay_from_vef(p, c->replay, why, whylen);
+    if (st != TN_SIM_OK) {
+        return -1;
+    }
+    c->job[0].ranks = tn_sim_prog_slots(p, c->replay_slots);
+    if (realpath(c->replay, abs) != NULL && strlen(abs) < sizeof(c->replay)) {
+        snprintf(c->replay, sizeof(c->replay), "%s", abs);
+    }
+    return 0;
+}
+
 static void main_usage(FILE *f)
 {
     fprintf(f, "usage: tern-sim [--config FILE] [--out DIR] [--KEY=VALUE]... [--job [--KEY=VALUE]...]...\n"
@@ -130,10 +158,21 @@ int main(int argc, char **argv)
             snprintf(conf.graph, sizeof(conf.graph), "%s", abs);
         }
     }
+    static tn_sim_prog_t prog;
+    if (conf.replay[0] != '\0') {
+        if (main_replay_load(&conf, &prog, why, sizeof(why)) != 0) {
+            fprintf(stderr, "tern-sim: %s\n", why);
+            free(gtext);
+            return 2;
+        }
+        run.prog = &prog;
+    }
     tn_sim_status_t st = tn_sim_setup(&run, &conf, gtext, glen, why, sizeof(why));
+    run.prog = conf.replay[0] != '\0' ? &prog : NULL;  /* setup cleared it */
     free(gtext);
     if (st != TN_SIM_OK) {
         fprintf(stderr, "tern-sim: %s\n", why);
+        tn_sim_prog_free(&prog);
         return 2;
     }
     if (mkdir(out, 0777) != 0 && errno != EEXIST) {
@@ -184,7 +223,8 @@ int main(int argc, char **argv)
         tn_sim_out_summary(sum, &conf, &run.topo, run.res, NULL);
         tn_sim_out_summary(stdout, &conf, &run.topo, run.res, NULL);
         main_perf(&run.eng, NULL);
-        if (tn_sim_out_run(out, &run.eng, &conf, run.res, why, sizeof(why)) != 0) {
+        if (tn_sim_out_run(out, &run.eng, &conf, run.res, why, sizeof(why)) != 0 ||
+            (run.prog != NULL && tn_sim_replay_out(run.prog, out, stdout, why, sizeof(why)) != 0)) {
             fprintf(stderr, "tern-sim: %s\n", why);
             rc = 1;
         }
@@ -196,5 +236,6 @@ int main(int argc, char **argv)
         printf("results in %s/\n", out);
     }
     tn_sim_teardown(&run);
+    tn_sim_prog_free(&prog);
     return rc;
 }

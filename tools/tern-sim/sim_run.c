@@ -71,7 +71,13 @@ tn_sim_status_t tn_sim_run_once(tn_sim_run_t *r, const tn_sim_conf_t *c, double 
                                       c->seed);
             r->src[j] = &r->osrc[j].base;
         } else {
-            st = tn_sim_dag_generate(&r->jobs[j], c->seed, j, &r->dag[j], why, whylen);
+            if (j == 0 && r->prog != NULL) {
+                tn_sim_replay_conf_t rc;
+                tn_sim_replay_conf(c, &rc);
+                st = tn_sim_prog_dag(r->prog, &rc, &r->dag[j], why, whylen);
+            } else {
+                st = tn_sim_dag_generate(&r->jobs[j], c->seed, j, &r->dag[j], why, whylen);
+            }
             if (st == TN_SIM_OK) {
                 st = tn_sim_dag_src_init(&r->dsrc[j], j, &r->jobs[j], &r->dag[j]);
             }
@@ -114,10 +120,22 @@ tn_sim_status_t tn_sim_run_once(tn_sim_run_t *r, const tn_sim_conf_t *c, double 
             st = TN_SIM_ERR_INTERNAL;
         }
     }
+    if (st == TN_SIM_OK && r->prog != NULL && tn_sim_prog_collect(r->prog, &r->dag[0]) != TN_SIM_OK) {
+        snprintf(why, whylen, "replay: out of memory");
+        st = TN_SIM_ERR_NOMEM;
+    }
     if (st != TN_SIM_OK) {
         tn_sim_run_clear(r);
     }
     return st;
+}
+
+void tn_sim_replay_conf(const tn_sim_conf_t *c, tn_sim_replay_conf_t *rc)
+{
+    rc->eager = c->eager;
+    rc->shm_lat = c->shm_lat;
+    rc->shm_bw = c->shm_bw / 8;  /* Gbit/s -> bytes/ns */
+    rc->slot_mode = c->replay_slots;
 }
 
 void tn_sim_teardown(tn_sim_run_t *r)

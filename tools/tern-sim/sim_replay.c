@@ -1,0 +1,342 @@
+/* The replay program: storage, its DAG, its results (sim_replay.h). */
+#include "sim_replay.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void tn_sim_prog_init(tn_sim_prog_t *p)
+{
+    memset(p, 0, sizeof(*p));
+}
+
+void tn_sim_prog_free(tn_sim_prog_t *p)
+{
+    void *arrays[] = {p->src,    p->dst,     p->bytes,   p->delay,  p->e_from, p->e_to,
+                      p->node,   p->trace_end, p->m_begin, p->m_end, p->m_trace, p->m_bytes,
+                      p->t_done, p->to_dag};
+    for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++) {
+        free(arrays[i]);
+    }
+    memset(p, 0, sizeof(*p));
+}
+
+static int prog_grow(void **a, size_t elem, size_t n)
+{
+    void *q = realloc(*a, elem * n);
+    if (q == NULL) {
+        return -1;
+    }
+    *a = q;
+    return 0;
+}
+
+int32_t tn_sim_prog_node(tn_sim_prog_t *p, int32_t src, int32_t dst, uint64_t bytes, double delay)
+{
+    if (p->n == p->cap) {
+        if (p->cap > INT32_MAX / 4) {
+            return -1;
+        }
+        size_t c = p->cap ? (size_t)p->cap * 2 : 1024;
+        if (prog_grow((void **)&p->src, sizeof(int32_t), c) || prog_grow((void **)&p->dst, sizeof(int32_t), c) ||
+            prog_grow((void **)&p->bytes, sizeof(uint64_t), c) ||
+            prog_grow((void **)&p->delay, sizeof(double), c)) {
+            return -1;
+        }
+        p->cap = (int32_t)c;
+    }
+    int32_t i = p->n++;
+    p->src[i] = src;
+    p->dst[i] = dst;
+    p->bytes[i] = bytes;
+    p->delay[i] = delay > 0 ? delay : 0;
+    return i;
+}
+
+tn_sim_status_t tn_sim_prog_edge(tn_sim_prog_t *p, int32_t from, int32_t to)
+{
+    if (from < 0 || to < 0 || from >= p->n || to >= p->n || from == to) {
+        return TN_SIM_ERR_INVAL;
+    }
+    if (p->nedge == p->ecap) {
+        if (p->ecap >= INT32_MAX / 4) {
+            return TN_SIM_ERR_LIMIT;
+        }
+        size_t c = p->ecap ? (size_t)p->ecap * 2 : 1024;
+        if (prog_grow((void **)&p->e_from, sizeof(int32_t), c) ||
+            prog_grow((void **)&p->e_to, sizeof(int32_t), c)) {
+            return TN_SIM_ERR_NOMEM;
+        }
+        p->ecap = (int64_t)c;
+    }
+    p->e_from[p->nedge] = from;
+    p->e_to[p->nedge] = to;
+    p->nedge++;
+    return TN_SIM_OK;
+}
+
+int tn_sim_prog_measure(tn_sim_prog_t *p, int32_t begin, int32_t end, double trace_ns, uint64_t bytes)
+{
+    if (p->nmsg == p->mcap) {
+        size_t c = p->mcap ? p->mcap * 2 : 256;
+        if (prog_grow((void **)&p->m_begin, sizeof(int32_t), c) ||
+            prog_grow((void **)&p->m_end, sizeof(int32_t), c) ||
+            prog_grow((void **)&p->m_trace, sizeof(double), c) ||
+            prog_grow((void **)&p->m_bytes, sizeof(uint64_t), c)) {
+            return -1;
+        }
+        p->mcap = c;
+    }
+    p->m_begin[p->nmsg] = begin;
+    p->m_end[p->nmsg] = end;
+    p->m_trace[p->nmsg] = trace_ns;
+    p->m_bytes[p->nmsg] = bytes;
+    p->nmsg++;
+    return 0;
+}
+
+tn_sim_status_t tn_sim_prog_ranks(tn_sim_prog_t *p, int32_t nranks)
+{
+    p->nranks = nranks;
+    p->nnodes = 1;
+    p->node = calloc((size_t)nranks + 1, sizeof(int32_t));
+    p->trace_end = malloc(sizeof(double) * ((size_t)nranks + 1));
+    if (p->node == NULL || p->trace_end == NULL) {
+        return TN_SIM_ERR_NOMEM;
+    }
+    for (int32_t r = 0; r < nranks; r++) {
+        p->trace_end[r] = -1;
+    }
+    return TN_SIM_OK;
+}
+
+static int32_t prog_slot(const tn_sim_prog_t *p, int mode, int32_t rank)
+{
+    return mode == TN_SIM_SLOT_TRACE ? p->node[rank] : rank;
+}
+
+int32_t tn_sim_prog_slots(const tn_sim_prog_t *p, int slot_mode)
+{
+    int32_t n = slot_mode == TN_SIM_SLOT_TRACE ? p->nnodes : p->nranks;
+    return n < 2 ? 2 : n;  /* a placed job has two ranks at least; a spare one idles */
+}
+
+tn_sim_status_t tn_sim_prog_dag(tn_sim_prog_t *p, const tn_sim_replay_conf_t *rc, tn_sim_dag_t *g,
+                                char *why, size_t whylen)
+{
+    tn_sim_dag_init(g);
+    size_t n = (size_t)p->n;
+    int32_t *indeg = calloc(n + 1, sizeof(int32_t));
+    int32_t *off = calloc(n + 2, sizeof(int32_t));
+    int32_t *adj = malloc(sizeof(int32_t) * ((size_t)p->nedge + 1));
+    int32_t *order = malloc(sizeof(int32_t) * (n + 1));
+    free(p->to_dag);
+    p->to_dag = malloc(sizeof(int32_t) * (n + 1));
+    tn_sim_status_t st = TN_SIM_ERR_NOMEM;
+    if (indeg == NULL || off == NULL || adj == NULL || order == NULL || p->to_dag == NULL) {
+        snprintf(why, whylen, "replay: out of memory for %d nodes", p->n);
+        goto out;
+    }
+    /* Kahn's sort: stable (lowest program index first among the ready),
+     * so the same program gives the same DAG */
+    for (int64_t k = 0; k < p->nedge; k++) {
+        indeg[p->e_to[k]]++;
+        off[p->e_from[k] + 1]++;
+    }
+    for (size_t i = 0; i < n; i++) {
+        off[i + 1] += off[i];
+    }
+    for (int64_t k = 0; k < p->nedge; k++) {
+        adj[off[p->e_from[k]]++] = p->e_to[k];
+    }
+    for (size_t i = n; i > 0; i--) {
+        off[i] = off[i - 1];
+    }
+    off[0] = 0;
+    size_t head = 0, tail = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (indeg[i] == 0) {
+            order[tail++] = (int32_t)i;
+        }
+    }
+    while (head < tail) {
+        int32_t v = order[head++];
+        for (int32_t k = off[v]; k < off[v + 1]; k++) {
+            if (--indeg[adj[k]] == 0) {
+                order[tail++] = adj[k];
+            }
+        }
+    }
+    if (tail != n) {
+        snprintf(why, whylen, "replay: the dependencies form a cycle (%zu of %zu nodes ordered)", tail, n);
+        st = TN_SIM_ERR_PARSE;
+        goto out;
+    }
+    for (size_t k = 0; k < n; k++) {
+        int32_t i = order[k];
+        int32_t s = prog_slot(p, rc->slot_mode, p->src[i]);
+        int32_t d = p->dst[i] < 0 ? -1 : prog_slot(p, rc->slot_mode, p->dst[i]);
+        double delay = p->delay[i];
+        if (d >= 0 && d == s) {
+            /* one node: shared memory, not the fabric */
+            delay += rc->shm_lat + (double)p->bytes[i] / rc->shm_bw;
+            d = -1;
+        }
+        int32_t x = tn_sim_dag_node(g, s, d, d < 0 ? 0 : p->bytes[i], delay);
+        if (x < 0) {
+            snprintf(why, whylen, "replay: out of memory for the DAG");
+            goto out;
+        }
+        p->to_dag[i] = x;
+    }
+    for (int64_t k = 0; k < p->nedge; k++) {
+        st = tn_sim_dag_edge(g, p->to_dag[p->e_from[k]], p->to_dag[p->e_to[k]]);
+        if (st != TN_SIM_OK) {
+            snprintf(why, whylen, "replay: DAG edge: %s", tn_sim_status_str(st));
+            goto out;
+        }
+    }
+    st = tn_sim_dag_seal(g);
+    if (st != TN_SIM_OK) {
+        snprintf(why, whylen, "replay: out of memory sealing the DAG");
+    }
+out:
+    free(indeg);
+    free(off);
+    free(adj);
+    free(order);
+    if (st != TN_SIM_OK) {
+        tn_sim_dag_free(g);
+    }
+    return st;
+}
+
+tn_sim_status_t tn_sim_prog_collect(tn_sim_prog_t *p, const tn_sim_dag_t *g)
+{
+    free(p->t_done);
+    p->t_done = malloc(sizeof(double) * ((size_t)p->n + 1));
+    if (p->t_done == NULL || p->to_dag == NULL) {
+        return TN_SIM_ERR_NOMEM;
+    }
+    for (int32_t i = 0; i < p->n; i++) {
+        p->t_done[i] = g->ready[p->to_dag[i]];
+    }
+    return TN_SIM_OK;
+}
+
+static int replay_cmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The q-quantile of sorted v[n] (nearest rank). */
+static double replay_q(const double *v, size_t n, double q)
+{
+    if (n == 0) {
+        return NAN;
+    }
+    size_t k = (size_t)ceil(q * (double)n);
+    return v[k > 0 ? k - 1 : 0];
+}
+
+static double replay_err(double sim, double real)
+{
+    return real > 0 ? 100.0 * (sim - real) / real : NAN;
+}
+
+int tn_sim_replay_out(const tn_sim_prog_t *p, const char *dir, FILE *f, char *why, size_t whylen)
+{
+    char path[1200];
+    int rc = -1;
+    double *end = calloc((size_t)p->nranks + 1, sizeof(double));
+    double *ms = malloc(sizeof(double) * (p->nmsg + 1));
+    double *mt = malloc(sizeof(double) * (p->nmsg + 1));
+    FILE *rf = NULL, *mf = NULL, *sf = NULL;
+    if (end == NULL || ms == NULL || mt == NULL || p->t_done == NULL) {
+        snprintf(why, whylen, "replay output: out of memory");
+        goto out;
+    }
+    /* a rank ends with the last thing it did or received */
+    for (int32_t i = 0; i < p->n; i++) {
+        int32_t r = p->dst[i] >= 0 ? p->dst[i] : p->src[i];
+        end[r] = p->t_done[i] > end[r] ? p->t_done[i] : end[r];
+    }
+    double job = 0, tjob = -1;
+    for (int32_t r = 0; r < p->nranks; r++) {
+        job = end[r] > job ? end[r] : job;
+        tjob = p->trace_end[r] > tjob ? p->trace_end[r] : tjob;
+    }
+    size_t ns = 0, nt = 0;
+    for (size_t k = 0; k < p->nmsg; k++) {
+        ms[ns++] = p->t_done[p->m_end[k]] - p->t_done[p->m_begin[k]];
+        if (p->m_trace[k] >= 0) {
+            mt[nt++] = p->m_trace[k];
+        }
+    }
+    snprintf(path, sizeof(path), "%s/replay_msgs.csv", dir);
+    mf = fopen(path, "w");
+    snprintf(path, sizeof(path), "%s/replay_ranks.csv", dir);
+    rf = fopen(path, "w");
+    snprintf(path, sizeof(path), "%s/replay.txt", dir);
+    sf = fopen(path, "w");
+    if (mf == NULL || rf == NULL || sf == NULL) {
+        snprintf(why, whylen, "%s: cannot write", dir);
+        goto out;
+    }
+    fprintf(mf, "begin_node,end_node,bytes,sim_ns,trace_ns\n");
+    for (size_t k = 0; k < p->nmsg; k++) {
+        fprintf(mf, "%d,%d,%llu,%.17g,%.17g\n", p->m_begin[k], p->m_end[k], (unsigned long long)p->m_bytes[k],
+                ms[k], p->m_trace[k]);
+    }
+    fprintf(rf, "rank,node,sim_end_ns,trace_end_ns\n");
+    for (int32_t r = 0; r < p->nranks; r++) {
+        fprintf(rf, "%d,%d,%.17g,%.17g\n", r, p->node[r], end[r], p->trace_end[r]);
+    }
+    qsort(ms, ns, sizeof(double), replay_cmp);
+    qsort(mt, nt, sizeof(double), replay_cmp);
+    for (int k = 0; k < 2; k++) {
+        FILE *o = k == 0 ? sf : f;
+        if (o == NULL) {
+            continue;
+        }
+        fprintf(o, "replay: %d ranks on %d traced nodes, %d program nodes, %lld edges, %zu messages measured\n",
+                p->nranks, p->nnodes, p->n, (long long)p->nedge, p->nmsg);
+        fprintf(o, "  left out: %llu unmatched messages; %llu collectives expanded by the fallback, %llu "
+                   "kept as traced time\n",
+                (unsigned long long)p->skipped_msgs, (unsigned long long)p->fallback_colls,
+                (unsigned long long)p->opaque_colls);
+        fprintf(o, "  job time:        sim %.6g us", job / 1e3);
+        if (tjob >= 0) {
+            fprintf(o, "   trace %.6g us   error %+.1f %%", tjob / 1e3, replay_err(job, tjob));
+        }
+        fprintf(o, "\n  message p50:     sim %.6g us", replay_q(ms, ns, 0.5) / 1e3);
+        if (nt > 0) {
+            fprintf(o, "   trace %.6g us   error %+.1f %%", replay_q(mt, nt, 0.5) / 1e3,
+                    replay_err(replay_q(ms, ns, 0.5), replay_q(mt, nt, 0.5)));
+        }
+        fprintf(o, "\n  message p99:     sim %.6g us", replay_q(ms, ns, 0.99) / 1e3);
+        if (nt > 0) {
+            fprintf(o, "   trace %.6g us   error %+.1f %%", replay_q(mt, nt, 0.99) / 1e3,
+                    replay_err(replay_q(ms, ns, 0.99), replay_q(mt, nt, 0.99)));
+        }
+        fprintf(o, "\n  rank ends (sim / trace, us):");
+        for (int32_t r = 0; r < p->nranks && r < 64; r++) {
+            if (p->trace_end[r] >= 0) {
+                fprintf(o, " %d:%.6g/%.6g", r, end[r] / 1e3, p->trace_end[r] / 1e3);
+            } else {
+                fprintf(o, " %d:%.6g/-", r, end[r] / 1e3);
+            }
+        }
+        fprintf(o, "%s\n", p->nranks > 64 ? " ... (replay_ranks.csv)" : "");
+    }
+    rc = 0;
+out:
+    if ((mf != NULL && fclose(mf) != 0) || (rf != NULL && fclose(rf) != 0) || (sf != NULL && fclose(sf) != 0)) {
+        rc = -1;
+    }
+    free(end);
+    free(ms);
+    free(mt);
+    return rc;
+}

@@ -1,0 +1,336 @@
+/* Collective expansions of the replay (sim_replay_coll.h). */
+#include "sim_replay_coll.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    tn_sim_prog_t *p;
+    tn_sim_coll_t *c;
+    int32_t *pm, *pn;     /* this round's (member, message node) pairs, twice per message */
+    size_t np, cap;
+    int32_t *join;        /* [n] this round's join per member, -1 */
+    tn_sim_status_t st;
+} cx_t;
+
+static void cx_pend(cx_t *x, int32_t m, int32_t node)
+{
+    if (x->np == x->cap) {
+        size_t c = x->cap ? x->cap * 2 : 64;
+        int32_t *a = realloc(x->pm, sizeof(int32_t) * c);
+        if (a != NULL) {
+            x->pm = a;
+        }
+        int32_t *b = realloc(x->pn, sizeof(int32_t) * c);
+        if (b != NULL) {
+            x->pn = b;
+        }
+        if (a == NULL || b == NULL) {
+            x->st = TN_SIM_ERR_NOMEM;
+            return;
+        }
+        x->cap = c;
+    }
+    x->pm[x->np] = m;
+    x->pn[x->np] = node;
+    x->np++;
+}
+
+/* Member i sends bytes to member j in this round. */
+static void cx_send(cx_t *x, int32_t i, int32_t j, uint64_t bytes)
+{
+    if (x->st != TN_SIM_OK || i == j) {
+        return;
+    }
+    int32_t m = tn_sim_prog_node(x->p, x->c->world[i], x->c->world[j], bytes, 0);
+    if (m < 0) {
+        x->st = TN_SIM_ERR_NOMEM;
+        return;
+    }
+    x->st = tn_sim_prog_edge(x->p, x->c->state[i], m);
+    cx_pend(x, i, m);
+    cx_pend(x, j, m);
+}
+
+/* Ends the round: every member that sent or received waits for all of it. */
+static void cx_step(cx_t *x)
+{
+    for (int32_t i = 0; i < x->c->n; i++) {
+        x->join[i] = -1;
+    }
+    for (size_t k = 0; k < x->np && x->st == TN_SIM_OK; k++) {
+        int32_t m = x->pm[k];
+        if (x->join[m] < 0) {
+            x->join[m] = tn_sim_prog_node(x->p, x->c->world[m], -1, 0, 0);
+            if (x->join[m] < 0) {
+                x->st = TN_SIM_ERR_NOMEM;
+                break;
+            }
+            x->st = tn_sim_prog_edge(x->p, x->c->state[m], x->join[m]);
+        }
+        if (x->st == TN_SIM_OK) {
+            x->st = tn_sim_prog_edge(x->p, x->pn[k], x->join[m]);
+        }
+    }
+    for (int32_t i = 0; i < x->c->n; i++) {
+        if (x->join[i] >= 0) {
+            x->c->state[i] = x->join[i];
+        }
+    }
+    x->np = 0;
+}
+
+static int32_t cx_pof2(int32_t n)
+{
+    int32_t p = 1;
+    while (p * 2 <= n) {
+        p *= 2;
+    }
+    return p;
+}
+
+static uint64_t cx_block(const tn_sim_coll_t *c, int32_t i)
+{
+    return c->rbytes[i] > 0 ? c->rbytes[i] / (uint64_t)c->n : c->sbytes[i];
+}
+
+/* The fold of a non-power-of-two recursive algorithm: rank i < 2r, even,
+ * gives its data to i+1 (before) or gets it back (after).  Returns the
+ * member of new rank v. */
+static int32_t cx_old(int32_t v, int32_t rem)
+{
+    return v < rem ? 2 * v + 1 : v + rem;
+}
+
+static void cx_fold(cx_t *x, int32_t rem, int back, uint64_t bytes)
+{
+    for (int32_t i = 0; i < 2 * rem; i += 2) {
+        if (back) {
+            cx_send(x, i + 1, i, bytes);
+        } else {
+            cx_send(x, i, i + 1, bytes);
+        }
+    }
+    cx_step(x);
+}
+
+static void cx_allreduce_recdbl(cx_t *x, int rabenseifner)
+{
+    int32_t n = x->c->n, pof2 = cx_pof2(n), rem = n - pof2;
+    uint64_t b = x->c->sbytes[0] > x->c->rbytes[0] ? x->c->sbytes[0] : x->c->rbytes[0];
+    if (rem > 0) {
+        cx_fold(x, rem, 0, b);
+    }
+    if (!rabenseifner) {
+        for (int32_t mask = 1; mask < pof2; mask *= 2) {
+            for (int32_t v = 0; v < pof2; v++) {
+                cx_send(x, cx_old(v, rem), cx_old(v ^ mask, rem), b);
+            }
+            cx_step(x);
+        }
+    } else {
+        uint64_t part = b;
+        for (int32_t mask = 1; mask < pof2; mask *= 2) {
+            part /= 2;
+            for (int32_t v = 0; v < pof2; v++) {
+                cx_send(x, cx_old(v, rem), cx_old(v ^ mask, rem), part);
+            }
+            cx_step(x);
+        }
+        for (int32_t mask = pof2 / 2; mask >= 1; mask /= 2) {
+            for (int32_t v = 0; v < pof2; v++) {
+                cx_send(x, cx_old(v, rem), cx_old(v ^ mask, rem), part);
+            }
+            cx_step(x);
+            part *= 2;
+        }
+    }
+    if (rem > 0) {
+        cx_fold(x, rem, 1, b);
+    }
+}
+
+static void cx_fallback(cx_t *x)
+{
+    tn_sim_coll_t *c = x->c;
+    int32_t root = c->root >= 0 && c->root < c->n ? c->root : 0;
+    for (int32_t i = 0; i < c->n; i++) {
+        cx_send(x, i, root, c->sbytes[i]);
+    }
+    cx_step(x);
+    for (int32_t i = 0; i < c->n; i++) {
+        cx_send(x, root, i, c->rbytes[i]);
+    }
+    cx_step(x);
+}
+
+/* 1 when done, 0 when the algorithm is not one this file models. */
+static int cx_algo(cx_t *x, tn_sim_ckind_t kind, const char *a)
+{
+    tn_sim_coll_t *c = x->c;
+    int32_t n = c->n;
+    int32_t root = c->root >= 0 && c->root < n ? c->root : 0;
+    switch (kind) {
+    case TN_SIM_C_BARRIER:
+        if (strcmp(a, "dissemination") == 0) {
+            for (int32_t k = 1; k < n; k *= 2) {
+                for (int32_t i = 0; i < n; i++) {
+                    cx_send(x, i, (i + k) % n, 0);
+                }
+                cx_step(x);
+            }
+            return 1;
+        }
+        if (strcmp(a, "flat") == 0) {
+            for (int32_t i = 1; i < n; i++) {
+                cx_send(x, i, 0, 0);
+            }
+            cx_step(x);
+            for (int32_t i = 1; i < n; i++) {
+                cx_send(x, 0, i, 0);
+            }
+            cx_step(x);
+            return 1;
+        }
+        return 0;
+    case TN_SIM_C_BCAST:
+    case TN_SIM_C_REDUCE: {
+        if (strcmp(a, "binomial") != 0) {
+            return 0;
+        }
+        uint64_t b = c->sbytes[root] > c->rbytes[root] ? c->sbytes[root] : c->rbytes[root];
+        int32_t top = cx_pof2(n) < n ? cx_pof2(n) * 2 : n;
+        if (kind == TN_SIM_C_BCAST) {
+            for (int32_t mask = top / 2; mask >= 1; mask /= 2) {
+                for (int32_t v = 0; v + mask < n; v += 2 * mask) {
+                    cx_send(x, (v + root) % n, (v + mask + root) % n, b);
+                }
+                cx_step(x);
+            }
+        } else {
+            for (int32_t mask = 1; mask < n; mask *= 2) {
+                for (int32_t v = mask; v < n; v += 2 * mask) {
+                    cx_send(x, (v + root) % n, (v - mask + root) % n, b);
+                }
+                cx_step(x);
+            }
+        }
+        return 1;
+    }
+    case TN_SIM_C_ALLREDUCE:
+        if (strcmp(a, "recdbl") == 0 || strcmp(a, "rabenseifner") == 0) {
+            cx_allreduce_recdbl(x, a[0] == 'r' && a[1] == 'a');
+            return 1;
+        }
+        if (strcmp(a, "ring") == 0) {
+            uint64_t b = c->sbytes[0] > c->rbytes[0] ? c->sbytes[0] : c->rbytes[0];
+            for (int32_t k = 0; k < 2 * (n - 1); k++) {
+                for (int32_t i = 0; i < n; i++) {
+                    cx_send(x, i, (i + 1) % n, b / (uint64_t)n);
+                }
+                cx_step(x);
+            }
+            return 1;
+        }
+        return 0;
+    case TN_SIM_C_ALLGATHER:
+        if (strcmp(a, "ring") == 0) {
+            for (int32_t k = 0; k < n - 1; k++) {
+                for (int32_t i = 0; i < n; i++) {
+                    cx_send(x, i, (i + 1) % n, cx_block(c, i));
+                }
+                cx_step(x);
+            }
+            return 1;
+        }
+        if (strcmp(a, "recdbl") == 0 && cx_pof2(n) == n) {
+            for (int32_t mask = 1; mask < n; mask *= 2) {
+                for (int32_t i = 0; i < n; i++) {
+                    cx_send(x, i, i ^ mask, cx_block(c, i) * (uint64_t)mask);
+                }
+                cx_step(x);
+            }
+            return 1;
+        }
+        if (strcmp(a, "bruck") == 0 || strcmp(a, "recdbl") == 0) {
+            for (int32_t k = 1; k < n; k *= 2) {
+                int32_t blocks = k < n - k ? k : n - k;
+                for (int32_t i = 0; i < n; i++) {
+                    cx_send(x, i, (i - k + n) % n, cx_block(c, i) * (uint64_t)blocks);
+                }
+                cx_step(x);
+            }
+            return 1;
+        }
+        return 0;
+    case TN_SIM_C_ALLTOALL:
+        if (strcmp(a, "pairwise") == 0) {
+            for (int32_t k = 1; k < n; k++) {
+                for (int32_t i = 0; i < n; i++) {
+                    cx_send(x, i, (i + k) % n, c->sbytes[i] / (uint64_t)n);
+                }
+                cx_step(x);
+            }
+            return 1;
+        }
+        if (strcmp(a, "scattered") == 0) {
+            for (int32_t i = 0; i < n; i++) {
+                for (int32_t k = 1; k < n; k++) {
+                    cx_send(x, i, (i + k) % n, c->sbytes[i] / (uint64_t)n);
+                }
+            }
+            cx_step(x);
+            return 1;
+        }
+        if (strcmp(a, "bruck") == 0) {
+            for (int32_t k = 1; k < n; k *= 2) {
+                for (int32_t i = 0; i < n; i++) {
+                    cx_send(x, i, (i + k) % n, c->sbytes[i] / (uint64_t)n * (uint64_t)((n + 1) / 2));
+                }
+                cx_step(x);
+            }
+            return 1;
+        }
+        return 0;
+    default:
+        return 0;
+    }
+}
+
+tn_sim_status_t tn_sim_coll_expand(tn_sim_prog_t *p, tn_sim_ckind_t kind, const char *algo, tn_sim_coll_t *c,
+                                   int *fallback_p)
+{
+    *fallback_p = 0;
+    if (c->n <= 1) {
+        return TN_SIM_OK;
+    }
+    if (strcmp(algo, "shm") == 0 && c->one_node) {
+        /* shared memory: no traffic; everyone leaves shm_lat after the last arrives */
+        int32_t j = tn_sim_prog_node(p, c->world[0], -1, 0, c->shm_lat);
+        if (j < 0) {
+            return TN_SIM_ERR_NOMEM;
+        }
+        for (int32_t i = 0; i < c->n; i++) {
+            tn_sim_status_t st = tn_sim_prog_edge(p, c->state[i], j);
+            if (st != TN_SIM_OK) {
+                return st;
+            }
+            c->state[i] = j;
+        }
+        return TN_SIM_OK;
+    }
+    cx_t x = {.p = p, .c = c, .st = TN_SIM_OK};
+    x.join = malloc(sizeof(int32_t) * (size_t)c->n);
+    if (x.join == NULL) {
+        return TN_SIM_ERR_NOMEM;
+    }
+    if (!cx_algo(&x, kind, algo)) {
+        *fallback_p = 1;
+        x.np = 0;
+        cx_fallback(&x);
+    }
+    free(x.pm);
+    free(x.pn);
+    free(x.join);
+    return x.st;
+}

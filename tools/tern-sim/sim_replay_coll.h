@@ -1,0 +1,63 @@
+/* Collectives of a replay expanded into point-to-point messages
+ * (docs/sim.md, "Trace replay"), one expansion per recorded algorithm.
+ *
+ * Member i of n (its rank in the communicator) starts at node state[i]
+ * (its call's entry) and, on return, state[i] is the node its call's exit
+ * must wait for.  The expansions run in rounds: in a round a member's
+ * messages start when its previous round is over, and its round is over
+ * when what it sent and what it received in it have completed (MPI's
+ * sendrecv, which is how Tern's algorithms step).  Bytes: sbytes[i] and
+ * rbytes[i] as the trace recorded them for member i.
+ *
+ *   barrier dissemination   ceil(log2 n) rounds: i -> i + 2^k, 0 bytes
+ *   barrier flat            all -> 0, then 0 -> all, 0 bytes
+ *   bcast binomial          rounds by mask from the top: v -> v + mask
+ *                           (v relative to the root), the whole buffer
+ *   reduce binomial         rounds by mask from 1: v -> v - mask
+ *   allreduce recdbl        non-power-of-two: the first 2r ranks fold in
+ *                           pairs (even -> odd); log2 rounds of i <-> i^mask
+ *                           with the whole buffer; the folded get it back
+ *   allreduce ring          2 (n-1) rounds of i -> i+1 with bytes/n
+ *   allreduce rabenseifner  the fold, then recursive halving (bytes/2,
+ *                           /4, ...) and recursive doubling back
+ *   allgather ring          n-1 rounds of i -> i+1, one block
+ *   allgather recdbl        power of two: rounds i <-> i^mask, mask blocks
+ *                           (else as bruck)
+ *   allgather bruck         rounds k = 1, 2, 4..: i -> i-k, min(k, n-k) blocks
+ *   alltoall pairwise       n-1 rounds: i -> i+k, one block (sbytes/n)
+ *   alltoall scattered      one round: every i -> every j, one block
+ *   alltoall bruck          ceil(log2 n) rounds: i -> i+k, n/2 blocks
+ *   shm (any kind)          members on one node (one slot): no traffic, a
+ *                           join of all members plus shm_lat
+ *   anything else (and nonblocking ones, which record no algorithm, and
+ *   twolevel): the fallback, a flat gather of every member's sbytes to
+ *   the root (or member 0) and a flat scatter of every member's rbytes
+ *   from it.
+ * These are models of Tern's algorithms written from their descriptions,
+ * not Tern's schedules: linking the schedule code of src/coll (through a
+ * schedule-only interface tern-sim may include) is the next step. */
+#ifndef TN_SIM_REPLAY_COLL_H
+#define TN_SIM_REPLAY_COLL_H
+
+#include "sim_replay.h"
+
+typedef enum {
+    TN_SIM_C_BARRIER, TN_SIM_C_BCAST, TN_SIM_C_REDUCE, TN_SIM_C_ALLREDUCE, TN_SIM_C_ALLGATHER,
+    TN_SIM_C_ALLTOALL, TN_SIM_C_OTHER
+} tn_sim_ckind_t;
+
+typedef struct {
+    int32_t n;
+    const int32_t *world;   /* [n] world rank of each member */
+    int32_t *state;         /* [n] in: start nodes; out: the nodes the exits wait for */
+    const uint64_t *sbytes, *rbytes;
+    int32_t root;           /* member index, -1: none */
+    int one_node;           /* every member on one slot */
+    double shm_lat;
+} tn_sim_coll_t;
+
+/* Expands one collective; *fallback_p set when it took the fallback. */
+tn_sim_status_t tn_sim_coll_expand(tn_sim_prog_t *p, tn_sim_ckind_t kind, const char *algo, tn_sim_coll_t *c,
+                                   int *fallback_p);
+
+#endif
