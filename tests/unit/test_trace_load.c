@@ -151,6 +151,32 @@ static void good(void)
     }
 }
 
+/* Two nodes on one host (network namespaces of one machine): one clock, so
+ * their times keep their exact relation instead of being aligned at
+ * MPI_Init's exit. */
+static void one_host(void)
+{
+    sy_t f[2];
+    sy_one_host = 1;
+    for (uint32_t r = 0; r < 2; r++) {
+        sy_init(&f[r], r, 2, r, 2, "job-h", 1000000, 0);
+        sy_comm(&f[r], 1, 0, r, W3, 2, NULL, 0);
+        sy_call(&f[r], SY_INIT, 0, 1000 + 500 * r);
+        sy_end(&f[r]);
+        sy_call(&f[r], SY_FINALIZE, 3000, 3100);
+        sy_end(&f[r]);
+    }
+    sy_one_host = 0;
+    tl_job_t j;
+    CHECK(load(&j, NULL, f, 2) == 0);
+    CHECK(j.nnodes == 2);
+    CHECK(j.ranks[1].init_exit - j.ranks[0].init_exit == 500);
+    tl_job_free(&j);
+    for (int r = 0; r < 2; r++) {
+        sy_free(&f[r]);
+    }
+}
+
 static void errors(void)
 {
     sy_t f[4];
@@ -259,6 +285,7 @@ static void directory(void)
 int main(void)
 {
     good();
+    one_host();
     errors();
     directory();
     if (fails) {

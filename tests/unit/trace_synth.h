@@ -30,6 +30,10 @@ typedef struct {
 /* A header of rank `rank` of `size` on node `node` of `nnodes`, job
  * `job`, clock in ns starting at base; reverse: name the calls in the
  * opposite order (another file's numbering). */
+/* Non-zero: every rank's host name is "vm", whatever its node (nodes that
+ * are network namespaces of one machine, sharing its clock). */
+extern int sy_one_host;
+
 void sy_init(sy_t *w, uint32_t rank, uint32_t size, uint32_t node, uint32_t nnodes,
              const char *job, uint64_t base, int reverse);
 void sy_free(sy_t *w);

@@ -509,24 +509,37 @@ int tl_job_finish(tl_job_t *j)
             return -1;
         }
     }
-    int64_t *anchor = malloc(j->nnodes * sizeof(int64_t));
-    if (anchor == NULL) {
+    /* Clock domains: the ranks of one host share CLOCK_MONOTONIC, also when
+     * they are on different nodes (network namespaces of one machine); a
+     * domain is named by its first rank. */
+    int64_t *anchor = malloc(j->size * sizeof(int64_t));
+    uint32_t *dom = malloc(j->size * sizeof(uint32_t));
+    if (anchor == NULL || dom == NULL) {
+        free(anchor);
+        free(dom);
         snprintf(j->err, sizeof(j->err), "out of memory");
         return -1;
     }
-    for (uint32_t n = 0; n < j->nnodes; n++) {
-        anchor[n] = TL_NS_MAX;
+    for (uint32_t i = 0; i < j->size; i++) {
+        anchor[i] = TL_NS_MAX;
+        dom[i] = i;
+        for (uint32_t k = 0; k < i; k++) {
+            if (dom[k] == k && strcmp(j->ranks[k].host, j->ranks[i].host) == 0) {
+                dom[i] = k;
+                break;
+            }
+        }
     }
     for (uint32_t i = 0; i < j->size; i++) {
         tl_rank_t *r = &j->ranks[i];
         tl_find_init(j, r);
-        anchor[r->node] = r->init_exit < anchor[r->node] ? r->init_exit : anchor[r->node];
+        anchor[dom[i]] = r->init_exit < anchor[dom[i]] ? r->init_exit : anchor[dom[i]];
     }
-    /* each node's first exit from MPI_Init at 0, then the earliest entry */
+    /* each host's first exit from MPI_Init at 0, then the earliest entry */
     int64_t lo = INT64_MAX;
     for (uint32_t i = 0; i < j->size; i++) {
         tl_rank_t *r = &j->ranks[i];
-        int64_t a = anchor[r->node];
+        int64_t a = anchor[dom[i]];
         lo = r->init_exit - a < lo ? r->init_exit - a : lo;
         for (uint32_t k = 0; k < r->nrecs; k++) {
             lo = r->recs[k].t_enter - a < lo ? r->recs[k].t_enter - a : lo;
@@ -535,7 +548,7 @@ int tl_job_finish(tl_job_t *j)
     j->t_end = 0;
     for (uint32_t i = 0; i < j->size; i++) {
         tl_rank_t *r = &j->ranks[i];
-        int64_t off = anchor[r->node] + lo;
+        int64_t off = anchor[dom[i]] + lo;
         r->init_exit -= off;
         for (uint32_t k = 0; k < r->nrecs; k++) {
             r->recs[k].t_enter -= off;
@@ -543,6 +556,7 @@ int tl_job_finish(tl_job_t *j)
             j->t_end = r->recs[k].t_exit > j->t_end ? r->recs[k].t_exit : j->t_end;
         }
     }
+    free(dom);
     free(anchor);
     j->finished = 1;
     return 0;

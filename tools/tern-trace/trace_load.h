@@ -17,9 +17,10 @@
  * communicators, clock pairs map ticks to ns.
  *
  * Time.  Every time is int64 ns on the job's clock, whose 0 is the
- * earliest record's entry.  Ranks on one node share CLOCK_MONOTONIC and
- * keep their exact relation.  Nodes' clocks are unrelated; they are
- * aligned so that the first rank of each node to leave MPI_Init leaves it
+ * earliest record's entry.  Ranks on one host (the same host name: also
+ * nodes that are network namespaces of one machine) share CLOCK_MONOTONIC
+ * and keep their exact relation.  Hosts' clocks are unrelated; they are
+ * aligned so that the first rank of each host to leave MPI_Init leaves it
  * at the same moment (MPI_Init ends in a job-wide fence, so the error is
  * the fence's spread, a few microseconds).  Values are clamped to [0,
  * 2^62) ns before alignment so no arithmetic on them overflows.
