@@ -1,0 +1,462 @@
+/* The packet-level engine (sim_pkt.h). */
+#include "sim_pkt.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim_flow.h"
+
+enum { PE_ARR, PE_TXDONE, PE_CREDIT, PE_NIC, PE_CNP, PE_FB };
+
+/* The receiver sends at most one CNP per message per this much time
+ * (DCQCN's NP rule). */
+#define PKT_CNP_GAP 50000.0
+
+static int pkt_grow(void **a, size_t elem, size_t n)
+{
+    void *q = realloc(*a, elem * n);
+    if (q == NULL) {
+        return -1;
+    }
+    *a = q;
+    return 0;
+}
+
+static tn_sim_status_t pkt_grow_pool(tn_sim_pkt_t *p)
+{
+    if (p->pcap > (1 << 27)) {
+        return TN_SIM_ERR_LIMIT;
+    }
+    int32_t cap = p->pcap ? p->pcap * 2 : 4096;
+    size_t c = (size_t)cap;
+    if (pkt_grow((void **)&p->pk_next, 4, c) || pkt_grow((void **)&p->pk_msg, 4, c) ||
+        pkt_grow((void **)&p->pk_bytes, 4, c) || pkt_grow((void **)&p->pk_pay, 4, c) ||
+        pkt_grow((void **)&p->pk_link, 4, c) || pkt_grow((void **)&p->pk_in, 4, c) ||
+        pkt_grow((void **)&p->pk_vc, 1, c) || pkt_grow((void **)&p->pk_ecn, 1, c) ||
+        pkt_grow((void **)&p->pk_tail, 8, c) || pkt_grow((void **)&p->pk_rate, 8, c) ||
+        pkt_grow((void **)&p->pk_stamp, 8, c) ||
+        pkt_grow((void **)&p->pk_h, sizeof(tn_sim_rhdr_t), c)) {
+        return TN_SIM_ERR_NOMEM;
+    }
+    for (int32_t i = cap - 1; i >= p->pcap; i--) {
+        p->pk_next[i] = p->pfree;
+        p->pfree = i;
+    }
+    p->pcap = cap;
+    return TN_SIM_OK;
+}
+
+static tn_sim_status_t pkt_grow_msgs(tn_sim_pkt_t *p, int32_t need)
+{
+    int32_t cap = p->mcap ? p->mcap : 1024;
+    while (cap <= need) {
+        cap *= 2;
+    }
+    size_t c = (size_t)cap;
+    if (pkt_grow((void **)&p->m_rn, 4, c) || pkt_grow((void **)&p->m_rp, 4, c) ||
+        pkt_grow((void **)&p->m_gen, 4, c) || pkt_grow((void **)&p->m_left, 8, c) ||
+        pkt_grow((void **)&p->m_recv, 8, c) || pkt_grow((void **)&p->m_tnext, 8, c) ||
+        pkt_grow((void **)&p->m_h, sizeof(tn_sim_rhdr_t), c) || pkt_grow((void **)&p->m_rc, 8, c) ||
+        pkt_grow((void **)&p->m_rt, 8, c) || pkt_grow((void **)&p->m_alpha, 8, c) ||
+        pkt_grow((void **)&p->m_tcut, 8, c) || pkt_grow((void **)&p->m_tcnp, 8, c) ||
+        pkt_grow((void **)&p->m_stamp, 8, c) || pkt_grow((void **)&p->m_steps, 4, c)) {
+        return TN_SIM_ERR_NOMEM;
+    }
+    memset(p->m_gen + p->mcap, 0, 4 * (c - (size_t)p->mcap));
+    p->mcap = cap;
+    return TN_SIM_OK;
+}
+
+tn_sim_status_t tn_sim_pkt_init(tn_sim_pkt_t *p, const tn_sim_topo_t *topo,
+                                const tn_sim_router_t *rt, const tn_sim_pkt_conf_t *c,
+                                uint64_t seed)
+{
+    memset(p, 0, sizeof(*p));
+    p->c = *c;
+    p->topo = topo;
+    p->rt = rt;
+    p->nvc = rt->n_vc;
+    p->pfree = -1;
+    tn_sim_rng_seed(&p->rng, seed ^ 0x9ac4e7u);
+    size_t np = (size_t)topo->n_port, nep = (size_t)topo->n_ep;
+    p->o_busy = calloc(np, 1);
+    p->o_rr = calloc(np, 4);
+    p->o_npk = calloc(np, 4);
+    p->o_credit = malloc(np * (size_t)p->nvc * 8);
+    p->o_qbytes = calloc(np, 8);
+    p->o_share = malloc(np * 8);
+    p->o_sum = calloc(np, 8);
+    p->o_cnt = calloc(np, 8);
+    p->o_nc = calloc(np, 8);
+    p->o_t0 = calloc(np, 8);
+    p->voq_off = malloc(np * 8);
+    p->nic_cur = malloc(nep * 4);
+    p->nic_wake = malloc(nep * 8);
+    if (!p->o_busy || !p->o_rr || !p->o_npk || !p->o_credit || !p->o_qbytes || !p->o_share ||
+        !p->o_sum || !p->o_cnt || !p->o_nc || !p->o_t0 || !p->voq_off || !p->nic_cur || !p->nic_wake) {
+        tn_sim_pkt_fini(p);
+        return TN_SIM_ERR_NOMEM;
+    }
+    int64_t nq = 0;
+    for (int32_t o = 0; o < topo->n_port; o++) {
+        p->voq_off[o] = -1;
+        for (int v = 0; v < p->nvc; v++) {
+            p->o_credit[(size_t)o * (size_t)p->nvc + (size_t)v] = c->buf;
+        }
+        p->o_share[o] = topo->bw[o];
+    }
+    for (int32_t s = 0; s < topo->n_sw; s++) {
+        int32_t deg = tn_sim_sw_deg(topo, s);
+        for (int32_t i = 0; i < deg; i++) {
+            p->voq_off[tn_sim_sw_port(topo, s, i)] = nq;
+            nq += (int64_t)deg * p->nvc;
+        }
+    }
+    if (nq > (1LL << 31)) {
+        tn_sim_pkt_fini(p);
+        return TN_SIM_ERR_LIMIT;
+    }
+    p->voq_head = malloc((size_t)nq * 4 + 4);
+    p->voq_tail = malloc((size_t)nq * 4 + 4);
+    if (p->voq_head == NULL || p->voq_tail == NULL) {
+        tn_sim_pkt_fini(p);
+        return TN_SIM_ERR_NOMEM;
+    }
+    memset(p->voq_head, 0xff, (size_t)nq * 4);
+    for (int32_t e = 0; e < topo->n_ep; e++) {
+        p->nic_cur[e] = -1;
+        p->nic_wake[e] = -1;
+    }
+    if (pkt_grow_pool(p) != TN_SIM_OK || pkt_grow_msgs(p, 0) != TN_SIM_OK) {
+        tn_sim_pkt_fini(p);
+        return TN_SIM_ERR_NOMEM;
+    }
+    return TN_SIM_OK;
+}
+
+void tn_sim_pkt_fini(tn_sim_pkt_t *p)
+{
+    void *a[] = {p->pk_next, p->pk_msg, p->pk_bytes, p->pk_pay, p->pk_link, p->pk_in, p->pk_vc,
+                 p->pk_ecn, p->pk_tail, p->pk_rate, p->pk_stamp, p->pk_h, p->o_busy, p->o_rr,
+                 p->o_npk, p->o_credit, p->o_qbytes, p->o_share, p->o_sum, p->o_cnt, p->o_nc, p->o_t0,
+                 p->voq_off, p->voq_head, p->voq_tail, p->nic_cur, p->nic_wake, p->m_rn, p->m_rp,
+                 p->m_gen, p->m_left, p->m_recv, p->m_tnext, p->m_h, p->m_rc, p->m_rt,
+                 p->m_alpha, p->m_tcut, p->m_tcnp, p->m_stamp, p->m_steps};
+    for (size_t i = 0; i < sizeof(a) / sizeof(a[0]); i++) {
+        free(a[i]);
+    }
+    memset(p, 0, sizeof(*p));
+}
+
+static int32_t pkt_alloc(tn_sim_eng_t *e)
+{
+    tn_sim_pkt_t *p = e->pkt;
+    if (p->pfree < 0 && pkt_grow_pool(p) != TN_SIM_OK) {
+        return -1;
+    }
+    int32_t k = p->pfree;
+    p->pfree = p->pk_next[k];
+    return k;
+}
+
+static void pkt_free(tn_sim_pkt_t *p, int32_t k)
+{
+    p->pk_next[k] = p->pfree;
+    p->pfree = k;
+}
+
+static int pkt_push(tn_sim_eng_t *e, double t, unsigned kind, int32_t id)
+{
+    return tn_sim_evq_push(&e->q, t, TN_SIM_PKT_EV0 + kind, id) < 0 ? -1 : 0;
+}
+
+/* Adaptive routers' view of a port: the bytes waiting for it. */
+static double pkt_load(void *ctx, int32_t port)
+{
+    const tn_sim_pkt_t *p = ctx;
+    return p->o_qbytes[port];
+}
+
+static void nic_ring_add(tn_sim_pkt_t *p, int32_t ep, int32_t f)
+{
+    int32_t c = p->nic_cur[ep];
+    if (c < 0) {
+        p->m_rn[f] = p->m_rp[f] = f;
+        p->nic_cur[ep] = f;
+        return;
+    }
+    /* behind the current one: served last in this round */
+    int32_t prev = p->m_rp[c];
+    p->m_rn[prev] = f;
+    p->m_rp[f] = prev;
+    p->m_rn[f] = c;
+    p->m_rp[c] = f;
+}
+
+static void nic_ring_del(tn_sim_pkt_t *p, int32_t ep, int32_t f)
+{
+    if (p->m_rn[f] == f) {
+        p->nic_cur[ep] = -1;
+        return;
+    }
+    p->m_rn[p->m_rp[f]] = p->m_rn[f];
+    p->m_rp[p->m_rn[f]] = p->m_rp[f];
+    if (p->nic_cur[ep] == f) {
+        p->nic_cur[ep] = p->m_rn[f];
+    }
+}
+
+/* Port o sends packet k (its next VC in pk_h.vc) now: credits taken, the
+ * link busy for its serialization, its head at the far end a latency
+ * plus a header's time later. */
+static tn_sim_status_t pkt_send(tn_sim_eng_t *e, int32_t o, int32_t k)
+{
+    tn_sim_pkt_t *p = e->pkt;
+    const tn_sim_topo_t *t = e->topo;
+    double now = e->now, bw = t->bw[o], bytes = p->pk_bytes[k];
+    p->o_credit[(size_t)o * (size_t)p->nvc + p->pk_h[k].vc] -= bytes;
+    double done = now + bytes / bw;
+    if (done < p->pk_tail[k]) {
+        done = p->pk_tail[k];  /* cut-through: the tail is not here yet */
+    }
+    p->o_busy[o] = 1;
+    if (p->c.cc == TN_SIM_CC_ACC) {
+        tn_sim_cc_acc_stamp(p, o, now, p->pk_rate[k], bytes, p->pk_ecn[k], &p->pk_stamp[k]);
+    }
+    double lat = t->lat[o];
+    p->pk_link[k] = o;
+    p->pk_vc[k] = p->pk_h[k].vc;
+    p->pk_tail[k] = done + lat;
+    double head = now + lat + (t->peer[o] < t->n_ep ? bytes : (double)p->c.hdr) / bw;
+    if (head > p->pk_tail[k]) {
+        head = p->pk_tail[k];
+    }
+    if (pkt_push(e, done, PE_TXDONE, o) || pkt_push(e, head, PE_ARR, k)) {
+        return TN_SIM_ERR_NOMEM;
+    }
+    return TN_SIM_OK;
+}
+
+/* The buffer of link `in`, VC vc, frees bytes at time t: the credit is
+ * back at the sender a latency later. */
+static tn_sim_status_t pkt_credit(tn_sim_eng_t *e, int32_t in, int vc, double bytes, double t)
+{
+    int32_t c = pkt_alloc(e);
+    if (c < 0) {
+        return TN_SIM_ERR_NOMEM;
+    }
+    tn_sim_pkt_t *p = e->pkt;
+    p->pk_link[c] = in;
+    p->pk_vc[c] = (uint8_t)vc;
+    p->pk_bytes[c] = (int32_t)bytes;
+    return pkt_push(e, t + e->topo->lat[in], PE_CREDIT, c) ? TN_SIM_ERR_NOMEM : TN_SIM_OK;
+}
+
+/* Switch output o is free: round-robin over its (input, VC) queues for
+ * a head packet the next buffer has room for. */
+static tn_sim_status_t out_kick(tn_sim_eng_t *e, int32_t o)
+{
+    tn_sim_pkt_t *p = e->pkt;
+    if (p->o_busy[o] || p->o_npk[o] == 0) {
+        return TN_SIM_OK;
+    }
+    const tn_sim_topo_t *t = e->topo;
+    int32_t sw = t->peer[t->peer_port[o]] - t->n_ep;
+    int32_t nq = tn_sim_sw_deg(t, sw) * p->nvc;
+    int64_t base = p->voq_off[o];
+    int32_t start = p->o_rr[o];
+    for (int32_t j = 0; j < nq; j++) {
+        int32_t qi = start + j < nq ? start + j : start + j - nq;
+        int32_t k = p->voq_head[base + qi];
+        if (k < 0 || p->o_credit[(size_t)o * (size_t)p->nvc + p->pk_h[k].vc] < p->pk_bytes[k]) {
+            continue;
+        }
+        p->voq_head[base + qi] = p->pk_next[k];
+        p->o_npk[o]--;
+        p->o_qbytes[o] -= p->pk_bytes[k];
+        p->o_rr[o] = qi + 1 < nq ? qi + 1 : 0;
+        /* its input buffer frees when its tail has left */
+        int32_t in = p->pk_link[k];
+        int vin = p->pk_vc[k];
+        tn_sim_status_t st = pkt_send(e, o, k);
+        if (st == TN_SIM_OK) {
+            st = pkt_credit(e, in, vin, p->pk_bytes[k], p->pk_tail[k] - t->lat[o]);
+        }
+        return st;
+    }
+    return TN_SIM_OK;
+}
+
+/* Endpoint ep's link is free: its next message's next packet, if its
+ * pacing and the first switch's buffer allow. */
+static tn_sim_status_t nic_kick(tn_sim_eng_t *e, int32_t ep)
+{
+    tn_sim_pkt_t *p = e->pkt;
+    if (p->o_busy[ep] || p->nic_cur[ep] < 0) {
+        return TN_SIM_OK;
+    }
+    double now = e->now, line = e->topo->bw[ep], wake = INFINITY;
+    int32_t f = p->nic_cur[ep];
+    do {
+        double rate = tn_sim_cc_rate(p, f, now, line);
+        int32_t pay = p->m_left[f] < p->c.mtu ? (int32_t)p->m_left[f] : p->c.mtu;
+        int32_t bytes = pay + p->c.hdr;
+        double tn = p->m_tnext[f];
+        if (tn <= now) {
+            if (p->o_credit[(size_t)ep * (size_t)p->nvc + p->m_h[f].vc] < bytes) {
+                return TN_SIM_OK;  /* a credit will kick again */
+            }
+            int32_t k = pkt_alloc(e);
+            if (k < 0) {
+                return TN_SIM_ERR_NOMEM;
+            }
+            p->pk_msg[k] = f;
+            p->pk_pay[k] = pay;
+            p->pk_bytes[k] = bytes;
+            p->pk_h[k] = p->m_h[f];
+            p->pk_ecn[k] = (uint8_t)((p->m_left[f] == e->f_bytes[f] ? TN_SIM_PKT_FIRST : 0) |
+                                     (p->m_left[f] <= pay ? TN_SIM_PKT_LAST : 0));
+            p->pk_tail[k] = now;
+            p->pk_rate[k] = rate < line ? rate : line;
+            p->pk_stamp[k] = INFINITY;
+            p->pkts++;
+            p->m_left[f] -= pay;
+            p->m_tnext[f] = isfinite(rate) ? now + bytes / rate : now;
+            p->nic_cur[ep] = p->m_rn[f];
+            if (p->m_left[f] <= 0) {
+                nic_ring_del(p, ep, f);
+            }
+            return pkt_send(e, ep, k);
+        }
+        wake = tn < wake ? tn : wake;
+        f = p->m_rn[f];
+    } while (f != p->nic_cur[ep]);
+    if (p->nic_wake[ep] < now || wake < p->nic_wake[ep]) {
+        p->nic_wake[ep] = wake;
+        return pkt_push(e, wake, PE_NIC, ep) ? TN_SIM_ERR_NOMEM : TN_SIM_OK;
+    }
+    return TN_SIM_OK;
+}
+
+tn_sim_status_t tn_sim_pkt_start(tn_sim_eng_t *e, int32_t f, const tn_sim_rhdr_t *h)
+{
+    tn_sim_pkt_t *p = e->pkt;
+    if (f >= p->mcap && pkt_grow_msgs(p, f) != TN_SIM_OK) {
+        return TN_SIM_ERR_NOMEM;
+    }
+    int32_t ep = e->f_src[f];
+    p->m_gen[f]++;
+    p->m_h[f] = *h;
+    p->m_left[f] = e->f_bytes[f];
+    p->m_recv[f] = 0;
+    p->m_tnext[f] = e->now;
+    tn_sim_cc_begin(p, f, e->topo->bw[ep]);
+    nic_ring_add(p, ep, f);
+    return nic_kick(e, ep);
+}
+
+/* Packet k reached its destination endpoint: the NIC sinks it at line
+ * rate (its buffer is free when the tail is in), the message counts its
+ * bytes; a CNP or a rate stamp goes back to the sender a path latency
+ * later (feedback does not cross the fabric as packets).  k becomes that
+ * token or goes back to the pool. */
+static tn_sim_status_t pkt_sink(tn_sim_eng_t *e, int32_t k)
+{
+    tn_sim_pkt_t *p = e->pkt;
+    int32_t f = p->pk_msg[k], link = p->pk_link[k];
+    double now = e->now, pay = p->pk_pay[k];
+    tn_sim_status_t st = pkt_credit(e, link, p->pk_vc[k], p->pk_bytes[k], now);
+    if (st != TN_SIM_OK) {
+        return st;
+    }
+    p->m_recv[f] += pay;
+    tn_sim_stats_add(&e->stats, e->f_job[f], now, pay);
+    int kind = -1;
+    if ((p->pk_ecn[k] & TN_SIM_PKT_ECN) && now - p->m_tcnp[f] >= PKT_CNP_GAP) {
+        p->m_tcnp[f] = now;
+        p->cnps++;
+        kind = PE_CNP;
+    } else if (p->c.cc == TN_SIM_CC_ACC && p->pk_stamp[k] != p->m_stamp[f]) {
+        kind = PE_FB;  /* only a stamp that changes the sender's rate */
+    }
+    if (kind >= 0) {
+        p->pk_pay[k] = (int32_t)p->m_gen[f];
+        if (pkt_push(e, now + e->f_lat[f], (unsigned)kind, k)) {
+            return TN_SIM_ERR_NOMEM;
+        }
+    } else {
+        pkt_free(p, k);
+    }
+    if (p->m_recv[f] >= e->f_bytes[f]) {
+        return tn_sim_eng_pkt_done(e, f, now);
+    }
+    return TN_SIM_OK;
+}
+
+tn_sim_status_t tn_sim_pkt_event(tn_sim_eng_t *e, unsigned kind, int32_t id)
+{
+    tn_sim_pkt_t *p = e->pkt;
+    const tn_sim_topo_t *t = e->topo;
+    switch (kind - TN_SIM_PKT_EV0) {
+    case PE_ARR: {
+        int32_t k = id, link = p->pk_link[k], v = t->peer[link];
+        p->hops++;
+        if (v < t->n_ep) {
+            return pkt_sink(e, k);
+        }
+        int32_t sw = v - t->n_ep;
+        int32_t i_in = t->peer_port[link] - t->port_off[v];
+        int32_t o = tn_sim_route_next(e->rt, sw, &p->pk_h[k], pkt_load, p);
+        if (o < t->port_off[v] || o >= t->port_off[v + 1] || t->peer[o] < 0) {
+            return TN_SIM_ERR_ROUTE;
+        }
+        if (p->c.cc == TN_SIM_CC_DCQCN && !(p->pk_ecn[k] & TN_SIM_PKT_ECN) &&
+            tn_sim_cc_mark(p, p->o_qbytes[o])) {
+            p->pk_ecn[k] |= TN_SIM_PKT_ECN;
+            p->marks++;
+        }
+        int64_t qi = p->voq_off[o] + (int64_t)i_in * p->nvc + p->pk_vc[k];
+        p->pk_next[k] = -1;
+        if (p->voq_head[qi] < 0) {
+            p->voq_head[qi] = k;
+        } else {
+            p->pk_next[p->voq_tail[qi]] = k;
+        }
+        p->voq_tail[qi] = k;
+        p->o_npk[o]++;
+        p->o_qbytes[o] += p->pk_bytes[k];
+        return out_kick(e, o);
+    }
+    case PE_TXDONE:
+        p->o_busy[id] = 0;
+        return id < t->n_ep ? nic_kick(e, id) : out_kick(e, id);
+    case PE_CREDIT: {
+        int32_t o = p->pk_link[id];
+        p->o_credit[(size_t)o * (size_t)p->nvc + p->pk_vc[id]] += p->pk_bytes[id];
+        pkt_free(p, id);
+        return o < t->n_ep ? nic_kick(e, o) : out_kick(e, o);
+    }
+    case PE_NIC:
+        if (p->nic_wake[id] == e->now) {
+            p->nic_wake[id] = -1;
+        }
+        return nic_kick(e, id);
+    case PE_CNP:
+    case PE_FB: {
+        int32_t f = p->pk_msg[id];
+        if (f < p->mcap && p->pk_pay[id] == (int32_t)p->m_gen[f] && p->m_left[f] > 0) {
+            double line = t->bw[e->f_src[f]];
+            if (kind - TN_SIM_PKT_EV0 == PE_CNP) {
+                tn_sim_cc_cnp(p, f, e->now, line);
+            } else {
+                tn_sim_cc_acc_feedback(p, f, p->pk_stamp[id]);
+            }
+        }
+        pkt_free(p, id);
+        return TN_SIM_OK;
+    }
+    default:
+        return TN_SIM_ERR_INTERNAL;
+    }
+}
