@@ -89,12 +89,13 @@ tn_sim_status_t tn_sim_pkt_init(tn_sim_pkt_t *p, const tn_sim_topo_t *topo,
     p->o_sum = calloc(np, 8);
     p->o_cnt = calloc(np, 8);
     p->o_nc = calloc(np, 8);
+    p->o_max = calloc(np, 8);
     p->o_t0 = calloc(np, 8);
     p->voq_off = malloc(np * 8);
     p->nic_cur = malloc(nep * 4);
     p->nic_wake = malloc(nep * 8);
     if (!p->o_busy || !p->o_rr || !p->o_npk || !p->o_credit || !p->o_qbytes || !p->o_share ||
-        !p->o_sum || !p->o_cnt || !p->o_nc || !p->o_t0 || !p->voq_off || !p->nic_cur || !p->nic_wake) {
+        !p->o_sum || !p->o_cnt || !p->o_nc || !p->o_max || !p->o_t0 || !p->voq_off || !p->nic_cur || !p->nic_wake) {
         tn_sim_pkt_fini(p);
         return TN_SIM_ERR_NOMEM;
     }
@@ -139,7 +140,7 @@ void tn_sim_pkt_fini(tn_sim_pkt_t *p)
 {
     void *a[] = {p->pk_next, p->pk_msg, p->pk_bytes, p->pk_pay, p->pk_link, p->pk_in, p->pk_vc,
                  p->pk_ecn, p->pk_tail, p->pk_rate, p->pk_stamp, p->pk_h, p->o_busy, p->o_rr,
-                 p->o_npk, p->o_credit, p->o_qbytes, p->o_share, p->o_sum, p->o_cnt, p->o_nc, p->o_t0,
+                 p->o_npk, p->o_credit, p->o_qbytes, p->o_share, p->o_sum, p->o_cnt, p->o_nc, p->o_max, p->o_t0,
                  p->voq_off, p->voq_head, p->voq_tail, p->nic_cur, p->nic_wake, p->m_rn, p->m_rp,
                  p->m_gen, p->m_left, p->m_recv, p->m_tnext, p->m_h, p->m_rc, p->m_rt,
                  p->m_alpha, p->m_tcut, p->m_tcnp, p->m_stamp, p->m_steps};
@@ -322,7 +323,11 @@ static tn_sim_status_t nic_kick(tn_sim_eng_t *e, int32_t ep)
             p->pk_stamp[k] = INFINITY;
             p->pkts++;
             p->m_left[f] -= pay;
-            p->m_tnext[f] = isfinite(rate) ? now + bytes / rate : now;
+            /* pace from the slot it was due (a packet late because the link
+             * was busy with another message's is not lost to the rate),
+             * but bank at most one packet's worth of lateness */
+            double gap = bytes / rate, base = tn > now - gap ? tn : now - gap;
+            p->m_tnext[f] = isfinite(rate) ? base + gap : now;
             p->nic_cur[ep] = p->m_rn[f];
             if (p->m_left[f] <= 0) {
                 nic_ring_del(p, ep, f);

@@ -83,7 +83,7 @@ typedef struct tn_sim_pkt {
     /* acc: flows whose first packet crossed and last did not yet; this
      * period's bytes and bytes / rate of flows held below the share
      * elsewhere; the period's start */
-    double *o_cnt, *o_sum, *o_nc, *o_t0;
+    double *o_cnt, *o_sum, *o_nc, *o_max, *o_t0;
     /* VOQs of a switch output: deg * nvc FIFOs at voq_off[port] */
     int64_t *voq_off;     /* [n_port]; -1 for endpoint ports */
     int32_t *voq_head, *voq_tail;

@@ -18,7 +18,12 @@
  * (first packet gone through, last not yet), and, among them, those that
  * send below the link's share (held down elsewhere): their rate sum A
  * and their number Nc, both measured over the period from their bytes
- * and rates.  share = (C - A) / max(1, N - Nc), within [C/1000, C].  A
+ * and rates (and the largest such rate M); Q the bytes waiting for it at its switch.  share = (C - A -
+ * Q / tau) / max(1, N - Nc) (when N - Nc < 1/2: C - A - Q / tau + M,
+ * Charny's rule), within [C/1000, C]: the Q / tau term (as in
+ * RCP) drains a standing queue over tau, without which rates summing to
+ * exactly C would keep forever the queue the first round trip built
+ * (and the buffer it holds, which blocks other flows of the same input).  A
  * packet leaving on the link lowers its stamp to the link's share; the
  * receiver returns the stamp (the minimum share along the path) to the
  * sender, a path latency later, when it differs from the sender's rate;
@@ -34,6 +39,7 @@
 #define DCQCN_RAI   0.005     /* additive increase, fraction of the line rate */
 #define CC_MIN_RATE 0.001     /* no rate below this fraction of the line */
 #define ACC_P       20000.0   /* ns: a link's share period */
+#define ACC_TAU     50000.0   /* ns: a standing queue drains over this */
 
 void tn_sim_cc_begin(tn_sim_pkt_t *p, int32_t f, double line)
 {
@@ -105,10 +111,13 @@ void tn_sim_cc_acc_stamp(tn_sim_pkt_t *p, int32_t o, double now, double rate, do
     double c = p->topo->bw[o], el = now - p->o_t0[o];
     if (el >= ACC_P) {
         double a = p->o_sum[o] / el, nc = p->o_nc[o] / el;
-        double nb = p->o_cnt[o] - nc;
-        double s = (c - a) / (nb > 1 ? nb : 1);
+        double nb = p->o_cnt[o] - nc, left = c - a - p->o_qbytes[o] / ACC_TAU;
+        /* every flow held below the share elsewhere: the largest of them
+         * may take what is left (Charny's rule), else the share would
+         * collapse to the leftover alone */
+        double s = nb >= 0.5 ? left / (nb > 1 ? nb : 1) : left + p->o_max[o];
         p->o_share[o] = fmin(fmax(s, CC_MIN_RATE * c), c);
-        p->o_sum[o] = p->o_nc[o] = 0;
+        p->o_sum[o] = p->o_nc[o] = p->o_max[o] = 0;
         p->o_t0[o] = now;
     }
     if (flags & TN_SIM_PKT_FIRST) {
@@ -117,6 +126,7 @@ void tn_sim_cc_acc_stamp(tn_sim_pkt_t *p, int32_t o, double now, double rate, do
     if (rate < 0.95 * p->o_share[o]) {
         p->o_sum[o] += bytes;
         p->o_nc[o] += bytes / rate;
+        p->o_max[o] = fmax(p->o_max[o], rate);
     }
     if (flags & TN_SIM_PKT_LAST) {
         p->o_cnt[o] -= 1;
