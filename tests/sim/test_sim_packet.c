@@ -10,13 +10,15 @@
  *                        4-ary 5-tree under contention is 10-12 % apart)
  *   pkt-incast-dcqcn     8:1 incast on one switch under DCQCN: every
  *                        sender's rate within 10 % of 1/8 of the link,
- *                        and DCQCN did act (marks, CNPs)
+ *                        and DCQCN did act (marks, CNPs).  NOT MET yet
+ *                        (senders 0.79-1.09 of the share): label
+ *                        "open-issue", docs/sim.md says why
  *   pkt-parking-acc      parking lot under ACC: rates within 5 % of max-min
  *   pkt-victim-acc       a flow beside an incast under ACC: within 5 % of
  *                        max-min (and, for contrast, printed without CC)
  *
  * Rates are payload bytes delivered per ns in a window of steady state
- * (0.2-0.4 ms for ACC, 2-4 ms for DCQCN; every flow still running); packets carry a 64-byte header on a 4096-byte payload, so a payload
+ * (0.2-0.4 ms for ACC, 5-35 ms for DCQCN; every flow still running); packets carry a 64-byte header on a 4096-byte payload, so a payload
  * rate is 1.5 % below the wire rate that max-min shares out. */
 #include <math.h>
 #include <stdio.h>
@@ -147,7 +149,7 @@ static void hand_once(const char *graph, int nf, const int32_t *src, const int32
     tn_sim_src_t *srcs[1] = {&hs.base};
     tn_sim_eng_conf_t ec = {.t_end = t_end, .w0 = 0, .bins = 10, .bin_w = 1000, .seed = 1};
     tn_sim_pkt_conf_t pc = {.mtu = 4096, .hdr = 64, .buf = 65536, .cc = cc,
-                            .kmin = 40000, .kmax = 200000, .pmax = 0.2};
+                            .kmin = 5000, .kmax = 200000, .pmax = 0.01};
     tn_sim_eng_t e;
     tn_sim_pkt_t pk;
     CHECK(tn_sim_eng_init(&e, &t, &rt, &job, srcs, 1, &ec) == TN_SIM_OK);
@@ -199,11 +201,11 @@ static void incast_dcqcn(void)
     for (int i = 0; i < 8; i++) {
         src[i] = i + 1;
         dst[i] = 0;
-        bytes[i] = 8000000;
+        bytes[i] = 64000000;
     }
     double rate[8];
     uint64_t acted = 0;
-    hand_run(g, 8, src, dst, bytes, TN_SIM_CC_DCQCN, 2e6, 4e6, rate, &acted);
+    hand_run(g, 8, src, dst, bytes, TN_SIM_CC_DCQCN, 5e6, 35e6, rate, &acted);
     double want = 12.5 / 8;
     printf("pkt-incast-dcqcn: fair share %.4f B/ns; senders", want);
     for (int i = 0; i < 8; i++) {

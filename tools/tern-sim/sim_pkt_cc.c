@@ -33,10 +33,10 @@
 
 #include "sim_pkt.h"
 
-#define DCQCN_G     (1.0 / 16)
+#define DCQCN_G     (1.0 / 256)
 #define DCQCN_T     55000.0   /* ns: recovery and alpha period */
 #define DCQCN_F     5         /* fast-recovery periods */
-#define DCQCN_RAI   0.005     /* additive increase, fraction of the line rate */
+#define DCQCN_RAI   0.001     /* additive increase, fraction of the line rate (40 Mb/s at 40 Gb/s) */
 #define CC_MIN_RATE 0.001     /* no rate below this fraction of the line */
 #define ACC_P       20000.0   /* ns: a link's share period */
 #define ACC_TAU     50000.0   /* ns: a standing queue drains over this */
