@@ -13,6 +13,8 @@
  *                        and DCQCN did act (marks, CNPs), measured from
  *                        40 ms on (over 5-35 ms the senders are still
  *                        0.79-1.09 of the share: docs/sim.md says why)
+ *   pkt-incast-pfc       the same incast with PFC instead of credits: pauses,
+ *                        no ingress queue over its buffer, 1/8 +- 5 % each
  *   pkt-parking-acc      parking lot under ACC: rates within 5 % of max-min
  *   pkt-victim-acc       a flow beside an incast under ACC: within 5 % of
  *                        max-min (and, for contrast, printed without CC)
@@ -123,7 +125,8 @@ static const tn_sim_src_ops_t hand_ops = {.start = hand_start, .delivered = hand
  * until t_end; recv[i] the payload bytes each has delivered by then
  * (flow i is the engine's flow id i: posted in order, ids lowest first). */
 static void hand_once(const char *graph, int nf, const int32_t *src, const int32_t *dst,
-                      const uint64_t *bytes, int cc, double t_end, double *recv, uint64_t *acted_p)
+                      const uint64_t *bytes, int cc, int pfc, double t_end, double *recv,
+                      uint64_t *acted_p, tn_sim_pkt_t *after_p)
 {
     tn_sim_topo_params_t tp;
     memset(&tp, 0, sizeof(tp));
@@ -150,7 +153,8 @@ static void hand_once(const char *graph, int nf, const int32_t *src, const int32
     tn_sim_src_t *srcs[1] = {&hs.base};
     tn_sim_eng_conf_t ec = {.t_end = t_end, .w0 = 0, .bins = 10, .bin_w = 1000, .seed = 1};
     tn_sim_pkt_conf_t pc = {.mtu = 4096, .hdr = 64, .buf = 65536, .cc = cc,
-                            .kmin = 5000, .kmax = 200000, .pmax = 0.01};
+                            .kmin = 5000, .kmax = 200000, .pmax = 0.01,
+                            .pfc = pfc, .xoff = 32768, .xon = 16384};
     tn_sim_eng_t e;
     tn_sim_pkt_t pk;
     CHECK(tn_sim_eng_init(&e, &t, &rt, &job, srcs, 1, &ec) == TN_SIM_OK);
@@ -163,6 +167,11 @@ static void hand_once(const char *graph, int nf, const int32_t *src, const int32
     }
     if (acted_p != NULL) {
         *acted_p = pk.marks < pk.cnps ? pk.marks : pk.cnps;
+    }
+    if (after_p != NULL) {
+        after_p->pauses = pk.pauses;
+        after_p->overflows = pk.overflows;
+        after_p->occ_max = pk.occ_max;
     }
     tn_sim_pkt_fini(&pk);
     tn_sim_eng_fini(&e);
@@ -178,8 +187,8 @@ static void hand_run(const char *graph, int nf, const int32_t *src, const int32_
                      uint64_t *acted_p)
 {
     double r1[16], r2[16];
-    hand_once(graph, nf, src, dst, bytes, cc, t1, r1, NULL);
-    hand_once(graph, nf, src, dst, bytes, cc, t2, r2, acted_p);
+    hand_once(graph, nf, src, dst, bytes, cc, 0, t1, r1, NULL, NULL);
+    hand_once(graph, nf, src, dst, bytes, cc, 0, t2, r2, acted_p, NULL);
     for (int i = 0; i < nf; i++) {
         rate[i] = (r2[i] - r1[i]) / (t2 - t1);
     }
@@ -215,6 +224,39 @@ static void incast_dcqcn(void)
     }
     printf(" (CNPs and marks: %llu)\n", (unsigned long long)acted);
     CHECK(acted > 0);
+}
+
+/* PFC instead of credits, the same incast without congestion control:
+ * pauses happen, no ingress queue outgrows its buffer (xoff 32 KiB plus
+ * a round trip of 1 us at 12.5 B/ns plus a packet fits in 64 KiB), and
+ * round-robin arbitration shares the link evenly (1/8 +- 5 %). */
+static void incast_pfc(void)
+{
+    const char *g = "graph 1\nswitch sw\nendpoint R\nendpoint s0\nendpoint s1\nendpoint s2\n"
+                    "endpoint s3\nendpoint s4\nendpoint s5\nendpoint s6\nendpoint s7\n"
+                    "link R sw 100 500\nlink s0 sw 100 500\nlink s1 sw 100 500\nlink s2 sw 100 500\n"
+                    "link s3 sw 100 500\nlink s4 sw 100 500\nlink s5 sw 100 500\nlink s6 sw 100 500\n"
+                    "link s7 sw 100 500\n";
+    int32_t src[8], dst[8];
+    uint64_t bytes[8];
+    for (int i = 0; i < 8; i++) {
+        src[i] = i + 1;
+        dst[i] = 0;
+        bytes[i] = 4000000;
+    }
+    double r1[8], r2[8];
+    tn_sim_pkt_t after;
+    hand_once(g, 8, src, dst, bytes, TN_SIM_CC_NONE, 1, 200000, r1, NULL, NULL);
+    hand_once(g, 8, src, dst, bytes, TN_SIM_CC_NONE, 1, 1200000, r2, NULL, &after);
+    printf("pkt-incast-pfc: pauses %llu, fullest ingress queue %.0f B (buffer 65536), senders",
+           (unsigned long long)after.pauses, after.occ_max);
+    for (int i = 0; i < 8; i++) {
+        double rate = (r2[i] - r1[i]) / 1e6;
+        printf(" %.4f", rate);
+        CHECK(near(rate, 12.5 / 8, 0.05));
+    }
+    printf(" (1/8: %.4f B/ns)\n", 12.5 / 8);
+    CHECK(after.pauses > 0 && after.overflows == 0);
 }
 
 static void parking_acc(void)
@@ -279,6 +321,8 @@ int main(int argc, char **argv)
         flow_agree();
     } else if (strcmp(w, "pkt-incast-dcqcn") == 0) {
         incast_dcqcn();
+    } else if (strcmp(w, "pkt-incast-pfc") == 0) {
+        incast_pfc();
     } else if (strcmp(w, "pkt-parking-acc") == 0) {
         parking_acc();
     } else if (strcmp(w, "pkt-victim-acc") == 0) {

@@ -7,7 +7,7 @@
 
 #include "sim_flow.h"
 
-enum { PE_ARR, PE_TXDONE, PE_CREDIT, PE_NIC, PE_CNP, PE_FB };
+enum { PE_ARR, PE_TXDONE, PE_CREDIT, PE_NIC, PE_CNP, PE_FB, PE_PAUSE, PE_RESUME };
 
 /* The receiver sends at most one CNP per message per this much time
  * (DCQCN's NP rule). */
@@ -92,10 +92,13 @@ tn_sim_status_t tn_sim_pkt_init(tn_sim_pkt_t *p, const tn_sim_topo_t *topo,
     p->o_max = calloc(np, 8);
     p->o_t0 = calloc(np, 8);
     p->voq_off = malloc(np * 8);
+    p->in_occ = calloc(np * (size_t)p->nvc, 8);
+    p->in_psent = calloc(np * (size_t)p->nvc, 1);
+    p->o_paused = calloc(np * (size_t)p->nvc, 1);
     p->nic_cur = malloc(nep * 4);
     p->nic_wake = malloc(nep * 8);
     if (!p->o_busy || !p->o_rr || !p->o_npk || !p->o_credit || !p->o_qbytes || !p->o_share ||
-        !p->o_sum || !p->o_cnt || !p->o_nc || !p->o_max || !p->o_t0 || !p->voq_off || !p->nic_cur || !p->nic_wake) {
+        !p->o_sum || !p->o_cnt || !p->o_nc || !p->o_max || !p->o_t0 || !p->voq_off || !p->in_occ || !p->in_psent || !p->o_paused || !p->nic_cur || !p->nic_wake) {
         tn_sim_pkt_fini(p);
         return TN_SIM_ERR_NOMEM;
     }
@@ -103,7 +106,8 @@ tn_sim_status_t tn_sim_pkt_init(tn_sim_pkt_t *p, const tn_sim_topo_t *topo,
     for (int32_t o = 0; o < topo->n_port; o++) {
         p->voq_off[o] = -1;
         for (int v = 0; v < p->nvc; v++) {
-            p->o_credit[(size_t)o * (size_t)p->nvc + (size_t)v] = c->buf;
+            /* pfc: credit flow control off (credits never run out) */
+            p->o_credit[(size_t)o * (size_t)p->nvc + (size_t)v] = c->pfc ? INFINITY : c->buf;
         }
         p->o_share[o] = topo->bw[o];
     }
@@ -141,7 +145,7 @@ void tn_sim_pkt_fini(tn_sim_pkt_t *p)
     void *a[] = {p->pk_next, p->pk_msg, p->pk_bytes, p->pk_pay, p->pk_link, p->pk_in, p->pk_vc,
                  p->pk_ecn, p->pk_tail, p->pk_rate, p->pk_stamp, p->pk_h, p->o_busy, p->o_rr,
                  p->o_npk, p->o_credit, p->o_qbytes, p->o_share, p->o_sum, p->o_cnt, p->o_nc, p->o_max, p->o_t0,
-                 p->voq_off, p->voq_head, p->voq_tail, p->nic_cur, p->nic_wake, p->m_rn, p->m_rp,
+                 p->voq_off, p->in_occ, p->in_psent, p->o_paused, p->voq_head, p->voq_tail, p->nic_cur, p->nic_wake, p->m_rn, p->m_rp,
                  p->m_gen, p->m_left, p->m_recv, p->m_tnext, p->m_h, p->m_rc, p->m_rt,
                  p->m_alpha, p->m_tcut, p->m_tcnp, p->m_stamp, p->m_steps};
     for (size_t i = 0; i < sizeof(a) / sizeof(a[0]); i++) {
@@ -254,6 +258,52 @@ static tn_sim_status_t pkt_credit(tn_sim_eng_t *e, int32_t in, int vc, double by
     return pkt_push(e, t + e->topo->lat[in], PE_CREDIT, c) ? TN_SIM_ERR_NOMEM : TN_SIM_OK;
 }
 
+/* PFC: a pause or resume for (link, VC) from the link's far end, there a
+ * latency later. */
+static tn_sim_status_t pfc_signal(tn_sim_eng_t *e, int32_t link, int vc, unsigned kind)
+{
+    int32_t c = pkt_alloc(e);
+    if (c < 0) {
+        return TN_SIM_ERR_NOMEM;
+    }
+    e->pkt->pk_link[c] = link;
+    e->pkt->pk_vc[c] = (uint8_t)vc;
+    return pkt_push(e, e->now + e->topo->lat[link], kind, c) ? TN_SIM_ERR_NOMEM : TN_SIM_OK;
+}
+
+/* PFC: a packet joined the ingress queue of (link, VC). */
+static tn_sim_status_t pfc_fill(tn_sim_eng_t *e, int32_t link, int vc, double bytes)
+{
+    tn_sim_pkt_t *p = e->pkt;
+    size_t i = (size_t)link * (size_t)p->nvc + (size_t)vc;
+    p->in_occ[i] += bytes;
+    if (p->in_occ[i] > p->occ_max) {
+        p->occ_max = p->in_occ[i];
+    }
+    if (p->in_occ[i] > p->c.buf) {
+        p->overflows++;
+    }
+    if (!p->in_psent[i] && p->in_occ[i] >= p->c.xoff) {
+        p->in_psent[i] = 1;
+        p->pauses++;
+        return pfc_signal(e, link, vc, PE_PAUSE);
+    }
+    return TN_SIM_OK;
+}
+
+/* PFC: a packet left the ingress queue of (link, VC). */
+static tn_sim_status_t pfc_drain(tn_sim_eng_t *e, int32_t link, int vc, double bytes)
+{
+    tn_sim_pkt_t *p = e->pkt;
+    size_t i = (size_t)link * (size_t)p->nvc + (size_t)vc;
+    p->in_occ[i] -= bytes;
+    if (p->in_psent[i] && p->in_occ[i] <= p->c.xon) {
+        p->in_psent[i] = 0;
+        return pfc_signal(e, link, vc, PE_RESUME);
+    }
+    return TN_SIM_OK;
+}
+
 /* Switch output o is free: round-robin over its (input, VC) queues for
  * a head packet the next buffer has room for. */
 static tn_sim_status_t out_kick(tn_sim_eng_t *e, int32_t o)
@@ -270,7 +320,11 @@ static tn_sim_status_t out_kick(tn_sim_eng_t *e, int32_t o)
     for (int32_t j = 0; j < nq; j++) {
         int32_t qi = start + j < nq ? start + j : start + j - nq;
         int32_t k = p->voq_head[base + qi];
-        if (k < 0 || p->o_credit[(size_t)o * (size_t)p->nvc + p->pk_h[k].vc] < p->pk_bytes[k]) {
+        if (k < 0) {
+            continue;
+        }
+        size_t ov = (size_t)o * (size_t)p->nvc + p->pk_h[k].vc;
+        if (p->o_credit[ov] < p->pk_bytes[k] || p->o_paused[ov]) {
             continue;
         }
         p->voq_head[base + qi] = p->pk_next[k];
@@ -282,7 +336,8 @@ static tn_sim_status_t out_kick(tn_sim_eng_t *e, int32_t o)
         int vin = p->pk_vc[k];
         tn_sim_status_t st = pkt_send(e, o, k);
         if (st == TN_SIM_OK) {
-            st = pkt_credit(e, in, vin, p->pk_bytes[k], p->pk_tail[k] - t->lat[o]);
+            st = p->c.pfc ? pfc_drain(e, in, vin, p->pk_bytes[k])
+                          : pkt_credit(e, in, vin, p->pk_bytes[k], p->pk_tail[k] - t->lat[o]);
         }
         return st;
     }
@@ -305,7 +360,8 @@ static tn_sim_status_t nic_kick(tn_sim_eng_t *e, int32_t ep)
         int32_t bytes = pay + p->c.hdr;
         double tn = p->m_tnext[f];
         if (tn <= now) {
-            if (p->o_credit[(size_t)ep * (size_t)p->nvc + p->m_h[f].vc] < bytes) {
+            size_t ov = (size_t)ep * (size_t)p->nvc + p->m_h[f].vc;
+            if (p->o_credit[ov] < bytes || p->o_paused[ov]) {
                 return TN_SIM_OK;  /* a credit will kick again */
             }
             int32_t k = pkt_alloc(e);
@@ -371,7 +427,7 @@ static tn_sim_status_t pkt_sink(tn_sim_eng_t *e, int32_t k)
     tn_sim_pkt_t *p = e->pkt;
     int32_t f = p->pk_msg[k], link = p->pk_link[k];
     double now = e->now, pay = p->pk_pay[k];
-    tn_sim_status_t st = pkt_credit(e, link, p->pk_vc[k], p->pk_bytes[k], now);
+    tn_sim_status_t st = p->c.pfc ? TN_SIM_OK : pkt_credit(e, link, p->pk_vc[k], p->pk_bytes[k], now);
     if (st != TN_SIM_OK) {
         return st;
     }
@@ -431,6 +487,12 @@ tn_sim_status_t tn_sim_pkt_event(tn_sim_eng_t *e, unsigned kind, int32_t id)
         p->voq_tail[qi] = k;
         p->o_npk[o]++;
         p->o_qbytes[o] += p->pk_bytes[k];
+        if (p->c.pfc) {
+            tn_sim_status_t st = pfc_fill(e, link, p->pk_vc[k], p->pk_bytes[k]);
+            if (st != TN_SIM_OK) {
+                return st;
+            }
+        }
         return out_kick(e, o);
     }
     case PE_TXDONE:
@@ -460,6 +522,13 @@ tn_sim_status_t tn_sim_pkt_event(tn_sim_eng_t *e, unsigned kind, int32_t id)
         }
         pkt_free(p, id);
         return TN_SIM_OK;
+    }
+    case PE_PAUSE:
+    case PE_RESUME: {
+        int32_t o = p->pk_link[id];
+        p->o_paused[(size_t)o * (size_t)p->nvc + p->pk_vc[id]] = kind - TN_SIM_PKT_EV0 == PE_PAUSE;
+        pkt_free(p, id);
+        return o < t->n_ep ? nic_kick(e, o) : out_kick(e, o);
     }
     default:
         return TN_SIM_ERR_INTERNAL;

@@ -26,6 +26,11 @@
  *    once; its tail cannot leave before it has arrived;
  *  - VCs are the router's (h->vc); the fat-tree needs 1, tori 2
  *    (datelines), dragonflies 2-3.
+ *  - PFC (pfc = 1) replaces credits: an ingress queue (link, VC) that
+ *    reaches xoff bytes sends a pause to the link's sender (it stops
+ *    that VC a latency later), one that falls to xon a resume; nothing is
+ *    dropped: a queue above buf counts as an overflow (too little
+ *    headroom for the link's round trip).
  * Congestion control, per message (sim_pkt_cc.c): none, dcqcn, acc.
  *
  * Counting: a "hop event" is one packet reaching a node (a switch or its
@@ -60,6 +65,8 @@ typedef struct {
     int cc;               /* tn_sim_cc_t */
     double kmin, kmax;    /* dcqcn: ECN ramp over the bytes queued for an output */
     double pmax;          /* dcqcn: marking probability at kmax */
+    int pfc;              /* PFC instead of credits (credit flow control off) */
+    double xoff, xon;     /* pfc: pause above, resume below this many bytes in an ingress queue */
 } tn_sim_pkt_conf_t;
 
 typedef struct tn_sim_pkt {
@@ -87,6 +94,10 @@ typedef struct tn_sim_pkt {
     /* VOQs of a switch output: deg * nvc FIFOs at voq_off[port] */
     int64_t *voq_off;     /* [n_port]; -1 for endpoint ports */
     int32_t *voq_head, *voq_tail;
+    /* pfc, per (link, VC): the ingress queue at its far end, whether that
+     * end has sent a pause, whether the link is paused */
+    double *in_occ;
+    uint8_t *in_psent, *o_paused;
     /* NICs */
     int32_t *nic_cur;     /* a message of the ring, -1 */
     double *nic_wake;     /* pending wake-up time, -1 none */
@@ -100,7 +111,8 @@ typedef struct tn_sim_pkt {
     double *m_rc, *m_rt, *m_alpha, *m_tcut, *m_tcnp, *m_stamp;
     int32_t *m_steps;
     /* counters */
-    uint64_t hops, pkts, marks, cnps;
+    uint64_t hops, pkts, marks, cnps, pauses, overflows;
+    double occ_max;       /* pfc: the fullest ingress queue seen, bytes */
 } tn_sim_pkt_t;
 
 tn_sim_status_t tn_sim_pkt_init(tn_sim_pkt_t *p, const tn_sim_topo_t *topo,

@@ -112,9 +112,11 @@ tn_sim_status_t tn_sim_run_once(tn_sim_run_t *r, const tn_sim_conf_t *c, double 
     r->have_eng = 1;
     if (c->fidelity == 1) {
         tn_sim_pkt_conf_t pc = {.mtu = c->mtu, .hdr = c->hdr, .buf = c->buf, .cc = c->cc,
-                                .kmin = c->ecn_kmin, .kmax = c->ecn_kmax, .pmax = c->ecn_pmax};
-        if (c->buf < c->mtu + c->hdr || !(c->ecn_kmin < c->ecn_kmax)) {
-            snprintf(why, whylen, "buf must hold a packet (mtu + hdr) and ecn_kmin < ecn_kmax");
+                                .kmin = c->ecn_kmin, .kmax = c->ecn_kmax, .pmax = c->ecn_pmax,
+                                .pfc = c->pfc, .xoff = c->pfc_xoff, .xon = c->pfc_xon};
+        if (c->buf < c->mtu + c->hdr || !(c->ecn_kmin < c->ecn_kmax) || !(c->pfc_xon < c->pfc_xoff)) {
+            snprintf(why, whylen,
+                     "buf must hold a packet (mtu + hdr), ecn_kmin < ecn_kmax, pfc_xon < pfc_xoff");
             tn_sim_run_clear(r);
             return TN_SIM_ERR_INVAL;
         }
