@@ -23,7 +23,9 @@
  * Charny's rule), within [C/1000, C]: the Q / tau term (as in
  * RCP) drains a standing queue over tau, without which rates summing to
  * exactly C would keep forever the queue the first round trip built
- * (and the buffer it holds, which blocks other flows of the same input).  A
+ * (and the buffer it holds, which blocks other flows of the same input);
+ * Charny's rule keeps the share from collapsing to the leftover when
+ * every flow of the link is held elsewhere (it oscillated without).  A
  * packet leaving on the link lowers its stamp to the link's share; the
  * receiver returns the stamp (the minimum share along the path) to the
  * sender, a path latency later, when it differs from the sender's rate;
