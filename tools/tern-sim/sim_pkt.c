@@ -98,7 +98,8 @@ tn_sim_status_t tn_sim_pkt_init(tn_sim_pkt_t *p, const tn_sim_topo_t *topo,
     p->nic_cur = malloc(nep * 4);
     p->nic_wake = malloc(nep * 8);
     if (!p->o_busy || !p->o_rr || !p->o_npk || !p->o_credit || !p->o_qbytes || !p->o_share ||
-        !p->o_sum || !p->o_cnt || !p->o_nc || !p->o_max || !p->o_t0 || !p->voq_off || !p->in_occ || !p->in_psent || !p->o_paused || !p->nic_cur || !p->nic_wake) {
+        !p->o_sum || !p->o_cnt || !p->o_nc || !p->o_max || !p->o_t0 || !p->voq_off ||
+        !p->in_occ || !p->in_psent || !p->o_paused || !p->nic_cur || !p->nic_wake) {
         tn_sim_pkt_fini(p);
         return TN_SIM_ERR_NOMEM;
     }
@@ -144,8 +145,9 @@ void tn_sim_pkt_fini(tn_sim_pkt_t *p)
 {
     void *a[] = {p->pk_next, p->pk_msg, p->pk_bytes, p->pk_pay, p->pk_link, p->pk_in, p->pk_vc,
                  p->pk_ecn, p->pk_tail, p->pk_rate, p->pk_stamp, p->pk_h, p->o_busy, p->o_rr,
-                 p->o_npk, p->o_credit, p->o_qbytes, p->o_share, p->o_sum, p->o_cnt, p->o_nc, p->o_max, p->o_t0,
-                 p->voq_off, p->in_occ, p->in_psent, p->o_paused, p->voq_head, p->voq_tail, p->nic_cur, p->nic_wake, p->m_rn, p->m_rp,
+                 p->o_npk, p->o_credit, p->o_qbytes, p->o_share, p->o_sum, p->o_cnt, p->o_nc,
+                 p->o_max, p->o_t0, p->voq_off, p->in_occ, p->in_psent, p->o_paused, p->voq_head,
+                 p->voq_tail, p->nic_cur, p->nic_wake, p->m_rn, p->m_rp,
                  p->m_gen, p->m_left, p->m_recv, p->m_tnext, p->m_h, p->m_rc, p->m_rt,
                  p->m_alpha, p->m_tcut, p->m_tcnp, p->m_stamp, p->m_steps};
     for (size_t i = 0; i < sizeof(a) / sizeof(a[0]); i++) {

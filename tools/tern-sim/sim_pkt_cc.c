@@ -18,10 +18,10 @@
  * (first packet gone through, last not yet), and, among them, those that
  * send below the link's share (held down elsewhere): their rate sum A
  * and their number Nc, both measured over the period from their bytes
- * and rates (and the largest such rate M); Q the bytes waiting for it at its switch.  share = (C - A -
- * Q / tau) / max(1, N - Nc) (when N - Nc < 1/2: C - A - Q / tau + M,
- * Charny's rule), within [C/1000, C]: the Q / tau term (as in
- * RCP) drains a standing queue over tau, without which rates summing to
+ * and rates (and the largest such rate M); Q the bytes waiting for it
+ * at its switch.  share = (C - A - Q / tau) / max(1, N - Nc) (when
+ * N - Nc < 1/2: C - A - Q / tau + M, Charny's rule), within [C/1000, C]:
+ * the Q / tau term (as in RCP) drains a standing queue over tau, without which rates summing to
  * exactly C would keep forever the queue the first round trip built
  * (and the buffer it holds, which blocks other flows of the same input);
  * Charny's rule keeps the share from collapsing to the leftover when
