@@ -80,7 +80,8 @@ tn_sim_status_t tn_sim_pkt_init(tn_sim_pkt_t *p, const tn_sim_topo_t *topo,
     p->pfree = -1;
     tn_sim_rng_seed(&p->rng, seed ^ 0x9ac4e7u);
     size_t np = (size_t)topo->n_port, nep = (size_t)topo->n_ep;
-    p->o_busy = calloc(np, 1);
+    p->o_free = calloc(np, 8);
+    p->o_txev = calloc(np, 1);
     p->o_rr = calloc(np, 4);
     p->o_npk = calloc(np, 4);
     p->o_credit = malloc(np * (size_t)p->nvc * 8);
@@ -97,7 +98,7 @@ tn_sim_status_t tn_sim_pkt_init(tn_sim_pkt_t *p, const tn_sim_topo_t *topo,
     p->o_paused = calloc(np * (size_t)p->nvc, 1);
     p->nic_cur = malloc(nep * 4);
     p->nic_wake = malloc(nep * 8);
-    if (!p->o_busy || !p->o_rr || !p->o_npk || !p->o_credit || !p->o_qbytes || !p->o_share ||
+    if (!p->o_free || !p->o_txev || !p->o_rr || !p->o_npk || !p->o_credit || !p->o_qbytes || !p->o_share ||
         !p->o_sum || !p->o_cnt || !p->o_nc || !p->o_max || !p->o_t0 || !p->voq_off ||
         !p->in_occ || !p->in_psent || !p->o_paused || !p->nic_cur || !p->nic_wake) {
         tn_sim_pkt_fini(p);
@@ -144,7 +145,7 @@ tn_sim_status_t tn_sim_pkt_init(tn_sim_pkt_t *p, const tn_sim_topo_t *topo,
 void tn_sim_pkt_fini(tn_sim_pkt_t *p)
 {
     void *a[] = {p->pk_next, p->pk_msg, p->pk_bytes, p->pk_pay, p->pk_link, p->pk_in, p->pk_vc,
-                 p->pk_ecn, p->pk_tail, p->pk_rate, p->pk_stamp, p->pk_h, p->o_busy, p->o_rr,
+                 p->pk_ecn, p->pk_tail, p->pk_rate, p->pk_stamp, p->pk_h, p->o_free, p->o_txev, p->o_rr,
                  p->o_npk, p->o_credit, p->o_qbytes, p->o_share, p->o_sum, p->o_cnt, p->o_nc,
                  p->o_max, p->o_t0, p->voq_off, p->in_occ, p->in_psent, p->o_paused, p->voq_head,
                  p->voq_tail, p->nic_cur, p->nic_wake, p->m_rn, p->m_rp,
@@ -227,7 +228,7 @@ static tn_sim_status_t pkt_send(tn_sim_eng_t *e, int32_t o, int32_t k)
     if (done < p->pk_tail[k]) {
         done = p->pk_tail[k];  /* cut-through: the tail is not here yet */
     }
-    p->o_busy[o] = 1;
+    p->o_free[o] = done;
     if (p->c.cc == TN_SIM_CC_ACC) {
         tn_sim_cc_acc_stamp(p, o, now, p->pk_rate[k], bytes, p->pk_ecn[k], &p->pk_stamp[k]);
     }
@@ -239,7 +240,7 @@ static tn_sim_status_t pkt_send(tn_sim_eng_t *e, int32_t o, int32_t k)
     if (head > p->pk_tail[k]) {
         head = p->pk_tail[k];
     }
-    if (pkt_push(e, done, PE_TXDONE, o) || pkt_push(e, head, PE_ARR, k)) {
+    if (pkt_push(e, head, PE_ARR, k)) {
         return TN_SIM_ERR_NOMEM;
     }
     return TN_SIM_OK;
@@ -258,6 +259,22 @@ static tn_sim_status_t pkt_credit(tn_sim_eng_t *e, int32_t in, int vc, double by
     p->pk_vc[c] = (uint8_t)vc;
     p->pk_bytes[c] = (int32_t)bytes;
     return pkt_push(e, t + e->topo->lat[in], PE_CREDIT, c) ? TN_SIM_ERR_NOMEM : TN_SIM_OK;
+}
+
+/* Is link o serializing?  Then whoever waits for it hears when it ends. */
+static int pkt_busy(tn_sim_eng_t *e, int32_t o, tn_sim_status_t *st)
+{
+    tn_sim_pkt_t *p = e->pkt;
+    if (!(e->now < p->o_free[o])) {
+        return 0;
+    }
+    if (!p->o_txev[o]) {
+        p->o_txev[o] = 1;
+        if (pkt_push(e, p->o_free[o], PE_TXDONE, o)) {
+            *st = TN_SIM_ERR_NOMEM;
+        }
+    }
+    return 1;
 }
 
 /* PFC: a pause or resume for (link, VC) from the link's far end, there a
@@ -311,8 +328,9 @@ static tn_sim_status_t pfc_drain(tn_sim_eng_t *e, int32_t link, int vc, double b
 static tn_sim_status_t out_kick(tn_sim_eng_t *e, int32_t o)
 {
     tn_sim_pkt_t *p = e->pkt;
-    if (p->o_busy[o] || p->o_npk[o] == 0) {
-        return TN_SIM_OK;
+    tn_sim_status_t st = TN_SIM_OK;
+    if (p->o_npk[o] == 0 || pkt_busy(e, o, &st)) {
+        return st;
     }
     const tn_sim_topo_t *t = e->topo;
     int32_t sw = t->peer[t->peer_port[o]] - t->n_ep;
@@ -336,7 +354,10 @@ static tn_sim_status_t out_kick(tn_sim_eng_t *e, int32_t o)
         /* its input buffer frees when its tail has left */
         int32_t in = p->pk_link[k];
         int vin = p->pk_vc[k];
-        tn_sim_status_t st = pkt_send(e, o, k);
+        st = pkt_send(e, o, k);
+        if (st == TN_SIM_OK && p->o_npk[o] > 0) {
+            pkt_busy(e, o, &st);  /* the next one goes when this one is out */
+        }
         if (st == TN_SIM_OK) {
             st = p->c.pfc ? pfc_drain(e, in, vin, p->pk_bytes[k])
                           : pkt_credit(e, in, vin, p->pk_bytes[k], p->pk_tail[k] - t->lat[o]);
@@ -351,8 +372,9 @@ static tn_sim_status_t out_kick(tn_sim_eng_t *e, int32_t o)
 static tn_sim_status_t nic_kick(tn_sim_eng_t *e, int32_t ep)
 {
     tn_sim_pkt_t *p = e->pkt;
-    if (p->o_busy[ep] || p->nic_cur[ep] < 0) {
-        return TN_SIM_OK;
+    tn_sim_status_t st = TN_SIM_OK;
+    if (p->nic_cur[ep] < 0 || pkt_busy(e, ep, &st)) {
+        return st;
     }
     double now = e->now, line = e->topo->bw[ep], wake = INFINITY;
     int32_t f = p->nic_cur[ep];
@@ -390,7 +412,11 @@ static tn_sim_status_t nic_kick(tn_sim_eng_t *e, int32_t ep)
             if (p->m_left[f] <= 0) {
                 nic_ring_del(p, ep, f);
             }
-            return pkt_send(e, ep, k);
+            st = pkt_send(e, ep, k);
+            if (st == TN_SIM_OK && p->nic_cur[ep] >= 0) {
+                pkt_busy(e, ep, &st);
+            }
+            return st;
         }
         wake = tn < wake ? tn : wake;
         f = p->m_rn[f];
@@ -498,7 +524,7 @@ tn_sim_status_t tn_sim_pkt_event(tn_sim_eng_t *e, unsigned kind, int32_t id)
         return out_kick(e, o);
     }
     case PE_TXDONE:
-        p->o_busy[id] = 0;
+        p->o_txev[id] = 0;
         return id < t->n_ep ? nic_kick(e, id) : out_kick(e, id);
     case PE_CREDIT: {
         int32_t o = p->pk_link[id];

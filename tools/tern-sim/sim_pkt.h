@@ -82,7 +82,10 @@ typedef struct tn_sim_pkt {
     double *pk_tail, *pk_rate, *pk_stamp; /* tail's arrival; sender's rate and acc stamp */
     tn_sim_rhdr_t *pk_h;
     /* per output port */
-    uint8_t *o_busy;
+    /* a link is busy until o_free; its serialization end is an event only
+     * when something waits for it (o_txev: one is pending) */
+    double *o_free;
+    uint8_t *o_txev;
     int32_t *o_rr, *o_npk;
     double *o_credit;     /* [port * nvc + vc] */
     double *o_qbytes;     /* bytes waiting in the VOQs for this output */
