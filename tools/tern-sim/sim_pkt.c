@@ -1,17 +1,14 @@
-/* The packet-level engine (sim_pkt.h). */
+/* The packet-level engine (sim_pkt.h): set-up, the packet pool, links
+ * and credits, switch outputs, the event dispatch (sim_pkt_int.h says
+ * where the rest is). */
 #include "sim_pkt.h"
+#include "sim_pkt_int.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "sim_flow.h"
-
-enum { PE_ARR, PE_TXDONE, PE_CREDIT, PE_NIC, PE_CNP, PE_FB, PE_PAUSE, PE_RESUME };
-
-/* The receiver sends at most one CNP per message per this much time
- * (DCQCN's NP rule). */
-#define PKT_CNP_GAP 50000.0
 
 static int pkt_grow(void **a, size_t elem, size_t n)
 {
@@ -47,7 +44,7 @@ static tn_sim_status_t pkt_grow_pool(tn_sim_pkt_t *p)
     return TN_SIM_OK;
 }
 
-static tn_sim_status_t pkt_grow_msgs(tn_sim_pkt_t *p, int32_t need)
+tn_sim_status_t tn_sim_pkt_grow_msgs(tn_sim_pkt_t *p, int32_t need)
 {
     int32_t cap = p->mcap ? p->mcap : 1024;
     while (cap <= need) {
@@ -135,7 +132,7 @@ tn_sim_status_t tn_sim_pkt_init(tn_sim_pkt_t *p, const tn_sim_topo_t *topo,
         p->nic_cur[e] = -1;
         p->nic_wake[e] = -1;
     }
-    if (pkt_grow_pool(p) != TN_SIM_OK || pkt_grow_msgs(p, 0) != TN_SIM_OK) {
+    if (pkt_grow_pool(p) != TN_SIM_OK || tn_sim_pkt_grow_msgs(p, 0) != TN_SIM_OK) {
         tn_sim_pkt_fini(p);
         return TN_SIM_ERR_NOMEM;
     }
@@ -157,7 +154,7 @@ void tn_sim_pkt_fini(tn_sim_pkt_t *p)
     memset(p, 0, sizeof(*p));
 }
 
-static int32_t pkt_alloc(tn_sim_eng_t *e)
+int32_t tn_sim_pkt_alloc(tn_sim_eng_t *e)
 {
     tn_sim_pkt_t *p = e->pkt;
     if (p->pfree < 0 && pkt_grow_pool(p) != TN_SIM_OK) {
@@ -168,13 +165,13 @@ static int32_t pkt_alloc(tn_sim_eng_t *e)
     return k;
 }
 
-static void pkt_free(tn_sim_pkt_t *p, int32_t k)
+void tn_sim_pkt_free(tn_sim_pkt_t *p, int32_t k)
 {
     p->pk_next[k] = p->pfree;
     p->pfree = k;
 }
 
-static int pkt_push(tn_sim_eng_t *e, double t, unsigned kind, int32_t id)
+int tn_sim_pkt_push(tn_sim_eng_t *e, double t, unsigned kind, int32_t id)
 {
     return tn_sim_evq_push(&e->q, t, TN_SIM_PKT_EV0 + kind, id) < 0 ? -1 : 0;
 }
@@ -186,39 +183,10 @@ static double pkt_load(void *ctx, int32_t port)
     return p->o_qbytes[port];
 }
 
-static void nic_ring_add(tn_sim_pkt_t *p, int32_t ep, int32_t f)
-{
-    int32_t c = p->nic_cur[ep];
-    if (c < 0) {
-        p->m_rn[f] = p->m_rp[f] = f;
-        p->nic_cur[ep] = f;
-        return;
-    }
-    /* behind the current one: served last in this round */
-    int32_t prev = p->m_rp[c];
-    p->m_rn[prev] = f;
-    p->m_rp[f] = prev;
-    p->m_rn[f] = c;
-    p->m_rp[c] = f;
-}
-
-static void nic_ring_del(tn_sim_pkt_t *p, int32_t ep, int32_t f)
-{
-    if (p->m_rn[f] == f) {
-        p->nic_cur[ep] = -1;
-        return;
-    }
-    p->m_rn[p->m_rp[f]] = p->m_rn[f];
-    p->m_rp[p->m_rn[f]] = p->m_rp[f];
-    if (p->nic_cur[ep] == f) {
-        p->nic_cur[ep] = p->m_rn[f];
-    }
-}
-
 /* Port o sends packet k (its next VC in pk_h.vc) now: credits taken, the
  * link busy for its serialization, its head at the far end a latency
  * plus a header's time later. */
-static tn_sim_status_t pkt_send(tn_sim_eng_t *e, int32_t o, int32_t k)
+tn_sim_status_t tn_sim_pkt_send(tn_sim_eng_t *e, int32_t o, int32_t k)
 {
     tn_sim_pkt_t *p = e->pkt;
     const tn_sim_topo_t *t = e->topo;
@@ -240,7 +208,7 @@ static tn_sim_status_t pkt_send(tn_sim_eng_t *e, int32_t o, int32_t k)
     if (head > p->pk_tail[k]) {
         head = p->pk_tail[k];
     }
-    if (pkt_push(e, head, PE_ARR, k)) {
+    if (tn_sim_pkt_push(e, head, PE_ARR, k)) {
         return TN_SIM_ERR_NOMEM;
     }
     return TN_SIM_OK;
@@ -248,9 +216,9 @@ static tn_sim_status_t pkt_send(tn_sim_eng_t *e, int32_t o, int32_t k)
 
 /* The buffer of link `in`, VC vc, frees bytes at time t: the credit is
  * back at the sender a latency later. */
-static tn_sim_status_t pkt_credit(tn_sim_eng_t *e, int32_t in, int vc, double bytes, double t)
+tn_sim_status_t tn_sim_pkt_credit(tn_sim_eng_t *e, int32_t in, int vc, double bytes, double t)
 {
-    int32_t c = pkt_alloc(e);
+    int32_t c = tn_sim_pkt_alloc(e);
     if (c < 0) {
         return TN_SIM_ERR_NOMEM;
     }
@@ -258,11 +226,11 @@ static tn_sim_status_t pkt_credit(tn_sim_eng_t *e, int32_t in, int vc, double by
     p->pk_link[c] = in;
     p->pk_vc[c] = (uint8_t)vc;
     p->pk_bytes[c] = (int32_t)bytes;
-    return pkt_push(e, t + e->topo->lat[in], PE_CREDIT, c) ? TN_SIM_ERR_NOMEM : TN_SIM_OK;
+    return tn_sim_pkt_push(e, t + e->topo->lat[in], PE_CREDIT, c) ? TN_SIM_ERR_NOMEM : TN_SIM_OK;
 }
 
 /* Is link o serializing?  Then whoever waits for it hears when it ends. */
-static int pkt_busy(tn_sim_eng_t *e, int32_t o, tn_sim_status_t *st)
+int tn_sim_pkt_busy(tn_sim_eng_t *e, int32_t o, tn_sim_status_t *st)
 {
     tn_sim_pkt_t *p = e->pkt;
     if (!(e->now < p->o_free[o])) {
@@ -270,66 +238,20 @@ static int pkt_busy(tn_sim_eng_t *e, int32_t o, tn_sim_status_t *st)
     }
     if (!p->o_txev[o]) {
         p->o_txev[o] = 1;
-        if (pkt_push(e, p->o_free[o], PE_TXDONE, o)) {
+        if (tn_sim_pkt_push(e, p->o_free[o], PE_TXDONE, o)) {
             *st = TN_SIM_ERR_NOMEM;
         }
     }
     return 1;
 }
 
-/* PFC: a pause or resume for (link, VC) from the link's far end, there a
- * latency later. */
-static tn_sim_status_t pfc_signal(tn_sim_eng_t *e, int32_t link, int vc, unsigned kind)
-{
-    int32_t c = pkt_alloc(e);
-    if (c < 0) {
-        return TN_SIM_ERR_NOMEM;
-    }
-    e->pkt->pk_link[c] = link;
-    e->pkt->pk_vc[c] = (uint8_t)vc;
-    return pkt_push(e, e->now + e->topo->lat[link], kind, c) ? TN_SIM_ERR_NOMEM : TN_SIM_OK;
-}
-
-/* PFC: a packet joined the ingress queue of (link, VC). */
-static tn_sim_status_t pfc_fill(tn_sim_eng_t *e, int32_t link, int vc, double bytes)
-{
-    tn_sim_pkt_t *p = e->pkt;
-    size_t i = (size_t)link * (size_t)p->nvc + (size_t)vc;
-    p->in_occ[i] += bytes;
-    if (p->in_occ[i] > p->occ_max) {
-        p->occ_max = p->in_occ[i];
-    }
-    if (p->in_occ[i] > p->c.buf) {
-        p->overflows++;
-    }
-    if (!p->in_psent[i] && p->in_occ[i] >= p->c.xoff) {
-        p->in_psent[i] = 1;
-        p->pauses++;
-        return pfc_signal(e, link, vc, PE_PAUSE);
-    }
-    return TN_SIM_OK;
-}
-
-/* PFC: a packet left the ingress queue of (link, VC). */
-static tn_sim_status_t pfc_drain(tn_sim_eng_t *e, int32_t link, int vc, double bytes)
-{
-    tn_sim_pkt_t *p = e->pkt;
-    size_t i = (size_t)link * (size_t)p->nvc + (size_t)vc;
-    p->in_occ[i] -= bytes;
-    if (p->in_psent[i] && p->in_occ[i] <= p->c.xon) {
-        p->in_psent[i] = 0;
-        return pfc_signal(e, link, vc, PE_RESUME);
-    }
-    return TN_SIM_OK;
-}
-
 /* Switch output o is free: round-robin over its (input, VC) queues for
  * a head packet the next buffer has room for. */
-static tn_sim_status_t out_kick(tn_sim_eng_t *e, int32_t o)
+tn_sim_status_t tn_sim_pkt_out_kick(tn_sim_eng_t *e, int32_t o)
 {
     tn_sim_pkt_t *p = e->pkt;
     tn_sim_status_t st = TN_SIM_OK;
-    if (p->o_npk[o] == 0 || pkt_busy(e, o, &st)) {
+    if (p->o_npk[o] == 0 || tn_sim_pkt_busy(e, o, &st)) {
         return st;
     }
     const tn_sim_topo_t *t = e->topo;
@@ -354,131 +276,15 @@ static tn_sim_status_t out_kick(tn_sim_eng_t *e, int32_t o)
         /* its input buffer frees when its tail has left */
         int32_t in = p->pk_link[k];
         int vin = p->pk_vc[k];
-        st = pkt_send(e, o, k);
+        st = tn_sim_pkt_send(e, o, k);
         if (st == TN_SIM_OK && p->o_npk[o] > 0) {
-            pkt_busy(e, o, &st);  /* the next one goes when this one is out */
+            tn_sim_pkt_busy(e, o, &st);  /* the next one goes when this one is out */
         }
         if (st == TN_SIM_OK) {
-            st = p->c.pfc ? pfc_drain(e, in, vin, p->pk_bytes[k])
-                          : pkt_credit(e, in, vin, p->pk_bytes[k], p->pk_tail[k] - t->lat[o]);
+            st = p->c.pfc ? tn_sim_pfc_drain(e, in, vin, p->pk_bytes[k])
+                          : tn_sim_pkt_credit(e, in, vin, p->pk_bytes[k], p->pk_tail[k] - t->lat[o]);
         }
         return st;
-    }
-    return TN_SIM_OK;
-}
-
-/* Endpoint ep's link is free: its next message's next packet, if its
- * pacing and the first switch's buffer allow. */
-static tn_sim_status_t nic_kick(tn_sim_eng_t *e, int32_t ep)
-{
-    tn_sim_pkt_t *p = e->pkt;
-    tn_sim_status_t st = TN_SIM_OK;
-    if (p->nic_cur[ep] < 0 || pkt_busy(e, ep, &st)) {
-        return st;
-    }
-    double now = e->now, line = e->topo->bw[ep], wake = INFINITY;
-    int32_t f = p->nic_cur[ep];
-    do {
-        double rate = tn_sim_cc_rate(p, f, now, line);
-        int32_t pay = p->m_left[f] < p->c.mtu ? (int32_t)p->m_left[f] : p->c.mtu;
-        int32_t bytes = pay + p->c.hdr;
-        double tn = p->m_tnext[f];
-        if (tn <= now) {
-            size_t ov = (size_t)ep * (size_t)p->nvc + p->m_h[f].vc;
-            if (p->o_credit[ov] < bytes || p->o_paused[ov]) {
-                return TN_SIM_OK;  /* a credit will kick again */
-            }
-            int32_t k = pkt_alloc(e);
-            if (k < 0) {
-                return TN_SIM_ERR_NOMEM;
-            }
-            p->pk_msg[k] = f;
-            p->pk_pay[k] = pay;
-            p->pk_bytes[k] = bytes;
-            p->pk_h[k] = p->m_h[f];
-            p->pk_ecn[k] = (uint8_t)((p->m_left[f] == e->f_bytes[f] ? TN_SIM_PKT_FIRST : 0) |
-                                     (p->m_left[f] <= pay ? TN_SIM_PKT_LAST : 0));
-            p->pk_tail[k] = now;
-            p->pk_rate[k] = rate < line ? rate : line;
-            p->pk_stamp[k] = INFINITY;
-            p->pkts++;
-            p->m_left[f] -= pay;
-            /* pace from the slot it was due (a packet late because the link
-             * was busy with another message's is not lost to the rate),
-             * but bank at most one packet's worth of lateness */
-            double gap = bytes / rate, base = tn > now - gap ? tn : now - gap;
-            p->m_tnext[f] = isfinite(rate) ? base + gap : now;
-            p->nic_cur[ep] = p->m_rn[f];
-            if (p->m_left[f] <= 0) {
-                nic_ring_del(p, ep, f);
-            }
-            st = pkt_send(e, ep, k);
-            if (st == TN_SIM_OK && p->nic_cur[ep] >= 0) {
-                pkt_busy(e, ep, &st);
-            }
-            return st;
-        }
-        wake = tn < wake ? tn : wake;
-        f = p->m_rn[f];
-    } while (f != p->nic_cur[ep]);
-    if (p->nic_wake[ep] < now || wake < p->nic_wake[ep]) {
-        p->nic_wake[ep] = wake;
-        return pkt_push(e, wake, PE_NIC, ep) ? TN_SIM_ERR_NOMEM : TN_SIM_OK;
-    }
-    return TN_SIM_OK;
-}
-
-tn_sim_status_t tn_sim_pkt_start(tn_sim_eng_t *e, int32_t f, const tn_sim_rhdr_t *h)
-{
-    tn_sim_pkt_t *p = e->pkt;
-    if (f >= p->mcap && pkt_grow_msgs(p, f) != TN_SIM_OK) {
-        return TN_SIM_ERR_NOMEM;
-    }
-    int32_t ep = e->f_src[f];
-    p->m_gen[f]++;
-    p->m_h[f] = *h;
-    p->m_left[f] = e->f_bytes[f];
-    p->m_recv[f] = 0;
-    p->m_tnext[f] = e->now;
-    tn_sim_cc_begin(p, f, e->topo->bw[ep]);
-    nic_ring_add(p, ep, f);
-    return nic_kick(e, ep);
-}
-
-/* Packet k reached its destination endpoint: the NIC sinks it at line
- * rate (its buffer is free when the tail is in), the message counts its
- * bytes; a CNP or a rate stamp goes back to the sender a path latency
- * later (feedback does not cross the fabric as packets).  k becomes that
- * token or goes back to the pool. */
-static tn_sim_status_t pkt_sink(tn_sim_eng_t *e, int32_t k)
-{
-    tn_sim_pkt_t *p = e->pkt;
-    int32_t f = p->pk_msg[k], link = p->pk_link[k];
-    double now = e->now, pay = p->pk_pay[k];
-    tn_sim_status_t st = p->c.pfc ? TN_SIM_OK : pkt_credit(e, link, p->pk_vc[k], p->pk_bytes[k], now);
-    if (st != TN_SIM_OK) {
-        return st;
-    }
-    p->m_recv[f] += pay;
-    tn_sim_stats_add(&e->stats, e->f_job[f], now, pay);
-    int kind = -1;
-    if ((p->pk_ecn[k] & TN_SIM_PKT_ECN) && now - p->m_tcnp[f] >= PKT_CNP_GAP) {
-        p->m_tcnp[f] = now;
-        p->cnps++;
-        kind = PE_CNP;
-    } else if (p->c.cc == TN_SIM_CC_ACC && p->pk_stamp[k] != p->m_stamp[f]) {
-        kind = PE_FB;  /* only a stamp that changes the sender's rate */
-    }
-    if (kind >= 0) {
-        p->pk_pay[k] = (int32_t)p->m_gen[f];
-        if (pkt_push(e, now + e->f_lat[f], (unsigned)kind, k)) {
-            return TN_SIM_ERR_NOMEM;
-        }
-    } else {
-        pkt_free(p, k);
-    }
-    if (p->m_recv[f] >= e->f_bytes[f]) {
-        return tn_sim_eng_pkt_done(e, f, now);
     }
     return TN_SIM_OK;
 }
@@ -492,7 +298,7 @@ tn_sim_status_t tn_sim_pkt_event(tn_sim_eng_t *e, unsigned kind, int32_t id)
         int32_t k = id, link = p->pk_link[k], v = t->peer[link];
         p->hops++;
         if (v < t->n_ep) {
-            return pkt_sink(e, k);
+            return tn_sim_pkt_sink(e, k);
         }
         int32_t sw = v - t->n_ep;
         int32_t i_in = t->peer_port[link] - t->port_off[v];
@@ -516,27 +322,27 @@ tn_sim_status_t tn_sim_pkt_event(tn_sim_eng_t *e, unsigned kind, int32_t id)
         p->o_npk[o]++;
         p->o_qbytes[o] += p->pk_bytes[k];
         if (p->c.pfc) {
-            tn_sim_status_t st = pfc_fill(e, link, p->pk_vc[k], p->pk_bytes[k]);
+            tn_sim_status_t st = tn_sim_pfc_fill(e, link, p->pk_vc[k], p->pk_bytes[k]);
             if (st != TN_SIM_OK) {
                 return st;
             }
         }
-        return out_kick(e, o);
+        return tn_sim_pkt_out_kick(e, o);
     }
     case PE_TXDONE:
         p->o_txev[id] = 0;
-        return id < t->n_ep ? nic_kick(e, id) : out_kick(e, id);
+        return id < t->n_ep ? tn_sim_pkt_nic_kick(e, id) : tn_sim_pkt_out_kick(e, id);
     case PE_CREDIT: {
         int32_t o = p->pk_link[id];
         p->o_credit[(size_t)o * (size_t)p->nvc + p->pk_vc[id]] += p->pk_bytes[id];
-        pkt_free(p, id);
-        return o < t->n_ep ? nic_kick(e, o) : out_kick(e, o);
+        tn_sim_pkt_free(p, id);
+        return o < t->n_ep ? tn_sim_pkt_nic_kick(e, o) : tn_sim_pkt_out_kick(e, o);
     }
     case PE_NIC:
         if (p->nic_wake[id] == e->now) {
             p->nic_wake[id] = -1;
         }
-        return nic_kick(e, id);
+        return tn_sim_pkt_nic_kick(e, id);
     case PE_CNP:
     case PE_FB: {
         int32_t f = p->pk_msg[id];
@@ -548,15 +354,15 @@ tn_sim_status_t tn_sim_pkt_event(tn_sim_eng_t *e, unsigned kind, int32_t id)
                 tn_sim_cc_acc_feedback(p, f, p->pk_stamp[id]);
             }
         }
-        pkt_free(p, id);
+        tn_sim_pkt_free(p, id);
         return TN_SIM_OK;
     }
     case PE_PAUSE:
     case PE_RESUME: {
         int32_t o = p->pk_link[id];
         p->o_paused[(size_t)o * (size_t)p->nvc + p->pk_vc[id]] = kind - TN_SIM_PKT_EV0 == PE_PAUSE;
-        pkt_free(p, id);
-        return o < t->n_ep ? nic_kick(e, o) : out_kick(e, o);
+        tn_sim_pkt_free(p, id);
+        return o < t->n_ep ? tn_sim_pkt_nic_kick(e, o) : tn_sim_pkt_out_kick(e, o);
     }
     default:
         return TN_SIM_ERR_INTERNAL;
