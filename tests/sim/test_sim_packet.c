@@ -23,24 +23,17 @@
  *
  * Rates are payload bytes delivered per ns in a window of steady state
  * (0.2-0.4 ms for ACC, 40-160 ms for DCQCN, which converges slowly;
- * every flow still running); packets carry a 64-byte header on a 4096-byte payload, so a payload
- * rate is 1.5 % below the wire rate that max-min shares out. */
+ * every flow still running); packets carry a 64-byte header on a
+ * 4096-byte payload, so a payload rate is 1.5 % below the wire rate that
+ * max-min shares out. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "check.h"
 #include "sim_run.h"
 
-static int failures;
-
-#define CHECK(cond)                                                                \
-    do {                                                                           \
-        if (!(cond)) {                                                             \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-            failures++;                                                            \
-        }                                                                          \
-    } while (0)
 
 /* Runs "key=value" words; returns job 0's result. */
 static tn_sim_jres_t run_conf(const char *const *kv, const char *what)
@@ -363,5 +356,5 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: test_sim_packet SCENARIO\n");
         return 2;
     }
-    return failures ? 1 : 0;
+    return tn_check_report(w);
 }
