@@ -16,21 +16,20 @@
  * ACC-style max-min: every link computes its fair share each period P
  * from what it sees: C the link's bandwidth, N the messages crossing it
  * (first packet gone through, last not yet), and, among them, those that
- * send below the link's share (held down elsewhere): their rate sum A
- * and their number Nc, both measured over the period from their bytes
- * and rates (and the largest such rate M); Q the bytes waiting for it
- * at its switch.  share = (C - A - Q / tau) / max(1, N - Nc) (when
- * N - Nc < 1/2: C - A - Q / tau + M, Charny's rule), within [C/1000, C]:
- * the Q / tau term (as in RCP) drains a standing queue over tau, without which rates summing to
- * exactly C would keep forever the queue the first round trip built
- * (and the buffer it holds, which blocks other flows of the same input);
- * Charny's rule keeps the share from collapsing to the leftover when
- * every flow of the link is held elsewhere (it oscillated without).  A
+ * send below 0.95 x the link's share (held down elsewhere): their rate
+ * sum A, their number Nc and their largest rate M, measured over the
+ * period from their bytes and rates.  share = (C - A) / max(1, N - Nc),
+ * or C - A + M when N - Nc < 1/2 (every flow is held elsewhere: the
+ * largest may take what is left, Charny's rule; without it the share
+ * collapsed to the leftover and oscillated), within [C/1000, C].  A
  * packet leaving on the link lowers its stamp to the link's share; the
  * receiver returns the stamp (the minimum share along the path) to the
  * sender, a path latency later, when it differs from the sender's rate;
  * the sender sends at the stamped rate.  This is Charny-style explicit
- * rate computation: a fixed point of it is the max-min allocation. */
+ * rate computation: a fixed point of it is the max-min allocation.  An
+ * RCP-like queue-drain term (- Q / tau) was tried and left out: it
+ * changed no validation figure and slowed a contended all-to-all by 28 %
+ * (docs/sim.md). */
 #include <math.h>
 
 #include "sim_pkt.h"
@@ -41,7 +40,6 @@
 #define DCQCN_RAI   0.001     /* additive increase, fraction of the line rate (40 Mb/s at 40 Gb/s) */
 #define CC_MIN_RATE 0.001     /* no rate below this fraction of the line */
 #define ACC_P       20000.0   /* ns: a link's share period */
-#define ACC_TAU     50000.0   /* ns: a standing queue drains over this */
 
 void tn_sim_cc_begin(tn_sim_pkt_t *p, int32_t f, double line)
 {
@@ -113,7 +111,7 @@ void tn_sim_cc_acc_stamp(tn_sim_pkt_t *p, int32_t o, double now, double rate, do
     double c = p->topo->bw[o], el = now - p->o_t0[o];
     if (el >= ACC_P) {
         double a = p->o_sum[o] / el, nc = p->o_nc[o] / el;
-        double nb = p->o_cnt[o] - nc, left = c - a - p->o_qbytes[o] / ACC_TAU;
+        double nb = p->o_cnt[o] - nc, left = c - a;
         /* every flow held below the share elsewhere: the largest of them
          * may take what is left (Charny's rule), else the share would
          * collapse to the leftover alone */
