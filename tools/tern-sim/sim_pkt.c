@@ -29,7 +29,7 @@ static tn_sim_status_t pkt_grow_pool(tn_sim_pkt_t *p)
     size_t c = (size_t)cap;
     if (pkt_grow((void **)&p->pk_next, 4, c) || pkt_grow((void **)&p->pk_msg, 4, c) ||
         pkt_grow((void **)&p->pk_bytes, 4, c) || pkt_grow((void **)&p->pk_pay, 4, c) ||
-        pkt_grow((void **)&p->pk_link, 4, c) || pkt_grow((void **)&p->pk_in, 4, c) ||
+        pkt_grow((void **)&p->pk_link, 4, c) ||
         pkt_grow((void **)&p->pk_vc, 1, c) || pkt_grow((void **)&p->pk_ecn, 1, c) ||
         pkt_grow((void **)&p->pk_tail, 8, c) || pkt_grow((void **)&p->pk_rate, 8, c) ||
         pkt_grow((void **)&p->pk_stamp, 8, c) ||
@@ -141,7 +141,7 @@ tn_sim_status_t tn_sim_pkt_init(tn_sim_pkt_t *p, const tn_sim_topo_t *topo,
 
 void tn_sim_pkt_fini(tn_sim_pkt_t *p)
 {
-    void *a[] = {p->pk_next, p->pk_msg, p->pk_bytes, p->pk_pay, p->pk_link, p->pk_in, p->pk_vc,
+    void *a[] = {p->pk_next, p->pk_msg, p->pk_bytes, p->pk_pay, p->pk_link, p->pk_vc,
                  p->pk_ecn, p->pk_tail, p->pk_rate, p->pk_stamp, p->pk_h, p->o_free, p->o_txev, p->o_rr,
                  p->o_npk, p->o_credit, p->o_qbytes, p->o_share, p->o_sum, p->o_cnt, p->o_nc,
                  p->o_max, p->o_t0, p->voq_off, p->in_occ, p->in_psent, p->o_paused, p->voq_head,

@@ -77,7 +77,7 @@ typedef struct tn_sim_pkt {
     tn_sim_rng_t rng;
     /* packet pool (also credit and CNP tokens) */
     int32_t pcap, pfree;
-    int32_t *pk_next, *pk_msg, *pk_bytes, *pk_pay, *pk_link, *pk_in;
+    int32_t *pk_next, *pk_msg, *pk_bytes, *pk_pay, *pk_link;
     uint8_t *pk_vc, *pk_ecn;  /* pk_ecn: PKT_F_* flags */
     double *pk_tail, *pk_rate, *pk_stamp; /* tail's arrival; sender's rate and acc stamp */
     tn_sim_rhdr_t *pk_h;
