@@ -78,7 +78,7 @@ typedef struct tn_sim_pkt {
     /* packet pool (also credit and CNP tokens) */
     int32_t pcap, pfree;
     int32_t *pk_next, *pk_msg, *pk_bytes, *pk_pay, *pk_link;
-    uint8_t *pk_vc, *pk_ecn;  /* pk_ecn: PKT_F_* flags */
+    uint8_t *pk_vc, *pk_ecn;  /* pk_ecn: TN_SIM_PKT_* flags */
     double *pk_tail, *pk_rate, *pk_stamp; /* tail's arrival; sender's rate and acc stamp */
     tn_sim_rhdr_t *pk_h;
     /* per output port */
