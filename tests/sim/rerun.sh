@@ -1,7 +1,7 @@
 #!/bin/sh
 # A tern-sim run repeated from the config.txt it wrote gives the same
 # files, byte for byte: a batch run of two jobs (random mapping, Valiant's
-# random groups, seeded) and an open-loop sweep.
+# random groups, seeded), an open-loop sweep and a packet-level run.
 #   rerun.sh TERN_SIM WORKDIR
 set -eu
 sim=$1
@@ -18,6 +18,12 @@ diff -r "$dir/a" "$dir/b"
        --warmup 50000 --sweep 0.2,0.6,0.9 --out "$dir/c" > "$dir/c.log"
 "$sim" --config "$dir/c/config.txt" --out "$dir/d" > "$dir/d.log"
 diff -r "$dir/c" "$dir/d"
+# the packet engine under DCQCN (ECN marks are random) on a torus (2 VCs)
+"$sim" --topo torus --dims 4x4 --mode open --pattern uniform --load 0.9 --time 100000 \
+       --warmup 20000 --fidelity packet --cc dcqcn --ecn_kmin 2000 --ecn_kmax 20000 \
+       --out "$dir/p" > "$dir/p.log"
+"$sim" --config "$dir/p/config.txt" --out "$dir/q" > "$dir/q.log"
+diff -r "$dir/p" "$dir/q"
 # and a different seed gives a different run
 "$sim" --config "$dir/a/config.txt" --seed 8 --out "$dir/e" > "$dir/e.log"
 if cmp -s "$dir/a/fct.csv" "$dir/e/fct.csv"; then

@@ -55,6 +55,12 @@ typedef struct {
     int replay_slots;             /* tn_sim_slot_mode_t */
     uint64_t eager;               /* rendezvous above, bytes */
     double shm_lat, shm_bw;       /* intra-node messages: ns, Gbit/s */
+    int fidelity;                 /* 0 flow, 1 packet */
+    int32_t mtu, hdr, buf;        /* packet: payload and header bytes, buffer per port and VC */
+    int cc;                       /* packet: tn_sim_cc_t */
+    double ecn_kmin, ecn_kmax, ecn_pmax;  /* packet, dcqcn: marking ramp (bytes, probability) */
+    int pfc;                      /* packet: 0 credits, 1 PFC (credits off) */
+    double pfc_xoff, pfc_xon;     /* packet, pfc: ingress queue thresholds, bytes */
     /* jobs */
     int njobs, job_open;
     tn_sim_job_conf_t job[TN_SIM_MAX_JOBS];

@@ -147,6 +147,7 @@ static tn_sim_status_t eng_start(tn_sim_eng_t *e, int32_t f)
     int32_t s = e->f_src[f], d = e->f_dst[f];
     tn_sim_rhdr_t h;
     tn_sim_route_begin(e->rt, &h, s, d, tn_sim_rng_next(&e->rng), eng_load, e);
+    tn_sim_rhdr_t h0 = h;  /* the packets' header: the source's decisions only */
     int n = tn_sim_route_path(e->rt, &h, eng_load, e, e->path, NULL, e->rt->max_hops);
     if (n < 0) {
         char what[96];
@@ -164,6 +165,13 @@ static tn_sim_status_t eng_start(tn_sim_eng_t *e, int32_t f)
         /* nothing crosses the fabric (a message to itself, an empty one) */
         e->f_evh[f] = tn_sim_evq_push(&e->q, e->now + lat, EV_DELIVER, f);
         return e->f_evh[f] < 0 ? eng_fail(e, TN_SIM_ERR_NOMEM, "event queue") : TN_SIM_OK;
+    }
+    if (e->pkt != NULL) {
+        e->f_rem[f] = e->f_bytes[f];
+        js->active++;
+        e->flow_starts++;
+        tn_sim_status_t st = tn_sim_pkt_start(e, f, &h0);
+        return st != TN_SIM_OK ? eng_fail(e, st, "packet start") : TN_SIM_OK;
     }
     tn_sim_status_t st = tn_sim_mm_add(&e->mm, f, e->path, n);
     if (st != TN_SIM_OK) {
@@ -276,6 +284,14 @@ static tn_sim_status_t eng_done(tn_sim_eng_t *e, int32_t f)
     return eng_deliver(e, f, e->now + e->f_lat[f], 1);
 }
 
+tn_sim_status_t tn_sim_eng_pkt_done(tn_sim_eng_t *e, int32_t f, double t)
+{
+    e->stats.job[e->f_job[f]].active--;
+    e->flow_ends++;
+    e->f_evh[f] = -1;
+    return eng_deliver(e, f, t, 0);
+}
+
 /* Rates after the batch's starts and ends; flows whose rate moved get
  * their bytes so far counted and their end moved. */
 static tn_sim_status_t eng_settle(tn_sim_eng_t *e)
@@ -372,6 +388,13 @@ tn_sim_status_t tn_sim_eng_run(tn_sim_eng_t *e)
                 break;
             }
             default:
+                if (e->pkt != NULL && tn_sim_ev_kind(&ev) >= TN_SIM_PKT_EV0) {
+                    tn_sim_status_t st = tn_sim_pkt_event(e, tn_sim_ev_kind(&ev), ev.id);
+                    if (st != TN_SIM_OK) {
+                        eng_fail(e, st, "packet event");
+                    }
+                    break;
+                }
                 eng_fail(e, TN_SIM_ERR_INTERNAL, "unknown event");
                 break;
             }

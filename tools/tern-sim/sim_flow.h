@@ -30,6 +30,7 @@
 
 #include "sim_evq.h"
 #include "sim_maxmin.h"
+#include "sim_pkt.h"
 #include "sim_route.h"
 #include "sim_rng.h"
 #include "sim_stats.h"
@@ -74,6 +75,7 @@ struct tn_sim_eng {
     tn_sim_mm_t mm;
     tn_sim_stats_t stats;
     tn_sim_rng_t rng;
+    tn_sim_pkt_t *pkt;   /* the packet engine (fidelity = packet), or NULL */
     double now;
     /* flows (= messages in flight), ids shared with mm */
     int32_t fcap, ffree, zombie;  /* zombie: ended, the solver not told yet */
@@ -103,6 +105,10 @@ tn_sim_status_t tn_sim_eng_run(tn_sim_eng_t *e);
  * now); cookie comes back in delivered(). */
 tn_sim_status_t tn_sim_eng_post(tn_sim_eng_t *e, double t, int job, int32_t src, int32_t dst,
                                 uint64_t bytes, int64_t cookie);
+/* For the packet engine: message f's last byte is at its destination
+ * at t (>= now). */
+tn_sim_status_t tn_sim_eng_pkt_done(tn_sim_eng_t *e, int32_t f, double t);
+
 /* For sources: timer(arg) at time t (>= now). */
 tn_sim_status_t tn_sim_eng_timer(tn_sim_eng_t *e, double t, int job, int32_t arg);
 

@@ -119,6 +119,17 @@ static void main_perf(const tn_sim_eng_t *e, const char *label)
            e->wall_s > 0 ? (double)ev / e->wall_s : 0, e->cpu_s > 0 ? (double)ev / e->cpu_s : 0,
            (unsigned long long)e->pops, (unsigned long long)e->batches,
            (unsigned long long)e->mm.solves, (unsigned long long)e->mm.touched);
+    if (e->pkt != NULL) {
+        const tn_sim_pkt_t *p = e->pkt;
+        printf("%s%spackets: %llu packets, %llu hop events in %.3f s wall: %.3g hop events/s "
+               "(ECN marks %llu, CNPs %llu, PFC pauses %llu, fullest ingress queue %.0f B, "
+               "over buf %llu)\n",
+               label ? label : "", label ? ": " : "", (unsigned long long)p->pkts,
+               (unsigned long long)p->hops, e->wall_s,
+               e->wall_s > 0 ? (double)p->hops / e->wall_s : 0, (unsigned long long)p->marks,
+               (unsigned long long)p->cnps, (unsigned long long)p->pauses, p->occ_max,
+               (unsigned long long)p->overflows);
+    }
 }
 
 int main(int argc, char **argv)

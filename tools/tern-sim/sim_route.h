@@ -1,6 +1,6 @@
 /* Routing, one hop at a time, shared by the flow engine (which walks a
- * whole path when a flow starts) and the packet engine to come (which asks
- * at every switch a packet reaches).
+ * whole path when a flow starts) and the packet engine (which asks at
+ * every switch a packet reaches, sim_pkt.h).
  *
  * A message carries a routing header (tn_sim_rhdr_t): source and
  * destination endpoints, per-message random bits, and what the algorithm
@@ -10,8 +10,8 @@
  * (a global port id) and leaves in h->vc the virtual channel to use on
  * it.  Routers are pure functions of (topology, switch, header, load):
  * adaptive ones read port loads through the caller's oracle (the flow
- * engine answers with the number of flows on a port; a packet engine will
- * answer with queue occupancy), and change nothing else.
+ * engine answers with the number of flows on a port, the packet engine
+ * with the bytes queued for it), and change nothing else.
  *
  * VCs (what a packet engine needs for deadlock freedom; n_vc says how many):
  *  - fat-tree: 1 (up*-down* routes have no cycle);
@@ -21,7 +21,8 @@
  *    wrap-around link (the dateline, between k-1 and 0), VC 1 from that
  *    link on; back to VC 0 in the next dimension (2 VCs); mesh: 1;
  *  - graph: 1 (shortest paths on an arbitrary graph are not deadlock free
- *    in general: the packet engine will have to say so or add up*-down*). */
+ *    in general: the packet engine runs them on one VC and may deadlock;
+ *    docs/sim.md says so). */
 #ifndef TN_SIM_ROUTE_H
 #define TN_SIM_ROUTE_H
 

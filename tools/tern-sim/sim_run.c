@@ -45,6 +45,10 @@ tn_sim_status_t tn_sim_setup(tn_sim_run_t *r, tn_sim_conf_t *c, const char *grap
 
 void tn_sim_run_clear(tn_sim_run_t *r)
 {
+    if (r->have_pkt) {
+        tn_sim_pkt_fini(&r->pkt);
+        r->have_pkt = 0;
+    }
     if (r->have_eng) {
         tn_sim_eng_fini(&r->eng);
         r->have_eng = 0;
@@ -106,6 +110,25 @@ tn_sim_status_t tn_sim_run_once(tn_sim_run_t *r, const tn_sim_conf_t *c, double 
         return st;
     }
     r->have_eng = 1;
+    if (c->fidelity == 1) {
+        tn_sim_pkt_conf_t pc = {.mtu = c->mtu, .hdr = c->hdr, .buf = c->buf, .cc = c->cc,
+                                .kmin = c->ecn_kmin, .kmax = c->ecn_kmax, .pmax = c->ecn_pmax,
+                                .pfc = c->pfc, .xoff = c->pfc_xoff, .xon = c->pfc_xon};
+        if (c->buf < c->mtu + c->hdr || !(c->ecn_kmin < c->ecn_kmax) || !(c->pfc_xon < c->pfc_xoff)) {
+            snprintf(why, whylen,
+                     "buf must hold a packet (mtu + hdr), ecn_kmin < ecn_kmax, pfc_xon < pfc_xoff");
+            tn_sim_run_clear(r);
+            return TN_SIM_ERR_INVAL;
+        }
+        st = tn_sim_pkt_init(&r->pkt, &r->topo, &r->rt, &pc, c->seed);
+        if (st != TN_SIM_OK) {
+            snprintf(why, whylen, "packet engine set-up: %s", tn_sim_status_str(st));
+            tn_sim_run_clear(r);
+            return st;
+        }
+        r->have_pkt = 1;
+        r->eng.pkt = &r->pkt;
+    }
     st = tn_sim_eng_run(&r->eng);
     if (st != TN_SIM_OK) {
         snprintf(why, whylen, "%s", r->eng.why);

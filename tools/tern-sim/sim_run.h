@@ -23,6 +23,8 @@ typedef struct {
     tn_sim_src_t *src[TN_SIM_MAX_JOBS];
     tn_sim_eng_t eng;
     int have_eng;
+    tn_sim_pkt_t pkt;
+    int have_pkt;
     tn_sim_jres_t res[TN_SIM_MAX_JOBS];
     /* a trace replay: job 0 runs this program instead of its pattern
      * (set by the caller, owned by it; its t_done is filled by a run) */

@@ -95,6 +95,22 @@ void tn_sim_stats_advance(tn_sim_stats_t *s, double t)
     s->t_prev = t;
 }
 
+void tn_sim_stats_add(tn_sim_stats_t *s, int job, double t, double bytes)
+{
+    tn_sim_jstats_t *js = &s->job[job];
+    if (t >= s->w0 && t < s->w1) {
+        js->bytes_win += bytes;
+    }
+    while (t >= s->bin_w * s->nbins_max) {
+        stats_merge(s);
+    }
+    int32_t b = (int32_t)(t / s->bin_w);
+    js->bins[b] += bytes;
+    if (b + 1 > s->nbins) {
+        s->nbins = b + 1;
+    }
+}
+
 tn_sim_status_t tn_sim_stats_sample(tn_sim_stats_t *s, int job, double t_post, double t_done,
                                     double ideal)
 {

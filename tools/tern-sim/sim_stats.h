@@ -42,6 +42,9 @@ tn_sim_status_t tn_sim_stats_init(tn_sim_stats_t *s, int njobs, int32_t nbins, d
 void tn_sim_stats_fini(tn_sim_stats_t *s);
 /* Integrates every job's rate from t_prev to t. */
 void tn_sim_stats_advance(tn_sim_stats_t *s, double t);
+/* Bytes of job delivered at t (>= the time advanced to): the packet
+ * engine counts what arrives instead of integrating rates. */
+void tn_sim_stats_add(tn_sim_stats_t *s, int job, double t, double bytes);
 /* A delivered message's sample (only kept inside the window). */
 tn_sim_status_t tn_sim_stats_sample(tn_sim_stats_t *s, int job, double t_post, double t_done,
                                     double ideal);

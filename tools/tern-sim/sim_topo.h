@@ -1,5 +1,5 @@
 /* tern-sim's fabric: endpoints and switches joined by links, shared by the
- * flow-level engine and (later) the packet-level one.
+ * flow-level engine and the packet-level one.
  *
  * Layout (flat arrays, one allocation each, no object per node):
  *  - node ids: endpoints 0 .. n_ep-1, switches n_ep .. n_ep+n_sw-1.  The

@@ -1,0 +1,157 @@
+/* The packet engine's endpoints (sim_pkt.h): NICs serving their messages
+ * round-robin, paced by congestion control; destinations sinking packets
+ * and returning CNPs and rate stamps. */
+#include <math.h>
+
+#include "sim_flow.h"
+#include "sim_pkt.h"
+#include "sim_pkt_int.h"
+
+/* The receiver sends at most one CNP per message per this much time
+ * (DCQCN's NP rule). */
+#define PKT_CNP_GAP 50000.0
+
+static void nic_ring_add(tn_sim_pkt_t *p, int32_t ep, int32_t f)
+{
+    int32_t c = p->nic_cur[ep];
+    if (c < 0) {
+        p->m_rn[f] = p->m_rp[f] = f;
+        p->nic_cur[ep] = f;
+        return;
+    }
+    /* behind the current one: served last in this round */
+    int32_t prev = p->m_rp[c];
+    p->m_rn[prev] = f;
+    p->m_rp[f] = prev;
+    p->m_rn[f] = c;
+    p->m_rp[c] = f;
+}
+
+static void nic_ring_del(tn_sim_pkt_t *p, int32_t ep, int32_t f)
+{
+    if (p->m_rn[f] == f) {
+        p->nic_cur[ep] = -1;
+        return;
+    }
+    p->m_rn[p->m_rp[f]] = p->m_rn[f];
+    p->m_rp[p->m_rn[f]] = p->m_rp[f];
+    if (p->nic_cur[ep] == f) {
+        p->nic_cur[ep] = p->m_rn[f];
+    }
+}
+
+/* Endpoint ep's link is free: its next message's next packet, if its
+ * pacing and the first switch's buffer allow. */
+tn_sim_status_t tn_sim_pkt_nic_kick(tn_sim_eng_t *e, int32_t ep)
+{
+    tn_sim_pkt_t *p = e->pkt;
+    tn_sim_status_t st = TN_SIM_OK;
+    if (p->nic_cur[ep] < 0 || tn_sim_pkt_busy(e, ep, &st)) {
+        return st;
+    }
+    double now = e->now, line = e->topo->bw[ep], wake = INFINITY;
+    int32_t f = p->nic_cur[ep];
+    do {
+        double rate = tn_sim_cc_rate(p, f, now, line);
+        int32_t pay = p->m_left[f] < p->c.mtu ? (int32_t)p->m_left[f] : p->c.mtu;
+        int32_t bytes = pay + p->c.hdr;
+        double tn = p->m_tnext[f];
+        if (tn <= now) {
+            size_t ov = (size_t)ep * (size_t)p->nvc + p->m_h[f].vc;
+            if (p->o_credit[ov] < bytes || p->o_paused[ov]) {
+                return TN_SIM_OK;  /* a credit will kick again */
+            }
+            int32_t k = tn_sim_pkt_alloc(e);
+            if (k < 0) {
+                return TN_SIM_ERR_NOMEM;
+            }
+            p->pk_msg[k] = f;
+            p->pk_pay[k] = pay;
+            p->pk_bytes[k] = bytes;
+            p->pk_h[k] = p->m_h[f];
+            p->pk_ecn[k] = (uint8_t)((p->m_left[f] == e->f_bytes[f] ? TN_SIM_PKT_FIRST : 0) |
+                                     (p->m_left[f] <= pay ? TN_SIM_PKT_LAST : 0));
+            p->pk_tail[k] = now;
+            p->pk_rate[k] = rate < line ? rate : line;
+            p->pk_stamp[k] = INFINITY;
+            p->pkts++;
+            p->m_left[f] -= pay;
+            /* pace from the slot it was due (a packet late because the link
+             * was busy with another message's is not lost to the rate),
+             * but bank at most one packet's worth of lateness */
+            double gap = bytes / rate, base = tn > now - gap ? tn : now - gap;
+            p->m_tnext[f] = isfinite(rate) ? base + gap : now;
+            p->nic_cur[ep] = p->m_rn[f];
+            if (p->m_left[f] <= 0) {
+                nic_ring_del(p, ep, f);
+            }
+            st = tn_sim_pkt_send(e, ep, k);
+            if (st == TN_SIM_OK && p->nic_cur[ep] >= 0) {
+                tn_sim_pkt_busy(e, ep, &st);
+            }
+            return st;
+        }
+        wake = tn < wake ? tn : wake;
+        f = p->m_rn[f];
+    } while (f != p->nic_cur[ep]);
+    if (p->nic_wake[ep] < now || wake < p->nic_wake[ep]) {
+        p->nic_wake[ep] = wake;
+        return tn_sim_pkt_push(e, wake, PE_NIC, ep) ? TN_SIM_ERR_NOMEM : TN_SIM_OK;
+    }
+    return TN_SIM_OK;
+}
+
+tn_sim_status_t tn_sim_pkt_start(tn_sim_eng_t *e, int32_t f, const tn_sim_rhdr_t *h)
+{
+    tn_sim_pkt_t *p = e->pkt;
+    if (f >= p->mcap && tn_sim_pkt_grow_msgs(p, f) != TN_SIM_OK) {
+        return TN_SIM_ERR_NOMEM;
+    }
+    int32_t ep = e->f_src[f];
+    p->m_gen[f]++;
+    p->m_h[f] = *h;
+    p->m_left[f] = e->f_bytes[f];
+    p->m_recv[f] = 0;
+    p->m_tnext[f] = e->now;
+    tn_sim_cc_begin(p, f, e->topo->bw[ep]);
+    nic_ring_add(p, ep, f);
+    return tn_sim_pkt_nic_kick(e, ep);
+}
+
+/* Packet k reached its destination endpoint: the NIC sinks it at line
+ * rate (its buffer is free when the tail is in), the message counts its
+ * bytes; a CNP or a rate stamp goes back to the sender a path latency
+ * later (feedback does not cross the fabric as packets).  k becomes that
+ * token or goes back to the pool. */
+tn_sim_status_t tn_sim_pkt_sink(tn_sim_eng_t *e, int32_t k)
+{
+    tn_sim_pkt_t *p = e->pkt;
+    int32_t f = p->pk_msg[k], link = p->pk_link[k];
+    double now = e->now, pay = p->pk_pay[k];
+    tn_sim_status_t st = p->c.pfc ? TN_SIM_OK : tn_sim_pkt_credit(e, link, p->pk_vc[k], p->pk_bytes[k], now);
+    if (st != TN_SIM_OK) {
+        return st;
+    }
+    p->m_recv[f] += pay;
+    tn_sim_stats_add(&e->stats, e->f_job[f], now, pay);
+    int kind = -1;
+    if ((p->pk_ecn[k] & TN_SIM_PKT_ECN) && now - p->m_tcnp[f] >= PKT_CNP_GAP) {
+        p->m_tcnp[f] = now;
+        p->cnps++;
+        kind = PE_CNP;
+    } else if (p->c.cc == TN_SIM_CC_ACC && p->pk_stamp[k] != p->m_stamp[f]) {
+        kind = PE_FB;  /* only a stamp that changes the sender's rate */
+    }
+    if (kind >= 0) {
+        p->pk_pay[k] = (int32_t)p->m_gen[f];
+        if (tn_sim_pkt_push(e, now + e->f_lat[f], (unsigned)kind, k)) {
+            return TN_SIM_ERR_NOMEM;
+        }
+    } else {
+        tn_sim_pkt_free(p, k);
+    }
+    if (p->m_recv[f] >= e->f_bytes[f]) {
+        return tn_sim_eng_pkt_done(e, f, now);
+    }
+    return TN_SIM_OK;
+}
