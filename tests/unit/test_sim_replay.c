@@ -204,7 +204,7 @@ int main(void)
         }
         CHECK(seen);
         if (!seen) {
-            snprintf(line, sizeof(line), "cat %s", path);
+            snprintf(line, sizeof(line), "cat %.400s", path);
             (void)!system(line);
         }
         fclose(f);

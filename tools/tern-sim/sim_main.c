@@ -83,7 +83,7 @@ static int main_replay_load(tn_sim_conf_t *c, tn_sim_prog_t *p, char *why, size_
         return -1;
     }
     if (stat(c->replay, &sb) != 0) {
-        snprintf(why, whylen, "%s: %s", c->replay, strerror(errno));
+        snprintf(why, whylen, "%.400s: %s", c->replay, strerror(errno));
         return -1;
     }
     tn_sim_replay_conf_t rc;
