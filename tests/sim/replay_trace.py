@@ -12,23 +12,11 @@ import argparse
 import csv
 import os
 import re
-import subprocess
 import sys
 import tempfile
 
-FAILS = []
-
-
-def check(cond, what):
-    if not cond:
-        FAILS.append(what)
-        print("FAIL: " + what)
-
-
-def run(args, env=None, timeout=120):
-    e = dict(os.environ)
-    e.update(env or {})
-    return subprocess.run(args, env=e, capture_output=True, text=True, timeout=timeout)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "trace"))
+from tracetest import check, run, verdict  # noqa: E402
 
 
 def replay(sim, src, out, extra, traced):
@@ -77,11 +65,7 @@ def main():
             check(p.returncode == 0, "export --vef: rc %d %s" % (p.returncode, p.stderr))
             if p.returncode == 0:
                 replay(a.sim, vef, os.path.join(tmp, "o3"), [], False)
-    if FAILS:
-        print("replay: %d failures" % len(FAILS))
-        return 1
-    print("replay: ok")
-    return 0
+    return verdict("replay")
 
 
 if __name__ == "__main__":
