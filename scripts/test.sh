@@ -7,8 +7,10 @@
 #   4. ThreadSanitizer build: the MPI_THREAD_MULTIPLE programs (threads
 #      creating communicators and running collectives and matched probes
 #      at once), also traced (TERN_TRACE);
-#   5. gcc Release build (-O3, warnings as errors), built only: the
-#      optimizer's flow analysis warns where -O2 does not.
+#   5. gcc Release build (-O3, warnings as errors) of the library, the
+#      tools and the benchmarks, built only: the optimizer's flow analysis
+#      warns where -O2 does not (the test programs are left out: every
+#      other stage compiles them).
 #   6. libFuzzer build (clang, -DTERN_FUZZ=ON): the harnesses of tests/fuzz
 #      only, each fuzzed for 6 s from its seed corpus (docs/fuzzing.md).
 # Installs missing system packages itself.  Build dirs: build-test*.
@@ -40,9 +42,11 @@ TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
   ctest --test-dir build-test-tsan --output-on-failure -j2 --timeout 300 \
   -R '^(comm\.comm_threads|mpi\.thread_multiple)\.|^trace\.threads$'
 
-echo "== gcc Release build (-O3, warnings as errors), built only"
+echo "== gcc Release build (-O3, warnings as errors) of the library, tools and benchmarks"
 cmake -S . -B build-test-release -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
-ninja -C build-test-release -j2
+ninja -C build-test-release -j2 tern tern_static tern-run tern-info tern-monitor tern-trace \
+    tern-sim $(ninja -C build-test-release -t targets all | sed -n 's|^bin/\(tern_[a-z_]*\): C_EXE.*|\1|p') \
+    trace_cost monitor_ingest bench_store udp_floor core_rtt
 
 echo "== libFuzzer build (clang): each parser's harness fuzzed for 6 s"
 CC=clang CXX=clang++ cmake -S . -B build-test-fuzz -G Ninja -DTERN_FUZZ=ON >/dev/null
