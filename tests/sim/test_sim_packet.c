@@ -39,29 +39,12 @@
 /* Runs "key=value" words; returns job 0's result. */
 static tn_sim_jres_t run_conf(const char *const *kv, const char *what)
 {
-    static tn_sim_conf_t c;
-    static tn_sim_run_t r;
-    char why[512] = "";
-    tn_sim_conf_defaults(&c);
-    for (int i = 0; kv[i] != NULL; i++) {
-        char key[64];
-        const char *eq = strchr(kv[i], '=');
-        snprintf(key, sizeof(key), "%.*s", (int)(eq - kv[i]), kv[i]);
-        if (tn_sim_conf_set(&c, key, eq + 1, why, sizeof(why)) != TN_SIM_OK) {
-            fprintf(stderr, "%s: %s\n", what, why);
-            exit(2);
-        }
-    }
-    if (tn_sim_setup(&r, &c, NULL, 0, why, sizeof(why)) != TN_SIM_OK ||
-        tn_sim_run_once(&r, &c, -1, why, sizeof(why)) != TN_SIM_OK) {
-        fprintf(stderr, "%s: %s\n", what, why);
-        exit(2);
-    }
-    tn_sim_jres_t res = r.res[0];
+    tn_sim_run_t *r = sim_run_words(kv, what);
+    tn_sim_jres_t res = r->res[0];
     printf("%s: offered %.4f, accepted %.4f, job time %.0f ns; %llu hop events in %.2f s\n", what,
            res.offered, res.accepted, res.job_time,
-           (unsigned long long)(r.eng.pkt ? r.eng.pkt->hops : 0), r.eng.wall_s);
-    tn_sim_teardown(&r);
+           (unsigned long long)(r->eng.pkt ? r->eng.pkt->hops : 0), r->eng.wall_s);
+    tn_sim_teardown(r);
     return res;
 }
 

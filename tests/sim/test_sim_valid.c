@@ -30,29 +30,12 @@
  * accepted load (open loop) and prints the summary line. */
 static double run_conf(const char *const *kv, const char *what)
 {
-    static tn_sim_conf_t c;
-    static tn_sim_run_t r;
-    char why[512] = "";
-    tn_sim_conf_defaults(&c);
-    for (int i = 0; kv[i] != NULL; i++) {
-        char key[64];
-        const char *eq = strchr(kv[i], '=');
-        snprintf(key, sizeof(key), "%.*s", (int)(eq - kv[i]), kv[i]);
-        if (tn_sim_conf_set(&c, key, eq + 1, why, sizeof(why)) != TN_SIM_OK) {
-            fprintf(stderr, "%s: %s\n", what, why);
-            exit(2);
-        }
-    }
-    if (tn_sim_setup(&r, &c, NULL, 0, why, sizeof(why)) != TN_SIM_OK ||
-        tn_sim_run_once(&r, &c, -1, why, sizeof(why)) != TN_SIM_OK) {
-        fprintf(stderr, "%s: %s\n", what, why);
-        exit(2);
-    }
-    double acc = r.res[0].accepted;
+    tn_sim_run_t *r = sim_run_words(kv, what);
+    double acc = r->res[0].accepted;
     printf("%s: offered %.4f (measured %.4f), accepted %.4f; %llu flow events in %.2f s\n", what,
-           r.res[0].offered, r.res[0].offered_meas, acc,
-           (unsigned long long)(r.eng.flow_starts + r.eng.flow_ends), r.eng.wall_s);
-    tn_sim_teardown(&r);
+           r->res[0].offered, r->res[0].offered_meas, acc,
+           (unsigned long long)(r->eng.flow_starts + r->eng.flow_ends), r->eng.wall_s);
+    tn_sim_teardown(r);
     return acc;
 }
 
