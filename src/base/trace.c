@@ -19,6 +19,7 @@
 #endif
 
 #include "base/log.h"
+#include "base/name.h"
 
 #define TN_TRACE_BUF_MIN 4096
 
@@ -347,15 +348,9 @@ void tn_trace_record(unsigned kind, unsigned type, const void *payload, size_t l
 
 static void tn_trace_name_part(char *dst, size_t n, const char *src)
 {
-    size_t i = 0;
-    for (; src[i] != '\0' && i + 1 < n; i++) {
-        char c = src[i];
-        int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                 c == '_' || c == '.' || c == '-';
-        dst[i] = ok ? c : '_';
-    }
-    dst[i] = '\0';
-    if (i == 0 || strcmp(dst, ".") == 0 || strcmp(dst, "..") == 0) {
+    snprintf(dst, n, "%s", src);
+    tn_name_sanitize(dst);
+    if (dst[0] == '\0' || strcmp(dst, ".") == 0 || strcmp(dst, "..") == 0) {
         snprintf(dst, n, "job");
     }
 }

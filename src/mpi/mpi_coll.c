@@ -43,7 +43,7 @@ static int alias_err(const char *fn, tn_comm_t *c)
 
 static uint64_t dt_bytes(int64_t count, const tn_dt_t *dt)
 {
-    return dt != NULL && count > 0 ? (uint64_t)count * dt->size : 0;
+    return dt != NULL && count > 0 ? tn_dt_bytes(dt, (size_t)count) : 0;
 }
 
 static uint64_t vec_bytes(const void *counts, int wide, int n, const tn_dt_t *dt)

@@ -1,6 +1,7 @@
 /* The rank's stats segment (include/tern/stats.h): the file, our identity
  * in its header, and its removal at exit. */
 #include "runtime/monitor.h"
+#include "base/name.h"
 #include "base/config.h"
 #include "base/log.h"
 #include "base/monitor.h"
@@ -111,12 +112,7 @@ void tn_rt_monitor_open(void)
     tn_rt_mon.tried = 1;
     char job[sizeof(((tern_stats_hdr_t *)0)->job)];
     tn_rt_mon_text(job, sizeof(job), tn_rt.kvsname);
-    for (char *c = job; *c != '\0'; c++) {
-        if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
-              *c == '_' || *c == '.' || *c == '-')) {
-            *c = '_';
-        }
-    }
+    tn_name_sanitize(job);
     int n = snprintf(tn_rt_mon.path, sizeof(tn_rt_mon.path), "%s/" TERN_STATS_PREFIX "%u.%s.%d",
                      tn_cfg.monitor_dir, (unsigned)getuid(), job, tn_rt.world_rank);
     if (n < 0 || (size_t)n >= sizeof(tn_rt_mon.path)) {
