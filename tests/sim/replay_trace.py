@@ -7,7 +7,9 @@ endpoint of its own (the fabric); then the same traces exported with
 finish with every message and join completed (tern-sim refuses a run
 that does not), the 9 messages measured with none left unmatched, every
 simulated message time positive, and each rank's end no earlier than
-its last message's delivery."""
+its last message's delivery.  The traced replays expand the blocking
+collectives with Tern's own algorithm code (tern-coll-plan, found beside
+tern-sim); with --coll_plan off, and from VEF, the models do."""
 import argparse
 import csv
 import os
@@ -32,6 +34,14 @@ def replay(sim, src, out, extra, traced):
     if traced:
         check(re.search(r"job time: +sim \S+ us +trace \S+ us +error", text) is not None,
               "the trace's job time next to it: " + text)
+    # the blocking allreduce, bcast, reduce and the 2-rank barrier come
+    # from Tern's own code; the alltoallv (a vector form) and the ibarrier
+    # (nonblocking: no algorithm recorded) from the models, as does all of
+    # a VEF file (no Tern algorithms in it) and all with coll_plan off
+    planned = 4 if traced and "off" not in extra else 0
+    check(re.search(r"collectives: %d expanded by Tern's own code \(tern-coll-plan\), %d by the models"
+                    % (planned, 6 - planned), text) is not None and "planner failed" not in text,
+          "%d collectives planned: %s" % (planned, text))
     with open(os.path.join(out, "replay_msgs.csv")) as f:
         rows = list(csv.DictReader(f))
     check(len(rows) == 9, "9 rows in replay_msgs.csv, not %d" % len(rows))
@@ -60,6 +70,7 @@ def main():
             replay(a.sim, tdir, os.path.join(tmp, "o1"), [], True)
             replay(a.sim, tdir, os.path.join(tmp, "o2"),
                    ["--replay_slots", "rank", "--topo", "fattree", "--k", "4", "--n", "2"], True)
+            replay(a.sim, tdir, os.path.join(tmp, "o4"), ["--coll_plan", "off"], True)
             vef = os.path.join(tmp, "job.vef")
             p = run([os.path.join(a.bin, "tern-trace"), "export", "--vef", "-o", vef, tdir])
             check(p.returncode == 0, "export --vef: rc %d %s" % (p.returncode, p.stderr))

@@ -100,7 +100,9 @@ static void write_job(const char *dir, int nodes)
 
 /* Replays dir on a one-switch fat-tree (1 us per link, 8 Gbit/s); the
  * per-rank ends in end[2] and the program's message times in msg[4]. */
-static double replay(const char *dir, double *end, double *msg)
+static uint64_t planned;   /* collectives the last replay planned */
+
+static double replay(const char *dir, double *end, double *msg, const char *plan)
 {
     static tn_sim_conf_t c;
     static tn_sim_run_t run;
@@ -108,7 +110,8 @@ static double replay(const char *dir, double *end, double *msg)
     char why[512] = "";
     tn_sim_conf_defaults(&c);
     const char *kv[][2] = {{"topo", "fattree"}, {"k", "2"}, {"n", "1"}, {"lat", "1000"}, {"bw", "8"},
-                           {"eager", "65536"}, {"shm_lat", "100"}, {"shm_bw", "80"}};
+                           {"eager", "65536"}, {"shm_lat", "100"}, {"shm_bw", "80"},
+                           {"coll_plan", plan != NULL ? plan : "off"}};
     for (size_t i = 0; i < sizeof(kv) / sizeof(kv[0]); i++) {
         CHECK(tn_sim_conf_set(&c, kv[i][0], kv[i][1], why, sizeof(why)) == TN_SIM_OK);
     }
@@ -144,6 +147,8 @@ static double replay(const char *dir, double *end, double *msg)
             msg[k] = prog.t_done[prog.m_end[k]] - prog.t_done[prog.m_begin[k]];
         }
         CHECK(prog.skipped_msgs == 0 && prog.fallback_colls == 0 && prog.opaque_colls == 0);
+        CHECK(prog.plan_failed == 0);
+        planned = prog.planned_colls;
         CHECK(prog.trace_end[0] == 50000 && prog.trace_end[1] == 50000);
         CHECK(tn_sim_replay_out(&prog, dir, NULL, why, sizeof(why)) == 0);
     }
@@ -166,7 +171,9 @@ static void sorted4(double *m)
     }
 }
 
-int main(void)
+/* argv[1]: tern-coll-plan, to replay the allreduce with Tern's own ring
+ * as well as with the model of it. */
+int main(int argc, char **argv)
 {
     char dir[] = "/tmp/tn_replay_XXXXXX";
     if (mkdtemp(dir) == NULL) {
@@ -185,9 +192,20 @@ int main(void)
      * messages (1000 bytes) arrive 216100 and 216150, round 2 both start
      * 216150 and arrive 219150; Finalize enters then: 219150. */
     write_job(dir, 2);
-    double job = replay(dir, end, msg);
-    CHECK(job == 219150);
+    double job = replay(dir, end, msg, NULL);
+    CHECK(job == 219150 && planned == 0);
     CHECK(end[0] == 219150 && end[1] == 219150);
+    if (argc > 1) {
+        /* Tern's ring on 2 ranks: two sendrecvs of 1000 bytes, each rank
+         * going on when what it receives has arrived (its eager send does
+         * not hold it).  Round 1: rank 0 sends 213100 -> 216100, rank 1
+         * 213150 -> 216150; rank 1 goes on at 216100 (its receive), rank 0
+         * at 216150.  Round 2: rank 1 sends 216100 -> 219100, rank 0
+         * 216150 -> 219150: rank 0 ends 219100, rank 1 219150. */
+        job = replay(dir, end, msg, argv[1]);
+        CHECK(job == 219150 && planned == 1);
+        CHECK(end[0] == 219100 && end[1] == 219150);
+    }
     sorted4(msg);
     /* ping 1000: 2000 -> 5000, pong: 5300 -> 8300; 100000: 8800 -> 110800,
      * 111100 -> 213100 */
@@ -219,8 +237,17 @@ int main(void)
         unlink(path);
     }
     write_job(dir, 1);
-    job = replay(dir, end, msg);
+    job = replay(dir, end, msg, NULL);
     CHECK(job == 24150);
+    if (argc > 1) {
+        /* the same through shared memory with Tern's ring: 200 ns per
+         * 1000-byte piece; rank 0 enters 23700, rank 1 23750: round 1
+         * arrives 23900 (to 1) and 23950 (to 0); round 2 leaves 23900 (rank
+         * 1) and 23950 (rank 0), arriving 24100 and 24150 */
+        job = replay(dir, end, msg, argv[1]);
+        CHECK(job == 24150 && planned == 1);
+        CHECK(end[0] == 24100 && end[1] == 24150);
+    }
     /* a cycle is refused */
     tn_sim_prog_t p;
     tn_sim_dag_t g;

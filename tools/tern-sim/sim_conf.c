@@ -75,6 +75,13 @@ static const conf_key_t conf_keys[] = {
      "replay: sends above this many bytes wait for their receive (rendezvous)"},
     {"shm_lat", G(shm_lat), CT_DBL, "500", 0, 1e9, NULL, "replay: intra-node message latency, ns"},
     {"shm_bw", G(shm_bw), CT_DBL, "80", 1e-6, 1e7, NULL, "replay: intra-node bandwidth, Gbit/s"},
+    {"coll_plan", G(coll_plan), CT_STR, "auto", 0, 0, NULL,
+     "replay: tern-coll-plan expands collectives with Tern's own code (auto: the one beside "
+     "tern-sim; off: the models)"},
+    {"coll_plan_max", G(coll_plan_max), CT_I32, "4096", 0, 1 << 24, NULL,
+     "replay: communicators above this many ranks use the models"},
+    {"coll_op_bw", G(coll_op_bw), CT_DBL, "0", 0, 1e7, NULL,
+     "replay: reduction speed in planned collectives, Gbit/s (0: free)"},
     {"fidelity", G(fidelity), CT_ENUM, "flow", 0, 0, "flow|packet",
      "engine: max-min flows or MTU packets (docs/sim.md)"},
     {"mtu", G(mtu), CT_I32, "4096", 64, 1 << 20, NULL, "packet: payload bytes per packet"},

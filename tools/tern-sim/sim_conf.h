@@ -55,6 +55,9 @@ typedef struct {
     int replay_slots;             /* tn_sim_slot_mode_t */
     uint64_t eager;               /* rendezvous above, bytes */
     double shm_lat, shm_bw;       /* intra-node messages: ns, Gbit/s */
+    char coll_plan[TN_SIM_PATH_MAX]; /* "auto", "off" or tern-coll-plan's path */
+    int32_t coll_plan_max;
+    double coll_op_bw;            /* Gbit/s; 0: reductions free */
     int fidelity;                 /* 0 flow, 1 packet */
     int32_t mtu, hdr, buf;        /* packet: payload and header bytes, buffer per port and VC */
     int cc;                       /* packet: tn_sim_cc_t */

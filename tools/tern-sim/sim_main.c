@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
 #include "sim_run.h"
@@ -84,6 +85,11 @@ static int main_replay_load(tn_sim_conf_t *c, tn_sim_prog_t *p, char *why, size_
     }
     if (stat(c->replay, &sb) != 0) {
         snprintf(why, whylen, "%.400s: %s", c->replay, strerror(errno));
+        return -1;
+    }
+    if (strcmp(c->coll_plan, "auto") != 0 && strcmp(c->coll_plan, "off") != 0 && access(c->coll_plan, X_OK) != 0) {
+        snprintf(why, whylen, "coll_plan: %.400s: %s (auto: the tern-coll-plan beside tern-sim; off: the models)",
+                 c->coll_plan, strerror(errno));
         return -1;
     }
     tn_sim_replay_conf_t rc;

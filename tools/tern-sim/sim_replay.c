@@ -1,6 +1,8 @@
 /* The replay program: storage, its DAG, its results (sim_replay.h). */
 #include "sim_replay.h"
 
+#include "sim_plan.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +20,7 @@ void tn_sim_prog_free(tn_sim_prog_t *p)
     for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++) {
         free(arrays[i]);
     }
+    tn_sim_plan_cache_free(p->plans);
     memset(p, 0, sizeof(*p));
 }
 
@@ -302,10 +305,17 @@ int tn_sim_replay_out(const tn_sim_prog_t *p, const char *dir, FILE *f, char *wh
         }
         fprintf(o, "replay: %d ranks on %d traced nodes, %d program nodes, %lld edges, %zu messages measured\n",
                 p->nranks, p->nnodes, p->n, (long long)p->nedge, p->nmsg);
-        fprintf(o, "  left out: %llu unmatched messages; %llu collectives expanded by the fallback, %llu "
-                   "kept as traced time\n",
-                (unsigned long long)p->skipped_msgs, (unsigned long long)p->fallback_colls,
-                (unsigned long long)p->opaque_colls);
+        fprintf(o, "  left out: %llu unmatched messages; %llu collectives kept as traced time\n",
+                (unsigned long long)p->skipped_msgs, (unsigned long long)p->opaque_colls);
+        fprintf(o, "  collectives: %llu expanded by Tern's own code (tern-coll-plan), %llu by the models "
+                   "(%llu of them by the fallback)",
+                (unsigned long long)p->planned_colls, (unsigned long long)p->modelled_colls,
+                (unsigned long long)p->fallback_colls);
+        if (p->plan_failed > 0) {
+            fprintf(o, "; the planner failed on %llu (first: %s)", (unsigned long long)p->plan_failed,
+                    p->plan_why);
+        }
+        fputc('\n', o);
         fprintf(o, "  job time:        sim %.6g us", job / 1e3);
         if (tjob >= 0) {
             fprintf(o, "   trace %.6g us   error %+.1f %%", tjob / 1e3, replay_err(job, tjob));

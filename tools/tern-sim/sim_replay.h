@@ -47,7 +47,12 @@ typedef struct {
     double shm_lat;      /* ns, intra-node message */
     double shm_bw;       /* bytes/ns, intra-node message */
     int slot_mode;       /* tn_sim_slot_mode_t */
+    const char *coll_plan; /* tern-coll-plan's path (sim_plan.h); NULL: the models only */
+    int32_t coll_plan_max; /* communicators above this many ranks use the models */
+    double op_bw;        /* bytes/ns of a collective's reductions (plans); 0: free */
 } tn_sim_replay_conf_t;
+
+struct tn_sim_plan_cache;
 
 typedef struct {
     /* nodes: src, dst world ranks (dst -1: join) */
@@ -69,6 +74,12 @@ typedef struct {
     uint64_t *m_bytes;
     /* what the builder left out */
     uint64_t skipped_msgs, fallback_colls, opaque_colls;
+    /* collectives expanded by Tern's own code (sim_plan.h), and those the
+     * the models expanded (sim_replay_coll.h), among them those the
+     * planner failed on, with the first reason */
+    uint64_t planned_colls, modelled_colls, plan_failed;
+    char plan_why[200];
+    struct tn_sim_plan_cache *plans;
     /* after a run: completion time of every node */
     double *t_done;
     /* set by tn_sim_prog_dag: program node -> DAG node */

@@ -1,6 +1,10 @@
 /* Collective expansions of the replay (sim_replay_coll.h). */
 #include "sim_replay_coll.h"
 
+#include "sim_plan.h"
+
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -304,6 +308,7 @@ tn_sim_status_t tn_sim_coll_expand(tn_sim_prog_t *p, tn_sim_ckind_t kind, const 
     if (c->n <= 1) {
         return TN_SIM_OK;
     }
+    p->modelled_colls++;
     if (strcmp(algo, "shm") == 0 && c->one_node) {
         /* shared memory: no traffic; everyone leaves shm_lat after the last arrives */
         int32_t j = tn_sim_prog_node(p, c->world[0], -1, 0, c->shm_lat);
@@ -333,4 +338,117 @@ tn_sim_status_t tn_sim_coll_expand(tn_sim_prog_t *p, tn_sim_ckind_t kind, const 
     free(x.pn);
     free(x.join);
     return x.st;
+}
+
+/* ---- Tern's own code (sim_plan.h) ------------------------------------ */
+static const char *const plan_kinds[] = {
+    [TN_SIM_C_BARRIER] = "barrier", [TN_SIM_C_BCAST] = "bcast", [TN_SIM_C_REDUCE] = "reduce",
+    [TN_SIM_C_ALLREDUCE] = "allreduce", [TN_SIM_C_ALLGATHER] = "allgather",
+    [TN_SIM_C_ALLTOALL] = "alltoall", [TN_SIM_C_GATHER] = "gather", [TN_SIM_C_SCATTER] = "scatter",
+    [TN_SIM_C_REDUCE_SCATTER] = "reduce_scatter", [TN_SIM_C_SCAN] = "scan", [TN_SIM_C_EXSCAN] = "exscan",
+};
+
+static uint64_t plan_max(const uint64_t *v, int32_t n, int32_t skip)
+{
+    uint64_t m = 0;
+    for (int32_t i = 0; i < n; i++) {
+        if (i != skip && v[i] > m) {
+            m = v[i];
+        }
+    }
+    return m;
+}
+
+/* What tern-coll-plan's --bytes means for kind, from the bytes the trace
+ * recorded each member contributing (sb) and receiving (rb). */
+static uint64_t plan_bytes(tn_sim_ckind_t kind, const tn_sim_coll_t *c, int32_t root)
+{
+    int32_t n = c->n;
+    switch (kind) {
+    case TN_SIM_C_BARRIER:
+        return 0;
+    case TN_SIM_C_BCAST: {
+        uint64_t b = c->sbytes[root] > c->rbytes[root] ? c->sbytes[root] : c->rbytes[root];
+        return b > 0 ? b : plan_max(c->rbytes, n, -1);
+    }
+    case TN_SIM_C_GATHER:
+        return n > 1 ? plan_max(c->sbytes, n, root) : c->sbytes[0];
+    case TN_SIM_C_SCATTER:
+        return n > 1 ? plan_max(c->rbytes, n, root) : c->rbytes[0];
+    case TN_SIM_C_ALLGATHER: {
+        uint64_t b = plan_max(c->sbytes, n, -1);
+        return b > 0 ? b : plan_max(c->rbytes, n, -1) / (uint64_t)n;
+    }
+    case TN_SIM_C_ALLTOALL:
+        return plan_max(c->sbytes, n, -1) / (uint64_t)n;
+    case TN_SIM_C_REDUCE_SCATTER:
+        return plan_max(c->rbytes, n, -1);
+    default: {   /* reduce, allreduce, scan, exscan: the vector */
+        uint64_t b = plan_max(c->sbytes, n, -1);
+        return b > 0 ? b : plan_max(c->rbytes, n, -1);
+    }
+    }
+}
+
+tn_sim_status_t tn_sim_coll_plan(tn_sim_prog_t *p, tn_sim_ckind_t kind, const char *algo, tn_sim_coll_t *c,
+                                 const tn_sim_replay_conf_t *rc, int *planned_p)
+{
+    *planned_p = 0;
+    if (rc == NULL || rc->coll_plan == NULL || kind >= TN_SIM_C_OTHER || algo[0] == '\0' || c->vector ||
+        c->n < 2 || c->n > rc->coll_plan_max) {
+        return TN_SIM_OK;
+    }
+    int32_t root = c->root >= 0 && c->root < c->n ? c->root : 0;
+    int rooted = kind == TN_SIM_C_BCAST || kind == TN_SIM_C_REDUCE || kind == TN_SIM_C_GATHER ||
+                 kind == TN_SIM_C_SCATTER;
+    char nb[24], bb[24], rb[24], why[160];
+    snprintf(nb, sizeof(nb), "%d", (int)c->n);
+    snprintf(bb, sizeof(bb), "%" PRIu64, plan_bytes(kind, c, root));
+    snprintf(rb, sizeof(rb), "%d", rooted ? (int)root : -1);
+    /* the nodes the trace put the members on: Tern's choices depend on them */
+    size_t nl = (size_t)c->n * 11 + 1;
+    char *nodes = malloc(nl);
+    if (nodes == NULL) {
+        return TN_SIM_ERR_NOMEM;
+    }
+    size_t o = 0;
+    for (int32_t i = 0; i < c->n; i++) {
+        int32_t nd = p->node != NULL && c->world[i] >= 0 && c->world[i] < p->nranks ? p->node[c->world[i]] : c->world[i];
+        o += (size_t)snprintf(nodes + o, nl - o, "%s%d", i ? "," : "", (int)nd);
+    }
+    char *argv[16];
+    int a = 0;
+    argv[a++] = (char *)rc->coll_plan;
+    argv[a++] = "--kind";
+    argv[a++] = (char *)plan_kinds[kind];
+    argv[a++] = "--algo";
+    argv[a++] = (char *)algo;
+    argv[a++] = "--ranks";
+    argv[a++] = nb;
+    argv[a++] = "--bytes";
+    argv[a++] = bb;
+    argv[a++] = "--root";
+    argv[a++] = rb;
+    argv[a++] = "--nodes";
+    argv[a++] = nodes;
+    if (c->noncommutative) {
+        argv[a++] = "--noncommutative";
+    }
+    argv[a] = NULL;
+    const tn_sim_plan_t *pl = tn_sim_plan_get(&p->plans, argv, why, sizeof(why));
+    free(nodes);
+    if (pl == NULL || pl->n != c->n) {
+        if (p->plan_failed++ == 0) {
+            snprintf(p->plan_why, sizeof(p->plan_why), "%s %.16s on %d ranks: %s", plan_kinds[kind], algo,
+                     (int)c->n, pl == NULL ? why : "the plan has other ranks");
+        }
+        return TN_SIM_OK;
+    }
+    tn_sim_plan_conf_t pc = {rc->eager, rc->shm_lat, rc->shm_bw, rc->op_bw};
+    tn_sim_status_t st = tn_sim_plan_expand(p, pl, c->world, c->state, &pc);
+    if (st == TN_SIM_OK) {
+        *planned_p = 1;
+        p->planned_colls++;
+    }
+    return st;
 }

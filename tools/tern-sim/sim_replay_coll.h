@@ -33,9 +33,12 @@
  *   twolevel): the fallback, a flat gather of every member's sbytes to
  *   the root (or member 0) and a flat scatter of every member's rbytes
  *   from it.
- * These are models of Tern's algorithms written from their descriptions,
- * not Tern's schedules: linking the schedule code of src/coll (through a
- * schedule-only interface tern-sim may include) is the next step. */
+ * These are models of Tern's algorithms written from their descriptions.
+ * A replay of a Tern trace expands its blocking collectives with Tern's
+ * own code instead (tn_sim_coll_plan, sim_plan.h) whenever the planner is
+ * there; the models serve VEF traces, nonblocking collectives (which
+ * record no algorithm), vector forms and communicators above
+ * coll_plan_max ranks. */
 #ifndef TN_SIM_REPLAY_COLL_H
 #define TN_SIM_REPLAY_COLL_H
 
@@ -43,7 +46,8 @@
 
 typedef enum {
     TN_SIM_C_BARRIER, TN_SIM_C_BCAST, TN_SIM_C_REDUCE, TN_SIM_C_ALLREDUCE, TN_SIM_C_ALLGATHER,
-    TN_SIM_C_ALLTOALL, TN_SIM_C_OTHER
+    TN_SIM_C_ALLTOALL, TN_SIM_C_GATHER, TN_SIM_C_SCATTER, TN_SIM_C_REDUCE_SCATTER, TN_SIM_C_SCAN,
+    TN_SIM_C_EXSCAN, TN_SIM_C_OTHER
 } tn_sim_ckind_t;
 
 typedef struct {
@@ -54,7 +58,17 @@ typedef struct {
     int32_t root;           /* member index, -1: none */
     int one_node;           /* every member on one slot */
     double shm_lat;
+    int vector;             /* a v/w form (blocks may differ) */
+    int noncommutative;     /* a user op (it may not commute) */
 } tn_sim_coll_t;
+
+/* The collective expanded by Tern's own algorithm code (sim_plan.h),
+ * when rc names a planner, the algorithm is known, the blocks are uniform
+ * and the communicator has at most rc->coll_plan_max members: *planned_p
+ * is 1 then, else 0 (the caller expands it with the models; a planner
+ * that failed is counted in p->plan_failed with its reason). */
+tn_sim_status_t tn_sim_coll_plan(tn_sim_prog_t *p, tn_sim_ckind_t kind, const char *algo, tn_sim_coll_t *c,
+                                 const tn_sim_replay_conf_t *rc, int *planned_p);
 
 /* Expands one collective; *fallback_p set when it took the fallback. */
 tn_sim_status_t tn_sim_coll_expand(tn_sim_prog_t *p, tn_sim_ckind_t kind, const char *algo, tn_sim_coll_t *c,

@@ -139,6 +139,11 @@ static tn_sim_ckind_t rt_kind(unsigned kind)
     case TERN_TRACE_ALLREDUCE: return TN_SIM_C_ALLREDUCE;
     case TERN_TRACE_ALLGATHER: return TN_SIM_C_ALLGATHER;
     case TERN_TRACE_ALLTOALL:  return TN_SIM_C_ALLTOALL;
+    case TERN_TRACE_GATHER:    return TN_SIM_C_GATHER;
+    case TERN_TRACE_SCATTER:   return TN_SIM_C_SCATTER;
+    case TERN_TRACE_REDUCE_SCATTER: return TN_SIM_C_REDUCE_SCATTER;
+    case TERN_TRACE_SCAN:      return TN_SIM_C_SCAN;
+    case TERN_TRACE_EXSCAN:    return TN_SIM_C_EXSCAN;
     default:                   return TN_SIM_C_OTHER;
     }
 }
@@ -184,15 +189,20 @@ static tn_sim_status_t rt_coll(rt_t *t, const tm_coll_t *co, rt_cbuf_t *b)
         if (it->peer >= 0 && (uint32_t)it->peer < cm->size) {
             c.root = it->peer;
         }
+        c.vector |= (it->mode & TERN_TRACE_C_VECTOR) != 0;
+        c.noncommutative |= it->v.op == TERN_TRACE_OP_USER;
         if (t->rc->slot_mode != TN_SIM_SLOT_TRACE || t->p->node[cm->world[i]] != t->p->node[cm->world[0]]) {
             c.one_node = 0;
         }
     }
     const char *name = co->algo == TERN_TRACE_ALGO_UNKNOWN ? "" : tl_algo_name(j, co->algo);
     const char *colon = strchr(name, ':');
-    int fb = 0;
-    tn_sim_status_t st = tn_sim_coll_expand(t->p, rt_kind(co->kind), colon ? colon + 1 : name, &c, &fb);
-    t->p->fallback_colls += (uint64_t)fb;
+    int fb = 0, planned = 0;
+    tn_sim_status_t st = tn_sim_coll_plan(t->p, rt_kind(co->kind), colon ? colon + 1 : name, &c, t->rc, &planned);
+    if (st == TN_SIM_OK && !planned) {
+        st = tn_sim_coll_expand(t->p, rt_kind(co->kind), colon ? colon + 1 : name, &c, &fb);
+        t->p->fallback_colls += (uint64_t)fb;
+    }
     for (uint32_t i = 0; i < cm->size && st == TN_SIM_OK; i++) {
         st = tn_sim_prog_edge(t->p, b->state[i], b->exit[i]);
     }

@@ -1,6 +1,8 @@
 /* Set-up and one run of a simulation (sim_run.h). */
 #include "sim_run.h"
 
+#include "sim_plan.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -159,6 +161,17 @@ void tn_sim_replay_conf(const tn_sim_conf_t *c, tn_sim_replay_conf_t *rc)
     rc->shm_lat = c->shm_lat;
     rc->shm_bw = c->shm_bw / 8;  /* Gbit/s -> bytes/ns */
     rc->slot_mode = c->replay_slots;
+    rc->coll_plan_max = c->coll_plan_max;
+    rc->op_bw = c->coll_op_bw / 8;
+    rc->coll_plan = NULL;
+    if (strcmp(c->coll_plan, "auto") == 0) {
+        static char beside[TN_SIM_PATH_MAX];
+        if (beside[0] != '\0' || tn_sim_plan_beside(beside, sizeof(beside)) == 0) {
+            rc->coll_plan = beside;
+        }
+    } else if (strcmp(c->coll_plan, "off") != 0 && c->coll_plan[0] != '\0') {
+        rc->coll_plan = c->coll_plan;
+    }
 }
 
 void tn_sim_teardown(tn_sim_run_t *r)

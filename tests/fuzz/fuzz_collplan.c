@@ -1,0 +1,107 @@
+/* tern-sim's reader of tern-coll-plan's output (tools/tern-sim/sim_plan.c:
+ * tn_sim_plan_parse), the plans of Tern's collectives that a replay
+ * expands: another program's output, checked like any input.
+ *
+ * Input: the text of a plan.  Checks beyond the sanitizers: an accepted
+ * plan is consistent (every message has one send and one receive that
+ * agree on ranks and bytes, every wait names earlier posts of its rank,
+ * every op lies in its rank's range), and expanding it into a replay
+ * program of its ranks either gives a DAG or is refused with a reason
+ * (a plan that deadlocks is a cycle there). */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim_plan.h"
+#include "sim_replay.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    tn_sim_plan_t pl;
+    char why[256] = "";
+
+    if (tn_sim_plan_parse((const char *)data, size, &pl, why, sizeof(why)) != TN_SIM_OK) {
+        if (why[0] == '\0') {
+            abort();   /* refused without a reason */
+        }
+        return 0;
+    }
+    if (pl.n <= 0 || pl.first[pl.n] != pl.nops) {
+        abort();
+    }
+    int64_t *sends = calloc((size_t)pl.nmsg + 1, sizeof(int64_t));
+    int64_t *recvs = calloc((size_t)pl.nmsg + 1, sizeof(int64_t));
+    if (sends == NULL || recvs == NULL) {
+        abort();
+    }
+    for (int32_t i = 0; i < pl.n; i++) {
+        for (size_t k = pl.first[i]; k < pl.first[i + 1]; k++) {
+            const tn_sim_plan_op_t *o = &pl.ops[k];
+            if (o->type == 's' || o->type == 'r') {
+                int64_t *cnt = o->type == 's' ? sends : recvs;
+                int32_t src = o->type == 's' ? i : o->peer, dst = o->type == 's' ? o->peer : i;
+                if (o->id < 0 || o->id >= pl.nmsg || pl.msrc[o->id] != src || pl.mdst[o->id] != dst ||
+                    pl.mbytes[o->id] != o->bytes) {
+                    abort();
+                }
+                cnt[o->id]++;
+            } else if (o->type == 'w') {
+                for (uint32_t q = 0; q < o->wn; q++) {
+                    int64_t id = pl.waits[o->wfirst + q];
+                    if (id < 0 || id >= pl.nmsg || (pl.msrc[id] != i && pl.mdst[id] != i)) {
+                        abort();
+                    }
+                }
+            } else if (o->type == 'y' && (o->id < 0 || o->id >= pl.ngroups)) {
+                abort();
+            } else if (o->type != 'w' && o->type != 'c' && o->type != 'y') {
+                abort();
+            }
+        }
+    }
+    for (int64_t m = 0; m < pl.nmsg; m++) {
+        if (sends[m] != 1 || recvs[m] != 1) {
+            abort();
+        }
+    }
+    free(sends);
+    free(recvs);
+    /* expanded on a program of its ranks, one node each; small plans only
+     * (the expansion is linear, the check is what matters) */
+    if (pl.n <= 256 && pl.nops <= 100000) {
+        tn_sim_prog_t p;
+        tn_sim_prog_init(&p);
+        int32_t *world = malloc(sizeof(int32_t) * (size_t)pl.n), *state = malloc(sizeof(int32_t) * (size_t)pl.n);
+        if (world == NULL || state == NULL || tn_sim_prog_ranks(&p, pl.n) != TN_SIM_OK) {
+            abort();
+        }
+        for (int32_t i = 0; i < pl.n; i++) {
+            world[i] = i;
+            state[i] = tn_sim_prog_node(&p, i, -1, 0, 0);
+        }
+        tn_sim_plan_conf_t pc = {100, 500, 10, 1};
+        if (tn_sim_plan_expand(&p, &pl, world, state, &pc) == TN_SIM_OK) {
+            tn_sim_replay_conf_t rc;
+            memset(&rc, 0, sizeof(rc));
+            rc.eager = 100;
+            rc.shm_lat = 500;
+            rc.shm_bw = 10;
+            rc.slot_mode = TN_SIM_SLOT_RANK;
+            tn_sim_dag_t g;
+            why[0] = '\0';
+            if (tn_sim_prog_dag(&p, &rc, &g, why, sizeof(why)) == TN_SIM_OK) {
+                tn_sim_dag_free(&g);
+            } else if (why[0] == '\0') {
+                abort();
+            }
+        }
+        free(world);
+        free(state);
+        tn_sim_prog_free(&p);
+    }
+    tn_sim_plan_free(&pl);
+    return 0;
+}
