@@ -9,6 +9,8 @@ checked:
   - the plan runs to its end when every send waits for its receive (a
     rendezvous everywhere: the strictest order), so it cannot deadlock;
   - a forced algorithm whose restrictions hold is the one that ran;
+  - the nonblocking forms (--algo nbc: the coll/nbc schedule builders)
+    pass the same checks;
   - what the algorithm moves: every non-root of a binomial or pipelined
     bcast receives the vector exactly once (scatter_allgather: at least
     once, less than twice); every rank of a flat allgather receives n-1
@@ -171,8 +173,10 @@ def main():
             algos.append((w[0], w[1], set(w[2:])))
     check(len(algos) >= 40, "--list names %d algorithms" % len(algos))
     count = 0
+    kinds = sorted(set(k for k, _, _ in algos)) + ["exscan"]
     for kind, algo, restr in algos + [(k, "auto", set()) for k in
-                                      ("bcast", "allreduce", "alltoall", "reduce_scatter", "exscan")]:
+                                      ("bcast", "allreduce", "alltoall", "reduce_scatter", "exscan")] + \
+            [(k, "nbc", set()) for k in kinds]:
         for n in (2, 3, 5, 8, 16):
             for b in (0, 24, 65544):
                 for layout in ((), ("--ppn", "3")):

@@ -34,11 +34,11 @@ def replay(sim, src, out, extra, traced):
     if traced:
         check(re.search(r"job time: +sim \S+ us +trace \S+ us +error", text) is not None,
               "the trace's job time next to it: " + text)
-    # the blocking allreduce, bcast, reduce and the 2-rank barrier come
-    # from Tern's own code; the alltoallv (a vector form) and the ibarrier
-    # (nonblocking: no algorithm recorded) from the models, as does all of
-    # a VEF file (no Tern algorithms in it) and all with coll_plan off
-    planned = 4 if traced and "off" not in extra else 0
+    # the allreduce, bcast, reduce, the 2-rank barrier and the ibarrier
+    # (its coll/nbc schedule) come from Tern's own code; the alltoallv (a
+    # vector form) from the models, as does all of a VEF file (no Tern
+    # algorithms in it) and all with coll_plan off
+    planned = 5 if traced and "off" not in extra else 0
     check(re.search(r"collectives: %d expanded by Tern's own code \(tern-coll-plan\), %d by the models"
                     % (planned, 6 - planned), text) is not None and "planner failed" not in text,
           "%d collectives planned: %s" % (planned, text))

@@ -59,6 +59,12 @@ typedef struct {
 
 extern pl_run_t pl_run;
 
+/* Append an op to the running member's list (NULL: out of memory or past
+ * max_ops, pl_run.failed set). */
+pl_op_t *pl_rec_push(uint8_t type);
+/* A PL_WAIT of the member's ops ops[0..n); 0 or -1. */
+int pl_rec_wait(const uint32_t *ops, int n);
+
 /* Set up the recorder for member me (fresh contexts, fresh world). */
 void pl_rec_begin(int me);
 /* The world communicator of the run as member me sees it. */

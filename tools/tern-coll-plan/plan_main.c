@@ -10,7 +10,8 @@
  * --algo auto is Tern's automatic choice; a name forces the algorithm the
  * way TERN_COLL_<KIND>=name does (an algorithm whose restrictions do not
  * hold gives way to the automatic choice; the plan's header names what
- * ran).  --bytes: the vector of bcast, reduce, allreduce, scan and exscan;
+ * ran); nbc is the schedule of the nonblocking (and persistent) form, as
+ * its builder in coll/nbc makes it (plan_sched.c).  --bytes: the vector of bcast, reduce, allreduce, scan and exscan;
  * one block of gather, scatter, allgather, alltoall (per pair of ranks)
  * and reduce_scatter (each rank's result).
  *
@@ -36,6 +37,7 @@
 
 #include "base/config.h"
 #include "coll/coll.h"
+#include "coll/coll_sched.h"
 #include "comm/comm.h"
 #include "dt/dt.h"
 #include "dt/op.h"
@@ -180,6 +182,39 @@ static tn_status_t run_member(const pl_args_t *a, const tn_dt_t *dt, size_t coun
     case K_SCAN:      return tn_coll_scan(sbuf, rbuf, count, dt, &op, comm);
     default:          return tn_coll_exscan(sbuf, rbuf, count, dt, &op, comm);
     }
+}
+
+/* One member's call as a nonblocking collective: the schedule its
+ * builder (coll/nbc) makes. */
+static tn_status_t run_member_nbc(const pl_args_t *a, const tn_dt_t *dt, size_t count, char *sbuf,
+                                  char *rbuf, tn_comm_t *comm)
+{
+    static tn_op_t op;
+    tn_coll_blocks_t b = { NULL, NULL, 0, count, dt, NULL, 0 };
+    tn_sched_t *s = tn_sched_new(comm);
+    tn_status_t st;
+
+    if (s == NULL) {
+        return TN_ERR_NOMEM;
+    }
+    op.commutative = a->commutative;
+    op.name = a->commutative ? "MPI_SUM" : "user";
+    switch (a->kind) {
+    case K_BARRIER:   tn_nbc_barrier(s, comm); break;
+    case K_BCAST:     tn_nbc_bcast(s, sbuf, count, dt, a->root, comm); break;
+    case K_REDUCE:    tn_nbc_reduce(s, sbuf, rbuf, count, dt, &op, a->root, comm); break;
+    case K_ALLREDUCE: tn_nbc_allreduce(s, sbuf, rbuf, count, dt, &op, comm); break;
+    case K_GATHER:    tn_nbc_gather(s, sbuf, count, dt, rbuf, &b, a->root, comm); break;
+    case K_SCATTER:   tn_nbc_scatter(s, sbuf, &b, rbuf, count, dt, a->root, comm); break;
+    case K_ALLGATHER: tn_nbc_allgather(s, sbuf, count, dt, rbuf, &b, comm); break;
+    case K_ALLTOALL:  tn_nbc_alltoall(s, sbuf, &b, rbuf, &b, comm); break;
+    case K_REDUCE_SCATTER: tn_nbc_reduce_scatter(s, sbuf, rbuf, &b, &op, comm); break;
+    default:          tn_nbc_scan(s, sbuf, rbuf, count, dt, &op, a->kind == K_EXSCAN, comm); break;
+    }
+    tn_sched_barrier(s);
+    st = tn_sched_status(s);
+    tn_sched_free(s);
+    return st;
 }
 
 /* ---- pairing ------------------------------------------------------------ */
@@ -397,7 +432,8 @@ int main(int argc, char **argv)
     if ((a.elem != 1 && a.elem != 2 && a.elem != 4 && a.elem != 8) || a.bytes % (uint64_t)a.elem) {
         die("%s", "--elem: 1, 2, 4 or 8, dividing --bytes");
     }
-    if (strcmp(a.algo, "auto") != 0) {
+    int nbc = strcmp(a.algo, "nbc") == 0;
+    if (strcmp(a.algo, "auto") != 0 && !nbc) {
         int known = 0;
         for (int i = 0; tn_coll_algos[i].name != NULL; i++) {
             known |= (int)tn_coll_algos[i].kind == (a.kind == K_EXSCAN ? K_SCAN : a.kind) &&
@@ -441,7 +477,9 @@ int main(int argc, char **argv)
         pl_rec_begin(me);
         pl_run.picked = -1;
         tn_comm_t *comm = pl_rec_world();
-        tn_status_t st = comm == NULL ? TN_ERR_NOMEM : run_member(&a, dt, count, sbuf, rbuf, comm);
+        tn_status_t st = comm == NULL ? TN_ERR_NOMEM
+                         : nbc ? run_member_nbc(&a, dt, count, sbuf, rbuf, comm)
+                               : run_member(&a, dt, count, sbuf, rbuf, comm);
         pl_rec_end();
         if (pl_run.failed && pl_run.total_ops >= pl_run.max_ops) {
             die("%s", "more operations than --max-ops");
@@ -468,7 +506,7 @@ int main(int argc, char **argv)
     printf("tern-coll-plan 1\n");
     printf("kind %s algo %s ranks %d bytes %" PRIu64 " root %d messages %" PRId64
            " groups %" PRId64 "\n", kinds[a.kind],
-           picked >= 0 ? tn_coll_algos[picked].name : a.n == 1 ? "none" : "?", a.n, a.bytes,
+           nbc ? "nbc" : picked >= 0 ? tn_coll_algos[picked].name : a.n == 1 ? "none" : "?", a.n, a.bytes,
            a.root, nmsg, ngroups);
     for (int i = 0; i < a.n; i++) {
         const pl_rank_t *r = &pl_run.ranks[i];

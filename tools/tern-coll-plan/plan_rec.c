@@ -208,7 +208,7 @@ void pl_rec_end(void)
 }
 
 /* ---- the recorded operations ------------------------------------------ */
-static pl_op_t *rec_push(uint8_t type)
+pl_op_t *pl_rec_push(uint8_t type)
 {
     pl_rank_t *r = &pl_run.ranks[pl_run.me];
 
@@ -249,7 +249,7 @@ static tn_status_t rec_post(uint8_t type, size_t count, const tn_dt_t *dt, int p
         pl_run.failed = 1;
         return TN_ERR_INVAL;
     }
-    if ((op = rec_push(type)) == NULL) {
+    if ((op = pl_rec_push(type)) == NULL) {
         return TN_ERR_NOMEM;
     }
     op->peer = comm->peer_world[peer];
@@ -275,36 +275,53 @@ tn_status_t tn_p2p_irecv(void *buf, size_t count, const tn_dt_t *dt, int src, in
     return rec_post(PL_RECV, count, dt, src, tag, comm, coll, req_p);
 }
 
-tn_status_t tn_req_waitall_free(int n, tn_req_t **reqs)
+int pl_rec_wait(const uint32_t *ops, int n)
 {
     pl_rank_t *r = &pl_run.ranks[pl_run.me];
-    pl_op_t *op = rec_push(PL_WAIT);
+    pl_op_t *op = pl_rec_push(PL_WAIT);
 
     if (op == NULL) {
-        return TN_ERR_NOMEM;
+        return -1;
     }
     op->wfirst = (uint32_t)r->nwaits;
     for (int i = 0; i < n; i++) {
-        uintptr_t k = (uintptr_t)reqs[i];
-
-        if (k == 0) {
-            continue;
-        }
         if (r->nwaits == r->wcap) {
             size_t cap = r->wcap ? r->wcap * 2 : 64;
             uint32_t *a = realloc(r->waits, sizeof(*a) * cap);
             if (a == NULL) {
                 pl_run.failed = 1;
-                return TN_ERR_NOMEM;
+                return -1;
             }
             r->waits = a;
             r->wcap = cap;
         }
-        r->waits[r->nwaits++] = (uint32_t)(k - 1);
+        r->waits[r->nwaits++] = ops[i];
         op->wn++;
+    }
+    return 0;
+}
+
+tn_status_t tn_req_waitall_free(int n, tn_req_t **reqs)
+{
+    uint32_t idx[64];
+    int k = 0;
+
+    for (int i = 0; i < n; i++) {
+        uintptr_t q = (uintptr_t)reqs[i];
+
+        if (q == 0) {
+            continue;
+        }
+        if (k == 64) {
+            if (pl_rec_wait(idx, k) != 0) {
+                return TN_ERR_NOMEM;
+            }
+            k = 0;
+        }
+        idx[k++] = (uint32_t)(q - 1);
         reqs[i] = NULL;
     }
-    return TN_OK;
+    return pl_rec_wait(idx, k) == 0 ? TN_OK : TN_ERR_NOMEM;
 }
 
 tn_status_t tn_p2p_send(const void *buf, size_t count, const tn_dt_t *dt, int dest, int tag,
@@ -354,7 +371,7 @@ tn_status_t tn_p2p_sendrecv(const void *sbuf, size_t scount, const tn_dt_t *sdt,
 tn_status_t tn_op_apply(const tn_op_t *op, const tn_dt_t *dt, uintptr_t dt_handle,
                         const void *in, void *inout, size_t count)
 {
-    pl_op_t *o = rec_push(PL_CALC);
+    pl_op_t *o = pl_rec_push(PL_CALC);
 
     (void)op;
     (void)dt_handle;
@@ -383,7 +400,7 @@ int tn_coll_shm_eligible(tn_comm_t *comm)
 
 static tn_status_t rec_sync(tn_comm_t *comm, uint64_t bytes)
 {
-    pl_op_t *op = rec_push(PL_SYNC);
+    pl_op_t *op = pl_rec_push(PL_SYNC);
 
     if (op == NULL) {
         return TN_ERR_NOMEM;

@@ -36,9 +36,9 @@
  * These are models of Tern's algorithms written from their descriptions.
  * A replay of a Tern trace expands its blocking collectives with Tern's
  * own code instead (tn_sim_coll_plan, sim_plan.h) whenever the planner is
- * there; the models serve VEF traces, nonblocking collectives (which
- * record no algorithm), vector forms and communicators above
- * coll_plan_max ranks. */
+ * there (nonblocking and persistent ones as algorithm "nbc": their
+ * coll/nbc schedules); the models serve VEF traces, neighbourhood
+ * collectives, vector forms and communicators above coll_plan_max ranks. */
 #ifndef TN_SIM_REPLAY_COLL_H
 #define TN_SIM_REPLAY_COLL_H
 

@@ -196,6 +196,16 @@ static tn_sim_status_t rt_coll(rt_t *t, const tm_coll_t *co, rt_cbuf_t *b)
         }
     }
     const char *name = co->algo == TERN_TRACE_ALGO_UNKNOWN ? "" : tl_algo_name(j, co->algo);
+    if (co->algo == TERN_TRACE_ALGO_UNKNOWN) {
+        /* a nonblocking (MPI_I...) or persistent (..._init) collective
+         * records no algorithm: its schedule is the coll/nbc builder's */
+        const tm_member_t *m0 = &t->m->members[co->first];
+        const char *call = tl_call_name(j, j->ranks[m0->rank].recs[m0->rec].call);
+        size_t cl = strlen(call);
+        if (strncmp(call, "MPI_I", 5) == 0 || (cl > 5 && strcmp(call + cl - 5, "_init") == 0)) {
+            name = "nbc";
+        }
+    }
     const char *colon = strchr(name, ':');
     int fb = 0, planned = 0;
     tn_sim_status_t st = tn_sim_coll_plan(t->p, rt_kind(co->kind), colon ? colon + 1 : name, &c, t->rc, &planned);
