@@ -2,6 +2,8 @@
  * (sim_conf.h). */
 #include "sim_conf.h"
 
+#include "sim_coll_job.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stddef.h>
@@ -98,7 +100,7 @@ static const conf_key_t conf_keys[] = {
      "packet: on: PFC pause / resume per ingress queue and VC instead of credits"},
     {"pfc_xoff", G(pfc_xoff), CT_DBL, "32768", 1, 1e12, NULL, "packet, pfc: pause at this many bytes queued"},
     {"pfc_xon", G(pfc_xon), CT_DBL, "16384", 0, 1e12, NULL, "packet, pfc: resume at this many bytes"},
-    {"pattern", J(pattern), CT_ENUM, "uniform", 0, 0, "uniform|perm|tornado|incast|alltoall|halo",
+    {"pattern", J(pattern), CT_ENUM, "uniform", 0, 0, "uniform|perm|tornado|incast|alltoall|halo|coll",
      "job: traffic"},
     {"ranks", J(ranks), CT_I32, "0", 0, TN_SIM_MAX_EP, NULL, "job: ranks (0: every free endpoint)"},
     {"map", J(map), CT_ENUM, "linear", 0, 0, "linear|alt-switch|alt-node|random", "job: rank placement"},
@@ -107,10 +109,16 @@ static const conf_key_t conf_keys[] = {
     {"count", J(count), CT_I32, "1", 1, 1 << 30, NULL, "job, batch: messages per sending rank"},
     {"window", J(window), CT_I32, "1", 1, 1 << 30, NULL, "job, batch: of those, in flight at once"},
     {"phases", J(phases), CT_I32, "0", 0, TN_SIM_MAX_EP, NULL, "job, batch all-to-all: phases (0: ranks-1)"},
-    {"iters", J(iters), CT_I32, "1", 1, 1 << 20, NULL, "job, batch halo: iterations"},
+    {"iters", J(iters), CT_I32, "1", 1, 1 << 20, NULL, "job, batch halo and coll: iterations"},
     {"grid", J(grid_nd), CT_GRID, "2d", 1, TN_SIM_MAX_EP, NULL, "job, halo: 2d, 3d (from ranks) or AxB[xC]"},
     {"incast", J(incast), CT_I32, "0", 0, TN_SIM_MAX_EP, NULL,
      "job, incast: senders per receiver (0: ranks-1)"},
+    {"coll", J(coll), CT_ENUM, "allreduce", 0, 0,
+     "barrier|bcast|reduce|allreduce|allgather|alltoall|gather|scatter|reduce_scatter|scan|exscan",
+     "job, coll: the collective (size: its vector, or one block per rank)"},
+    {"coll_algo", J(coll_algo), CT_ENUM, "auto", 0, 0, TN_SIM_COLL_ALGO_CHOICES,
+     "job, coll: Tern's algorithm (auto: Tern's choice; nbc: the nonblocking schedule) or hwmcast, llf, glf"},
+    {"root", J(root), CT_I32, "0", 0, TN_SIM_MAX_EP, NULL, "job, coll: the root"},
     {"delay", J(delay), CT_DBL, "0", 0, 1e12, NULL, "job, batch: compute ns before each dependent step"},
     {"start", J(start), CT_DBL, "0", 0, 1e15, NULL, "job: start time, ns"},
 };

@@ -13,7 +13,7 @@
 
 const char *tn_sim_pattern_name(tn_sim_pattern_t p)
 {
-    static const char *const names[] = {"uniform", "perm", "tornado", "incast", "alltoall", "halo"};
+    static const char *const names[] = {"uniform", "perm", "tornado", "incast", "alltoall", "halo", "coll"};
     return (unsigned)p < TN_SIM_PAT_COUNT ? names[p] : "?";
 }
 

@@ -8,16 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct {
-    tn_sim_prog_t *p;
-    tn_sim_coll_t *c;
-    int32_t *pm, *pn;     /* this round's (member, message node) pairs, twice per message */
-    size_t np, cap;
-    int32_t *join;        /* [n] this round's join per member, -1 */
-    tn_sim_status_t st;
-} cx_t;
 
-static void cx_pend(cx_t *x, int32_t m, int32_t node)
+static void cx_pend(tn_sim_rounds_t *x, int32_t m, int32_t node)
 {
     if (x->np == x->cap) {
         size_t c = x->cap ? x->cap * 2 : 64;
@@ -41,7 +33,7 @@ static void cx_pend(cx_t *x, int32_t m, int32_t node)
 }
 
 /* Member i sends bytes to member j in this round. */
-static void cx_send(cx_t *x, int32_t i, int32_t j, uint64_t bytes)
+void tn_sim_rounds_send(tn_sim_rounds_t *x, int32_t i, int32_t j, uint64_t bytes)
 {
     if (x->st != TN_SIM_OK || i == j) {
         return;
@@ -57,7 +49,7 @@ static void cx_send(cx_t *x, int32_t i, int32_t j, uint64_t bytes)
 }
 
 /* Ends the round: every member that sent or received waits for all of it. */
-static void cx_step(cx_t *x)
+void tn_sim_rounds_step(tn_sim_rounds_t *x)
 {
     for (int32_t i = 0; i < x->c->n; i++) {
         x->join[i] = -1;
@@ -84,6 +76,25 @@ static void cx_step(cx_t *x)
     x->np = 0;
 }
 
+tn_sim_status_t tn_sim_rounds_init(tn_sim_rounds_t *x, tn_sim_prog_t *p, tn_sim_coll_t *c)
+{
+    memset(x, 0, sizeof(*x));
+    x->p = p;
+    x->c = c;
+    x->st = TN_SIM_OK;
+    x->join = malloc(sizeof(int32_t) * ((size_t)c->n + 1));
+    return x->join == NULL ? TN_SIM_ERR_NOMEM : TN_SIM_OK;
+}
+
+tn_sim_status_t tn_sim_rounds_fini(tn_sim_rounds_t *x)
+{
+    free(x->pm);
+    free(x->pn);
+    free(x->join);
+    x->pm = x->pn = x->join = NULL;
+    return x->st;
+}
+
 static int32_t cx_pof2(int32_t n)
 {
     int32_t p = 1;
@@ -106,19 +117,19 @@ static int32_t cx_old(int32_t v, int32_t rem)
     return v < rem ? 2 * v + 1 : v + rem;
 }
 
-static void cx_fold(cx_t *x, int32_t rem, int back, uint64_t bytes)
+static void cx_fold(tn_sim_rounds_t *x, int32_t rem, int back, uint64_t bytes)
 {
     for (int32_t i = 0; i < 2 * rem; i += 2) {
         if (back) {
-            cx_send(x, i + 1, i, bytes);
+            tn_sim_rounds_send(x, i + 1, i, bytes);
         } else {
-            cx_send(x, i, i + 1, bytes);
+            tn_sim_rounds_send(x, i, i + 1, bytes);
         }
     }
-    cx_step(x);
+    tn_sim_rounds_step(x);
 }
 
-static void cx_allreduce_recdbl(cx_t *x, int rabenseifner)
+static void cx_allreduce_recdbl(tn_sim_rounds_t *x, int rabenseifner)
 {
     int32_t n = x->c->n, pof2 = cx_pof2(n), rem = n - pof2;
     uint64_t b = x->c->sbytes[0] > x->c->rbytes[0] ? x->c->sbytes[0] : x->c->rbytes[0];
@@ -128,24 +139,24 @@ static void cx_allreduce_recdbl(cx_t *x, int rabenseifner)
     if (!rabenseifner) {
         for (int32_t mask = 1; mask < pof2; mask *= 2) {
             for (int32_t v = 0; v < pof2; v++) {
-                cx_send(x, cx_old(v, rem), cx_old(v ^ mask, rem), b);
+                tn_sim_rounds_send(x, cx_old(v, rem), cx_old(v ^ mask, rem), b);
             }
-            cx_step(x);
+            tn_sim_rounds_step(x);
         }
     } else {
         uint64_t part = b;
         for (int32_t mask = 1; mask < pof2; mask *= 2) {
             part /= 2;
             for (int32_t v = 0; v < pof2; v++) {
-                cx_send(x, cx_old(v, rem), cx_old(v ^ mask, rem), part);
+                tn_sim_rounds_send(x, cx_old(v, rem), cx_old(v ^ mask, rem), part);
             }
-            cx_step(x);
+            tn_sim_rounds_step(x);
         }
         for (int32_t mask = pof2 / 2; mask >= 1; mask /= 2) {
             for (int32_t v = 0; v < pof2; v++) {
-                cx_send(x, cx_old(v, rem), cx_old(v ^ mask, rem), part);
+                tn_sim_rounds_send(x, cx_old(v, rem), cx_old(v ^ mask, rem), part);
             }
-            cx_step(x);
+            tn_sim_rounds_step(x);
             part *= 2;
         }
     }
@@ -154,22 +165,22 @@ static void cx_allreduce_recdbl(cx_t *x, int rabenseifner)
     }
 }
 
-static void cx_fallback(cx_t *x)
+static void cx_fallback(tn_sim_rounds_t *x)
 {
     tn_sim_coll_t *c = x->c;
     int32_t root = c->root >= 0 && c->root < c->n ? c->root : 0;
     for (int32_t i = 0; i < c->n; i++) {
-        cx_send(x, i, root, c->sbytes[i]);
+        tn_sim_rounds_send(x, i, root, c->sbytes[i]);
     }
-    cx_step(x);
+    tn_sim_rounds_step(x);
     for (int32_t i = 0; i < c->n; i++) {
-        cx_send(x, root, i, c->rbytes[i]);
+        tn_sim_rounds_send(x, root, i, c->rbytes[i]);
     }
-    cx_step(x);
+    tn_sim_rounds_step(x);
 }
 
 /* 1 when done, 0 when the algorithm is not one this file models. */
-static int cx_algo(cx_t *x, tn_sim_ckind_t kind, const char *a)
+static int cx_algo(tn_sim_rounds_t *x, tn_sim_ckind_t kind, const char *a)
 {
     tn_sim_coll_t *c = x->c;
     int32_t n = c->n;
@@ -179,21 +190,21 @@ static int cx_algo(cx_t *x, tn_sim_ckind_t kind, const char *a)
         if (strcmp(a, "dissemination") == 0) {
             for (int32_t k = 1; k < n; k *= 2) {
                 for (int32_t i = 0; i < n; i++) {
-                    cx_send(x, i, (i + k) % n, 0);
+                    tn_sim_rounds_send(x, i, (i + k) % n, 0);
                 }
-                cx_step(x);
+                tn_sim_rounds_step(x);
             }
             return 1;
         }
         if (strcmp(a, "flat") == 0) {
             for (int32_t i = 1; i < n; i++) {
-                cx_send(x, i, 0, 0);
+                tn_sim_rounds_send(x, i, 0, 0);
             }
-            cx_step(x);
+            tn_sim_rounds_step(x);
             for (int32_t i = 1; i < n; i++) {
-                cx_send(x, 0, i, 0);
+                tn_sim_rounds_send(x, 0, i, 0);
             }
-            cx_step(x);
+            tn_sim_rounds_step(x);
             return 1;
         }
         return 0;
@@ -207,16 +218,16 @@ static int cx_algo(cx_t *x, tn_sim_ckind_t kind, const char *a)
         if (kind == TN_SIM_C_BCAST) {
             for (int32_t mask = top / 2; mask >= 1; mask /= 2) {
                 for (int32_t v = 0; v + mask < n; v += 2 * mask) {
-                    cx_send(x, (v + root) % n, (v + mask + root) % n, b);
+                    tn_sim_rounds_send(x, (v + root) % n, (v + mask + root) % n, b);
                 }
-                cx_step(x);
+                tn_sim_rounds_step(x);
             }
         } else {
             for (int32_t mask = 1; mask < n; mask *= 2) {
                 for (int32_t v = mask; v < n; v += 2 * mask) {
-                    cx_send(x, (v + root) % n, (v - mask + root) % n, b);
+                    tn_sim_rounds_send(x, (v + root) % n, (v - mask + root) % n, b);
                 }
-                cx_step(x);
+                tn_sim_rounds_step(x);
             }
         }
         return 1;
@@ -230,9 +241,9 @@ static int cx_algo(cx_t *x, tn_sim_ckind_t kind, const char *a)
             uint64_t b = c->sbytes[0] > c->rbytes[0] ? c->sbytes[0] : c->rbytes[0];
             for (int32_t k = 0; k < 2 * (n - 1); k++) {
                 for (int32_t i = 0; i < n; i++) {
-                    cx_send(x, i, (i + 1) % n, b / (uint64_t)n);
+                    tn_sim_rounds_send(x, i, (i + 1) % n, b / (uint64_t)n);
                 }
-                cx_step(x);
+                tn_sim_rounds_step(x);
             }
             return 1;
         }
@@ -241,18 +252,18 @@ static int cx_algo(cx_t *x, tn_sim_ckind_t kind, const char *a)
         if (strcmp(a, "ring") == 0) {
             for (int32_t k = 0; k < n - 1; k++) {
                 for (int32_t i = 0; i < n; i++) {
-                    cx_send(x, i, (i + 1) % n, cx_block(c, i));
+                    tn_sim_rounds_send(x, i, (i + 1) % n, cx_block(c, i));
                 }
-                cx_step(x);
+                tn_sim_rounds_step(x);
             }
             return 1;
         }
         if (strcmp(a, "recdbl") == 0 && cx_pof2(n) == n) {
             for (int32_t mask = 1; mask < n; mask *= 2) {
                 for (int32_t i = 0; i < n; i++) {
-                    cx_send(x, i, i ^ mask, cx_block(c, i) * (uint64_t)mask);
+                    tn_sim_rounds_send(x, i, i ^ mask, cx_block(c, i) * (uint64_t)mask);
                 }
-                cx_step(x);
+                tn_sim_rounds_step(x);
             }
             return 1;
         }
@@ -260,9 +271,9 @@ static int cx_algo(cx_t *x, tn_sim_ckind_t kind, const char *a)
             for (int32_t k = 1; k < n; k *= 2) {
                 int32_t blocks = k < n - k ? k : n - k;
                 for (int32_t i = 0; i < n; i++) {
-                    cx_send(x, i, (i - k + n) % n, cx_block(c, i) * (uint64_t)blocks);
+                    tn_sim_rounds_send(x, i, (i - k + n) % n, cx_block(c, i) * (uint64_t)blocks);
                 }
-                cx_step(x);
+                tn_sim_rounds_step(x);
             }
             return 1;
         }
@@ -271,27 +282,27 @@ static int cx_algo(cx_t *x, tn_sim_ckind_t kind, const char *a)
         if (strcmp(a, "pairwise") == 0) {
             for (int32_t k = 1; k < n; k++) {
                 for (int32_t i = 0; i < n; i++) {
-                    cx_send(x, i, (i + k) % n, c->sbytes[i] / (uint64_t)n);
+                    tn_sim_rounds_send(x, i, (i + k) % n, c->sbytes[i] / (uint64_t)n);
                 }
-                cx_step(x);
+                tn_sim_rounds_step(x);
             }
             return 1;
         }
         if (strcmp(a, "scattered") == 0) {
             for (int32_t i = 0; i < n; i++) {
                 for (int32_t k = 1; k < n; k++) {
-                    cx_send(x, i, (i + k) % n, c->sbytes[i] / (uint64_t)n);
+                    tn_sim_rounds_send(x, i, (i + k) % n, c->sbytes[i] / (uint64_t)n);
                 }
             }
-            cx_step(x);
+            tn_sim_rounds_step(x);
             return 1;
         }
         if (strcmp(a, "bruck") == 0) {
             for (int32_t k = 1; k < n; k *= 2) {
                 for (int32_t i = 0; i < n; i++) {
-                    cx_send(x, i, (i + k) % n, c->sbytes[i] / (uint64_t)n * (uint64_t)((n + 1) / 2));
+                    tn_sim_rounds_send(x, i, (i + k) % n, c->sbytes[i] / (uint64_t)n * (uint64_t)((n + 1) / 2));
                 }
-                cx_step(x);
+                tn_sim_rounds_step(x);
             }
             return 1;
         }
@@ -299,6 +310,27 @@ static int cx_algo(cx_t *x, tn_sim_ckind_t kind, const char *a)
     default:
         return 0;
     }
+}
+
+int tn_sim_coll_has_model(tn_sim_ckind_t kind, const char *algo)
+{
+    static const char *const known[][4] = {
+        [TN_SIM_C_BARRIER] = {"dissemination", "flat"},
+        [TN_SIM_C_BCAST] = {"binomial"},
+        [TN_SIM_C_REDUCE] = {"binomial"},
+        [TN_SIM_C_ALLREDUCE] = {"recdbl", "rabenseifner", "ring"},
+        [TN_SIM_C_ALLGATHER] = {"ring", "recdbl", "bruck"},
+        [TN_SIM_C_ALLTOALL] = {"pairwise", "scattered", "bruck"},
+    };
+    if ((unsigned)kind >= sizeof(known) / sizeof(known[0])) {
+        return 0;
+    }
+    for (int i = 0; i < 4 && known[kind][i] != NULL; i++) {
+        if (strcmp(known[kind][i], algo) == 0) {
+            return 1;
+        }
+    }
+    return 0;
 }
 
 tn_sim_status_t tn_sim_coll_expand(tn_sim_prog_t *p, tn_sim_ckind_t kind, const char *algo, tn_sim_coll_t *c,
@@ -324,9 +356,9 @@ tn_sim_status_t tn_sim_coll_expand(tn_sim_prog_t *p, tn_sim_ckind_t kind, const 
         }
         return TN_SIM_OK;
     }
-    cx_t x = {.p = p, .c = c, .st = TN_SIM_OK};
-    x.join = malloc(sizeof(int32_t) * (size_t)c->n);
-    if (x.join == NULL) {
+    tn_sim_rounds_t x;
+    if (tn_sim_rounds_init(&x, p, c) != TN_SIM_OK) {
+        tn_sim_rounds_fini(&x);
         return TN_SIM_ERR_NOMEM;
     }
     if (!cx_algo(&x, kind, algo)) {
@@ -334,10 +366,7 @@ tn_sim_status_t tn_sim_coll_expand(tn_sim_prog_t *p, tn_sim_ckind_t kind, const 
         x.np = 0;
         cx_fallback(&x);
     }
-    free(x.pm);
-    free(x.pn);
-    free(x.join);
-    return x.st;
+    return tn_sim_rounds_fini(&x);
 }
 
 /* ---- Tern's own code (sim_plan.h) ------------------------------------ */

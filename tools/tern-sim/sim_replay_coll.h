@@ -62,6 +62,27 @@ typedef struct {
     int noncommutative;     /* a user op (it may not commute) */
 } tn_sim_coll_t;
 
+/* Rounds of messages among a collective's members (the models' steps):
+ * in a round a member's messages start when its previous round is over,
+ * and its round is over when what it sent and received in it have
+ * completed.  Members are indices into c->world; c->state moves on. */
+typedef struct {
+    tn_sim_prog_t *p;
+    tn_sim_coll_t *c;
+    int32_t *pm, *pn;     /* this round's (member, message node) pairs, twice per message */
+    size_t np, cap;
+    int32_t *join;        /* [n] this round's join per member, -1 */
+    tn_sim_status_t st;
+} tn_sim_rounds_t;
+
+tn_sim_status_t tn_sim_rounds_init(tn_sim_rounds_t *x, tn_sim_prog_t *p, tn_sim_coll_t *c);
+/* Member i sends bytes to member j in this round (nothing when i == j). */
+void tn_sim_rounds_send(tn_sim_rounds_t *x, int32_t i, int32_t j, uint64_t bytes);
+/* Ends the round. */
+void tn_sim_rounds_step(tn_sim_rounds_t *x);
+/* Frees x; the first error of its sends and steps. */
+tn_sim_status_t tn_sim_rounds_fini(tn_sim_rounds_t *x);
+
 /* The collective expanded by Tern's own algorithm code (sim_plan.h),
  * when rc names a planner, the algorithm is known, the blocks are uniform
  * and the communicator has at most rc->coll_plan_max members: *planned_p
@@ -69,6 +90,10 @@ typedef struct {
  * that failed is counted in p->plan_failed with its reason). */
 tn_sim_status_t tn_sim_coll_plan(tn_sim_prog_t *p, tn_sim_ckind_t kind, const char *algo, tn_sim_coll_t *c,
                                  const tn_sim_replay_conf_t *rc, int *planned_p);
+
+/* Whether the models know algo for kind (else tn_sim_coll_expand takes
+ * the fallback). */
+int tn_sim_coll_has_model(tn_sim_ckind_t kind, const char *algo);
 
 /* Expands one collective; *fallback_p set when it took the fallback. */
 tn_sim_status_t tn_sim_coll_expand(tn_sim_prog_t *p, tn_sim_ckind_t kind, const char *algo, tn_sim_coll_t *c,

@@ -1,6 +1,7 @@
 /* Set-up and one run of a simulation (sim_run.h). */
 #include "sim_run.h"
 
+#include "sim_coll_job.h"
 #include "sim_plan.h"
 
 #include <math.h>
@@ -28,6 +29,13 @@ tn_sim_status_t tn_sim_setup(tn_sim_run_t *r, tn_sim_conf_t *c, const char *grap
         snprintf(why, whylen, "sweep is of offered loads: it needs mode = open");
         tn_sim_teardown(r);
         return TN_SIM_ERR_INVAL;
+    }
+    for (int j = 0; j < c->njobs && c->mode == TN_SIM_MODE_OPEN; j++) {
+        if (c->job[j].pattern == TN_SIM_PAT_COLL) {
+            snprintf(why, whylen, "job %d: pattern coll is a batch workload: it needs mode = batch", j);
+            tn_sim_teardown(r);
+            return TN_SIM_ERR_INVAL;
+        }
     }
     if (c->mode == TN_SIM_MODE_OPEN && !(c->warmup < c->time)) {
         snprintf(why, whylen, "warmup (%g ns) must end before time (%g ns)", c->warmup, c->time);
@@ -81,6 +89,10 @@ tn_sim_status_t tn_sim_run_once(tn_sim_run_t *r, const tn_sim_conf_t *c, double 
                 tn_sim_replay_conf_t rc;
                 tn_sim_replay_conf(c, &rc);
                 st = tn_sim_prog_dag(r->prog, &rc, &r->dag[j], why, whylen);
+            } else if (r->jobs[j].c.pattern == TN_SIM_PAT_COLL) {
+                tn_sim_replay_conf_t rc;
+                tn_sim_replay_conf(c, &rc);
+                st = tn_sim_coll_dag(&r->jobs[j], &r->topo, &rc, j, &r->dag[j], why, whylen);
             } else {
                 st = tn_sim_dag_generate(&r->jobs[j], c->seed, j, &r->dag[j], why, whylen);
             }

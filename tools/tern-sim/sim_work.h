@@ -32,6 +32,7 @@ typedef enum {
     TN_SIM_PAT_INCAST,    /* groups of N+1 ranks: N senders to the group's first rank */
     TN_SIM_PAT_ALLTOALL,  /* batch: pairwise exchange phases; open: round-robin destinations */
     TN_SIM_PAT_HALO,      /* neighbours on a 2-D / 3-D periodic rank grid */
+    TN_SIM_PAT_COLL,      /* batch: a collective, iters times (sim_coll_job.c) */
     TN_SIM_PAT_COUNT
 } tn_sim_pattern_t;
 
@@ -57,6 +58,9 @@ typedef struct {
     int grid_nd;         /* halo: grid dimensions (2, 3) */
     int32_t grid[3];     /* halo: grid sizes (0: chosen from ranks) */
     int32_t incast;      /* incast: senders per receiver (0: ranks - 1) */
+    int coll;            /* coll: the kind (tn_sim_ckind_t order, sim_replay_coll.h) */
+    int coll_algo;       /* coll: index in tn_sim_coll_algo_names (sim_coll_job.h) */
+    int32_t root;        /* coll: the root of a rooted kind */
     double delay;        /* batch: compute time before each dependent step, ns */
     double start;        /* ns */
 } tn_sim_job_conf_t;

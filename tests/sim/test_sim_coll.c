@@ -1,0 +1,163 @@
+/* tern-sim's synthetic collectives (pattern = coll, sim_coll_job.c):
+ *   ring-hand   Tern's ring allreduce (tern-coll-plan, argv[1]) and the
+ *               ring's model on one switch, worked out by hand;
+ *   llf-glf     LLF and GLF on a dragonfly: the bytes each puts on local
+ *               and on global links, exactly, and LLF the faster where
+ *               global links are few;
+ *   refused     what does not apply is refused with a reason.
+ * Usage: test_sim_coll SCENARIO TERN_COLL_PLAN */
+#include <math.h>
+
+#include "sim/sim_hand.h"
+
+#include "sim_coll_job.h"
+
+static int fails;
+#define CHECK(c)                                                                  \
+    do {                                                                          \
+        if (!(c)) {                                                               \
+            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c); \
+            fails++;                                                              \
+        }                                                                         \
+    } while (0)
+
+static char plan_kv[4200];
+
+static void done(tn_sim_run_t *r)
+{
+    tn_sim_run_clear(r);
+    tn_sim_teardown(r);
+}
+
+/* One switch, 4 endpoints, 1 us per link, 1 byte/ns; allreduce of 4000
+ * bytes on the ring: 6 steps, in each every rank sends 1000 bytes to its
+ * neighbour, on links no one else uses: 1000 ns + 2 x 1000 ns per step,
+ * 18000 ns in all.  Tern's ring (each rank goes on when what it receives
+ * has arrived) and the model (sendrecv rounds) agree here. */
+static void ring_hand(void)
+{
+    const char *kv[] = {"topo=fattree", "k=4", "n=1", "lat=1000", "bw=8", "host_lat=1000", "host_bw=8",
+                        "pattern=coll", "coll=allreduce", "coll_algo=ring", "size=4000", plan_kv, NULL};
+    tn_sim_run_t *r = sim_run_words(kv, "ring-hand (Tern's ring)");
+    printf("ring-hand: Tern's ring %.1f ns (hand: 18000)\n", r->res[0].job_time);
+    CHECK(r->res[0].job_time == 18000);
+    done(r);
+    const char *kv2[] = {"topo=fattree", "k=4", "n=1", "lat=1000", "bw=8", "host_lat=1000", "host_bw=8",
+                         "pattern=coll", "coll=allreduce", "coll_algo=ring", "size=4000", "coll_plan=off", NULL};
+    r = sim_run_words(kv2, "ring-hand (the model)");
+    printf("ring-hand: the model %.1f ns (hand: 18000)\n", r->res[0].job_time);
+    CHECK(r->res[0].job_time == 18000);
+    done(r);
+    /* three back to back, 500 ns of compute between them */
+    const char *kv3[] = {"topo=fattree", "k=4", "n=1", "lat=1000", "bw=8", "host_lat=1000", "host_bw=8",
+                         "pattern=coll", "coll=allreduce", "coll_algo=ring", "size=4000", "iters=3", "delay=500",
+                         plan_kv, NULL};
+    r = sim_run_words(kv3, "ring-hand (3 iterations)");
+    CHECK(r->res[0].job_time == 3 * 18000 + 2 * 500);
+    done(r);
+}
+
+/* A dragonfly of 9 groups of 4 routers with 2 endpoints each: 8 ranks
+ * per group (m), 9 groups (g), B = 72000 bytes.  Per rank, LLF puts
+ * 2 (m-1) B/m = 126000 bytes inside its group and 2 (g-1) B/(m g) =
+ * 16000 across; GLF 2 (g-1) B/g = 128000 across and 2 (m-1) B/(g m) =
+ * 14000 inside. */
+static void llf_glf(void)
+{
+    double t[2];
+    for (int glf = 0; glf < 2; glf++) {
+        const char *kv[] = {"topo=dragonfly", "a=4", "p=2", "h=2", "pattern=coll", "coll=allreduce",
+                            glf ? "coll_algo=glf" : "coll_algo=llf", "size=72000", NULL};
+        tn_sim_run_t *r = sim_run_words(kv, glf ? "glf" : "llf");
+        t[glf] = r->res[0].job_time;
+        const tn_sim_job_t *j = &r->jobs[0];
+        const tn_sim_dag_t *g = &r->dag[0];
+        uint64_t in = 0, across = 0;
+        for (int32_t k = 0; k < g->n; k++) {
+            if (g->dst[k] < 0) {
+                continue;
+            }
+            int32_t a = tn_sim_ep_switch(&r->topo, j->ep[g->src[k]]) / r->topo.df.per_group;
+            int32_t b = tn_sim_ep_switch(&r->topo, j->ep[g->dst[k]]) / r->topo.df.per_group;
+            *(a == b ? &in : &across) += g->bytes[k];
+        }
+        printf("%s: %.6g ns, %llu bytes inside groups, %llu across\n", glf ? "glf" : "llf", t[glf],
+               (unsigned long long)in, (unsigned long long)across);
+        CHECK(j->n == 72);
+        CHECK(in == (uint64_t)72 * (glf ? 14000 : 126000));
+        CHECK(across == (uint64_t)72 * (glf ? 128000 : 16000));
+        done(r);
+    }
+    CHECK(t[0] < t[1]);
+}
+
+static void expect_refused(const char *const *kv, const char *word)
+{
+    static tn_sim_conf_t c;
+    static tn_sim_run_t r;
+    char why[512] = "";
+    tn_sim_status_t st = TN_SIM_OK;
+    tn_sim_conf_defaults(&c);
+    for (int i = 0; kv[i] != NULL && st == TN_SIM_OK; i++) {
+        char key[64];
+        const char *eq = strchr(kv[i], '=');
+        snprintf(key, sizeof(key), "%.*s", (int)(eq - kv[i]), kv[i]);
+        st = tn_sim_conf_set(&c, key, eq + 1, why, sizeof(why));
+    }
+    if (st == TN_SIM_OK) {
+        st = tn_sim_setup(&r, &c, NULL, 0, why, sizeof(why));
+        if (st == TN_SIM_OK) {
+            st = tn_sim_run_once(&r, &c, -1, why, sizeof(why));
+            tn_sim_run_clear(&r);
+            tn_sim_teardown(&r);
+        }
+    }
+    printf("refused: %s\n", why);
+    CHECK(st != TN_SIM_OK && strstr(why, word) != NULL);
+}
+
+static void refused(void)
+{
+    const char *llf_ft[] = {"topo=fattree", "k=4", "n=2", "pattern=coll", "coll_algo=llf", NULL};
+    expect_refused(llf_ft, "dragonfly");
+    const char *llf_bcast[] = {"topo=dragonfly", "a=4", "p=2", "h=2", "pattern=coll", "coll=bcast",
+                               "coll_algo=glf", NULL};
+    expect_refused(llf_bcast, "allreduce");
+    const char *uneven[] = {"topo=dragonfly", "a=4", "p=2", "h=2", "ranks=20", "pattern=coll",
+                            "coll_algo=llf", NULL};
+    expect_refused(uneven, "every group");
+    const char *open[] = {"topo=fattree", "k=4", "n=2", "mode=open", "pattern=coll", NULL};
+    expect_refused(open, "batch");
+    const char *nomodel[] = {"topo=fattree", "k=4", "n=2", "pattern=coll", "coll=gather", "coll_algo=linear",
+                             "coll_plan=off", NULL};
+    expect_refused(nomodel, "no model");
+    const char *root[] = {"topo=fattree", "k=4", "n=2", "pattern=coll", "coll=bcast", "root=99", plan_kv, NULL};
+    expect_refused(root, "root");
+    const char *bad[] = {"topo=fattree", "k=4", "n=2", "pattern=coll", "coll_algo=nosuch", NULL};
+    expect_refused(bad, "coll_algo");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 3) {
+        fprintf(stderr, "usage: test_sim_coll ring-hand|llf-glf|refused TERN_COLL_PLAN\n");
+        return 2;
+    }
+    snprintf(plan_kv, sizeof(plan_kv), "coll_plan=%s", argv[2]);
+    if (strcmp(argv[1], "ring-hand") == 0) {
+        ring_hand();
+    } else if (strcmp(argv[1], "llf-glf") == 0) {
+        llf_glf();
+    } else if (strcmp(argv[1], "refused") == 0) {
+        refused();
+    } else {
+        fprintf(stderr, "no scenario %s\n", argv[1]);
+        return 2;
+    }
+    if (fails) {
+        fprintf(stderr, "sim coll %s: %d failures\n", argv[1], fails);
+        return 1;
+    }
+    printf("sim coll %s: ok\n", argv[1]);
+    return 0;
+}
