@@ -2,8 +2,12 @@
 """tern-trace export --otf2: trace trace_traffic on 3 ranks, export it, and
 read the archive back with the OTF2 project's own otf2-print: every
 message of the program must be there once on each side with its size,
-the blocking collectives with their kinds and roots, the communicators
-with their members, and each location's events in time order."""
+the blocking collectives with their kinds and roots, the ibarrier as a
+nonblocking collective, the communicators with their members, and each
+location's events in time order.  Then trace_persist (persistent send
+and receive started 3 times, an iallreduce, a persistent allreduce
+started twice, an ibcast): every start is a message or a nonblocking
+collective, each completed once, with its size and root."""
 import argparse
 import collections
 import os
@@ -16,10 +20,52 @@ from tracetest import check, run, traced_job, verdict  # noqa: E402
 
 
 
+def events(text):
+    """otf2-print's event lines: (name, location, time, the line)."""
+    for ln in text.splitlines():
+        f = ln.split()
+        if len(f) >= 3 and f[0].isupper() and f[1].isdigit():
+            yield f[0], int(f[1]), int(f[2]), ln
+
+
+def persistent(a, d):
+    tdir, odir = os.path.join(d, "pt"), os.path.join(d, "po")
+    if not traced_job(a.bin, a.persist, tdir, done="trace_persist: done"):
+        return
+    p = run([os.path.join(a.bin, "tern-trace"), "export", "--otf2", odir, tdir])
+    check(p.returncode == 0, "export of trace_persist: %s %s" % (p.stdout, p.stderr))
+    ev = run([a.otf2_print, os.path.join(odir, "traces.otf2")])
+    check(ev.returncode == 0, "otf2-print reads it: %s" % ev.stderr[-300:])
+    got = collections.Counter()
+    for name, loc, _, ln in events(ev.stdout):
+        if name == "MPI_ISEND":
+            got[("isend", loc, re.search(r"Receiver: (\d+)", ln).group(1),
+                 re.search(r"Length: (\d+)", ln).group(1))] += 1
+        elif name == "MPI_IRECV":
+            got[("irecv", loc, re.search(r"Sender: (\d+)", ln).group(1),
+                 re.search(r"Length: (\d+)", ln).group(1))] += 1
+        elif name in ("MPI_ISEND_COMPLETE", "MPI_IRECV_REQUEST", "NON_BLOCKING_COLLECTIVE_REQUEST"):
+            got[(name, loc)] += 1
+        elif name == "NON_BLOCKING_COLLECTIVE_COMPLETE":
+            got[(re.search(r"Operation: (\w+)", ln).group(1), loc,
+                 re.search(r"Root: (\w+)", ln).group(1),
+                 max(int(re.search(r"Sent: (\d+)", ln).group(1)),
+                     int(re.search(r"Received: (\d+)", ln).group(1))))] += 1
+    want = collections.Counter({("isend", 0, "1", "64"): 3, ("MPI_ISEND_COMPLETE", 0): 3,
+                                ("irecv", 1, "0", "64"): 3, ("MPI_IRECV_REQUEST", 1): 3})
+    for loc in range(3):
+        want[("NON_BLOCKING_COLLECTIVE_REQUEST", loc)] = 4
+        want[("ALLREDUCE", loc, "NONE", 64)] = 1
+        want[("ALLREDUCE", loc, "NONE", 32)] = 2
+        want[("BCAST", loc, "1", 100)] = 1
+    check(got == want, "persistent and nonblocking events: %s" % sorted(got.items()))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin", required=True)
     ap.add_argument("--prog", required=True)
+    ap.add_argument("--persist", required=True)
     ap.add_argument("--otf2-print", required=True)
     a = ap.parse_args()
     with tempfile.TemporaryDirectory() as d:
@@ -66,6 +112,10 @@ def main():
               re.search(r"GROUP +1 .*3 Members", defs.stdout) is not None,
               "the world's communicator and its 3 members are defined")
         check(len(re.findall(r"^LOCATION ", defs.stdout, re.M)) == 3, "3 locations")
+        nbc = [ln for name, _, _, ln in events(ev.stdout) if name == "NON_BLOCKING_COLLECTIVE_COMPLETE"]
+        check(len(nbc) == 3 and all("Operation: BARRIER" in ln for ln in nbc),
+              "the ibarrier, once per rank: %s" % nbc)
+        persistent(a, d)
     return verdict("otf2")
 
 

@@ -14,10 +14,16 @@
  *   blocking recv    MpiRecv (matched source) right before Leave
  *   blocking coll.   MpiCollectiveBegin at entry, MpiCollectiveEnd before
  *                    Leave with the kind, root and this rank's bytes
+ *   nonblocking and  NonBlockingCollectiveRequest at the call's (or each
+ *   persistent coll. MPI_Start's) entry, NonBlockingCollectiveComplete
+ *                    where a wait or test completed it
+ *   persistent send, the request kept from its init call; each MPI_Start
+ *   receive          is an MpiIsend or MpiIrecvRequest, completed like a
+ *                    nonblocking one; MPI_Request_free forgets it
  *   communicators    Group (world ranks) + Comm per job communicator
- * Not exported (Enter/Leave only): persistent requests' messages,
- * nonblocking collectives' begin/end, intercommunicator messages,
- * one-sided operations.  Times are the job clock of trace_load (ns). */
+ * Not exported (Enter/Leave only): intercommunicator messages and
+ * collectives, one-sided operations.  Times are the job clock of
+ * trace_load (ns). */
 #include "trace_otf2.h"
 
 #include <stdio.h>
@@ -27,12 +33,18 @@
 #ifdef TERN_HAVE_OTF2
 #include <otf2/otf2.h>
 
+enum { TO_SEND, TO_RECV, TO_COLL };
+
 typedef struct {
     uint64_t id;
     uint32_t comm;
-    int32_t  peer;
+    int32_t  peer;             /* a collective's root, or -1 */
     int32_t  tag;
-    uint8_t  recv;
+    uint8_t  what;             /* TO_* */
+    uint8_t  persistent;       /* kept after completion, until freed */
+    uint8_t  active;           /* started, not completed */
+    uint16_t kind;             /* a collective's */
+    uint64_t bytes, rbytes;
 } to_req_t;
 
 /* The open nonblocking requests of one rank, by id (small linear map with
@@ -63,16 +75,42 @@ static int to_reqs_put(to_reqs_t *m, const to_req_t *r)
     return 0;
 }
 
+/* The request with id; removed unless persistent (then only marked
+ * complete).  0 when there is none. */
 static int to_reqs_take(to_reqs_t *m, uint64_t id, to_req_t *out)
 {
     for (size_t i = 0; i < m->n; i++) {
         if (m->v[i].id == id) {
             *out = m->v[i];
-            m->v[i] = m->v[--m->n];
+            if (m->v[i].persistent) {
+                m->v[i].active = 0;
+            } else {
+                m->v[i] = m->v[--m->n];
+            }
             return 1;
         }
     }
     return 0;
+}
+
+static to_req_t *to_reqs_find(to_reqs_t *m, uint64_t id)
+{
+    for (size_t i = 0; i < m->n; i++) {
+        if (m->v[i].id == id) {
+            return &m->v[i];
+        }
+    }
+    return NULL;
+}
+
+static void to_reqs_drop(to_reqs_t *m, uint64_t id)
+{
+    for (size_t i = 0; i < m->n; i++) {
+        if (m->v[i].id == id) {
+            m->v[i] = m->v[--m->n];
+            return;
+        }
+    }
 }
 
 static OTF2_FlushType to_pre_flush(void *u, OTF2_FileType t, OTF2_LocationRef l, void *c,
@@ -121,6 +159,19 @@ static uint64_t to_time(int64_t t)
     return t > 0 ? (uint64_t)t : 0;
 }
 
+/* A started request's first event. */
+static void to_start(OTF2_EvtWriter *w, uint64_t t, const to_req_t *q, uint64_t *n)
+{
+    if (q->what == TO_SEND) {
+        OTF2_EvtWriter_MpiIsend(w, NULL, t, (uint32_t)q->peer, q->comm, (uint32_t)q->tag, q->bytes, q->id);
+    } else if (q->what == TO_RECV) {
+        OTF2_EvtWriter_MpiIrecvRequest(w, NULL, t, q->id);
+    } else {
+        OTF2_EvtWriter_NonBlockingCollectiveRequest(w, NULL, t, q->id);
+    }
+    (*n)++;
+}
+
 /* The items of record r that happen at its entry. */
 static void to_at_enter(OTF2_EvtWriter *w, const tl_job_t *j, const tl_rank_t *rk,
                         const tl_rec_t *r, to_reqs_t *reqs, uint64_t *n)
@@ -131,28 +182,48 @@ static void to_at_enter(OTF2_EvtWriter *w, const tl_job_t *j, const tl_rank_t *r
         const tl_item_t *x = &it[i];
         const tl_item_t *next = i + 1 < r->nitems ? &it[i + 1] : NULL;
         int req = next != NULL && next->type == TERN_TRACE_I_REQ;
-        if (x->type == TERN_TRACE_I_SEND && to_intra(j, x->comm) && x->peer >= 0) {
-            if (x->form == TERN_TRACE_NONBLOCKING && req) {
-                to_req_t q = { next->id, x->comm, x->peer, x->u.tag, 0 };
-                OTF2_EvtWriter_MpiIsend(w, NULL, t, (uint32_t)x->peer, x->comm,
-                                        (uint32_t)x->u.tag, x->bytes, next->id);
-                (void)to_reqs_put(reqs, &q);
-                (*n)++;
-            } else if (x->form == TERN_TRACE_BLOCKING) {
-                OTF2_EvtWriter_MpiSend(w, NULL, t, (uint32_t)x->peer, x->comm,
-                                       (uint32_t)x->u.tag, x->bytes);
-                (*n)++;
+        int later = x->form == TERN_TRACE_NONBLOCKING || x->form == TERN_TRACE_PERSISTENT;
+        if ((x->type == TERN_TRACE_I_SEND || x->type == TERN_TRACE_I_RECV) && to_intra(j, x->comm) &&
+            later && req) {
+            /* a nonblocking one starts now; a persistent one at each MPI_Start */
+            to_req_t q = { next->id, x->comm, x->peer, x->u.tag,
+                           x->type == TERN_TRACE_I_SEND ? TO_SEND : TO_RECV,
+                           x->form == TERN_TRACE_PERSISTENT, x->form == TERN_TRACE_NONBLOCKING, 0,
+                           x->bytes, 0 };
+            if (q.what == TO_SEND && x->peer < 0) {
+                continue;                       /* MPI_PROC_NULL */
             }
-        } else if (x->type == TERN_TRACE_I_RECV && to_intra(j, x->comm) &&
-                   x->form == TERN_TRACE_NONBLOCKING && req) {
-            to_req_t q = { next->id, x->comm, x->peer, x->u.tag, 1 };
-            OTF2_EvtWriter_MpiIrecvRequest(w, NULL, t, next->id);
             (void)to_reqs_put(reqs, &q);
+            if (q.active) {
+                to_start(w, t, &q, n);
+            }
+        } else if (x->type == TERN_TRACE_I_SEND && to_intra(j, x->comm) && x->peer >= 0 &&
+                   x->form == TERN_TRACE_BLOCKING) {
+            OTF2_EvtWriter_MpiSend(w, NULL, t, (uint32_t)x->peer, x->comm, (uint32_t)x->u.tag, x->bytes);
             (*n)++;
-        } else if (x->type == TERN_TRACE_I_COLL && x->form == TERN_TRACE_BLOCKING &&
-                   to_intra(j, x->comm)) {
+        } else if (x->type == TERN_TRACE_I_COLL && to_intra(j, x->comm) && x->form == TERN_TRACE_BLOCKING) {
             OTF2_EvtWriter_MpiCollectiveBegin(w, NULL, t);
             (*n)++;
+        } else if (x->type == TERN_TRACE_I_COLL && to_intra(j, x->comm) && later && req) {
+            to_req_t q = { next->id, x->comm, x->peer, 0, TO_COLL, x->form == TERN_TRACE_PERSISTENT,
+                           x->form == TERN_TRACE_NONBLOCKING, x->u.coll.kind, x->bytes, x->rbytes };
+            (void)to_reqs_put(reqs, &q);
+            if (q.active) {
+                to_start(w, t, &q, n);
+            }
+        } else if (x->type == TERN_TRACE_I_START) {
+            to_req_t *q = to_reqs_find(reqs, x->id);
+            if (q != NULL && q->persistent && !q->active) {
+                q->active = 1;
+                to_start(w, t, q, n);
+            }
+        } else if (x->type == TERN_TRACE_I_FREE) {
+            to_req_t *q = to_reqs_find(reqs, x->id);
+            if (q != NULL && !q->active) {
+                to_reqs_drop(reqs, x->id);      /* a freed active one completes first */
+            } else if (q != NULL) {
+                q->persistent = 0;
+            }
         }
     }
 }
@@ -175,16 +246,20 @@ static void to_at_exit(OTF2_EvtWriter *w, const tl_job_t *j, const tl_rank_t *rk
             (*n)++;
         } else if (x->type == TERN_TRACE_I_DONE) {
             to_req_t q;
-            if (!to_reqs_take(reqs, x->id, &q)) {
-                continue;               /* a collective's or persistent request */
+            if (!to_reqs_take(reqs, x->id, &q) || !q.active) {
+                continue;               /* not one of ours, or not started */
             }
             if (x->mode != 0) {
                 OTF2_EvtWriter_MpiRequestCancelled(w, NULL, t, x->id);
-            } else if (q.recv && x->peer >= 0) {
+            } else if (q.what == TO_RECV && x->peer >= 0) {
                 OTF2_EvtWriter_MpiIrecv(w, NULL, t, (uint32_t)x->peer, q.comm,
                                         (uint32_t)x->u.tag, x->bytes, x->id);
-            } else if (!q.recv) {
+            } else if (q.what == TO_SEND) {
                 OTF2_EvtWriter_MpiIsendComplete(w, NULL, t, x->id);
+            } else if (q.what == TO_COLL) {
+                uint32_t root = q.peer >= 0 ? (uint32_t)q.peer : OTF2_COLLECTIVE_ROOT_NONE;
+                OTF2_EvtWriter_NonBlockingCollectiveComplete(w, NULL, t, to_coll_op(q.kind), q.comm, root,
+                                                             q.bytes, q.rbytes, x->id);
             } else {
                 continue;
             }
