@@ -127,6 +127,7 @@ enum {
     TERN_TRACE_I_COMMDEF = 11,  /* tern_trace_commdef_t, then int32 world ranks */
     TERN_TRACE_I_RMA     = 12,  /* tern_trace_rma_t */
     TERN_TRACE_I_FREE    = 13,  /* tern_trace_req_t: a request freed (MPI_Request_free) */
+    TERN_TRACE_I_EVENT   = 14,  /* tern_trace_event_t: a transport event during the call */
 };
 
 /* send mode (SEND.mode) */
@@ -174,6 +175,22 @@ typedef struct __attribute__((packed)) {
     int32_t  error;
     uint32_t cancelled;
 } tern_trace_done_t;            /* 32 bytes */
+
+/* EVENT: what the transport raised during the call (the MPI_T events of
+ * docs/mpi_t.md, in their order); elems as that table describes them. */
+enum {
+    TERN_TRACE_EV_PEER_FAILURE = 0,     /* peer (world), reason */
+    TERN_TRACE_EV_RETRANSMIT   = 1,     /* peer (world), packets, cause (0 fast, 1 timeout, 2 probe) */
+    TERN_TRACE_EV_RAIL_STATE   = 2,     /* peer (world), rail, state (0 down, 1 up) */
+    TERN_TRACE_NEVENTS
+};
+
+typedef struct __attribute__((packed)) {
+    uint16_t event;             /* TERN_TRACE_EV_* */
+    uint16_t nelems;            /* <= 4 */
+    int32_t  elems[4];
+    uint64_t t;                 /* the record's clock */
+} tern_trace_event_t;           /* 28 bytes */
 
 /* COLL.flags */
 #define TERN_TRACE_C_INPLACE  0x01

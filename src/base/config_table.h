@@ -93,6 +93,9 @@
     X(trace_buffer, TRACE_BUFFER, SIZE, "1m", "4k..1g", RUNTIME, USER, INIT,   \
       "Bytes of trace records a rank buffers before writing them to its file (small enough " \
       "to stay in the core's cache)") \
+    X(trace_events, TRACE_EVENTS, BOOL, "1", "", RUNTIME, USER, INIT,          \
+      "Record the transport's events (retransmission bursts, rails down and up, dead peers) " \
+      "in the MPI call during which they happen") \
     X(trace_tsc, TRACE_TSC, BOOL, "1", "", RUNTIME, USER, INIT,                \
       "Stamp trace records with the CPU's invariant time-stamp counter where it has one " \
       "(a quarter of the cost of the system clock); 0: CLOCK_MONOTONIC") \

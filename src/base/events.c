@@ -1,6 +1,8 @@
 /* The event table and its raising (events.h). */
 #include "base/events.h"
 
+#include "base/trace.h"
+
 #include <stddef.h>
 #include <time.h>
 
@@ -28,9 +30,25 @@ void tn_event_set_sink(tn_event_sink_fn_t sink)
     __atomic_store_n(&tn_event_sink, sink, __ATOMIC_RELEASE);
 }
 
+/* Bit 0: a tool listens (the MPI_T layer); bit 1: the trace records it. */
 void tn_event_arm(tn_event_t ev, int on)
 {
-    __atomic_store_n(&tn_event_armed[ev], on, __ATOMIC_RELEASE);
+    if (on) {
+        __atomic_fetch_or(&tn_event_armed[ev], 1, __ATOMIC_RELEASE);
+    } else {
+        __atomic_fetch_and(&tn_event_armed[ev], ~1, __ATOMIC_RELEASE);
+    }
+}
+
+void tn_event_trace(int on)
+{
+    for (int ev = 0; ev < TN_EVENT_COUNT_; ev++) {
+        if (on) {
+            __atomic_fetch_or(&tn_event_armed[ev], 2, __ATOMIC_RELEASE);
+        } else {
+            __atomic_fetch_and(&tn_event_armed[ev], ~2, __ATOMIC_RELEASE);
+        }
+    }
 }
 
 uint64_t tn_event_now(void)
@@ -42,8 +60,16 @@ uint64_t tn_event_now(void)
 
 void tn_event_emit(tn_event_t ev, const int *elems, int n)
 {
+    if ((unsigned)ev >= TN_EVENT_COUNT_) {
+        return;
+    }
+    int armed = __atomic_load_n(&tn_event_armed[ev], __ATOMIC_ACQUIRE);
+    n = n < TN_EVENT_MAX_ELEMS ? n : TN_EVENT_MAX_ELEMS;
     tn_event_sink_fn_t sink = __atomic_load_n(&tn_event_sink, __ATOMIC_ACQUIRE);
-    if (sink != NULL && (unsigned)ev < TN_EVENT_COUNT_) {
-        sink(ev, tn_event_now(), elems, n < TN_EVENT_MAX_ELEMS ? n : TN_EVENT_MAX_ELEMS);
+    if ((armed & 1) && sink != NULL) {
+        sink(ev, tn_event_now(), elems, n);
+    }
+    if (armed & 2) {
+        tn_trace_event((unsigned)ev, elems, n);
     }
 }

@@ -52,6 +52,9 @@ void tn_event_set_sink(tn_event_sink_fn_t sink);
  * tn_event_set_sink, from any thread (release). */
 void tn_event_arm(tn_event_t ev, int on);
 
+/* The trace records every event (tn_trace_event) while on. */
+void tn_event_trace(int on);
+
 extern int tn_event_armed[TN_EVENT_COUNT_];
 void tn_event_emit(tn_event_t ev, const int *elems, int n);
 

@@ -18,6 +18,7 @@
 #define TN_TRACE_HAVE_TSC 1
 #endif
 
+#include "base/events.h"
 #include "base/log.h"
 #include "base/name.h"
 
@@ -472,7 +473,32 @@ int tn_trace_open(const tn_trace_ident_t *id)
         r.t_enter = tn_trace_tsc ? tn_trace_init_tsc : tn_trace_init_ns;
         tn_trace_append((const char *)&r, sizeof(r));
     }
+    if (id->events) {
+        tn_event_trace(1);
+    }
     return 0;
+}
+
+/* The item's event numbers are the MPI_T events' (base/events.h). */
+_Static_assert((int)TERN_TRACE_EV_PEER_FAILURE == (int)TN_EVENT_PEER_FAILURE &&
+               (int)TERN_TRACE_EV_RETRANSMIT == (int)TN_EVENT_RETRANSMIT_BURST &&
+               (int)TERN_TRACE_EV_RAIL_STATE == (int)TN_EVENT_RAIL_STATE &&
+               (int)TERN_TRACE_NEVENTS == (int)TN_EVENT_COUNT_, "trace events follow the event table");
+
+void tn_trace_event(unsigned event, const int *elems, int n)
+{
+    tern_trace_event_t e;
+    if (!tn_trace_on || event >= TERN_TRACE_NEVENTS || n < 0) {
+        return;
+    }
+    memset(&e, 0, sizeof(e));
+    e.event = (uint16_t)event;
+    e.nelems = (uint16_t)(n < 4 ? n : 4);
+    for (int i = 0; i < e.nelems; i++) {
+        e.elems[i] = elems[i];
+    }
+    e.t = tn_trace_clock();
+    tn_trace_item_fixed(TERN_TRACE_I_EVENT, &e, sizeof(e));
 }
 
 void tn_trace_close(void)
@@ -489,6 +515,7 @@ void tn_trace_close(void)
         }
         t->depth = 0;
     }
+    tn_event_trace(0);
     tn_trace_lock();
     tn_trace_flush();
     tn_trace_on = 0;

@@ -54,6 +54,7 @@ typedef struct {
     size_t      buffer;         /* bytes buffered before a write */
     int         tsc;            /* use the time-stamp counter when invariant */
     unsigned    init_call;      /* call id of MPI_Init (its record's) */
+    int         events;         /* record the transport's events */
 } tn_trace_ident_t;
 
 /* MPI_Init (or the first MPI_Session_init) begins: the time of the first
@@ -114,6 +115,11 @@ static inline void tn_trace_item_fixed(unsigned type, const void *payload, size_
     __builtin_memcpy(r->buf + r->len + sizeof(h), payload, len);
     r->len += total;
 }
+
+/* A transport event (base/events.h) as an EVENT item of this thread's
+ * innermost open record; nothing when none is open (an event raised by
+ * the asynchronous progress thread). */
+void tn_trace_event(unsigned event, const int *elems, int n) TN_TRACE_HIDDEN;
 
 /* Whether this thread has a record open (items would be kept). */
 int tn_trace_active(void) TN_TRACE_HIDDEN;

@@ -78,6 +78,7 @@ static void tn_mpi_trace_open(void)
         .calls = tn_mon_call_names, .ncalls = TN_MON_NCALLS,
         .algos = (const char *const *)algos, .nalgos = (unsigned)nalgos,
         .buffer = (size_t)tn_cfg.trace_buffer, .tsc = tn_cfg.trace_tsc,
+        .events = tn_cfg.trace_events,
         .init_call = init_call,
     };
     if (tn_trace_open(&id) == 0) {

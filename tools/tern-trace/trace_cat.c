@@ -104,6 +104,21 @@ static void tc_item(FILE *o, const tt_file_t *t, const tt_item_t *it)
         tc_rank(o, it->u.rma.target);
         fprintf(o, " bytes=%" PRIu64 ")", it->u.rma.bytes);
         break;
+    case TERN_TRACE_I_EVENT: {
+        int32_t e[4];
+        memcpy(e, it->u.event.elems, sizeof(e));
+        static const char *const causes[] = {"fast", "timeout", "probe"};
+        fprintf(o, " event(%s peer=%d", tt_event_name(it->u.event.event), e[0]);
+        if (it->u.event.event == TERN_TRACE_EV_RETRANSMIT) {
+            fprintf(o, " packets=%d cause=%s", e[1], e[2] >= 0 && e[2] < 3 ? causes[e[2]] : "?");
+        } else if (it->u.event.event == TERN_TRACE_EV_RAIL_STATE) {
+            fprintf(o, " rail=%d %s", e[1], e[2] ? "up" : "down");
+        } else {
+            fprintf(o, " reason=%d", e[1]);
+        }
+        fputc(')', o);
+        break;
+    }
     default:
         break;
     }

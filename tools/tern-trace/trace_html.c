@@ -252,6 +252,34 @@ static void th_colls(FILE *o, const tv_report_t *r)
     th_chart(o, r, "coll_bytes");
 }
 
+/* The transport's events, when there were any. */
+static void th_events(FILE *o, const tv_report_t *r)
+{
+    const ts_stats_t *s = r->s;
+    static const char *const cols[] = { "rank", "peer", "packets resent", "bursts" };
+    if (s->retx_bursts == 0 && s->rails_down == 0 && s->rails_up == 0 && s->peers_failed == 0) {
+        return;
+    }
+    fprintf(o, "<h2 id=\"events\">Transport events</h2>\n<p>%" PRIu64 " retransmission bursts "
+            "(packets resent: %" PRIu64 " fast, %" PRIu64 " after timeouts, %" PRIu64 " probes); "
+            "rails %" PRIu64 " down, %" PRIu64 " up; %" PRIu64 " peers failed.</p>\n", s->retx_bursts,
+            s->retx_packets[0], s->retx_packets[1], s->retx_packets[2], s->rails_down, s->rails_up,
+            s->peers_failed);
+    if (s->nretx == 0) {
+        return;
+    }
+    th_head(o, cols, 4);
+    for (size_t i = 0; i < s->nretx && i < 100; i++) {
+        fputs("<tr>", o);
+        th_cellf(o, 1, "%u", s->retx[i].src);
+        th_cellf(o, 1, "%u", s->retx[i].dst);
+        th_cellf(o, 1, "%" PRIu64, s->retx[i].bytes);
+        th_cellf(o, 1, "%" PRIu64, s->retx[i].msgs);
+        fputs("</tr>\n", o);
+    }
+    fputs("</table>\n", o);
+}
+
 static void th_cpath(FILE *o, const tv_report_t *r)
 {
     const tc_path_t *p = r->p;
@@ -331,6 +359,7 @@ void tr_html(FILE *o, const tv_report_t *r)
     th_calls(o, r);
     th_matrix(o, r);
     th_colls(o, r);
+    th_events(o, r);
     th_cpath(o, r);
     fputs("<h2 id=\"unmatched\">Unmatched sends and receives</h2>\n", o);
     th_lone(o, r, r->m->lone_sends, r->m->nlone_sends, 1);

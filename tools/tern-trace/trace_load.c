@@ -251,6 +251,17 @@ static int tl_item(tl_reading_t *rd, const tt_item_t *it, const tl_item_t *recv,
         o->bytes = it->u.rma.bytes;
         o->mode = it->u.rma.op;
         return 0;
+    case 0:
+        return 0;                       /* a later version's item, skipped */
+    case TERN_TRACE_I_EVENT:
+        /* the event in mode; its elements: the peer's world rank, then
+         * (retransmit) packets and cause, (rail_state) rail and state,
+         * (peer_failure) reason */
+        o->mode = (uint8_t)it->u.event.event;
+        o->world = it->u.event.elems[0];
+        o->peer = it->u.event.elems[1];
+        o->v.error = it->u.event.elems[2];
+        return 0;
     default:
         return -1;
     }

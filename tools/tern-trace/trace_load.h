@@ -68,6 +68,8 @@
  *   SCOUNTS, RCOUNTS   bytes(n) id(index of the first in the rank's counts)
  *   NEWCOMM comm (TL_NONE: MPI_COMM_NULL)
  *   RMA     comm side peer(target) world bytes mode(TERN_TRACE_PUT..)
+ *   EVENT   mode(TERN_TRACE_EV_*) world(the peer) peer(packets; rail;
+ *           reason) error(cause; state)
  */
 typedef struct {
     uint8_t  type;

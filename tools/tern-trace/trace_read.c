@@ -419,6 +419,19 @@ static int tt_decode_item(tt_file_t *t, unsigned kind, unsigned type, const unsi
             return tt_fail(t, "one-sided operation %u to %d", it->u.rma.op, it->u.rma.target);
         }
         return 0;
+    case TERN_TRACE_I_EVENT:
+        TT_NEED(tern_trace_event_t);
+        memcpy(&it->u.event, p, sizeof(it->u.event));
+        if (it->u.event.event >= TERN_TRACE_NEVENTS || it->u.event.nelems > 4 ||
+            (it->u.event.nelems > 0 && (it->u.event.elems[0] < 0 ||
+                                        (uint32_t)it->u.event.elems[0] >= t->hdr.size))) {
+            return tt_fail(t, "event %u with %u elements, peer %d", it->u.event.event,
+                           it->u.event.nelems, it->u.event.nelems > 0 ? it->u.event.elems[0] : -1);
+        }
+        for (unsigned k = it->u.event.nelems; k < 4; k++) {
+            it->u.event.elems[k] = 0;
+        }
+        return 0;
     default:
         it->type = 0;                   /* a later version's item: skipped */
         return 0;
@@ -544,6 +557,16 @@ const char *tt_call_name(const tt_file_t *t, unsigned call)
 const char *tt_algo_name(const tt_file_t *t, unsigned algo)
 {
     return algo < t->hdr.nalgos ? t->algos[algo] : "?";
+}
+
+const char *tt_event_name(unsigned event)
+{
+    static const char *const names[TERN_TRACE_NEVENTS] = {
+        [TERN_TRACE_EV_PEER_FAILURE] = "peer_failure",
+        [TERN_TRACE_EV_RETRANSMIT] = "retransmit",
+        [TERN_TRACE_EV_RAIL_STATE] = "rail_state",
+    };
+    return event < TERN_TRACE_NEVENTS ? names[event] : "?";
 }
 
 const char *tt_coll_kind_name(unsigned kind)

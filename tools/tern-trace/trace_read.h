@@ -43,6 +43,7 @@ typedef struct {
         tern_trace_coll_t    coll;
         tern_trace_newcomm_t newcomm;
         tern_trace_rma_t     rma;
+        tern_trace_event_t   event;
         uint32_t             commdef;   /* the id defined (see tt_comm) */
         struct {
             uint32_t             n;
@@ -105,6 +106,8 @@ uint64_t tt_ns(const tt_file_t *t, uint64_t ticks);
 const tt_comm_t *tt_comm(const tt_file_t *t, uint32_t id);
 const char *tt_call_name(const tt_file_t *t, unsigned call);
 const char *tt_algo_name(const tt_file_t *t, unsigned algo);   /* "?" when unknown */
+/* "retransmit", ...; "?" when unknown. */
+const char *tt_event_name(unsigned event);
 const char *tt_coll_kind_name(unsigned kind);
 const char *tt_op_name(int op);
 

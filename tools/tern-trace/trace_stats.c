@@ -299,6 +299,59 @@ static int ts_timeline(const tl_job_t *j, ts_stats_t *s)
     return 0;
 }
 
+/* The transport's events: totals, and packets resent per (rank, peer). */
+static int ts_events(const tl_job_t *j, ts_stats_t *s)
+{
+    size_t n = 0, cap = 0;
+    ts_pair_t *v = NULL;
+    for (uint32_t r = 0; r < j->nranks; r++) {
+        const tl_rank_t *rk = &j->ranks[r];
+        for (uint32_t i = 0; i < rk->nitems; i++) {
+            const tl_item_t *it = &rk->items[i];
+            if (it->type != TERN_TRACE_I_EVENT) {
+                continue;
+            }
+            if (it->mode == TERN_TRACE_EV_RETRANSMIT) {
+                uint64_t packets = it->peer > 0 ? (uint64_t)it->peer : 0;
+                s->retx_bursts++;
+                if (it->v.error >= 0 && it->v.error < 3) {
+                    s->retx_packets[it->v.error] = ts_add(s->retx_packets[it->v.error], packets);
+                }
+                if (n == cap) {
+                    size_t c = cap ? cap * 2 : 64;
+                    ts_pair_t *a = realloc(v, c * sizeof(*a));
+                    if (a == NULL) {
+                        free(v);
+                        return -1;
+                    }
+                    v = a;
+                    cap = c;
+                }
+                v[n++] = (ts_pair_t){ rk->rank, (uint32_t)it->world, packets, 1 };
+            } else if (it->mode == TERN_TRACE_EV_RAIL_STATE) {
+                *(it->v.error ? &s->rails_up : &s->rails_down) += 1;
+            } else if (it->mode == TERN_TRACE_EV_PEER_FAILURE) {
+                s->peers_failed++;
+            }
+        }
+    }
+    if (n > 0) {
+        qsort(v, n, sizeof(*v), ts_cmp_pair);
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (k > 0 && v[k - 1].src == v[i].src && v[k - 1].dst == v[i].dst) {
+            v[k - 1].bytes = ts_add(v[k - 1].bytes, v[i].bytes);
+            v[k - 1].msgs++;
+        } else {
+            v[k++] = v[i];
+        }
+    }
+    s->retx = v;
+    s->nretx = k;
+    return 0;
+}
+
 int ts_compute(const tl_job_t *j, const tm_match_t *m, ts_stats_t *s)
 {
     memset(s, 0, sizeof(*s));
@@ -306,7 +359,7 @@ int ts_compute(const tl_job_t *j, const tm_match_t *m, ts_stats_t *s)
     s->t_end = j->t_end;
     s->ranks = calloc(j->size + 1, sizeof(*s->ranks));
     if (s->ranks == NULL || ts_calls(j, s) != 0 || ts_msgs(m, s) != 0 ||
-        ts_colls(j, m, s) != 0 || ts_timeline(j, s) != 0) {
+        ts_colls(j, m, s) != 0 || ts_timeline(j, s) != 0 || ts_events(j, s) != 0) {
         ts_free(s);
         return -1;
     }
@@ -318,6 +371,7 @@ void ts_free(ts_stats_t *s)
     free(s->ranks);
     free(s->calls);
     free(s->pairs);
+    free(s->retx);
     free(s->colls);
     free(s->tl);
     memset(s, 0, sizeof(*s));

@@ -66,6 +66,11 @@ typedef struct {
     ts_coll_t *colls;                   /* by kind, then algorithm */
     uint32_t   ncolls;
     uint64_t   coll_instances, coll_partial;   /* collectives, those missing members */
+    /* transport events (TERN_TRACE_I_EVENT) */
+    uint64_t   retx_bursts, retx_packets[3];   /* resent packets by cause: fast, timeout, probe */
+    uint64_t   rails_down, rails_up, peers_failed;
+    ts_pair_t *retx;                    /* by (rank, peer): bursts in msgs, packets in bytes */
+    size_t     nretx;
     /* timeline: rows of ranks [row * size / rows, (row+1) * size / rows) */
     uint32_t   tl_rows;
     double    *tl;                      /* [tl_rows][TS_TL_BINS] fraction of time in MPI */

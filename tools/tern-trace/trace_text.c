@@ -165,6 +165,25 @@ static void tr_matrix(FILE *o, const tv_report_t *r)
     free(ix);
 }
 
+/* The transport's events (TERN_TRACE_EVENTS): nothing when there were none. */
+static void tr_events(FILE *o, const ts_stats_t *s)
+{
+    if (s->retx_bursts == 0 && s->rails_down == 0 && s->rails_up == 0 && s->peers_failed == 0) {
+        return;
+    }
+    fprintf(o, "\ntransport events: %" PRIu64 " retransmission bursts (packets resent: %" PRIu64
+            " fast, %" PRIu64 " after timeouts, %" PRIu64 " probes); rails %" PRIu64 " down, %" PRIu64
+            " up; %" PRIu64 " peers failed\n", s->retx_bursts, s->retx_packets[0], s->retx_packets[1],
+            s->retx_packets[2], s->rails_down, s->rails_up, s->peers_failed);
+    for (size_t i = 0; i < s->nretx && i < 20; i++) {
+        fprintf(o, "  %6u -> %-6u %10" PRIu64 " packets resent in %" PRIu64 " bursts\n", s->retx[i].src,
+                s->retx[i].dst, s->retx[i].bytes, s->retx[i].msgs);
+    }
+    if (s->nretx > 20) {
+        fprintf(o, "  (%zu more pairs)\n", s->nretx - 20);
+    }
+}
+
 static void tr_colls(FILE *o, const tv_report_t *r)
 {
     const ts_stats_t *s = r->s;
@@ -285,6 +304,7 @@ void tr_text(FILE *o, const tv_report_t *r)
     tr_messages(o, r);
     tr_matrix(o, r);
     tr_colls(o, r);
+    tr_events(o, r->s);
     tr_cpath(o, r);
     tr_lone(o, r, r->m->lone_sends, r->m->nlone_sends, 1);
     tr_lone(o, r, r->m->lone_recvs, r->m->nlone_recvs, 0);
