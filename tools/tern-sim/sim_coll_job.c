@@ -192,16 +192,15 @@ tn_sim_status_t tn_sim_coll_dag(const tn_sim_job_t *j, const tn_sim_topo_t *t, c
             st = tn_sim_coll_plan(&p, (tn_sim_ckind_t)kind, algo, &c, rc, &planned);
             if (st == TN_SIM_OK && !planned) {
                 /* the models: only what they know, never the fallback */
-                if (p.plan_failed > 0 && n <= rc->coll_plan_max) {
-                    snprintf(why, whylen, "job %d: %s", jobno, p.plan_why);
-                    st = TN_SIM_ERR_INVAL;
-                    break;
-                }
                 if (!tn_sim_coll_has_model((tn_sim_ckind_t)kind, algo)) {
-                    snprintf(why, whylen,
-                             "job %d: %s %s on %d ranks: no model of it, and tern-coll-plan %s", jobno,
-                             kind_names[kind], algo, (int)n,
-                             rc->coll_plan == NULL ? "is not in use (coll_plan off, or none beside tern-sim)" : "plans up to coll_plan_max ranks");
+                    if (p.plan_failed > 0) {
+                        snprintf(why, whylen, "job %d: %s", jobno, p.plan_why);
+                    } else {
+                        snprintf(why, whylen, "job %d: %s %s on %d ranks: no model of it, and tern-coll-plan %s",
+                                 jobno, kind_names[kind], algo, (int)n,
+                                 rc->coll_plan == NULL ? "is not in use (coll_plan off, or none beside tern-sim)"
+                                                       : "plans up to coll_plan_max ranks");
+                    }
                     st = TN_SIM_ERR_UNSUPP;
                     break;
                 }

@@ -82,6 +82,8 @@ static const conf_key_t conf_keys[] = {
      "tern-sim; off: the models)"},
     {"coll_plan_max", G(coll_plan_max), CT_I32, "4096", 0, 1 << 24, NULL,
      "replay: communicators above this many ranks use the models"},
+    {"coll_plan_ops", G(coll_plan_ops), CT_U64, "20000000", 1, 1e12, NULL,
+     "replay: a plan of more operations than this (all ranks) gives way to the models"},
     {"coll_op_bw", G(coll_op_bw), CT_DBL, "0", 0, 1e7, NULL,
      "replay: reduction speed in planned collectives, Gbit/s (0: free)"},
     {"fidelity", G(fidelity), CT_ENUM, "flow", 0, 0, "flow|packet",

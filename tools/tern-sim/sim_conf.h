@@ -57,6 +57,7 @@ typedef struct {
     double shm_lat, shm_bw;       /* intra-node messages: ns, Gbit/s */
     char coll_plan[TN_SIM_PATH_MAX]; /* "auto", "off" or tern-coll-plan's path */
     int32_t coll_plan_max;
+    uint64_t coll_plan_ops;
     double coll_op_bw;            /* Gbit/s; 0: reductions free */
     int fidelity;                 /* 0 flow, 1 packet */
     int32_t mtu, hdr, buf;        /* packet: payload and header bytes, buffer per port and VC */

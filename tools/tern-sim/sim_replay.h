@@ -49,6 +49,7 @@ typedef struct {
     int slot_mode;       /* tn_sim_slot_mode_t */
     const char *coll_plan; /* tern-coll-plan's path (sim_plan.h); NULL: the models only */
     int32_t coll_plan_max; /* communicators above this many ranks use the models */
+    uint64_t coll_plan_ops; /* plans above this many operations: the models */
     double op_bw;        /* bytes/ns of a collective's reductions (plans); 0: free */
 } tn_sim_replay_conf_t;
 

@@ -430,10 +430,11 @@ tn_sim_status_t tn_sim_coll_plan(tn_sim_prog_t *p, tn_sim_ckind_t kind, const ch
     int32_t root = c->root >= 0 && c->root < c->n ? c->root : 0;
     int rooted = kind == TN_SIM_C_BCAST || kind == TN_SIM_C_REDUCE || kind == TN_SIM_C_GATHER ||
                  kind == TN_SIM_C_SCATTER;
-    char nb[24], bb[24], rb[24], why[160];
+    char nb[24], bb[24], rb[24], ob[24], why[160];
     snprintf(nb, sizeof(nb), "%d", (int)c->n);
     snprintf(bb, sizeof(bb), "%" PRIu64, plan_bytes(kind, c, root));
     snprintf(rb, sizeof(rb), "%d", rooted ? (int)root : -1);
+    snprintf(ob, sizeof(ob), "%" PRIu64, rc->coll_plan_ops > 0 ? rc->coll_plan_ops : (uint64_t)20000000);
     /* the nodes the trace put the members on: Tern's choices depend on them */
     size_t nl = (size_t)c->n * 11 + 1;
     char *nodes = malloc(nl);
@@ -445,7 +446,7 @@ tn_sim_status_t tn_sim_coll_plan(tn_sim_prog_t *p, tn_sim_ckind_t kind, const ch
         int32_t nd = p->node != NULL && c->world[i] >= 0 && c->world[i] < p->nranks ? p->node[c->world[i]] : c->world[i];
         o += (size_t)snprintf(nodes + o, nl - o, "%s%d", i ? "," : "", (int)nd);
     }
-    char *argv[16];
+    char *argv[18];
     int a = 0;
     argv[a++] = (char *)rc->coll_plan;
     argv[a++] = "--kind";
@@ -460,6 +461,8 @@ tn_sim_status_t tn_sim_coll_plan(tn_sim_prog_t *p, tn_sim_ckind_t kind, const ch
     argv[a++] = rb;
     argv[a++] = "--nodes";
     argv[a++] = nodes;
+    argv[a++] = "--max-ops";
+    argv[a++] = ob;
     if (c->noncommutative) {
         argv[a++] = "--noncommutative";
     }

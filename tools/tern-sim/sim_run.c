@@ -174,6 +174,7 @@ void tn_sim_replay_conf(const tn_sim_conf_t *c, tn_sim_replay_conf_t *rc)
     rc->shm_bw = c->shm_bw / 8;  /* Gbit/s -> bytes/ns */
     rc->slot_mode = c->replay_slots;
     rc->coll_plan_max = c->coll_plan_max;
+    rc->coll_plan_ops = c->coll_plan_ops;
     rc->op_bw = c->coll_op_bw / 8;
     rc->coll_plan = NULL;
     if (strcmp(c->coll_plan, "auto") == 0) {
