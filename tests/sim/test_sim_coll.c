@@ -8,18 +8,10 @@
  * Usage: test_sim_coll SCENARIO TERN_COLL_PLAN */
 #include <math.h>
 
+#include "check.h"
 #include "sim/sim_hand.h"
 
 #include "sim_coll_job.h"
-
-static int fails;
-#define CHECK(c)                                                                  \
-    do {                                                                          \
-        if (!(c)) {                                                               \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c); \
-            fails++;                                                              \
-        }                                                                         \
-    } while (0)
 
 static char plan_kv[4200];
 
@@ -154,10 +146,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "no scenario %s\n", argv[1]);
         return 2;
     }
-    if (fails) {
-        fprintf(stderr, "sim coll %s: %d failures\n", argv[1], fails);
-        return 1;
-    }
-    printf("sim coll %s: ok\n", argv[1]);
-    return 0;
+    char name[64];
+    snprintf(name, sizeof(name), "sim coll %s", argv[1]);
+    return tn_check_report(name);
 }

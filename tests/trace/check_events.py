@@ -6,27 +6,21 @@ event items of the calls they happened in, naming another rank as the
 peer and a known cause, and tern-trace report must count the same bursts
 and packets; with TERN_TRACE_EVENTS=0 the same lossy job records none."""
 import argparse
-import glob
 import os
 import re
 import sys
 import tempfile
 
-from tracetest import check, run, verdict  # noqa: E402
+from tracetest import check, run, traced_job, verdict  # noqa: E402
 
 EVENT = re.compile(r"event\(retransmit peer=(\d+) packets=(\d+) cause=(\w+)\)")
 
 
 def job(a, tdir, extra):
-    env = {"TERN_TRACE": tdir, "TERN_XPORT": "udp", "TERN_UDP_FAULT_DROP": "10"}
+    env = {"TERN_XPORT": "udp", "TERN_UDP_FAULT_DROP": "10"}
     env.update(extra)
-    p = run([os.path.join(a.bin, "tern-run"), "-n", "3", a.prog], env)
-    check(p.returncode == 0 and "trace_traffic: done" in p.stdout,
-          "lossy traced job ran (rc %d): %s" % (p.returncode, p.stderr[-400:]))
-    files = sorted(glob.glob(os.path.join(tdir, "*.ttr")))
-    check(len(files) == 3, "3 trace files, got %d" % len(files))
     events = []
-    for f in files:
+    for f in traced_job(a.bin, a.prog, tdir, env=env):
         c = run([os.path.join(a.bin, "tern-trace"), "cat", f])
         check(c.returncode == 0, "cat %s: %s" % (f, c.stderr))
         rank = int(re.search(r"\.(\d+)\.ttr$", f).group(1))

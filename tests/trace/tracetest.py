@@ -20,11 +20,13 @@ def run(args, env=None, timeout=120):
     return subprocess.run(args, env=e, capture_output=True, text=True, timeout=timeout)
 
 
-def traced_job(bin_dir, prog, tdir, nprocs=3, done="trace_traffic: done"):
-    """Run prog (trace_traffic, or what prints done) with TERN_TRACE=tdir;
-    its rank files, sorted (an empty list, with a failure recorded, when
-    the job or its files are not what they should be)."""
-    p = run([os.path.join(bin_dir, "tern-run"), "-n", str(nprocs), prog], {"TERN_TRACE": tdir})
+def traced_job(bin_dir, prog, tdir, nprocs=3, done="trace_traffic: done", env=None):
+    """Run prog (trace_traffic, or what prints done) with TERN_TRACE=tdir
+    and env; its rank files, sorted (an empty list, with a failure
+    recorded, when the job or its files are not what they should be)."""
+    e = {"TERN_TRACE": tdir}
+    e.update(env or {})
+    p = run([os.path.join(bin_dir, "tern-run"), "-n", str(nprocs), prog], e)
     check(p.returncode == 0 and done in p.stdout,
           "traced job ran (rc %d): %s" % (p.returncode, p.stderr[-500:]))
     files = sorted(glob.glob(os.path.join(tdir, "*.ttr")))

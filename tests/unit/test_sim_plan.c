@@ -5,16 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check.h"
 #include "sim_plan.h"
-
-static int fails;
-#define CHECK(c)                                                                  \
-    do {                                                                          \
-        if (!(c)) {                                                               \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c); \
-            fails++;                                                              \
-        }                                                                         \
-    } while (0)
 
 #define HEAD "tern-coll-plan 1\nkind allreduce algo ring ranks 2 bytes 16 root -1 messages 2 groups 1\n"
 static const char good[] = HEAD
@@ -42,7 +34,7 @@ static int parses_with(const char *from, const char *to)
     const char *at = strstr(good, from);
     if (at == NULL) {
         fprintf(stderr, "no %s in the plan\n", from);
-        fails++;
+        failures++;
         return 1;
     }
     snprintf(buf, sizeof(buf), "%.*s%s%s", (int)(at - good), good, to, at + strlen(from));
@@ -134,10 +126,5 @@ int main(void)
     tn_sim_prog_free(&p);
     tn_sim_plan_free(&pl);
 
-    if (fails) {
-        fprintf(stderr, "sim plan: %d failures\n", fails);
-        return 1;
-    }
-    printf("sim plan: ok\n");
-    return 0;
+    return tn_check_report("sim plan");
 }

@@ -116,6 +116,25 @@ static int pp_is(pp_t *x, int first, const char *word)
     return pp_word(x, first, w, sizeof(w)) == 0 && strcmp(w, word) == 0 ? 0 : -1;
 }
 
+/* *a holds at least need elements of elem bytes (capacity *cap, doubled). */
+static int pp_grow(void **a, size_t elem, size_t *cap, size_t need)
+{
+    if (need <= *cap) {
+        return 0;
+    }
+    size_t c = *cap ? *cap : 64;
+    while (c < need) {
+        c *= 2;
+    }
+    void *p = realloc(*a, elem * c);
+    if (p == NULL) {
+        return -1;
+    }
+    *a = p;
+    *cap = c;
+    return 0;
+}
+
 void tn_sim_plan_free(tn_sim_plan_t *pl)
 {
     free(pl->first);
@@ -189,19 +208,10 @@ tn_sim_status_t tn_sim_plan_parse(const char *buf, size_t len, tn_sim_plan_t *pl
         }
         pl->first[i] = pl->nops;
         size_t nops = (size_t)u;
-        if (pl->nops + nops > opcap) {
-            size_t c = opcap ? opcap : 64;
-            while (c < pl->nops + nops) {
-                c *= 2;
-            }
-            tn_sim_plan_op_t *a = realloc(pl->ops, sizeof(*a) * c);
-            if (a == NULL) {
-                st = TN_SIM_ERR_NOMEM;
-                snprintf(why, whylen, "plan: out of memory");
-                goto fail;
-            }
-            pl->ops = a;
-            opcap = c;
+        if (pp_grow((void **)&pl->ops, sizeof(*pl->ops), &opcap, pl->nops + nops) != 0) {
+            st = TN_SIM_ERR_NOMEM;
+            snprintf(why, whylen, "plan: out of memory");
+            goto fail;
         }
         for (size_t k = 0; k < nops; k++) {
             tn_sim_plan_op_t *o = &pl->ops[pl->nops];
@@ -256,16 +266,10 @@ tn_sim_status_t tn_sim_plan_parse(const char *buf, size_t len, tn_sim_plan_t *pl
                     if (!ok) {
                         break;
                     }
-                    if (pl->nwaits == wcap) {
-                        size_t c = wcap ? wcap * 2 : 64;
-                        int64_t *a = realloc(pl->waits, sizeof(*a) * c);
-                        if (a == NULL) {
-                            st = TN_SIM_ERR_NOMEM;
-                            snprintf(why, whylen, "plan: out of memory");
-                            goto fail;
-                        }
-                        pl->waits = a;
-                        wcap = c;
+                    if (pp_grow((void **)&pl->waits, sizeof(*pl->waits), &wcap, pl->nwaits + 1) != 0) {
+                        st = TN_SIM_ERR_NOMEM;
+                        snprintf(why, whylen, "plan: out of memory");
+                        goto fail;
                     }
                     pl->waits[pl->nwaits++] = (int64_t)id;
                     o->wn++;
