@@ -98,6 +98,10 @@ tn_sim_status_t tn_sim_eng_init(tn_sim_eng_t *e, const tn_sim_topo_t *topo,
         st = tn_sim_stats_init(&e->stats, njobs, conf->bins, conf->bin_w, conf->w0, conf->t_end);
     }
     if (st == TN_SIM_OK) {
+        st = tn_sim_heat_init(&e->heat, topo, conf->heat, conf->heat_bins, conf->heat_bin_w,
+                              conf->heat_queues, conf->t_end);
+    }
+    if (st == TN_SIM_OK) {
         e->path = malloc(sizeof(int32_t) * (size_t)rt->max_hops);
         st = e->path == NULL ? TN_SIM_ERR_NOMEM : TN_SIM_OK;
     }
@@ -119,6 +123,7 @@ void tn_sim_eng_fini(tn_sim_eng_t *e)
     tn_sim_evq_fini(&e->q);
     tn_sim_mm_fini(&e->mm);
     tn_sim_stats_fini(&e->stats);
+    tn_sim_heat_fini(&e->heat);
     void *arrays[] = {e->f_job, e->f_evh, e->f_next, e->f_src, e->f_dst, e->f_cookie,
                       e->f_bytes, e->f_post, e->f_rem, e->f_tlast, e->f_lat, e->f_ideal,
                       e->t_job, e->t_arg, e->path};
@@ -266,12 +271,26 @@ static tn_sim_status_t eng_deliver(tn_sim_eng_t *e, int32_t f, double t, int on_
     return st != TN_SIM_OK ? eng_fail(e, st, "source") : TN_SIM_OK;
 }
 
+/* Flow f's rate changes by dr now: the heatmap rows of its path hear it
+ * (start: 1 a new flow, -1 an ending one). */
+static void eng_heat_rate(tn_sim_eng_t *e, int32_t f, double dr, int start)
+{
+    const tn_sim_mm_t *mm = &e->mm;
+    const int32_t *hop = mm->hop_link + ((size_t)f << mm->hshift);
+    for (int k = 0; k < mm->nhop[f]; k++) {
+        tn_sim_heat_rate(&e->heat, hop[k], e->now, dr, start);
+    }
+}
+
 /* The last byte of flow f has left: its share is freed at the next rate
  * update, the message is delivered a path latency later. */
 static tn_sim_status_t eng_done(tn_sim_eng_t *e, int32_t f)
 {
     tn_sim_jstats_t *js = &e->stats.job[e->f_job[f]];
     js->rate -= e->mm.rate[f];
+    if (e->heat.on) {
+        eng_heat_rate(e, f, -e->mm.rate[f], -1);
+    }
     if (--js->active == 0) {
         js->rate = 0;  /* no rounding left over on an idle job */
     }
@@ -316,6 +335,9 @@ static tn_sim_status_t eng_settle(tn_sim_eng_t *e)
         double old = mm->aff_old[i], r = mm->rate[f];
         if (r == old && e->f_evh[f] >= 0) {
             continue;
+        }
+        if (e->heat.on) {
+            eng_heat_rate(e, f, r - old, e->f_evh[f] < 0);
         }
         e->stats.job[e->f_job[f]].rate += r - old;
         double rem = e->f_rem[f] - old * (now - e->f_tlast[f]);
@@ -403,6 +425,9 @@ tn_sim_status_t tn_sim_eng_run(tn_sim_eng_t *e)
     if (e->err == TN_SIM_OK && isfinite(e->conf.t_end)) {
         tn_sim_stats_advance(&e->stats, e->conf.t_end);
         e->now = e->conf.t_end;
+    }
+    if (e->err == TN_SIM_OK) {
+        tn_sim_heat_finish(&e->heat, e->now);
     }
     clock_gettime(CLOCK_MONOTONIC, &w1);
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c1);

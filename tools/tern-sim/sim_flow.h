@@ -29,6 +29,7 @@
 #include <stdint.h>
 
 #include "sim_evq.h"
+#include "sim_heat.h"
 #include "sim_maxmin.h"
 #include "sim_pkt.h"
 #include "sim_route.h"
@@ -61,6 +62,10 @@ typedef struct {
     int32_t bins;        /* throughput bins (see sim_stats.h) */
     double bin_w;        /* their first width, ns */
     int full;            /* rates from scratch at every change (for comparison) */
+    int heat;            /* keep the heatmaps (sim_heat.h) */
+    int heat_queues;     /* ... with the switch queues (packet level) */
+    int32_t heat_bins;   /* their bins and first width, ns */
+    double heat_bin_w;
     uint64_t seed;
 } tn_sim_eng_conf_t;
 
@@ -74,6 +79,7 @@ struct tn_sim_eng {
     tn_sim_evq_t q;
     tn_sim_mm_t mm;
     tn_sim_stats_t stats;
+    tn_sim_heat_t heat;  /* off unless conf.heat */
     tn_sim_rng_t rng;
     tn_sim_pkt_t *pkt;   /* the packet engine (fidelity = packet), or NULL */
     double now;
