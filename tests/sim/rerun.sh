@@ -1,7 +1,8 @@
 #!/bin/sh
 # A tern-sim run repeated from the config.txt it wrote gives the same
 # files, byte for byte: a batch run of two jobs (random mapping, Valiant's
-# random groups, seeded), an open-loop sweep and a packet-level run.
+# random groups, seeded), an open-loop sweep and a packet-level run, the
+# heatmaps (on by default) included.
 #   rerun.sh TERN_SIM WORKDIR
 set -eu
 sim=$1
@@ -24,6 +25,13 @@ diff -r "$dir/c" "$dir/d"
        --out "$dir/p" > "$dir/p.log"
 "$sim" --config "$dir/p/config.txt" --out "$dir/q" > "$dir/q.log"
 diff -r "$dir/p" "$dir/q"
+# the heatmaps are among the files compared
+for f in a/link_util.csv a/link_util_heatmap.svg p/link_util.csv p/queue.csv p/queue_heatmap.svg; do
+    if [ ! -s "$dir/$f" ]; then
+        echo "rerun.sh: no $f" >&2
+        exit 1
+    fi
+done
 # and a different seed gives a different run
 "$sim" --config "$dir/a/config.txt" --seed 8 --out "$dir/e" > "$dir/e.log"
 if cmp -s "$dir/a/fct.csv" "$dir/e/fct.csv"; then
