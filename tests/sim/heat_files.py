@@ -4,8 +4,8 @@ and a packet-level run write link_util.csv and link_util_heatmap.svg (and,
 packet level, queue.csv and queue_heatmap.svg) with the documented
 columns, one line per row and bin, utilisation within [0, 1], the SVGs
 well-formed XML with one cell per row and bin, a title, row names and a
-colour scale; the endpoint up-links carry every byte; heatmap = off
-writes none of them.  Prints "heat files: ok"."""
+colour scale; the endpoint up-links carry every byte; config.txt records
+heatmap = on; off (the default) writes none of them.  Prints "heat files: ok"."""
 import argparse
 import csv
 import os
@@ -73,7 +73,7 @@ def main():
     shutil.rmtree(a.dir, ignore_errors=True)
     os.makedirs(a.dir)
     common = ["--topo", "fattree", "--k", "4", "--n", "3", "--pattern", "alltoall", "--ranks", "16",
-              "--size", "65536"]
+              "--size", "65536", "--heatmap", "on"]
     total = 16 * 15 * 65536
     # flow level: links only
     fl = os.path.join(a.dir, "flow")
@@ -95,7 +95,7 @@ def main():
     check_svg(os.path.join(pk, "queue_heatmap.svg"), qrows, nbins, "Switch input queues over time")
     # off: none of the files, and config.txt says so
     off = os.path.join(a.dir, "off")
-    run(a.sim, off, *common, "--fidelity", "packet", "--heatmap", "off")
+    run(a.sim, off, *common[:-2], "--fidelity", "packet")
     for n in ("link_util.csv", "link_util_heatmap.svg", "queue.csv", "queue_heatmap.svg"):
         check(not os.path.exists(os.path.join(off, n)), f"heatmap off: no {n}")
     check("heatmap = off" in open(os.path.join(off, "config.txt")).read(), "config.txt records off")

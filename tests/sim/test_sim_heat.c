@@ -242,9 +242,9 @@ static void sums(void)
     /* 4-ary 3-tree (48 switches, 256 links): rows per switch; a pairwise
      * all-to-all of 16 ranks, 1 MiB (bins merge) */
     const char *kv[] = {"topo=fattree", "k=4", "n=3", "pattern=alltoall", "ranks=16", "size=1048576",
-                        NULL};
+                        "heatmap=on", NULL};
     const char *kvp[] = {"topo=fattree", "k=4", "n=3", "pattern=alltoall", "ranks=16",
-                         "size=1048576", "fidelity=packet", NULL};
+                         "size=1048576", "fidelity=packet", "heatmap=on", NULL};
     double total = 16.0 * 15 * 1048576, hdr = 16.0 * 15 * 256 * 64;
     for (int pkt = 0; pkt < 2; pkt++) {
         tn_sim_run_t *r = sim_run_words(pkt ? kvp : kv, "heat-sums");
@@ -263,7 +263,8 @@ static void sums(void)
         tn_sim_teardown(r);
     }
     /* 8-ary 3-tree (192 switches): rows per link class and level */
-    const char *kv8[] = {"topo=fattree", "k=8", "n=3", "pattern=alltoall", "phases=3", "size=65536", NULL};
+    const char *kv8[] = {"topo=fattree", "k=8", "n=3", "pattern=alltoall", "phases=3", "size=65536",
+                         "heatmap=on", NULL};
     tn_sim_run_t *r = sim_run_words(kv8, "heat-sums");
     const tn_sim_heat_t *h = &r->eng.heat;
     const char *want[] = {"endpoint up", "endpoint down", "level 1 up", "level 2 down", "level 2 up",

@@ -49,6 +49,9 @@ static tn_sim_status_t eng_grow_flows(tn_sim_eng_t *e)
             return TN_SIM_ERR_NOMEM;
         }
     }
+    if (e->heat.on && eng_grow((void **)&e->f_hrow, (size_t)e->rt->max_hops, c) != 0) {
+        return TN_SIM_ERR_NOMEM;
+    }
     tn_sim_status_t st = tn_sim_mm_reserve(&e->mm, cap);
     if (st != TN_SIM_OK) {
         return st;
@@ -126,7 +129,7 @@ void tn_sim_eng_fini(tn_sim_eng_t *e)
     tn_sim_heat_fini(&e->heat);
     void *arrays[] = {e->f_job, e->f_evh, e->f_next, e->f_src, e->f_dst, e->f_cookie,
                       e->f_bytes, e->f_post, e->f_rem, e->f_tlast, e->f_lat, e->f_ideal,
-                      e->t_job, e->t_arg, e->path};
+                      e->t_job, e->t_arg, e->path, e->f_hrow};
     for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++) {
         free(arrays[i]);
     }
@@ -181,6 +184,12 @@ static tn_sim_status_t eng_start(tn_sim_eng_t *e, int32_t f)
     tn_sim_status_t st = tn_sim_mm_add(&e->mm, f, e->path, n);
     if (st != TN_SIM_OK) {
         return eng_fail(e, st, "max-min add");
+    }
+    if (e->heat.on) {
+        uint8_t *row = e->f_hrow + (size_t)f * (size_t)e->rt->max_hops;
+        for (int i = 0; i < n; i++) {
+            row[i] = (uint8_t)tn_sim_heat_row(&e->heat, e->path[i]);  /* a path's links are connected */
+        }
     }
     e->f_rem[f] = e->f_bytes[f];
     e->f_tlast[f] = e->now;
@@ -272,14 +281,12 @@ static tn_sim_status_t eng_deliver(tn_sim_eng_t *e, int32_t f, double t, int on_
 }
 
 /* Flow f's rate changes by dr now: the heatmap rows of its path hear it
- * (start: 1 a new flow, -1 an ending one). */
+ * (start: 1 a new flow, -1 an ending one).  The rows were looked up when
+ * it started, next to its other per-flow data. */
 static void eng_heat_rate(tn_sim_eng_t *e, int32_t f, double dr, int start)
 {
-    const tn_sim_mm_t *mm = &e->mm;
-    const int32_t *hop = mm->hop_link + ((size_t)f << mm->hshift);
-    for (int k = 0; k < mm->nhop[f]; k++) {
-        tn_sim_heat_rate(&e->heat, hop[k], e->now, dr, start);
-    }
+    tn_sim_heat_rate(&e->heat, e->f_hrow + (size_t)f * (size_t)e->rt->max_hops, e->mm.nhop[f],
+                     e->now, dr, start);
 }
 
 /* The last byte of flow f has left: its share is freed at the next rate

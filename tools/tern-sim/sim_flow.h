@@ -89,6 +89,7 @@ struct tn_sim_eng {
     int32_t *f_src, *f_dst;
     int64_t *f_cookie;
     double *f_bytes, *f_post, *f_rem, *f_tlast, *f_lat, *f_ideal;
+    uint8_t *f_hrow;     /* heat on, flow level: the link rows of a flow's hops [fcap * max_hops] */
     /* timers: (job, arg) by slot */
     int32_t tcap, tfree;
     int32_t *t_job, *t_arg;

@@ -194,6 +194,8 @@ tn_sim_status_t tn_sim_heat_init(tn_sim_heat_t *h, const tn_sim_topo_t *t, int o
     h->nbins = 1;
     h->bin_w = bin_w > 0 ? bin_w : 1000;
     h->t_max = t_max;
+    h->cur_lo = INFINITY;  /* no current bin yet */
+    h->cur_hi = -INFINITY;
     h->port_row = malloc(sizeof(int32_t) * (size_t)t->n_port);
     h->lbytes = calloc((size_t)TN_SIM_HEAT_ROWS * (size_t)nbins, sizeof(double));
     if (h->port_row == NULL || h->lbytes == NULL) {
@@ -248,6 +250,8 @@ static void heat_merge(tn_sim_heat_t *h)
     }
     h->bin_w *= 2;
     h->nbins = (h->nbins + 1) / 2;
+    h->cur_lo = INFINITY;
+    h->cur_hi = -INFINITY;
 }
 
 /* The bins reach t. */
@@ -299,8 +303,7 @@ static void heat_spread(tn_sim_heat_t *h, double *row, double t0, double t1, dou
     heat_used(h, b1);
 }
 
-/* Link row r's rate integrated up to now. */
-static void heat_flush(tn_sim_heat_t *h, int32_t r, double now)
+void tn_sim_heat_flush(tn_sim_heat_t *h, int32_t r, double now)
 {
     if (!(now > h->lt[r])) {
         return;
@@ -309,19 +312,12 @@ static void heat_flush(tn_sim_heat_t *h, int32_t r, double now)
         heat_reach(h, now);
         heat_spread(h, h->lbytes + (size_t)r * (size_t)h->nbins_max, h->lt[r], now,
                     h->lrate[r] * (now - h->lt[r]));
+        /* now's bin is the current one (time only grows at flow level) */
+        h->cur_b = heat_bin_end(h, now);
+        h->cur_lo = h->cur_b * h->bin_w;
+        h->cur_hi = h->cur_lo + h->bin_w;
     }
     h->lt[r] = now;
-}
-
-void tn_sim_heat_rate(tn_sim_heat_t *h, int32_t port, double now, double drate, int start)
-{
-    int32_t r = h->port_row[port];
-    if (r < 0) {
-        return;
-    }
-    heat_flush(h, r, now);
-    h->lfl[r] += start;
-    h->lrate[r] = h->lfl[r] == 0 ? 0 : h->lrate[r] + drate;  /* no rounding left on an idle row */
 }
 
 void tn_sim_heat_carry(tn_sim_heat_t *h, int32_t port, double t0, double t1, double bytes)
@@ -371,7 +367,7 @@ void tn_sim_heat_finish(tn_sim_heat_t *h, double t)
     }
     heat_reach(h, t);
     for (int32_t r = 0; r < h->nlrow; r++) {
-        heat_flush(h, r, t);
+        tn_sim_heat_flush(h, r, t);
     }
     for (int32_t s = 0; h->queues && s < h->n_sw; s++) {
         heat_hold(h, s, t);

@@ -18,8 +18,9 @@
  * (the row's summed capacity x the bin's covered width).  The flow engine
  * integrates every flow's rate exactly (a rate is constant between rate
  * updates): it tells the row of each link of a flow's path when the
- * flow's rate changes (tn_sim_heat_rate); rows are brought up to date
- * only then.  The packet engine spreads a packet's wire bytes (payload
+ * flow's rate changes (tn_sim_heat_rate, with the rows the engine
+ * looked up once when the flow started); a row is brought up to date
+ * only when its rate changes.  The packet engine spreads a packet's wire bytes (payload
  * and header) evenly over the time the link serializes it
  * (tn_sim_heat_carry).  Switch rows (packet level only): the largest
  * number of bytes queued at one switch's inputs (all its VOQs) held for
@@ -74,6 +75,8 @@ typedef struct {
      * and the number of (flow, hop) pairs on it */
     double lrate[TN_SIM_HEAT_ROWS], lt[TN_SIM_HEAT_ROWS];
     int64_t lfl[TN_SIM_HEAT_ROWS];
+    int32_t cur_b;             /* flow level: the bin [cur_lo, cur_hi] of the latest flush */
+    double cur_lo, cur_hi;
     /* switch rows */
     int qgroup;
     int32_t n_sw, nqrow;
@@ -94,9 +97,37 @@ tn_sim_status_t tn_sim_heat_init(tn_sim_heat_t *h, const tn_sim_topo_t *t, int o
                                  double bin_w, int queues, double t_max);
 void tn_sim_heat_fini(tn_sim_heat_t *h);
 
-/* Flow level: a flow crossing port changes its rate by drate at now (a
- * new flow: from 0, start = 1; an ending one: to 0, start = -1; else 0). */
-void tn_sim_heat_rate(tn_sim_heat_t *h, int32_t port, double now, double drate, int start);
+/* Flow level: the link row of port (-1: none; rows fit a uint8_t). */
+static inline int32_t tn_sim_heat_row(const tn_sim_heat_t *h, int32_t port)
+{
+    return h->port_row[port];
+}
+/* Link row r's rate integrated up to now (for tn_sim_heat_rate). */
+void tn_sim_heat_flush(tn_sim_heat_t *h, int32_t r, double now);
+/* Flow level: a flow whose hops cross the link rows row[0..n-1] changes
+ * its rate by drate at now (a new flow: from 0, start = 1; an ending one:
+ * to 0, start = -1; else 0).  Inline: it runs for every flow whose rate
+ * moves; the common case (a row's last change in the current bin) is one
+ * multiply-add per hop. */
+static inline void tn_sim_heat_rate(tn_sim_heat_t *h, const uint8_t *row, int n, double now,
+                                    double drate, int start)
+{
+    for (int k = 0; k < n; k++) {
+        int32_t r = row[k];
+        double lt = h->lt[r], rate = h->lrate[r];
+        if (now > lt) {
+            if (rate > 0 && lt >= h->cur_lo && now <= h->cur_hi) {
+                h->lbytes[(size_t)r * (size_t)h->nbins_max + h->cur_b] += rate * (now - lt);
+                h->lt[r] = now;
+            } else {
+                tn_sim_heat_flush(h, r, now);
+            }
+        }
+        int64_t nfl = h->lfl[r] + start;
+        h->lfl[r] = nfl;
+        h->lrate[r] = nfl == 0 ? 0 : rate + drate;  /* no rounding left on an idle row */
+    }
+}
 /* Packet level: port carries bytes evenly over [t0, t1] (cut at t_max). */
 void tn_sim_heat_carry(tn_sim_heat_t *h, int32_t port, double t0, double t1, double bytes);
 /* Packet level: switch sw's queued bytes change by dbytes at now. */
