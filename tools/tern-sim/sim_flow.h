@@ -79,7 +79,6 @@ struct tn_sim_eng {
     tn_sim_evq_t q;
     tn_sim_mm_t mm;
     tn_sim_stats_t stats;
-    tn_sim_heat_t heat;  /* off unless conf.heat */
     tn_sim_rng_t rng;
     tn_sim_pkt_t *pkt;   /* the packet engine (fidelity = packet), or NULL */
     double now;
@@ -99,6 +98,7 @@ struct tn_sim_eng {
     /* counters */
     uint64_t flow_starts, flow_ends, pops, batches;
     double wall_s, cpu_s;  /* the run's wall-clock and CPU time (set-up and output not counted) */
+    tn_sim_heat_t heat;    /* off unless conf.heat; last: it is big and the hot fields stay together */
 };
 
 tn_sim_status_t tn_sim_eng_init(tn_sim_eng_t *e, const tn_sim_topo_t *topo,

@@ -286,7 +286,13 @@ static void heat_used(tn_sim_heat_t *h, int32_t b)
 /* amount spread evenly over [t0, t1] into row (reached already). */
 static void heat_spread(tn_sim_heat_t *h, double *row, double t0, double t1, double amount)
 {
-    int32_t b0 = heat_bin(h, t0), b1 = heat_bin_end(h, t1);
+    int32_t b0 = heat_bin(h, t0);
+    if (t1 <= (b0 + 1) * h->bin_w) {  /* the usual case: one bin */
+        row[b0] += amount;
+        heat_used(h, b0);
+        return;
+    }
+    int32_t b1 = heat_bin_end(h, t1);
     if (b1 <= b0 || !(t1 > t0)) {
         row[b0] += amount;
         heat_used(h, b0);
@@ -344,8 +350,14 @@ static void heat_hold(tn_sim_heat_t *h, int32_t sw, double now)
         return;
     }
     double *row = h->qmax + (size_t)h->sw_row[sw] * (size_t)h->nbins_max;
+    int32_t b0 = heat_bin(h, h->sw_t[sw]);
+    if (now <= (b0 + 1) * h->bin_w) {  /* the usual case: one bin */
+        row[b0] = q > row[b0] ? q : row[b0];
+        heat_used(h, b0);
+        return;
+    }
     int32_t b1 = heat_bin_end(h, now);
-    for (int32_t b = heat_bin(h, h->sw_t[sw]); b <= b1; b++) {
+    for (int32_t b = b0; b <= b1; b++) {
         row[b] = q > row[b] ? q : row[b];
     }
     heat_used(h, b1);

@@ -56,36 +56,37 @@ typedef enum {
 } tn_sim_heat_group_t;
 
 typedef struct {
+    /* what the engines touch, first */
     int on;
     int queues;                /* switch rows kept (packet level) */
     int32_t nbins_max, nbins;  /* bins in use: [0, nbins) */
     double bin_w;
     double t_max;              /* the run stops there (INFINITY: unknown) */
-    double t_end;              /* tn_sim_heat_finish's time */
-    /* link rows */
-    int lgroup;                /* tn_sim_heat_group_t */
-    int32_t nlrow;
-    int32_t *port_row;         /* [n_port]; -1: unconnected */
-    int32_t lrow_n[TN_SIM_HEAT_ROWS];        /* links in the row */
-    double lrow_cap[TN_SIM_HEAT_ROWS];       /* their bandwidths summed, bytes/ns */
-    char lrow_name[TN_SIM_HEAT_ROWS][TN_SIM_HEAT_NAME];
-    char ldesc[96];            /* how the link rows were made, in words */
-    double *lbytes;            /* [nlrow * nbins_max], row-major */
+    int32_t cur_b;             /* flow level: the bin [cur_lo, cur_hi] of the latest flush */
+    double cur_lo, cur_hi;
+    int32_t *port_row;         /* [n_port] link row; -1: unconnected */
+    double *lbytes;            /* [nlrow * nbins_max], row-major: bytes carried */
+    int32_t *sw_row;           /* [n_sw] switch row */
+    double *sw_q, *sw_t;       /* [n_sw] bytes queued now, since when */
+    double *qmax;              /* [nqrow * nbins_max] */
     /* flow level: the row's rate now (bytes/ns), integrated up to lt,
      * and the number of (flow, hop) pairs on it */
     double lrate[TN_SIM_HEAT_ROWS], lt[TN_SIM_HEAT_ROWS];
     int64_t lfl[TN_SIM_HEAT_ROWS];
-    int32_t cur_b;             /* flow level: the bin [cur_lo, cur_hi] of the latest flush */
-    double cur_lo, cur_hi;
+    double t_end;              /* tn_sim_heat_finish's time */
+    /* link rows */
+    int lgroup;                /* tn_sim_heat_group_t */
+    int32_t nlrow;
+    int32_t lrow_n[TN_SIM_HEAT_ROWS];        /* links in the row */
+    double lrow_cap[TN_SIM_HEAT_ROWS];       /* their bandwidths summed, bytes/ns */
+    char lrow_name[TN_SIM_HEAT_ROWS][TN_SIM_HEAT_NAME];
+    char ldesc[96];            /* how the link rows were made, in words */
     /* switch rows */
     int qgroup;
     int32_t n_sw, nqrow;
-    int32_t *sw_row;           /* [n_sw] */
     int32_t qrow_n[TN_SIM_HEAT_ROWS];
     char qrow_name[TN_SIM_HEAT_ROWS][TN_SIM_HEAT_NAME];
     char qdesc[96];            /* how the switch rows were made */
-    double *sw_q, *sw_t;       /* [n_sw] bytes queued now, since when */
-    double *qmax;              /* [nqrow * nbins_max] */
 } tn_sim_heat_t;
 
 /* Sets h up for fabric t (which must outlive it): nbins bins (at most
