@@ -69,6 +69,8 @@ static const conf_key_t conf_keys[] = {
     {"sweep", G(nsweep), CT_LIST, "", 1e-6, 100, NULL, "open: offered loads to sweep, e.g. 0.1,0.5,0.9"},
     {"bins", G(bins), CT_I32, "100", 2, 100000, NULL, "throughput-over-time bins"},
     {"maxmin", G(maxmin), CT_ENUM, "incr", 0, 0, "incr|full", "rate updates: incremental or from scratch"},
+    {"heatmap", G(heatmap), CT_ENUM, "off", 0, 0, "off|on",
+     "link_util and queue heatmaps over time (not with sweep; queues: packet only)"},
     {"replay", G(replay), CT_STR, "", 0, 0, NULL,
      "batch: replay a Tern trace directory or a .vef file (docs/sim.md, \"Trace replay\")"},
     {"replay_slots", G(replay_slots), CT_ENUM, "trace", 0, 0, "trace|rank",

@@ -50,6 +50,7 @@ typedef struct {
     double sweep[TN_SIM_MAX_SWEEP];
     int32_t bins;
     int maxmin;                   /* 0 incremental, 1 from scratch */
+    int heatmap;                  /* 0 off, 1 on: link_util and queue heatmaps */
     /* trace replay (sim_replay.h) */
     char replay[TN_SIM_PATH_MAX]; /* a Tern trace directory or a .vef file; "": none */
     int replay_slots;             /* tn_sim_slot_mode_t */

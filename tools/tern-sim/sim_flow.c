@@ -49,6 +49,9 @@ static tn_sim_status_t eng_grow_flows(tn_sim_eng_t *e)
             return TN_SIM_ERR_NOMEM;
         }
     }
+    if (e->heat.on && eng_grow((void **)&e->f_hrow, (size_t)e->rt->max_hops, c) != 0) {
+        return TN_SIM_ERR_NOMEM;
+    }
     tn_sim_status_t st = tn_sim_mm_reserve(&e->mm, cap);
     if (st != TN_SIM_OK) {
         return st;
@@ -98,6 +101,10 @@ tn_sim_status_t tn_sim_eng_init(tn_sim_eng_t *e, const tn_sim_topo_t *topo,
         st = tn_sim_stats_init(&e->stats, njobs, conf->bins, conf->bin_w, conf->w0, conf->t_end);
     }
     if (st == TN_SIM_OK) {
+        st = tn_sim_heat_init(&e->heat, topo, conf->heat, conf->heat_bins, conf->heat_bin_w,
+                              conf->heat_queues, conf->t_end);
+    }
+    if (st == TN_SIM_OK) {
         e->path = malloc(sizeof(int32_t) * (size_t)rt->max_hops);
         st = e->path == NULL ? TN_SIM_ERR_NOMEM : TN_SIM_OK;
     }
@@ -119,9 +126,10 @@ void tn_sim_eng_fini(tn_sim_eng_t *e)
     tn_sim_evq_fini(&e->q);
     tn_sim_mm_fini(&e->mm);
     tn_sim_stats_fini(&e->stats);
+    tn_sim_heat_fini(&e->heat);
     void *arrays[] = {e->f_job, e->f_evh, e->f_next, e->f_src, e->f_dst, e->f_cookie,
                       e->f_bytes, e->f_post, e->f_rem, e->f_tlast, e->f_lat, e->f_ideal,
-                      e->t_job, e->t_arg, e->path};
+                      e->t_job, e->t_arg, e->path, e->f_hrow};
     for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++) {
         free(arrays[i]);
     }
@@ -176,6 +184,12 @@ static tn_sim_status_t eng_start(tn_sim_eng_t *e, int32_t f)
     tn_sim_status_t st = tn_sim_mm_add(&e->mm, f, e->path, n);
     if (st != TN_SIM_OK) {
         return eng_fail(e, st, "max-min add");
+    }
+    if (e->heat.on) {
+        uint8_t *row = e->f_hrow + (size_t)f * (size_t)e->rt->max_hops;
+        for (int i = 0; i < n; i++) {
+            row[i] = (uint8_t)tn_sim_heat_row(&e->heat, e->path[i]);  /* a path's links are connected */
+        }
     }
     e->f_rem[f] = e->f_bytes[f];
     e->f_tlast[f] = e->now;
@@ -266,12 +280,24 @@ static tn_sim_status_t eng_deliver(tn_sim_eng_t *e, int32_t f, double t, int on_
     return st != TN_SIM_OK ? eng_fail(e, st, "source") : TN_SIM_OK;
 }
 
+/* Flow f's rate changes by dr now: the heatmap rows of its path hear it
+ * (start: 1 a new flow, -1 an ending one).  The rows were looked up when
+ * it started, next to its other per-flow data. */
+static void eng_heat_rate(tn_sim_eng_t *e, int32_t f, double dr, int start)
+{
+    tn_sim_heat_rate(&e->heat, e->f_hrow + (size_t)f * (size_t)e->rt->max_hops, e->mm.nhop[f],
+                     e->now, dr, start);
+}
+
 /* The last byte of flow f has left: its share is freed at the next rate
  * update, the message is delivered a path latency later. */
 static tn_sim_status_t eng_done(tn_sim_eng_t *e, int32_t f)
 {
     tn_sim_jstats_t *js = &e->stats.job[e->f_job[f]];
     js->rate -= e->mm.rate[f];
+    if (e->heat.on) {
+        eng_heat_rate(e, f, -e->mm.rate[f], -1);
+    }
     if (--js->active == 0) {
         js->rate = 0;  /* no rounding left over on an idle job */
     }
@@ -316,6 +342,9 @@ static tn_sim_status_t eng_settle(tn_sim_eng_t *e)
         double old = mm->aff_old[i], r = mm->rate[f];
         if (r == old && e->f_evh[f] >= 0) {
             continue;
+        }
+        if (e->heat.on) {
+            eng_heat_rate(e, f, r - old, e->f_evh[f] < 0);
         }
         e->stats.job[e->f_job[f]].rate += r - old;
         double rem = e->f_rem[f] - old * (now - e->f_tlast[f]);
@@ -403,6 +432,9 @@ tn_sim_status_t tn_sim_eng_run(tn_sim_eng_t *e)
     if (e->err == TN_SIM_OK && isfinite(e->conf.t_end)) {
         tn_sim_stats_advance(&e->stats, e->conf.t_end);
         e->now = e->conf.t_end;
+    }
+    if (e->err == TN_SIM_OK) {
+        tn_sim_heat_finish(&e->heat, e->now);
     }
     clock_gettime(CLOCK_MONOTONIC, &w1);
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c1);

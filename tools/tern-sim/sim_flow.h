@@ -29,6 +29,7 @@
 #include <stdint.h>
 
 #include "sim_evq.h"
+#include "sim_heat.h"
 #include "sim_maxmin.h"
 #include "sim_pkt.h"
 #include "sim_route.h"
@@ -61,6 +62,10 @@ typedef struct {
     int32_t bins;        /* throughput bins (see sim_stats.h) */
     double bin_w;        /* their first width, ns */
     int full;            /* rates from scratch at every change (for comparison) */
+    int heat;            /* keep the heatmaps (sim_heat.h) */
+    int heat_queues;     /* ... with the switch queues (packet level) */
+    int32_t heat_bins;   /* their bins and first width, ns */
+    double heat_bin_w;
     uint64_t seed;
 } tn_sim_eng_conf_t;
 
@@ -83,6 +88,7 @@ struct tn_sim_eng {
     int32_t *f_src, *f_dst;
     int64_t *f_cookie;
     double *f_bytes, *f_post, *f_rem, *f_tlast, *f_lat, *f_ideal;
+    uint8_t *f_hrow;     /* heat on, flow level: the link rows of a flow's hops [fcap * max_hops] */
     /* timers: (job, arg) by slot */
     int32_t tcap, tfree;
     int32_t *t_job, *t_arg;
@@ -92,6 +98,7 @@ struct tn_sim_eng {
     /* counters */
     uint64_t flow_starts, flow_ends, pops, batches;
     double wall_s, cpu_s;  /* the run's wall-clock and CPU time (set-up and output not counted) */
+    tn_sim_heat_t heat;    /* off unless conf.heat; last: it is big and the hot fields stay together */
 };
 
 tn_sim_status_t tn_sim_eng_init(tn_sim_eng_t *e, const tn_sim_topo_t *topo,

@@ -6,7 +6,8 @@
  *   tern-sim --keys        every key, its default and what it does
  *
  * Writes DIR/config.txt (every value as used; --config repeats the run),
- * summary.txt, fct.csv, throughput.csv and their SVG plots, or with
+ * summary.txt, fct.csv, throughput.csv and their SVG plots, the link and
+ * (packet level) queue heatmaps (link_util.csv, queue.csv), or with
  * --sweep the accepted-versus-offered and latency-versus-load curves;
  * prints the summary and what the run cost (events/s) on stdout. */
 #include <errno.h>
@@ -241,6 +242,7 @@ int main(int argc, char **argv)
         tn_sim_out_summary(stdout, &conf, &run.topo, run.res, NULL);
         main_perf(&run.eng, NULL);
         if (tn_sim_out_run(out, &run.eng, &conf, run.res, why, sizeof(why)) != 0 ||
+            tn_sim_out_heat(out, &run.eng, why, sizeof(why)) != 0 ||
             (run.prog != NULL && tn_sim_replay_out(run.prog, out, stdout, why, sizeof(why)) != 0)) {
             fprintf(stderr, "tern-sim: %s\n", why);
             rc = 1;

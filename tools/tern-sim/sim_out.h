@@ -33,6 +33,10 @@ void tn_sim_out_summary(FILE *f, const tn_sim_conf_t *c, const tn_sim_topo_t *t,
  * in dir; 0 or -1 (why). */
 int tn_sim_out_run(const char *dir, const tn_sim_eng_t *e, const tn_sim_conf_t *c,
                    const tn_sim_jres_t *r, char *why, size_t whylen);
+/* link_util.csv, link_util_heatmap.svg and (packet level) queue.csv,
+ * queue_heatmap.svg in dir when the run kept heatmaps (sim_heat.h);
+ * 0 or -1 (why). */
+int tn_sim_out_heat(const char *dir, const tn_sim_eng_t *e, char *why, size_t whylen);
 /* sweep.csv, sweep_accepted.svg, sweep_latency.svg: r[i * njobs + j] is
  * job j at load c->sweep[i]. */
 int tn_sim_out_sweep(const char *dir, const tn_sim_conf_t *c, const tn_sim_jres_t *r, char *why,

@@ -197,6 +197,9 @@ tn_sim_status_t tn_sim_pkt_send(tn_sim_eng_t *e, int32_t o, int32_t k)
         done = p->pk_tail[k];  /* cut-through: the tail is not here yet */
     }
     p->o_free[o] = done;
+    if (e->heat.on) {
+        tn_sim_heat_carry(&e->heat, o, now, done, bytes);
+    }
     if (p->c.cc == TN_SIM_CC_ACC) {
         tn_sim_cc_acc_stamp(p, o, now, p->pk_rate[k], bytes, p->pk_ecn[k], &p->pk_stamp[k]);
     }
@@ -272,6 +275,9 @@ tn_sim_status_t tn_sim_pkt_out_kick(tn_sim_eng_t *e, int32_t o)
         p->voq_head[base + qi] = p->pk_next[k];
         p->o_npk[o]--;
         p->o_qbytes[o] -= p->pk_bytes[k];
+        if (e->heat.queues) {
+            tn_sim_heat_queue(&e->heat, sw, e->now, -p->pk_bytes[k]);
+        }
         p->o_rr[o] = qi + 1 < nq ? qi + 1 : 0;
         /* its input buffer frees when its tail has left */
         int32_t in = p->pk_link[k];
@@ -321,6 +327,9 @@ tn_sim_status_t tn_sim_pkt_event(tn_sim_eng_t *e, unsigned kind, int32_t id)
         p->voq_tail[qi] = k;
         p->o_npk[o]++;
         p->o_qbytes[o] += p->pk_bytes[k];
+        if (e->heat.queues) {
+            tn_sim_heat_queue(&e->heat, sw, e->now, p->pk_bytes[k]);
+        }
         if (p->c.pfc) {
             tn_sim_status_t st = tn_sim_pfc_fill(e, link, p->pk_vc[k], p->pk_bytes[k]);
             if (st != TN_SIM_OK) {

@@ -115,6 +115,10 @@ tn_sim_status_t tn_sim_run_once(tn_sim_run_t *r, const tn_sim_conf_t *c, double 
         .bins = c->bins,
         .bin_w = open ? c->time / c->bins : 1000,
         .full = c->maxmin == 1,
+        .heat = c->heatmap == 1 && c->nsweep == 0,
+        .heat_queues = c->fidelity == 1,
+        .heat_bins = c->bins < TN_SIM_HEAT_BINS ? c->bins : TN_SIM_HEAT_BINS,
+        .heat_bin_w = open ? c->time / (c->bins < TN_SIM_HEAT_BINS ? c->bins : TN_SIM_HEAT_BINS) : 1000,
         .seed = c->seed,
     };
     st = tn_sim_eng_init(&r->eng, &r->topo, &r->rt, r->jobs, r->src, r->njobs, &ec);

@@ -145,3 +145,106 @@ int tn_sim_svg_plot(const char *path, const char *title, const char *xlabel, con
 #undef PY
     return fclose(f) == 0 ? 0 : -1;
 }
+
+/* The heatmap's colour of x in [0, 1]: white, yellow, orange, red, black. */
+static void svg_heat_color(double x, char *buf, size_t len)
+{
+    static const double stops[5][3] = {
+        {255, 255, 255}, {255, 230, 80}, {245, 130, 30}, {190, 20, 20}, {30, 0, 0}};
+    x = !(x > 0) ? 0 : x > 1 ? 1 : x;
+    double s = x * 4;
+    int i = s >= 4 ? 3 : (int)s;
+    double f = s - i, c[3];
+    for (int k = 0; k < 3; k++) {
+        c[k] = stops[i][k] + (stops[i + 1][k] - stops[i][k]) * f;
+    }
+    snprintf(buf, len, "#%02x%02x%02x", (unsigned)lround(c[0]), (unsigned)lround(c[1]),
+             (unsigned)lround(c[2]));
+}
+
+#define HM_ML 150   /* row names */
+#define HM_MR 110   /* colour scale */
+#define HM_MT 58
+
+int tn_sim_svg_heatmap(const char *path, const char *title, const char *note, const char *xlabel,
+                       const char *vlabel, const char *const *rows, int nrows, const double *v,
+                       int ncols, double dx, double xend, double vmax)
+{
+    if (nrows < 1 || ncols < 1) {
+        return -1;
+    }
+    double ch = nrows <= 8 ? 36 : nrows <= 24 ? 18 : 9;  /* cell height */
+    double ph = ch * nrows, pw = W - HM_ML - HM_MR;
+    int hgt = (int)(HM_MT + ph + MB);
+    double x1 = xend > 0 ? xend : ncols * dx;
+    if (!(vmax > 0)) {
+        vmax = 1;
+    }
+    FILE *f = fopen(path, "w");
+    if (f == NULL) {
+        return -1;
+    }
+#define HX(x) (HM_ML + (x) / x1 * pw)
+    fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+               "font-family=\"sans-serif\" font-size=\"12\">\n", W, hgt);
+    fprintf(f, "<rect width=\"%d\" height=\"%d\" fill=\"white\"/>\n", W, hgt);
+    fprintf(f, "<text x=\"%d\" y=\"22\" text-anchor=\"middle\" font-size=\"15\">", W / 2);
+    svg_text_escape(f, title);
+    fprintf(f, "</text>\n<text x=\"%d\" y=\"40\" text-anchor=\"middle\" fill=\"#444\">", W / 2);
+    svg_text_escape(f, note);
+    fprintf(f, "</text>\n");
+    char col[8];
+    fprintf(f, "<g shape-rendering=\"crispEdges\" stroke=\"none\">\n");
+    for (int r = 0; r < nrows; r++) {
+        double y = HM_MT + r * ch;
+        for (int c = 0; c < ncols; c++) {
+            double a = c * dx, b = (c + 1) * dx < x1 ? (c + 1) * dx : x1;
+            if (!(b > a)) {
+                continue;
+            }
+            svg_heat_color(v[(size_t)r * (size_t)ncols + c] / vmax, col, sizeof(col));
+            fprintf(f, "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" fill=\"%s\"/>\n",
+                    HX(a), y, HX(b) - HX(a), ch, col);
+        }
+    }
+    fprintf(f, "</g>\n");
+    for (int r = 0; r < nrows; r++) {
+        double y = HM_MT + r * ch;
+        if (ch >= 9) {
+            fprintf(f, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\" font-size=\"%d\">", HM_ML - 6,
+                    y + ch / 2 + (ch >= 18 ? 4 : 3), ch >= 18 ? 12 : 8);
+            svg_text_escape(f, rows[r]);
+            fprintf(f, "</text>\n");
+        }
+    }
+    fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%.0f\" height=\"%.0f\" fill=\"none\" stroke=\"black\"/>\n",
+            HM_ML, HM_MT, pw, ph);
+    double xs = svg_step(x1, 6);
+    for (double x = 0; x <= x1 + xs * 1e-9; x += xs) {
+        fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"black\"/>\n", HX(x),
+                HM_MT + ph, HX(x), HM_MT + ph + 5);
+        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%g</text>\n", HX(x),
+                HM_MT + ph + 18, x);
+    }
+    fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">", HM_ML + pw / 2, HM_MT + ph + 38);
+    svg_text_escape(f, xlabel);
+    fprintf(f, "</text>\n");
+    /* the colour scale: 20 steps, bottom 0, top vmax */
+    double sx = W - HM_MR + 20, sh = ph < 120 ? ph : 120;
+    for (int i = 0; i < 20; i++) {
+        svg_heat_color((i + 0.5) / 20, col, sizeof(col));
+        fprintf(f, "<rect x=\"%.1f\" y=\"%.2f\" width=\"14\" height=\"%.2f\" fill=\"%s\"/>\n", sx,
+                HM_MT + sh - (i + 1) * sh / 20, sh / 20, col);
+    }
+    fprintf(f, "<rect x=\"%.1f\" y=\"%d\" width=\"14\" height=\"%.1f\" fill=\"none\" stroke=\"black\"/>\n",
+            sx, HM_MT, sh);
+    double vs = svg_step(vmax, 4);
+    for (double x = 0; x <= vmax * (1 + 1e-9); x += vs) {
+        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\">%g</text>\n", sx + 18, HM_MT + sh - x / vmax * sh + 4, x);
+    }
+    fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\">", sx - 6, HM_MT + sh + 18);
+    svg_text_escape(f, vlabel);
+    fprintf(f, "</text>\n</svg>\n");
+#undef HX
+    return fclose(f) == 0 ? 0 : -1;
+}
