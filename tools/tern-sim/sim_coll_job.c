@@ -111,6 +111,51 @@ out:
     return rc;
 }
 
+/* Steps 1 .. m-1 among sets of m: in step s member k sends step_bytes
+ * to member k + 1 (ring: allgather's forwarding) or k + s (shift:
+ * all-to-all's pairwise exchange). */
+static void steps(tn_sim_rounds_t *x, const int32_t *sets, int32_t nsets, int32_t m, uint64_t step_bytes,
+                  int shift)
+{
+    for (int32_t s = 1; s < m; s++) {
+        for (int32_t t = 0; t < nsets; t++) {
+            for (int32_t k = 0; k < m; k++) {
+                tn_sim_rounds_send(x, sets[t * m + k], sets[t * m + (k + (shift ? s : 1)) % m], step_bytes);
+            }
+        }
+        tn_sim_rounds_step(x);
+    }
+}
+
+/* Allgather of b bytes per rank: LLF gathers the group's m blocks over
+ * local links, then the equal-index ranks exchange those m-block groups
+ * across; GLF exchanges single blocks across groups first, then the
+ * g-block sets inside each group.  All-to-all of b bytes per pair: LLF
+ * first hands each group member the g blocks bound for its index (local),
+ * then the equal-index ranks exchange m-block bundles (global); GLF the
+ * other way round. */
+static tn_sim_status_t hier_gather(tn_sim_rounds_t *x, const int32_t *local, const int32_t *global, int32_t ng,
+                                   int32_t m, uint64_t b, int glf, int alltoall)
+{
+    uint64_t gb = b * (uint64_t)ng, mb = b * (uint64_t)m;
+    if (alltoall) {
+        if (!glf) {
+            steps(x, local, ng, m, gb, 1);
+            steps(x, global, m, ng, mb, 1);
+        } else {
+            steps(x, global, m, ng, mb, 1);
+            steps(x, local, ng, m, gb, 1);
+        }
+    } else if (!glf) {
+        steps(x, local, ng, m, b, 0);
+        steps(x, global, m, ng, mb, 0);
+    } else {
+        steps(x, global, m, ng, b, 0);
+        steps(x, local, ng, m, gb, 0);
+    }
+    return x->st;
+}
+
 static tn_sim_status_t hier_allreduce(tn_sim_rounds_t *x, const int32_t *local, const int32_t *global, int32_t ng,
                                       int32_t m, uint64_t b, int glf)
 {
@@ -153,9 +198,9 @@ tn_sim_status_t tn_sim_coll_dag(const tn_sim_job_t *j, const tn_sim_topo_t *t, c
         goto out;
     }
     if (ca == TN_SIM_CA_LLF || ca == TN_SIM_CA_GLF) {
-        if (kind != TN_SIM_C_ALLREDUCE ||
+        if ((kind != TN_SIM_C_ALLREDUCE && kind != TN_SIM_C_ALLGATHER && kind != TN_SIM_C_ALLTOALL) ||
             (t->kind != TN_SIM_TOPO_DRAGONFLY && t->kind != TN_SIM_TOPO_MEGAFLY)) {
-            snprintf(why, whylen, "job %d: coll_algo %s: an allreduce on a dragonfly or megafly only", jobno, algo);
+            snprintf(why, whylen, "job %d: coll_algo %s: an allreduce, allgather or alltoall on a dragonfly or megafly only", jobno, algo);
             st = TN_SIM_ERR_INVAL;
             goto out;
         }
@@ -184,7 +229,12 @@ tn_sim_status_t tn_sim_coll_dag(const tn_sim_job_t *j, const tn_sim_topo_t *t, c
             tn_sim_rounds_t x;
             st = tn_sim_rounds_init(&x, &p, &c);
             if (st == TN_SIM_OK) {
-                hier_allreduce(&x, local, global, ng, m, j->c.size, ca == TN_SIM_CA_GLF);
+                if (kind == TN_SIM_C_ALLREDUCE) {
+                    hier_allreduce(&x, local, global, ng, m, j->c.size, ca == TN_SIM_CA_GLF);
+                } else {
+                    hier_gather(&x, local, global, ng, m, j->c.size, ca == TN_SIM_CA_GLF,
+                                kind == TN_SIM_C_ALLTOALL);
+                }
             }
             st = tn_sim_rounds_fini(&x);
         } else {

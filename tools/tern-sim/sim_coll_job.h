@@ -7,16 +7,22 @@
  *     code sends (tern-coll-plan, sim_plan.h; every rank on a node of its
  *     own), or for communicators above coll_plan_max (or without the
  *     planner) the models of sim_replay_coll.c where there is one;
- *   llf, glf (allreduce on a dragonfly or megafly): hierarchical by
- *     group: LLF (local links first) reduce-scatters inside each group,
+ *   llf, glf (allreduce, allgather, alltoall on a dragonfly or
+ *     megafly): hierarchical by group.  Allreduce: LLF (local links
+ *     first) reduce-scatters inside each group,
  *     allreduces each piece across the groups between the ranks holding
  *     it, and allgathers inside the group; GLF (global links first)
  *     reduce-scatters across the groups among the ranks of equal index
  *     first, allreduces the pieces inside each group, and allgathers
  *     across groups.  Each phase is a ring.  LLF moves the whole vector
  *     over local links and 1/m of it (m ranks per group) over global
- *     ones; GLF the reverse.  Every group must hold the same number of
- *     the job's ranks. */
+ *     ones; GLF the reverse.  Allgather (b per rank): LLF gathers the
+ *     group's blocks inside it, then exchanges m-block sets across
+ *     groups ((g-1) m b per rank on global links); GLF exchanges single
+ *     blocks across first ((g-1) b), then g-block sets inside.  All-to-all
+ *     (b per pair): the same bytes either way ((m-1) g b local, (g-1) m b
+ *     global per rank), in the opposite order.  Every group must hold the
+ *     same number of the job's ranks. */
 #ifndef TN_SIM_COLL_JOB_H
 #define TN_SIM_COLL_JOB_H
 
