@@ -69,18 +69,35 @@ typedef struct {
     double xoff, xon;     /* pfc: pause above, resume below this many bytes in an ingress queue */
 } tn_sim_pkt_conf_t;
 
+/* A pool entry: a packet, or a credit, CNP, rate-stamp or PFC token.
+ * Everything a hop reads sits in these 64 bytes (one cache line). */
+typedef struct {
+    tn_sim_rhdr_t h;      /* its route; h.vc: the VC on the next link */
+    double tail;          /* when its tail has arrived where it is */
+    int32_t next;         /* next in its VOQ or in the free list */
+    int32_t msg;          /* engine flow id */
+    int32_t bytes, pay;   /* on the wire; payload (CNP, FB: the message's generation) */
+    int32_t link;         /* the port it was last sent on (tokens: the link they are about) */
+    uint8_t vc;           /* its VC on that link */
+    uint8_t ecn;          /* TN_SIM_PKT_* flags */
+} tn_sim_pkt_ent_t;
+
+/* ACC only: the sender's rate and the stamp it collects. */
+typedef struct {
+    double rate, stamp;
+} tn_sim_pkt_cc_t;
+
 typedef struct tn_sim_pkt {
     tn_sim_pkt_conf_t c;
     const tn_sim_topo_t *topo;
     const tn_sim_router_t *rt;
     int nvc;
     tn_sim_rng_t rng;
-    /* packet pool (also credit and CNP tokens) */
+    /* packet pool (also credit and CNP tokens): one cache line per
+     * packet; what only ACC reads apart */
     int32_t pcap, pfree;
-    int32_t *pk_next, *pk_msg, *pk_bytes, *pk_pay, *pk_link;
-    uint8_t *pk_vc, *pk_ecn;  /* pk_ecn: TN_SIM_PKT_* flags */
-    double *pk_tail, *pk_rate, *pk_stamp; /* tail's arrival; sender's rate and acc stamp */
-    tn_sim_rhdr_t *pk_h;
+    tn_sim_pkt_ent_t *pk;
+    tn_sim_pkt_cc_t *pk_cc;
     /* per output port */
     /* a link is busy until o_free; its serialization end is an event only
      * when something waits for it (o_txev: one is pending) */
