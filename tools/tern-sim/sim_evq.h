@@ -32,31 +32,59 @@ typedef struct {
     double t;
     uint64_t seq;
     int32_t id;
+    uint32_t arg;        /* what the pusher gave besides id (0 from tn_sim_evq_push) */
     uint32_t slot_kind;  /* handle << 4 | kind */
 } tn_sim_ev_t;
+
+/* One event: its bucket and its neighbours there, what it carries. */
+typedef struct {
+    int32_t next, prev, bucket, id;
+    uint64_t seq;
+    uint32_t arg;
+    uint8_t kind;
+} tn_sim_evq_ent_t;
+
+/* One bucket: its time, its FIFO of events (head: the free list's link
+ * while the bucket is free). */
+typedef struct {
+    double t;
+    int32_t head, tail;
+} tn_sim_evq_bkt_t;
+
+/* A heap entry holds its bucket's key, so that sifting compares within
+ * the heap array instead of chasing four buckets per level. */
+typedef struct {
+    double t;
+    uint64_t seq;         /* the bucket's: the sequence number it was opened with */
+    int32_t b;
+} tn_sim_evq_key_t;
 
 typedef struct {
     /* events by handle */
     int32_t ecap, efree, n;
-    int32_t *e_next, *e_prev, *e_bucket, *e_id;
-    uint64_t *e_seq;
-    uint8_t *e_kind;
-    /* buckets */
+    tn_sim_evq_ent_t *ev;
+    /* buckets, and where each is in the heap */
     int32_t bcap, bfree;
-    double *b_t;
-    uint64_t *b_seq;              /* opened with */
-    int32_t *b_head, *b_tail, *b_hpos;
+    tn_sim_evq_bkt_t *bk;
+    int32_t *b_hpos;
     int32_t recent[64];           /* by a hash of the time: the newest bucket of it, or -1 */
-    /* heap of buckets by (time, b_seq) */
-    int32_t *heap, nheap;
+    /* heap of buckets by (time, sequence number opened with) */
+    tn_sim_evq_key_t *heap;
+    int32_t nheap;
     uint64_t seq;
 } tn_sim_evq_t;
 
 tn_sim_status_t tn_sim_evq_init(tn_sim_evq_t *q, int32_t cap);
 void tn_sim_evq_fini(tn_sim_evq_t *q);
 
-/* Adds an event (kind < 16); returns its handle, or -1 out of memory. */
-int32_t tn_sim_evq_push(tn_sim_evq_t *q, double t, unsigned kind, int32_t id);
+/* Adds an event (kind < 16) carrying id and arg; returns its handle, or
+ * -1 out of memory. */
+int32_t tn_sim_evq_push_arg(tn_sim_evq_t *q, double t, unsigned kind, int32_t id, uint32_t arg);
+
+static inline int32_t tn_sim_evq_push(tn_sim_evq_t *q, double t, unsigned kind, int32_t id)
+{
+    return tn_sim_evq_push_arg(q, t, kind, id, 0);
+}
 /* Moves a pending event to time t (behind what is there already);
  * -1 out of memory (the event stays where it was). */
 int tn_sim_evq_move(tn_sim_evq_t *q, int32_t handle, double t);
@@ -74,7 +102,7 @@ static inline int tn_sim_evq_empty(const tn_sim_evq_t *q)
 /* Time of the earliest event (the queue not empty). */
 static inline double tn_sim_evq_top(const tn_sim_evq_t *q)
 {
-    return q->b_t[q->heap[0]];
+    return q->heap[0].t;
 }
 
 static inline unsigned tn_sim_ev_kind(const tn_sim_ev_t *ev)
