@@ -84,14 +84,9 @@ static inline int32_t evq_recent(const tn_sim_evq_t *q, double t)
     return b >= 0 && q->bk[b].t == t ? b : -1;
 }
 
-/* The bucket an event of time t joins: the newest of that time if the
- * cache knows it, else a new one. */
-static int32_t evq_bucket(tn_sim_evq_t *q, double t)
+/* A free bucket there to take; -1 out of memory. */
+static int evq_bucket_reserve(tn_sim_evq_t *q)
 {
-    int32_t r = evq_recent(q, t);
-    if (r >= 0) {
-        return r;
-    }
     if (q->bfree < 0) {
         int32_t cap = q->bcap * 2;
         if (q->bcap >= TN_SIM_EVQ_MAX ||
@@ -105,6 +100,20 @@ static int32_t evq_bucket(tn_sim_evq_t *q, double t)
             q->bfree = i;
         }
         q->bcap = cap;
+    }
+    return 0;
+}
+
+/* The bucket an event of time t joins: the newest of that time if the
+ * cache knows it, else a new one. */
+static int32_t evq_bucket(tn_sim_evq_t *q, double t)
+{
+    int32_t r = evq_recent(q, t);
+    if (r >= 0) {
+        return r;
+    }
+    if (evq_bucket_reserve(q) != 0) {
+        return -1;
     }
     int32_t b = q->bfree;
     tn_sim_evq_bkt_t *bk = &q->bk[b];
@@ -136,6 +145,80 @@ static void evq_bucket_drop(tn_sim_evq_t *q, int32_t b)
     q->bk[b].t = NAN;
 }
 
+/* ---- lanes */
+
+static inline int evq_lane_before(const tn_sim_evq_t *q, int a, int b)
+{
+    return q->l_t[a] < q->l_t[b] || (q->l_t[a] == q->l_t[b] && q->l_seq[a] < q->l_seq[b]);
+}
+
+/* The lane an event of time t may join (its delay's, or an empty one
+ * that takes its delay), or -1: the buckets. */
+static inline int evq_lane(tn_sim_evq_t *q, double t)
+{
+    double d = t - q->now;
+    int free_l = -1;
+    for (int l = 0; l < TN_SIM_EVQ_LANES; l++) {
+        if (q->l_d[l] == d) {
+            return q->l_head[l] < 0 || t >= q->l_tt[l] ? l : -1;
+        }
+        if (free_l < 0 && q->l_head[l] < 0) {
+            free_l = l;
+        }
+    }
+    if (free_l >= 0) {
+        q->l_d[free_l] = d;
+    }
+    return free_l;
+}
+
+static void evq_lane_link(tn_sim_evq_t *q, int32_t e, int l)
+{
+    tn_sim_evq_ent_t *ev = &q->ev[e];
+    ev->bucket = -1 - l;
+    ev->next = -1;
+    ev->prev = q->l_tail[l];
+    ev->seq = q->seq++;
+    if (q->l_tail[l] >= 0) {
+        q->ev[q->l_tail[l]].next = e;
+    } else {
+        q->l_head[l] = e;
+        q->l_t[l] = ev->t;
+        q->l_seq[l] = ev->seq;
+        if (q->ltop < 0 || evq_lane_before(q, l, q->ltop)) {
+            q->ltop = l;
+        }
+    }
+    q->l_tail[l] = e;
+    q->l_tt[l] = ev->t;
+}
+
+static void evq_lane_unlink(tn_sim_evq_t *q, int32_t e, int l)
+{
+    const tn_sim_evq_ent_t *ev = &q->ev[e];
+    int32_t p = ev->prev, nx = ev->next;
+    if (nx >= 0) {
+        q->ev[nx].prev = p;
+    } else {
+        q->l_tail[l] = p;
+        q->l_tt[l] = p >= 0 ? q->ev[p].t : -INFINITY;
+    }
+    if (p >= 0) {
+        q->ev[p].next = nx;
+        return;
+    }
+    q->l_head[l] = nx;
+    q->l_t[l] = nx >= 0 ? q->ev[nx].t : INFINITY;
+    q->l_seq[l] = nx >= 0 ? q->ev[nx].seq : 0;
+    int top = -1;
+    for (int i = 0; i < TN_SIM_EVQ_LANES; i++) {
+        if (q->l_head[i] >= 0 && (top < 0 || evq_lane_before(q, i, top))) {
+            top = i;
+        }
+    }
+    q->ltop = top;
+}
+
 static void evq_link(tn_sim_evq_t *q, int32_t e, int32_t b)
 {
     tn_sim_evq_ent_t *ev = &q->ev[e];
@@ -157,6 +240,10 @@ static void evq_unlink(tn_sim_evq_t *q, int32_t e)
 {
     const tn_sim_evq_ent_t *ev = &q->ev[e];
     int32_t b = ev->bucket, p = ev->prev, nx = ev->next;
+    if (b < 0) {
+        evq_lane_unlink(q, e, -1 - b);
+        return;
+    }
     tn_sim_evq_bkt_t *bk = &q->bk[b];
     if (p >= 0) {
         q->ev[p].next = nx;
@@ -178,6 +265,13 @@ tn_sim_status_t tn_sim_evq_init(tn_sim_evq_t *q, int32_t cap)
     memset(q, 0, sizeof(*q));
     q->efree = q->bfree = -1;
     memset(q->recent, 0xff, sizeof(q->recent));
+    q->ltop = -1;
+    for (int l = 0; l < TN_SIM_EVQ_LANES; l++) {
+        q->l_d[l] = NAN;
+        q->l_t[l] = INFINITY;
+        q->l_tt[l] = -INFINITY;
+        q->l_head[l] = q->l_tail[l] = -1;
+    }
     cap = cap < 16 ? 16 : cap;
     q->ecap = q->bcap = cap;
     size_t c = (size_t)cap;
@@ -221,51 +315,68 @@ int32_t tn_sim_evq_push_arg(tn_sim_evq_t *q, double t, unsigned kind, int32_t id
         }
         q->ecap = cap;
     }
-    int32_t b = evq_bucket(q, t);
-    if (b < 0) {
+    int l = evq_lane(q, t);
+    int32_t b = l >= 0 ? -1 : evq_bucket(q, t);
+    if (l < 0 && b < 0) {
         return -1;
     }
     int32_t e = q->efree;
     tn_sim_evq_ent_t *ev = &q->ev[e];
     q->efree = ev->next;
+    ev->t = t;
     ev->id = id;
     ev->arg = arg;
     ev->kind = (uint8_t)(kind & 15u);
-    evq_link(q, e, b);
+    if (l >= 0) {
+        evq_lane_link(q, e, l);
+    } else {
+        evq_link(q, e, b);
+    }
     q->n++;
     return e;
 }
 
 int tn_sim_evq_move(tn_sim_evq_t *q, int32_t handle, double t)
 {
-    int32_t old = q->ev[handle].bucket, r = evq_recent(q, t);
-    tn_sim_evq_bkt_t *bk = &q->bk[old];
-    if (r == old && bk->tail == handle) {
-        q->ev[handle].seq = q->seq++;  /* already last of the newest bucket of t */
-        return 0;
-    }
-    if (bk->head == handle && bk->tail == handle && (r < 0 || r == old)) {
-        /* alone in its bucket: the bucket moves, as if opened now */
-        int32_t i = q->b_hpos[old];
-        tn_sim_evq_key_t was = q->heap[i];
-        tn_sim_evq_key_t k = {.t = t, .seq = q->seq, .b = old};
-        bk->t = t;
-        q->ev[handle].seq = q->seq++;
-        q->recent[evq_slot(t)] = old;
-        q->heap[i] = k;
-        if (evq_before(&k, &was)) {
-            evq_hup(q, i);
-        } else {
-            evq_hdown(q, i);
+    int32_t old = q->ev[handle].bucket;
+    if (old >= 0) {
+        int32_t r = evq_recent(q, t);
+        tn_sim_evq_bkt_t *bk = &q->bk[old];
+        if (r == old && bk->tail == handle) {
+            q->ev[handle].seq = q->seq++;  /* already last of the newest bucket of t */
+            return 0;
         }
-        return 0;
+        if (bk->head == handle && bk->tail == handle && (r < 0 || r == old)) {
+            /* alone in its bucket: the bucket moves, as if opened now */
+            int32_t i = q->b_hpos[old];
+            tn_sim_evq_key_t was = q->heap[i];
+            tn_sim_evq_key_t k = {.t = t, .seq = q->seq, .b = old};
+            bk->t = t;
+            q->ev[handle].t = t;
+            q->ev[handle].seq = q->seq++;
+            q->recent[evq_slot(t)] = old;
+            q->heap[i] = k;
+            if (evq_before(&k, &was)) {
+                evq_hup(q, i);
+            } else {
+                evq_hdown(q, i);
+            }
+            return 0;
+        }
     }
-    int32_t b = evq_bucket(q, t);
-    if (b < 0) {
+    /* out of where it is, into a lane or a bucket (one is there to take:
+     * the event is never lost half-way) */
+    if (evq_bucket_reserve(q) != 0) {
         return -1;
     }
     evq_unlink(q, handle);
-    evq_link(q, handle, b);
+    q->ev[handle].t = t;
+    int l = evq_lane(q, t);
+    if (l >= 0) {
+        evq_lane_link(q, handle, l);
+    } else {
+        evq_link(q, handle, evq_bucket(q, t));
+    }
     return 0;
 }
 
@@ -282,9 +393,15 @@ int tn_sim_evq_pop(tn_sim_evq_t *q, tn_sim_ev_t *ev)
     if (q->n == 0) {
         return 0;
     }
-    int32_t b = q->heap[0].b, e = q->bk[b].head;
+    int32_t e = q->nheap > 0 ? q->bk[q->heap[0].b].head : -1;
+    int l = q->ltop;
+    if (l >= 0 && (e < 0 || q->l_t[l] < q->heap[0].t ||
+                   (q->l_t[l] == q->heap[0].t && q->l_seq[l] < q->ev[e].seq))) {
+        e = q->l_head[l];
+    }
     const tn_sim_evq_ent_t *x = &q->ev[e];
-    ev->t = q->heap[0].t;
+    q->now = x->t;
+    ev->t = x->t;
     ev->seq = x->seq;
     ev->id = x->id;
     ev->arg = x->arg;

@@ -14,6 +14,18 @@
  * interleave: the heap's order is exactly the (time, sequence) order.  An
  * event alone in its bucket moves with it (one heap adjustment).
  *
+ * Most events are pushed a fixed delay after the current time (a packet
+ * reaches the next switch a link latency and a header's time after it
+ * left, its credit comes back a serialization and a latency after that,
+ * a flow's delivery a path latency after its start): such events come in
+ * time order, so they need no heap.  The queue keeps a few lanes, FIFOs
+ * each tied to one delay d = t - (time of the last pop): an event whose
+ * delay is a lane's, or that finds a lane empty and takes it for its
+ * delay, is appended to that lane if its time is not before the lane's
+ * last; anything else goes to the buckets.  A pop takes the least
+ * (time, sequence) of the lanes' heads and the heap's top bucket's head.
+ * Lanes only decide where an event waits, never the order.
+ *
  * Determinism: events at the same time come out in the order they were
  * pushed or moved there (their sequence numbers), so the same pushes in
  * the same order give the same pops on every machine.  Memory grows by
@@ -22,11 +34,13 @@
 #ifndef TN_SIM_EVQ_H
 #define TN_SIM_EVQ_H
 
+#include <math.h>
 #include <stdint.h>
 
 #include "sim_status.h"
 
 #define TN_SIM_EVQ_MAX (1 << 27)
+#define TN_SIM_EVQ_LANES 8
 
 typedef struct {
     double t;
@@ -36,10 +50,12 @@ typedef struct {
     uint32_t slot_kind;  /* handle << 4 | kind */
 } tn_sim_ev_t;
 
-/* One event: its bucket and its neighbours there, what it carries. */
+/* One event: its bucket (lane l: -1 - l) and its neighbours there, what
+ * it carries. */
 typedef struct {
     int32_t next, prev, bucket, id;
     uint64_t seq;
+    double t;
     uint32_t arg;
     uint8_t kind;
 } tn_sim_evq_ent_t;
@@ -72,6 +88,14 @@ typedef struct {
     tn_sim_evq_key_t *heap;
     int32_t nheap;
     uint64_t seq;
+    /* lanes: the delay each is tied to, its FIFO, its head's key
+     * (INFINITY: empty); ltop: the lane of the least head, -1 none */
+    double now;                   /* time of the last pop */
+    double l_d[TN_SIM_EVQ_LANES], l_t[TN_SIM_EVQ_LANES];
+    double l_tt[TN_SIM_EVQ_LANES];  /* the lane's last event's time */
+    uint64_t l_seq[TN_SIM_EVQ_LANES];
+    int32_t l_head[TN_SIM_EVQ_LANES], l_tail[TN_SIM_EVQ_LANES];
+    int32_t ltop;
 } tn_sim_evq_t;
 
 tn_sim_status_t tn_sim_evq_init(tn_sim_evq_t *q, int32_t cap);
@@ -102,7 +126,9 @@ static inline int tn_sim_evq_empty(const tn_sim_evq_t *q)
 /* Time of the earliest event (the queue not empty). */
 static inline double tn_sim_evq_top(const tn_sim_evq_t *q)
 {
-    return q->heap[0].t;
+    double h = q->nheap > 0 ? q->heap[0].t : (double)INFINITY;
+    double l = q->ltop >= 0 ? q->l_t[q->ltop] : (double)INFINITY;
+    return h < l ? h : l;
 }
 
 static inline unsigned tn_sim_ev_kind(const tn_sim_ev_t *ev)
