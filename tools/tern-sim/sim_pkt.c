@@ -222,18 +222,14 @@ tn_sim_status_t tn_sim_pkt_send(tn_sim_eng_t *e, int32_t o, int32_t k)
 }
 
 /* The buffer of link `in`, VC vc, frees bytes at time t: the credit is
- * back at the sender a latency later. */
+ * back at the sender a latency later.  It travels in the event itself
+ * (id: the link, arg: bytes << 4 | vc), not as a pool entry. */
 tn_sim_status_t tn_sim_pkt_credit(tn_sim_eng_t *e, int32_t in, int vc, double bytes, double t)
 {
-    int32_t c = tn_sim_pkt_alloc(e);
-    if (c < 0) {
-        return TN_SIM_ERR_NOMEM;
-    }
-    tn_sim_pkt_t *p = e->pkt;
-    p->pk[c].link = in;
-    p->pk[c].vc = (uint8_t)vc;
-    p->pk[c].bytes = (int32_t)bytes;
-    return tn_sim_pkt_push(e, t + e->topo->lat[in], PE_CREDIT, c) ? TN_SIM_ERR_NOMEM : TN_SIM_OK;
+    uint32_t arg = (uint32_t)bytes << 4 | (uint32_t)vc;
+    return tn_sim_evq_push_arg(&e->q, t + e->topo->lat[in], TN_SIM_PKT_EV0 + PE_CREDIT, in, arg) < 0
+               ? TN_SIM_ERR_NOMEM
+               : TN_SIM_OK;
 }
 
 /* Is link o serializing?  Then whoever waits for it hears when it ends. */
@@ -299,7 +295,7 @@ tn_sim_status_t tn_sim_pkt_out_kick(tn_sim_eng_t *e, int32_t o)
     return TN_SIM_OK;
 }
 
-tn_sim_status_t tn_sim_pkt_event(tn_sim_eng_t *e, unsigned kind, int32_t id)
+tn_sim_status_t tn_sim_pkt_event(tn_sim_eng_t *e, unsigned kind, int32_t id, uint32_t arg)
 {
     tn_sim_pkt_t *p = e->pkt;
     const tn_sim_topo_t *t = e->topo;
@@ -346,9 +342,8 @@ tn_sim_status_t tn_sim_pkt_event(tn_sim_eng_t *e, unsigned kind, int32_t id)
         p->o_txev[id] = 0;
         return id < t->n_ep ? tn_sim_pkt_nic_kick(e, id) : tn_sim_pkt_out_kick(e, id);
     case PE_CREDIT: {
-        int32_t o = p->pk[id].link;
-        p->o_credit[(size_t)o * (size_t)p->nvc + p->pk[id].vc] += p->pk[id].bytes;
-        tn_sim_pkt_free(p, id);
+        int32_t o = id;
+        p->o_credit[(size_t)o * (size_t)p->nvc + (arg & 15u)] += (double)(arg >> 4);
         return o < t->n_ep ? tn_sim_pkt_nic_kick(e, o) : tn_sim_pkt_out_kick(e, o);
     }
     case PE_NIC:

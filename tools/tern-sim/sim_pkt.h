@@ -39,7 +39,8 @@
  * Determinism: one seeded generator (ECN marks), events tie on sequence
  * numbers, round-robin pointers; same configuration, same output.
  * Memory: flat arrays grown by doubling; packets come from a pool with a
- * free list (no allocation per packet once the pool has its size). */
+ * free list (no allocation per packet once the pool has its size);
+ * credits travel in their events. */
 #ifndef TN_SIM_PKT_H
 #define TN_SIM_PKT_H
 
@@ -69,7 +70,7 @@ typedef struct {
     double xoff, xon;     /* pfc: pause above, resume below this many bytes in an ingress queue */
 } tn_sim_pkt_conf_t;
 
-/* A pool entry: a packet, or a credit, CNP, rate-stamp or PFC token.
+/* A pool entry: a packet, or a CNP, rate-stamp or PFC token.
  * Everything a hop reads sits in these 64 bytes (one cache line). */
 typedef struct {
     tn_sim_rhdr_t h;      /* its route; h.vc: the VC on the next link */
@@ -93,7 +94,7 @@ typedef struct tn_sim_pkt {
     const tn_sim_router_t *rt;
     int nvc;
     tn_sim_rng_t rng;
-    /* packet pool (also credit and CNP tokens): one cache line per
+    /* packet pool (also CNP, rate-stamp and PFC tokens): one cache line per
      * packet; what only ACC reads apart */
     int32_t pcap, pfree;
     tn_sim_pkt_ent_t *pk;
@@ -143,9 +144,10 @@ void tn_sim_pkt_fini(tn_sim_pkt_t *p);
 /* The engine hands over message f (route begun in h, bytes > 0, src !=
  * dst) at e->now. */
 tn_sim_status_t tn_sim_pkt_start(tn_sim_eng_t *e, int32_t f, const tn_sim_rhdr_t *h);
-/* The engine's event kinds from TN_SIM_PKT_EV0 on go here. */
+/* The engine's event kinds from TN_SIM_PKT_EV0 on go here, with the
+ * event's id and arg. */
 #define TN_SIM_PKT_EV0 8
-tn_sim_status_t tn_sim_pkt_event(tn_sim_eng_t *e, unsigned kind, int32_t id);
+tn_sim_status_t tn_sim_pkt_event(tn_sim_eng_t *e, unsigned kind, int32_t id, uint32_t arg);
 
 /* Congestion control (sim_pkt_cc.c).  A message's sending rate now
  * (bytes/ns; INFINITY: unpaced). */
