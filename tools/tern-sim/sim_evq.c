@@ -152,67 +152,109 @@ static inline int evq_lane_before(const tn_sim_evq_t *q, int a, int b)
     return q->l_t[a] < q->l_t[b] || (q->l_t[a] == q->l_t[b] && q->l_seq[a] < q->l_seq[b]);
 }
 
-/* The lane an event of time t may join (its delay's, or an empty one
- * that takes its delay), or -1: the buckets. */
+static inline int evq_lane_empty(const tn_sim_evq_t *q, int l)
+{
+    return q->l_hd[l] == q->l_tl[l];
+}
+
+/* The lane an event of time t may join, or -1: the buckets.  A delay
+ * takes an empty lane the second time the small cache of delays seen
+ * meets it, so that delays that do not repeat (flow ends) stay out. */
 static inline int evq_lane(tn_sim_evq_t *q, double t)
 {
+    if (!q->lanes_on) {
+        return -1;
+    }
     double d = t - q->now;
     int free_l = -1;
     for (int l = 0; l < TN_SIM_EVQ_LANES; l++) {
         if (q->l_d[l] == d) {
-            return q->l_head[l] < 0 || t >= q->l_tt[l] ? l : -1;
+            return evq_lane_empty(q, l) || t >= q->l_tt[l] ? l : -1;
         }
-        if (free_l < 0 && q->l_head[l] < 0) {
+        if (free_l < 0 && evq_lane_empty(q, l)) {
             free_l = l;
         }
     }
-    if (free_l >= 0) {
+    unsigned h = evq_slot(d);
+    if (q->seen[h] == d && free_l >= 0) {
         q->l_d[free_l] = d;
+        return free_l;
     }
-    return free_l;
+    q->seen[h] = d;
+    return -1;
 }
 
-static void evq_lane_link(tn_sim_evq_t *q, int32_t e, int l)
+/* Appends event e (its t, id, arg and kind set) to lane l; -1 out of
+ * memory (then nothing changed). */
+static int evq_lane_link(tn_sim_evq_t *q, int32_t e, int l)
 {
+    uint32_t cap = q->l_cap[l];
+    if (q->l_tl[l] - q->l_hd[l] == cap) {
+        /* the running positions stay: each entry moves to its position
+         * modulo the new size */
+        uint32_t ncap = cap ? cap * 2 : 256;
+        tn_sim_evq_lent_t *r = ncap <= (uint32_t)TN_SIM_EVQ_MAX ? malloc(sizeof(*r) * ncap) : NULL;
+        if (r == NULL) {
+            return -1;
+        }
+        for (uint32_t i = q->l_hd[l]; i != q->l_tl[l]; i++) {
+            r[i & (ncap - 1)] = q->l_ring[l][i & (cap - 1)];
+        }
+        free(q->l_ring[l]);
+        q->l_ring[l] = r;
+        q->l_cap[l] = cap = ncap;
+    }
     tn_sim_evq_ent_t *ev = &q->ev[e];
+    uint32_t pos = q->l_tl[l]++;
     ev->bucket = -1 - l;
-    ev->next = -1;
-    ev->prev = q->l_tail[l];
+    ev->prev = (int32_t)pos;
     ev->seq = q->seq++;
-    if (q->l_tail[l] >= 0) {
-        q->ev[q->l_tail[l]].next = e;
-    } else {
-        q->l_head[l] = e;
+    tn_sim_evq_lent_t *x = &q->l_ring[l][pos & (cap - 1)];
+    x->t = ev->t;
+    x->seq = ev->seq;
+    x->e = e;
+    x->id = ev->id;
+    x->arg = ev->arg;
+    x->kind = ev->kind;
+    q->l_tt[l] = ev->t;
+    if (pos == q->l_hd[l]) {
         q->l_t[l] = ev->t;
         q->l_seq[l] = ev->seq;
         if (q->ltop < 0 || evq_lane_before(q, l, q->ltop)) {
             q->ltop = l;
         }
     }
-    q->l_tail[l] = e;
-    q->l_tt[l] = ev->t;
+    return 0;
 }
 
-static void evq_lane_unlink(tn_sim_evq_t *q, int32_t e, int l)
+/* Takes the event at running position pos out of lane l: marked, and
+ * the head moved past what is marked. */
+static void evq_lane_unlink(tn_sim_evq_t *q, int l, uint32_t pos)
 {
-    const tn_sim_evq_ent_t *ev = &q->ev[e];
-    int32_t p = ev->prev, nx = ev->next;
-    if (nx >= 0) {
-        q->ev[nx].prev = p;
-    } else {
-        q->l_tail[l] = p;
-        q->l_tt[l] = p >= 0 ? q->ev[p].t : -INFINITY;
-    }
-    if (p >= 0) {
-        q->ev[p].next = nx;
+    uint32_t mask = q->l_cap[l] - 1;
+    const tn_sim_evq_lent_t *r = q->l_ring[l];
+    q->l_ring[l][pos & mask].e = -1;
+    if (pos != q->l_hd[l]) {
         return;
     }
-    q->l_head[l] = nx;
-    q->l_t[l] = nx >= 0 ? q->ev[nx].t : INFINITY;
-    q->l_seq[l] = nx >= 0 ? q->ev[nx].seq : 0;
+    uint32_t h = pos + 1;
+    while (h != q->l_tl[l] && r[h & mask].e < 0) {
+        h++;
+    }
+    q->l_hd[l] = h;
+    if (h != q->l_tl[l]) {
+        q->l_t[l] = r[h & mask].t;
+        q->l_seq[l] = r[h & mask].seq;
+    } else {
+        q->l_t[l] = INFINITY;
+        q->l_tt[l] = -INFINITY;
+    }
+    for (int i = 0; i < 64; i++) {
+        q->seen[i] = NAN;
+    }
     int top = -1;
     for (int i = 0; i < TN_SIM_EVQ_LANES; i++) {
-        if (q->l_head[i] >= 0 && (top < 0 || evq_lane_before(q, i, top))) {
+        if (!evq_lane_empty(q, i) && (top < 0 || evq_lane_before(q, i, top))) {
             top = i;
         }
     }
@@ -241,7 +283,7 @@ static void evq_unlink(tn_sim_evq_t *q, int32_t e)
     const tn_sim_evq_ent_t *ev = &q->ev[e];
     int32_t b = ev->bucket, p = ev->prev, nx = ev->next;
     if (b < 0) {
-        evq_lane_unlink(q, e, -1 - b);
+        evq_lane_unlink(q, -1 - b, (uint32_t)p);
         return;
     }
     tn_sim_evq_bkt_t *bk = &q->bk[b];
@@ -270,7 +312,9 @@ tn_sim_status_t tn_sim_evq_init(tn_sim_evq_t *q, int32_t cap)
         q->l_d[l] = NAN;
         q->l_t[l] = INFINITY;
         q->l_tt[l] = -INFINITY;
-        q->l_head[l] = q->l_tail[l] = -1;
+    }
+    for (int i = 0; i < 64; i++) {
+        q->seen[i] = NAN;
     }
     cap = cap < 16 ? 16 : cap;
     q->ecap = q->bcap = cap;
@@ -298,6 +342,9 @@ void tn_sim_evq_fini(tn_sim_evq_t *q)
     free(q->bk);
     free(q->b_hpos);
     free(q->heap);
+    for (int l = 0; l < TN_SIM_EVQ_LANES; l++) {
+        free(q->l_ring[l]);
+    }
     memset(q, 0, sizeof(*q));
 }
 
@@ -315,23 +362,22 @@ int32_t tn_sim_evq_push_arg(tn_sim_evq_t *q, double t, unsigned kind, int32_t id
         }
         q->ecap = cap;
     }
-    int l = evq_lane(q, t);
-    int32_t b = l >= 0 ? -1 : evq_bucket(q, t);
-    if (l < 0 && b < 0) {
-        return -1;
-    }
     int32_t e = q->efree;
     tn_sim_evq_ent_t *ev = &q->ev[e];
-    q->efree = ev->next;
+    int32_t next_free = ev->next;
     ev->t = t;
     ev->id = id;
     ev->arg = arg;
     ev->kind = (uint8_t)(kind & 15u);
-    if (l >= 0) {
-        evq_lane_link(q, e, l);
-    } else {
+    int l = evq_lane(q, t);
+    if (l < 0 || evq_lane_link(q, e, l) != 0) {
+        int32_t b = evq_bucket(q, t);
+        if (b < 0) {
+            return -1;
+        }
         evq_link(q, e, b);
     }
+    q->efree = next_free;
     q->n++;
     return e;
 }
@@ -364,19 +410,16 @@ int tn_sim_evq_move(tn_sim_evq_t *q, int32_t handle, double t)
             return 0;
         }
     }
-    /* out of where it is, into a lane or a bucket (one is there to take:
-     * the event is never lost half-way) */
+    /* out of where it is, into a bucket (moved events are flow ends,
+     * whose delays do not repeat; one is there to take, so the event is
+     * never lost half-way) */
     if (evq_bucket_reserve(q) != 0) {
         return -1;
     }
+    int32_t b = evq_bucket(q, t);
     evq_unlink(q, handle);
     q->ev[handle].t = t;
-    int l = evq_lane(q, t);
-    if (l >= 0) {
-        evq_lane_link(q, handle, l);
-    } else {
-        evq_link(q, handle, evq_bucket(q, t));
-    }
+    evq_link(q, handle, b);
     return 0;
 }
 
@@ -397,15 +440,28 @@ int tn_sim_evq_pop(tn_sim_evq_t *q, tn_sim_ev_t *ev)
     int l = q->ltop;
     if (l >= 0 && (e < 0 || q->l_t[l] < q->heap[0].t ||
                    (q->l_t[l] == q->heap[0].t && q->l_seq[l] < q->ev[e].seq))) {
-        e = q->l_head[l];
+        /* the lane's head, read from its ring */
+        const tn_sim_evq_lent_t *r = &q->l_ring[l][q->l_hd[l] & (q->l_cap[l] - 1)];
+        e = r->e;
+        ev->t = r->t;
+        ev->seq = r->seq;
+        ev->id = r->id;
+        ev->arg = r->arg;
+        ev->slot_kind = (uint32_t)e << 4 | r->kind;
+        q->now = ev->t;
+        evq_lane_unlink(q, l, q->l_hd[l]);
+        q->ev[e].next = q->efree;  /* the handle is free again */
+        q->efree = e;
+        q->n--;
+        return 1;
     }
     const tn_sim_evq_ent_t *x = &q->ev[e];
-    q->now = x->t;
     ev->t = x->t;
     ev->seq = x->seq;
     ev->id = x->id;
     ev->arg = x->arg;
     ev->slot_kind = (uint32_t)e << 4 | x->kind;
+    q->now = ev->t;
     tn_sim_evq_cancel(q, e);
     return 1;
 }

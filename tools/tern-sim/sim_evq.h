@@ -19,10 +19,12 @@
  * left, its credit comes back a serialization and a latency after that,
  * a flow's delivery a path latency after its start): such events come in
  * time order, so they need no heap.  The queue keeps a few lanes, FIFOs
- * each tied to one delay d = t - (time of the last pop): an event whose
- * delay is a lane's, or that finds a lane empty and takes it for its
- * delay, is appended to that lane if its time is not before the lane's
- * last; anything else goes to the buckets.  A pop takes the least
+ * each tied to one delay d = t - (time of the last pop): a pushed event
+ * whose delay is a lane's, or that finds a lane empty and its delay seen
+ * lately, is appended to that lane if its time is not before the lane's
+ * last; anything else, and moved events, go to the buckets.  Lanes are
+ * for the packet engine (tn_sim_evq_set_lanes).  A lane is a ring of the
+ * events themselves (a cancelled one is skipped when it comes up).  A pop takes the least
  * (time, sequence) of the lanes' heads and the heap's top bucket's head.
  * Lanes only decide where an event waits, never the order.
  *
@@ -50,8 +52,8 @@ typedef struct {
     uint32_t slot_kind;  /* handle << 4 | kind */
 } tn_sim_ev_t;
 
-/* One event: its bucket (lane l: -1 - l) and its neighbours there, what
- * it carries. */
+/* One event: its bucket and its neighbours there, what it carries; in
+ * lane l: bucket -1 - l, prev its running position in the lane's ring. */
 typedef struct {
     int32_t next, prev, bucket, id;
     uint64_t seq;
@@ -75,6 +77,16 @@ typedef struct {
     int32_t b;
 } tn_sim_evq_key_t;
 
+/* A lane's entry: the event itself, so that popping a lane reads its
+ * ring in order; e: the handle, -1 once cancelled (skipped). */
+typedef struct {
+    double t;
+    uint64_t seq;
+    int32_t e, id;
+    uint32_t arg;
+    uint8_t kind;
+} tn_sim_evq_lent_t;
+
 typedef struct {
     /* events by handle */
     int32_t ecap, efree, n;
@@ -90,16 +102,28 @@ typedef struct {
     uint64_t seq;
     /* lanes: the delay each is tied to, its FIFO, its head's key
      * (INFINITY: empty); ltop: the lane of the least head, -1 none */
+    int lanes_on;
     double now;                   /* time of the last pop */
     double l_d[TN_SIM_EVQ_LANES], l_t[TN_SIM_EVQ_LANES];
     double l_tt[TN_SIM_EVQ_LANES];  /* the lane's last event's time */
+    double seen[64];              /* by a hash: delays pushed with lately (NaN: none) */
     uint64_t l_seq[TN_SIM_EVQ_LANES];
-    int32_t l_head[TN_SIM_EVQ_LANES], l_tail[TN_SIM_EVQ_LANES];
+    tn_sim_evq_lent_t *l_ring[TN_SIM_EVQ_LANES];
+    uint32_t l_cap[TN_SIM_EVQ_LANES];  /* a power of two */
+    uint32_t l_hd[TN_SIM_EVQ_LANES], l_tl[TN_SIM_EVQ_LANES];  /* running counts */
     int32_t ltop;
 } tn_sim_evq_t;
 
 tn_sim_status_t tn_sim_evq_init(tn_sim_evq_t *q, int32_t cap);
 void tn_sim_evq_fini(tn_sim_evq_t *q);
+
+/* Lanes on (worth it where most events are pushed at a few fixed delays:
+ * the packet engine) or off (the default: the flow engine's events are
+ * mostly moved flow ends).  Before the first push. */
+static inline void tn_sim_evq_set_lanes(tn_sim_evq_t *q, int on)
+{
+    q->lanes_on = on;
+}
 
 /* Adds an event (kind < 16) carrying id and arg; returns its handle, or
  * -1 out of memory. */
