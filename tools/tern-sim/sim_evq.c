@@ -448,6 +448,12 @@ int tn_sim_evq_pop(tn_sim_evq_t *q, tn_sim_ev_t *ev)
         ev->id = r->id;
         ev->arg = r->arg;
         ev->slot_kind = (uint32_t)e << 4 | r->kind;
+        ev->ahead_kind = 16;
+        if (q->l_tl[l] - q->l_hd[l] > TN_SIM_EVQ_AHEAD) {
+            r = &q->l_ring[l][(q->l_hd[l] + TN_SIM_EVQ_AHEAD) & (q->l_cap[l] - 1)];
+            ev->ahead_id = r->id;
+            ev->ahead_kind = r->kind;  /* maybe cancelled: only a hint */
+        }
         q->now = ev->t;
         evq_lane_unlink(q, l, q->l_hd[l]);
         q->ev[e].next = q->efree;  /* the handle is free again */
@@ -461,6 +467,7 @@ int tn_sim_evq_pop(tn_sim_evq_t *q, tn_sim_ev_t *ev)
     ev->id = x->id;
     ev->arg = x->arg;
     ev->slot_kind = (uint32_t)e << 4 | x->kind;
+    ev->ahead_kind = 16;
     q->now = ev->t;
     tn_sim_evq_cancel(q, e);
     return 1;

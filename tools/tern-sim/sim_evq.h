@@ -43,6 +43,7 @@
 
 #define TN_SIM_EVQ_MAX (1 << 27)
 #define TN_SIM_EVQ_LANES 8
+#define TN_SIM_EVQ_AHEAD 8
 
 typedef struct {
     double t;
@@ -50,6 +51,11 @@ typedef struct {
     int32_t id;
     uint32_t arg;        /* what the pusher gave besides id (0 from tn_sim_evq_push) */
     uint32_t slot_kind;  /* handle << 4 | kind */
+    /* a lane's event: the one TN_SIM_EVQ_AHEAD places behind it in its
+     * lane (it comes out later), for the caller to prefetch what that
+     * one will touch; kind 16: none */
+    int32_t ahead_id;
+    uint32_t ahead_kind;
 } tn_sim_ev_t;
 
 /* One event: its bucket and its neighbours there, what it carries; in

@@ -295,6 +295,25 @@ tn_sim_status_t tn_sim_pkt_out_kick(tn_sim_eng_t *e, int32_t o)
     return TN_SIM_OK;
 }
 
+void tn_sim_pkt_prefetch(tn_sim_eng_t *e, unsigned kind, int32_t id)
+{
+    tn_sim_pkt_t *p = e->pkt;
+    switch (kind - TN_SIM_PKT_EV0) {
+    case PE_ARR:
+        if (id >= 0 && id < p->pcap) {
+            __builtin_prefetch(&p->pk[id]);
+        }
+        break;
+    case PE_CREDIT:
+        if (id >= 0 && id < e->topo->n_port) {
+            __builtin_prefetch(&p->o_credit[(size_t)id * (size_t)p->nvc]);
+        }
+        break;
+    default:
+        break;
+    }
+}
+
 tn_sim_status_t tn_sim_pkt_event(tn_sim_eng_t *e, unsigned kind, int32_t id, uint32_t arg)
 {
     tn_sim_pkt_t *p = e->pkt;

@@ -148,6 +148,9 @@ tn_sim_status_t tn_sim_pkt_start(tn_sim_eng_t *e, int32_t f, const tn_sim_rhdr_t
  * event's id and arg. */
 #define TN_SIM_PKT_EV0 8
 tn_sim_status_t tn_sim_pkt_event(tn_sim_eng_t *e, unsigned kind, int32_t id, uint32_t arg);
+/* An event of this kind and id comes soon: fetch what it will read into
+ * the cache (a hint; no effect on results). */
+void tn_sim_pkt_prefetch(tn_sim_eng_t *e, unsigned kind, int32_t id);
 
 /* Congestion control (sim_pkt_cc.c).  A message's sending rate now
  * (bytes/ns; INFINITY: unpaced). */
