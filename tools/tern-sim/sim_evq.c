@@ -249,9 +249,6 @@ static void evq_lane_unlink(tn_sim_evq_t *q, int l, uint32_t pos)
         q->l_t[l] = INFINITY;
         q->l_tt[l] = -INFINITY;
     }
-    for (int i = 0; i < 64; i++) {
-        q->seen[i] = NAN;
-    }
     int top = -1;
     for (int i = 0; i < TN_SIM_EVQ_LANES; i++) {
         if (!evq_lane_empty(q, i) && (top < 0 || evq_lane_before(q, i, top))) {
