@@ -248,6 +248,26 @@ int tn_sim_pkt_busy(tn_sim_eng_t *e, int32_t o, tn_sim_status_t *st)
     return 1;
 }
 
+/* Switch output o, free, sends packet k, out of its queue qi of nq (the
+ * round-robin goes on after it); the buffer k leaves frees when its tail
+ * has left. */
+static tn_sim_status_t pkt_out_send(tn_sim_eng_t *e, int32_t o, int32_t k, int32_t qi, int32_t nq)
+{
+    tn_sim_pkt_t *p = e->pkt;
+    p->o_rr[o] = qi + 1 < nq ? qi + 1 : 0;
+    int32_t in = p->pk[k].link;
+    int vin = p->pk[k].vc;
+    tn_sim_status_t st = tn_sim_pkt_send(e, o, k);
+    if (st == TN_SIM_OK && p->o_npk[o] > 0) {
+        tn_sim_pkt_busy(e, o, &st);  /* the next one goes when this one is out */
+    }
+    if (st == TN_SIM_OK) {
+        st = p->c.pfc ? tn_sim_pfc_drain(e, in, vin, p->pk[k].bytes)
+                      : tn_sim_pkt_credit(e, in, vin, p->pk[k].bytes, p->pk[k].tail - e->topo->lat[o]);
+    }
+    return st;
+}
+
 /* Switch output o is free: round-robin over its (input, VC) queues for
  * a head packet the next buffer has room for. */
 tn_sim_status_t tn_sim_pkt_out_kick(tn_sim_eng_t *e, int32_t o)
@@ -278,19 +298,7 @@ tn_sim_status_t tn_sim_pkt_out_kick(tn_sim_eng_t *e, int32_t o)
         if (e->heat.queues) {
             tn_sim_heat_queue(&e->heat, sw, e->now, -p->pk[k].bytes);
         }
-        p->o_rr[o] = qi + 1 < nq ? qi + 1 : 0;
-        /* its input buffer frees when its tail has left */
-        int32_t in = p->pk[k].link;
-        int vin = p->pk[k].vc;
-        st = tn_sim_pkt_send(e, o, k);
-        if (st == TN_SIM_OK && p->o_npk[o] > 0) {
-            tn_sim_pkt_busy(e, o, &st);  /* the next one goes when this one is out */
-        }
-        if (st == TN_SIM_OK) {
-            st = p->c.pfc ? tn_sim_pfc_drain(e, in, vin, p->pk[k].bytes)
-                          : tn_sim_pkt_credit(e, in, vin, p->pk[k].bytes, p->pk[k].tail - t->lat[o]);
-        }
-        return st;
+        return pkt_out_send(e, o, k, qi, nq);
     }
     return TN_SIM_OK;
 }
@@ -336,7 +344,29 @@ tn_sim_status_t tn_sim_pkt_event(tn_sim_eng_t *e, unsigned kind, int32_t id, uin
             p->pk[k].ecn |= TN_SIM_PKT_ECN;
             p->marks++;
         }
-        int64_t qi = p->voq_off[o] + (int64_t)i_in * p->nvc + p->pk[k].vc;
+        int32_t rel = i_in * p->nvc + p->pk[k].vc;  /* its queue among o's */
+        size_t ov = (size_t)o * (size_t)p->nvc + p->pk[k].h.vc;
+        if (p->o_npk[o] == 0 && !(e->now < p->o_free[o]) &&
+            !(p->o_credit[ov] < p->pk[k].bytes) && !p->o_paused[ov]) {
+            /* o idle with nothing queued and room downstream: the queue
+             * and the round-robin would pick k at once; it leaves without
+             * touching the VOQs (their counts are integers: no rounding
+             * skipped).  The heatmap hears the same as if it had queued. */
+            if (e->heat.queues) {
+                tn_sim_heat_queue(&e->heat, sw, e->now, p->pk[k].bytes);
+            }
+            if (p->c.pfc) {
+                tn_sim_status_t st = tn_sim_pfc_fill(e, link, p->pk[k].vc, p->pk[k].bytes);
+                if (st != TN_SIM_OK) {
+                    return st;
+                }
+            }
+            if (e->heat.queues) {
+                tn_sim_heat_queue(&e->heat, sw, e->now, -p->pk[k].bytes);
+            }
+            return pkt_out_send(e, o, k, rel, (t->port_off[v + 1] - t->port_off[v]) * p->nvc);
+        }
+        int64_t qi = p->voq_off[o] + rel;
         p->pk[k].next = -1;
         if (p->voq_head[qi] < 0) {
             p->voq_head[qi] = k;
