@@ -184,9 +184,9 @@ static inline int evq_lane(tn_sim_evq_t *q, double t)
     return -1;
 }
 
-/* Appends event e (its t, id, arg and kind set) to lane l; -1 out of
- * memory (then nothing changed). */
-static int evq_lane_link(tn_sim_evq_t *q, int32_t e, int l)
+/* Appends event e (its id, arg and kind set) at time t to lane l; -1
+ * out of memory (then nothing changed). */
+static int evq_lane_link(tn_sim_evq_t *q, int32_t e, int l, double t)
 {
     uint32_t cap = q->l_cap[l];
     if (q->l_tl[l] - q->l_hd[l] == cap) {
@@ -210,15 +210,15 @@ static int evq_lane_link(tn_sim_evq_t *q, int32_t e, int l)
     ev->prev = (int32_t)pos;
     ev->seq = q->seq++;
     tn_sim_evq_lent_t *x = &q->l_ring[l][pos & (cap - 1)];
-    x->t = ev->t;
+    x->t = t;
     x->seq = ev->seq;
     x->e = e;
     x->id = ev->id;
     x->arg = ev->arg;
     x->kind = ev->kind;
-    q->l_tt[l] = ev->t;
+    q->l_tt[l] = t;
     if (pos == q->l_hd[l]) {
-        q->l_t[l] = ev->t;
+        q->l_t[l] = t;
         q->l_seq[l] = ev->seq;
         if (q->ltop < 0 || evq_lane_before(q, l, q->ltop)) {
             q->ltop = l;
@@ -317,15 +317,16 @@ tn_sim_status_t tn_sim_evq_init(tn_sim_evq_t *q, int32_t cap)
     q->ecap = q->bcap = cap;
     size_t c = (size_t)cap;
     q->ev = malloc(sizeof(tn_sim_evq_ent_t) * c);
+    q->e_free = malloc(sizeof(int32_t) * c);
     q->bk = malloc(sizeof(tn_sim_evq_bkt_t) * c);
     q->b_hpos = malloc(sizeof(int32_t) * c);
     q->heap = malloc(sizeof(tn_sim_evq_key_t) * c);
-    if (q->ev == NULL || q->bk == NULL || q->b_hpos == NULL || q->heap == NULL) {
+    if (q->ev == NULL || q->e_free == NULL || q->bk == NULL || q->b_hpos == NULL || q->heap == NULL) {
         tn_sim_evq_fini(q);
         return TN_SIM_ERR_NOMEM;
     }
     for (int32_t i = cap - 1; i >= 0; i--) {
-        q->ev[i].next = q->efree;
+        q->e_free[i] = q->efree;
         q->efree = i;
         q->bk[i].head = q->bfree;
         q->bfree = i;
@@ -336,6 +337,7 @@ tn_sim_status_t tn_sim_evq_init(tn_sim_evq_t *q, int32_t cap)
 void tn_sim_evq_fini(tn_sim_evq_t *q)
 {
     free(q->ev);
+    free(q->e_free);
     free(q->bk);
     free(q->b_hpos);
     free(q->heap);
@@ -350,31 +352,30 @@ int32_t tn_sim_evq_push_arg(tn_sim_evq_t *q, double t, unsigned kind, int32_t id
     if (q->efree < 0) {
         int32_t cap = q->ecap * 2;
         if (q->ecap >= TN_SIM_EVQ_MAX ||
-            evq_grow((void **)&q->ev, sizeof(tn_sim_evq_ent_t), (size_t)cap)) {
+            evq_grow((void **)&q->ev, sizeof(tn_sim_evq_ent_t), (size_t)cap) ||
+            evq_grow((void **)&q->e_free, sizeof(int32_t), (size_t)cap)) {
             return -1;
         }
         for (int32_t i = cap - 1; i >= q->ecap; i--) {
-            q->ev[i].next = q->efree;
+            q->e_free[i] = q->efree;
             q->efree = i;
         }
         q->ecap = cap;
     }
     int32_t e = q->efree;
     tn_sim_evq_ent_t *ev = &q->ev[e];
-    int32_t next_free = ev->next;
-    ev->t = t;
     ev->id = id;
     ev->arg = arg;
     ev->kind = (uint8_t)(kind & 15u);
     int l = evq_lane(q, t);
-    if (l < 0 || evq_lane_link(q, e, l) != 0) {
+    if (l < 0 || evq_lane_link(q, e, l, t) != 0) {
         int32_t b = evq_bucket(q, t);
         if (b < 0) {
             return -1;
         }
         evq_link(q, e, b);
     }
-    q->efree = next_free;
+    q->efree = q->e_free[e];
     q->n++;
     return e;
 }
@@ -395,7 +396,6 @@ int tn_sim_evq_move(tn_sim_evq_t *q, int32_t handle, double t)
             tn_sim_evq_key_t was = q->heap[i];
             tn_sim_evq_key_t k = {.t = t, .seq = q->seq, .b = old};
             bk->t = t;
-            q->ev[handle].t = t;
             q->ev[handle].seq = q->seq++;
             q->recent[evq_slot(t)] = old;
             q->heap[i] = k;
@@ -415,7 +415,6 @@ int tn_sim_evq_move(tn_sim_evq_t *q, int32_t handle, double t)
     }
     int32_t b = evq_bucket(q, t);
     evq_unlink(q, handle);
-    q->ev[handle].t = t;
     evq_link(q, handle, b);
     return 0;
 }
@@ -423,7 +422,7 @@ int tn_sim_evq_move(tn_sim_evq_t *q, int32_t handle, double t)
 void tn_sim_evq_cancel(tn_sim_evq_t *q, int32_t handle)
 {
     evq_unlink(q, handle);
-    q->ev[handle].next = q->efree;
+    q->e_free[handle] = q->efree;
     q->efree = handle;
     q->n--;
 }
@@ -453,13 +452,13 @@ int tn_sim_evq_pop(tn_sim_evq_t *q, tn_sim_ev_t *ev)
         }
         q->now = ev->t;
         evq_lane_unlink(q, l, q->l_hd[l]);
-        q->ev[e].next = q->efree;  /* the handle is free again */
+        q->e_free[e] = q->efree;  /* the handle is free again */
         q->efree = e;
         q->n--;
         return 1;
     }
     const tn_sim_evq_ent_t *x = &q->ev[e];
-    ev->t = x->t;
+    ev->t = q->heap[0].t;
     ev->seq = x->seq;
     ev->id = x->id;
     ev->arg = x->arg;

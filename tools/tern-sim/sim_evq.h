@@ -63,7 +63,6 @@ typedef struct {
 typedef struct {
     int32_t next, prev, bucket, id;
     uint64_t seq;
-    double t;
     uint32_t arg;
     uint8_t kind;
 } tn_sim_evq_ent_t;
@@ -97,6 +96,7 @@ typedef struct {
     /* events by handle */
     int32_t ecap, efree, n;
     tn_sim_evq_ent_t *ev;
+    int32_t *e_free;              /* the free handles' list, apart: dense */
     /* buckets, and where each is in the heap */
     int32_t bcap, bfree;
     tn_sim_evq_bkt_t *bk;
