@@ -1,7 +1,10 @@
 /* tern-sim's event queue (tools/tern-sim/sim_evq.c): random pushes, moves
  * and cancels, many at equal times, against a plain list; events come out
- * by time, then in the order they were pushed or moved there; handles are
- * reused; the queue grows past its first size. */
+ * by time, then in the order they were pushed or moved there, with what
+ * they carry; handles are reused; the queue grows past its first size.
+ * Delays from now repeat (the lanes' case: few, more than there are
+ * lanes, or fractions whose sums round) or do not (the heap's); with
+ * the lanes on and off. */
 #include "sim_evq.h"
 
 #include <stdlib.h>
@@ -22,12 +25,13 @@ typedef struct {
 static ref_t ref[N];
 static int32_t handle_of[N];
 
-static void one_run(uint64_t seed, int times)
+static void one_run(uint64_t seed, int times, double unit, int lanes)
 {
     tn_sim_evq_t q;
     tn_sim_rng_t r;
     tn_sim_rng_seed(&r, seed);
     CHECK(tn_sim_evq_init(&q, 16) == TN_SIM_OK);
+    tn_sim_evq_set_lanes(&q, lanes);
     memset(ref, 0, sizeof(ref));
     uint64_t order = 0;
     int live = 0;
@@ -36,9 +40,9 @@ static void one_run(uint64_t seed, int times)
         int op = (int)tn_sim_rng_below(&r, 10);
         int32_t i = (int32_t)tn_sim_rng_below(&r, N);
         /* few distinct times: ties everywhere */
-        double t = now + (double)tn_sim_rng_below(&r, (uint64_t)times);
+        double t = now + unit * (double)tn_sim_rng_below(&r, (uint64_t)times);
         if (op < 5 && !ref[i].live) {
-            handle_of[i] = tn_sim_evq_push(&q, t, (unsigned)(i & 15), i);
+            handle_of[i] = tn_sim_evq_push_arg(&q, t, (unsigned)(i & 15), i, (uint32_t)i * 7u + 1u);
             CHECK(handle_of[i] >= 0);
             ref[i] = (ref_t){1, t, order++, i};
             live++;
@@ -61,7 +65,8 @@ static void one_run(uint64_t seed, int times)
                     best = k;
                 }
             }
-            CHECK(ev.id == best && ev.t == ref[best].t && tn_sim_ev_kind(&ev) == (unsigned)(best & 15));
+            CHECK(ev.id == best && ev.t == ref[best].t && tn_sim_ev_kind(&ev) == (unsigned)(best & 15) &&
+                  ev.arg == (uint32_t)best * 7u + 1u);
             if (ev.id != best) {
                 break;
             }
@@ -84,8 +89,12 @@ static void one_run(uint64_t seed, int times)
 
 int main(void)
 {
-    one_run(1, 3);
-    one_run(2, 50);
-    one_run(3, 1 << 30);
+    for (int lanes = 0; lanes < 2; lanes++) {
+        one_run(1, 3, 1, lanes);
+        one_run(2, 50, 1, lanes);
+        one_run(3, 1 << 30, 1, lanes);
+        one_run(4, 6, 0.1, lanes);
+        one_run(5, 12, 1.0 / 3, lanes);
+    }
     return tn_check_report("test_sim_evq");
 }

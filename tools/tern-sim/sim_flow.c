@@ -418,7 +418,10 @@ tn_sim_status_t tn_sim_eng_run(tn_sim_eng_t *e)
             }
             default:
                 if (e->pkt != NULL && tn_sim_ev_kind(&ev) >= TN_SIM_PKT_EV0) {
-                    tn_sim_status_t st = tn_sim_pkt_event(e, tn_sim_ev_kind(&ev), ev.id);
+                    if (ev.ahead_kind >= TN_SIM_PKT_EV0 && ev.ahead_kind < 16) {
+                        tn_sim_pkt_prefetch(e, ev.ahead_kind, ev.ahead_id);
+                    }
+                    tn_sim_status_t st = tn_sim_pkt_event(e, tn_sim_ev_kind(&ev), ev.id, ev.arg);
                     if (st != TN_SIM_OK) {
                         eng_fail(e, st, "packet event");
                     }

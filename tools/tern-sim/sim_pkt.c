@@ -20,6 +20,10 @@ static int pkt_grow(void **a, size_t elem, size_t n)
     return 0;
 }
 
+_Static_assert(sizeof(tn_sim_pkt_ent_t) == 64, "a pool entry is one cache line");
+
+/* The pool doubles; its entries start on a cache line (realloc does not
+ * keep that alignment, so the old ones are copied). */
 static tn_sim_status_t pkt_grow_pool(tn_sim_pkt_t *p)
 {
     if (p->pcap > (1 << 27)) {
@@ -27,17 +31,18 @@ static tn_sim_status_t pkt_grow_pool(tn_sim_pkt_t *p)
     }
     int32_t cap = p->pcap ? p->pcap * 2 : 4096;
     size_t c = (size_t)cap;
-    if (pkt_grow((void **)&p->pk_next, 4, c) || pkt_grow((void **)&p->pk_msg, 4, c) ||
-        pkt_grow((void **)&p->pk_bytes, 4, c) || pkt_grow((void **)&p->pk_pay, 4, c) ||
-        pkt_grow((void **)&p->pk_link, 4, c) ||
-        pkt_grow((void **)&p->pk_vc, 1, c) || pkt_grow((void **)&p->pk_ecn, 1, c) ||
-        pkt_grow((void **)&p->pk_tail, 8, c) || pkt_grow((void **)&p->pk_rate, 8, c) ||
-        pkt_grow((void **)&p->pk_stamp, 8, c) ||
-        pkt_grow((void **)&p->pk_h, sizeof(tn_sim_rhdr_t), c)) {
+    tn_sim_pkt_ent_t *pk = aligned_alloc(64, c * sizeof(*pk));
+    if (pk == NULL || pkt_grow((void **)&p->pk_cc, sizeof(tn_sim_pkt_cc_t), c)) {
+        free(pk);
         return TN_SIM_ERR_NOMEM;
     }
+    if (p->pcap > 0) {
+        memcpy(pk, p->pk, (size_t)p->pcap * sizeof(*pk));
+    }
+    free(p->pk);
+    p->pk = pk;
     for (int32_t i = cap - 1; i >= p->pcap; i--) {
-        p->pk_next[i] = p->pfree;
+        p->pk[i].next = p->pfree;
         p->pfree = i;
     }
     p->pcap = cap;
@@ -141,8 +146,7 @@ tn_sim_status_t tn_sim_pkt_init(tn_sim_pkt_t *p, const tn_sim_topo_t *topo,
 
 void tn_sim_pkt_fini(tn_sim_pkt_t *p)
 {
-    void *a[] = {p->pk_next, p->pk_msg, p->pk_bytes, p->pk_pay, p->pk_link, p->pk_vc,
-                 p->pk_ecn, p->pk_tail, p->pk_rate, p->pk_stamp, p->pk_h, p->o_free, p->o_txev, p->o_rr,
+    void *a[] = {p->pk, p->pk_cc, p->o_free, p->o_txev, p->o_rr,
                  p->o_npk, p->o_credit, p->o_qbytes, p->o_share, p->o_sum, p->o_cnt, p->o_nc,
                  p->o_max, p->o_t0, p->voq_off, p->in_occ, p->in_psent, p->o_paused, p->voq_head,
                  p->voq_tail, p->nic_cur, p->nic_wake, p->m_rn, p->m_rp,
@@ -161,13 +165,13 @@ int32_t tn_sim_pkt_alloc(tn_sim_eng_t *e)
         return -1;
     }
     int32_t k = p->pfree;
-    p->pfree = p->pk_next[k];
+    p->pfree = p->pk[k].next;
     return k;
 }
 
 void tn_sim_pkt_free(tn_sim_pkt_t *p, int32_t k)
 {
-    p->pk_next[k] = p->pfree;
+    p->pk[k].next = p->pfree;
     p->pfree = k;
 }
 
@@ -183,33 +187,33 @@ static double pkt_load(void *ctx, int32_t port)
     return p->o_qbytes[port];
 }
 
-/* Port o sends packet k (its next VC in pk_h.vc) now: credits taken, the
+/* Port o sends packet k (its next VC in its h.vc) now: credits taken, the
  * link busy for its serialization, its head at the far end a latency
  * plus a header's time later. */
 tn_sim_status_t tn_sim_pkt_send(tn_sim_eng_t *e, int32_t o, int32_t k)
 {
     tn_sim_pkt_t *p = e->pkt;
     const tn_sim_topo_t *t = e->topo;
-    double now = e->now, bw = t->bw[o], bytes = p->pk_bytes[k];
-    p->o_credit[(size_t)o * (size_t)p->nvc + p->pk_h[k].vc] -= bytes;
+    double now = e->now, bw = t->bw[o], bytes = p->pk[k].bytes;
+    p->o_credit[(size_t)o * (size_t)p->nvc + p->pk[k].h.vc] -= bytes;
     double done = now + bytes / bw;
-    if (done < p->pk_tail[k]) {
-        done = p->pk_tail[k];  /* cut-through: the tail is not here yet */
+    if (done < p->pk[k].tail) {
+        done = p->pk[k].tail;  /* cut-through: the tail is not here yet */
     }
     p->o_free[o] = done;
     if (e->heat.on) {
         tn_sim_heat_carry(&e->heat, o, now, done, bytes);
     }
     if (p->c.cc == TN_SIM_CC_ACC) {
-        tn_sim_cc_acc_stamp(p, o, now, p->pk_rate[k], bytes, p->pk_ecn[k], &p->pk_stamp[k]);
+        tn_sim_cc_acc_stamp(p, o, now, p->pk_cc[k].rate, bytes, p->pk[k].ecn, &p->pk_cc[k].stamp);
     }
     double lat = t->lat[o];
-    p->pk_link[k] = o;
-    p->pk_vc[k] = p->pk_h[k].vc;
-    p->pk_tail[k] = done + lat;
+    p->pk[k].link = o;
+    p->pk[k].vc = p->pk[k].h.vc;
+    p->pk[k].tail = done + lat;
     double head = now + lat + (t->peer[o] < t->n_ep ? bytes : (double)p->c.hdr) / bw;
-    if (head > p->pk_tail[k]) {
-        head = p->pk_tail[k];
+    if (head > p->pk[k].tail) {
+        head = p->pk[k].tail;
     }
     if (tn_sim_pkt_push(e, head, PE_ARR, k)) {
         return TN_SIM_ERR_NOMEM;
@@ -218,18 +222,14 @@ tn_sim_status_t tn_sim_pkt_send(tn_sim_eng_t *e, int32_t o, int32_t k)
 }
 
 /* The buffer of link `in`, VC vc, frees bytes at time t: the credit is
- * back at the sender a latency later. */
+ * back at the sender a latency later.  It travels in the event itself
+ * (id: the link, arg: bytes << 4 | vc), not as a pool entry. */
 tn_sim_status_t tn_sim_pkt_credit(tn_sim_eng_t *e, int32_t in, int vc, double bytes, double t)
 {
-    int32_t c = tn_sim_pkt_alloc(e);
-    if (c < 0) {
-        return TN_SIM_ERR_NOMEM;
-    }
-    tn_sim_pkt_t *p = e->pkt;
-    p->pk_link[c] = in;
-    p->pk_vc[c] = (uint8_t)vc;
-    p->pk_bytes[c] = (int32_t)bytes;
-    return tn_sim_pkt_push(e, t + e->topo->lat[in], PE_CREDIT, c) ? TN_SIM_ERR_NOMEM : TN_SIM_OK;
+    uint32_t arg = (uint32_t)bytes << 4 | (uint32_t)vc;
+    return tn_sim_evq_push_arg(&e->q, t + e->topo->lat[in], TN_SIM_PKT_EV0 + PE_CREDIT, in, arg) < 0
+               ? TN_SIM_ERR_NOMEM
+               : TN_SIM_OK;
 }
 
 /* Is link o serializing?  Then whoever waits for it hears when it ends. */
@@ -246,6 +246,26 @@ int tn_sim_pkt_busy(tn_sim_eng_t *e, int32_t o, tn_sim_status_t *st)
         }
     }
     return 1;
+}
+
+/* Switch output o, free, sends packet k, out of its queue qi of nq (the
+ * round-robin goes on after it); the buffer k leaves frees when its tail
+ * has left. */
+static tn_sim_status_t pkt_out_send(tn_sim_eng_t *e, int32_t o, int32_t k, int32_t qi, int32_t nq)
+{
+    tn_sim_pkt_t *p = e->pkt;
+    p->o_rr[o] = qi + 1 < nq ? qi + 1 : 0;
+    int32_t in = p->pk[k].link;
+    int vin = p->pk[k].vc;
+    tn_sim_status_t st = tn_sim_pkt_send(e, o, k);
+    if (st == TN_SIM_OK && p->o_npk[o] > 0) {
+        tn_sim_pkt_busy(e, o, &st);  /* the next one goes when this one is out */
+    }
+    if (st == TN_SIM_OK) {
+        st = p->c.pfc ? tn_sim_pfc_drain(e, in, vin, p->pk[k].bytes)
+                      : tn_sim_pkt_credit(e, in, vin, p->pk[k].bytes, p->pk[k].tail - e->topo->lat[o]);
+    }
+    return st;
 }
 
 /* Switch output o is free: round-robin over its (input, VC) queues for
@@ -268,70 +288,99 @@ tn_sim_status_t tn_sim_pkt_out_kick(tn_sim_eng_t *e, int32_t o)
         if (k < 0) {
             continue;
         }
-        size_t ov = (size_t)o * (size_t)p->nvc + p->pk_h[k].vc;
-        if (p->o_credit[ov] < p->pk_bytes[k] || p->o_paused[ov]) {
+        size_t ov = (size_t)o * (size_t)p->nvc + p->pk[k].h.vc;
+        if (p->o_credit[ov] < p->pk[k].bytes || p->o_paused[ov]) {
             continue;
         }
-        p->voq_head[base + qi] = p->pk_next[k];
+        p->voq_head[base + qi] = p->pk[k].next;
         p->o_npk[o]--;
-        p->o_qbytes[o] -= p->pk_bytes[k];
+        p->o_qbytes[o] -= p->pk[k].bytes;
         if (e->heat.queues) {
-            tn_sim_heat_queue(&e->heat, sw, e->now, -p->pk_bytes[k]);
+            tn_sim_heat_queue(&e->heat, sw, e->now, -p->pk[k].bytes);
         }
-        p->o_rr[o] = qi + 1 < nq ? qi + 1 : 0;
-        /* its input buffer frees when its tail has left */
-        int32_t in = p->pk_link[k];
-        int vin = p->pk_vc[k];
-        st = tn_sim_pkt_send(e, o, k);
-        if (st == TN_SIM_OK && p->o_npk[o] > 0) {
-            tn_sim_pkt_busy(e, o, &st);  /* the next one goes when this one is out */
-        }
-        if (st == TN_SIM_OK) {
-            st = p->c.pfc ? tn_sim_pfc_drain(e, in, vin, p->pk_bytes[k])
-                          : tn_sim_pkt_credit(e, in, vin, p->pk_bytes[k], p->pk_tail[k] - t->lat[o]);
-        }
-        return st;
+        return pkt_out_send(e, o, k, qi, nq);
     }
     return TN_SIM_OK;
 }
 
-tn_sim_status_t tn_sim_pkt_event(tn_sim_eng_t *e, unsigned kind, int32_t id)
+void tn_sim_pkt_prefetch(tn_sim_eng_t *e, unsigned kind, int32_t id)
+{
+    tn_sim_pkt_t *p = e->pkt;
+    switch (kind - TN_SIM_PKT_EV0) {
+    case PE_ARR:
+        if (id >= 0 && id < p->pcap) {
+            __builtin_prefetch(&p->pk[id]);
+        }
+        break;
+    case PE_CREDIT:
+        if (id >= 0 && id < e->topo->n_port) {
+            __builtin_prefetch(&p->o_credit[(size_t)id * (size_t)p->nvc]);
+        }
+        break;
+    default:
+        break;
+    }
+}
+
+tn_sim_status_t tn_sim_pkt_event(tn_sim_eng_t *e, unsigned kind, int32_t id, uint32_t arg)
 {
     tn_sim_pkt_t *p = e->pkt;
     const tn_sim_topo_t *t = e->topo;
     switch (kind - TN_SIM_PKT_EV0) {
     case PE_ARR: {
-        int32_t k = id, link = p->pk_link[k], v = t->peer[link];
+        int32_t k = id, link = p->pk[k].link, v = t->peer[link];
         p->hops++;
         if (v < t->n_ep) {
             return tn_sim_pkt_sink(e, k);
         }
         int32_t sw = v - t->n_ep;
         int32_t i_in = t->peer_port[link] - t->port_off[v];
-        int32_t o = tn_sim_route_next(e->rt, sw, &p->pk_h[k], pkt_load, p);
+        int32_t o = tn_sim_route_next(e->rt, sw, &p->pk[k].h, pkt_load, p);
         if (o < t->port_off[v] || o >= t->port_off[v + 1] || t->peer[o] < 0) {
             return TN_SIM_ERR_ROUTE;
         }
-        if (p->c.cc == TN_SIM_CC_DCQCN && !(p->pk_ecn[k] & TN_SIM_PKT_ECN) &&
+        if (p->c.cc == TN_SIM_CC_DCQCN && !(p->pk[k].ecn & TN_SIM_PKT_ECN) &&
             tn_sim_cc_mark(p, p->o_qbytes[o])) {
-            p->pk_ecn[k] |= TN_SIM_PKT_ECN;
+            p->pk[k].ecn |= TN_SIM_PKT_ECN;
             p->marks++;
         }
-        int64_t qi = p->voq_off[o] + (int64_t)i_in * p->nvc + p->pk_vc[k];
-        p->pk_next[k] = -1;
+        int32_t rel = i_in * p->nvc + p->pk[k].vc;  /* its queue among o's */
+        size_t ov = (size_t)o * (size_t)p->nvc + p->pk[k].h.vc;
+        if (p->o_npk[o] == 0 && !(e->now < p->o_free[o]) &&
+            !(p->o_credit[ov] < p->pk[k].bytes) && !p->o_paused[ov]) {
+            /* o idle with nothing queued and room downstream: the queue
+             * and the round-robin would pick k at once; it leaves without
+             * touching the VOQs (their counts are integers: no rounding
+             * skipped).  The heatmap hears the same as if it had queued. */
+            if (e->heat.queues) {
+                tn_sim_heat_queue(&e->heat, sw, e->now, p->pk[k].bytes);
+            }
+            if (p->c.pfc) {
+                tn_sim_status_t st = tn_sim_pfc_fill(e, link, p->pk[k].vc, p->pk[k].bytes);
+                if (st != TN_SIM_OK) {
+                    return st;
+                }
+            }
+            if (e->heat.queues) {
+                tn_sim_heat_queue(&e->heat, sw, e->now, -p->pk[k].bytes);
+            }
+            return pkt_out_send(e, o, k, rel, (t->port_off[v + 1] - t->port_off[v]) * p->nvc);
+        }
+        int64_t qi = p->voq_off[o] + rel;
+        p->pk[k].next = -1;
         if (p->voq_head[qi] < 0) {
             p->voq_head[qi] = k;
         } else {
-            p->pk_next[p->voq_tail[qi]] = k;
+            p->pk[p->voq_tail[qi]].next = k;
         }
         p->voq_tail[qi] = k;
         p->o_npk[o]++;
-        p->o_qbytes[o] += p->pk_bytes[k];
+        p->o_qbytes[o] += p->pk[k].bytes;
         if (e->heat.queues) {
-            tn_sim_heat_queue(&e->heat, sw, e->now, p->pk_bytes[k]);
+            tn_sim_heat_queue(&e->heat, sw, e->now, p->pk[k].bytes);
         }
         if (p->c.pfc) {
-            tn_sim_status_t st = tn_sim_pfc_fill(e, link, p->pk_vc[k], p->pk_bytes[k]);
+            tn_sim_status_t st = tn_sim_pfc_fill(e, link, p->pk[k].vc, p->pk[k].bytes);
             if (st != TN_SIM_OK) {
                 return st;
             }
@@ -342,9 +391,8 @@ tn_sim_status_t tn_sim_pkt_event(tn_sim_eng_t *e, unsigned kind, int32_t id)
         p->o_txev[id] = 0;
         return id < t->n_ep ? tn_sim_pkt_nic_kick(e, id) : tn_sim_pkt_out_kick(e, id);
     case PE_CREDIT: {
-        int32_t o = p->pk_link[id];
-        p->o_credit[(size_t)o * (size_t)p->nvc + p->pk_vc[id]] += p->pk_bytes[id];
-        tn_sim_pkt_free(p, id);
+        int32_t o = id;
+        p->o_credit[(size_t)o * (size_t)p->nvc + (arg & 15u)] += (double)(arg >> 4);
         return o < t->n_ep ? tn_sim_pkt_nic_kick(e, o) : tn_sim_pkt_out_kick(e, o);
     }
     case PE_NIC:
@@ -354,13 +402,13 @@ tn_sim_status_t tn_sim_pkt_event(tn_sim_eng_t *e, unsigned kind, int32_t id)
         return tn_sim_pkt_nic_kick(e, id);
     case PE_CNP:
     case PE_FB: {
-        int32_t f = p->pk_msg[id];
-        if (f < p->mcap && p->pk_pay[id] == (int32_t)p->m_gen[f] && p->m_left[f] > 0) {
+        int32_t f = p->pk[id].msg;
+        if (f < p->mcap && p->pk[id].pay == (int32_t)p->m_gen[f] && p->m_left[f] > 0) {
             double line = t->bw[e->f_src[f]];
             if (kind - TN_SIM_PKT_EV0 == PE_CNP) {
                 tn_sim_cc_cnp(p, f, e->now, line);
             } else {
-                tn_sim_cc_acc_feedback(p, f, p->pk_stamp[id]);
+                tn_sim_cc_acc_feedback(p, f, p->pk_cc[id].stamp);
             }
         }
         tn_sim_pkt_free(p, id);
@@ -368,8 +416,8 @@ tn_sim_status_t tn_sim_pkt_event(tn_sim_eng_t *e, unsigned kind, int32_t id)
     }
     case PE_PAUSE:
     case PE_RESUME: {
-        int32_t o = p->pk_link[id];
-        p->o_paused[(size_t)o * (size_t)p->nvc + p->pk_vc[id]] = kind - TN_SIM_PKT_EV0 == PE_PAUSE;
+        int32_t o = p->pk[id].link;
+        p->o_paused[(size_t)o * (size_t)p->nvc + p->pk[id].vc] = kind - TN_SIM_PKT_EV0 == PE_PAUSE;
         tn_sim_pkt_free(p, id);
         return o < t->n_ep ? tn_sim_pkt_nic_kick(e, o) : tn_sim_pkt_out_kick(e, o);
     }

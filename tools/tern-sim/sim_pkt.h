@@ -39,7 +39,8 @@
  * Determinism: one seeded generator (ECN marks), events tie on sequence
  * numbers, round-robin pointers; same configuration, same output.
  * Memory: flat arrays grown by doubling; packets come from a pool with a
- * free list (no allocation per packet once the pool has its size). */
+ * free list (no allocation per packet once the pool has its size);
+ * credits travel in their events. */
 #ifndef TN_SIM_PKT_H
 #define TN_SIM_PKT_H
 
@@ -69,18 +70,35 @@ typedef struct {
     double xoff, xon;     /* pfc: pause above, resume below this many bytes in an ingress queue */
 } tn_sim_pkt_conf_t;
 
+/* A pool entry: a packet, or a CNP, rate-stamp or PFC token.
+ * Everything a hop reads sits in these 64 bytes (one cache line). */
+typedef struct {
+    tn_sim_rhdr_t h;      /* its route; h.vc: the VC on the next link */
+    double tail;          /* when its tail has arrived where it is */
+    int32_t next;         /* next in its VOQ or in the free list */
+    int32_t msg;          /* engine flow id */
+    int32_t bytes, pay;   /* on the wire; payload (CNP, FB: the message's generation) */
+    int32_t link;         /* the port it was last sent on (tokens: the link they are about) */
+    uint8_t vc;           /* its VC on that link */
+    uint8_t ecn;          /* TN_SIM_PKT_* flags */
+} tn_sim_pkt_ent_t;
+
+/* ACC only: the sender's rate and the stamp it collects. */
+typedef struct {
+    double rate, stamp;
+} tn_sim_pkt_cc_t;
+
 typedef struct tn_sim_pkt {
     tn_sim_pkt_conf_t c;
     const tn_sim_topo_t *topo;
     const tn_sim_router_t *rt;
     int nvc;
     tn_sim_rng_t rng;
-    /* packet pool (also credit and CNP tokens) */
+    /* packet pool (also CNP, rate-stamp and PFC tokens): one cache line per
+     * packet; what only ACC reads apart */
     int32_t pcap, pfree;
-    int32_t *pk_next, *pk_msg, *pk_bytes, *pk_pay, *pk_link;
-    uint8_t *pk_vc, *pk_ecn;  /* pk_ecn: TN_SIM_PKT_* flags */
-    double *pk_tail, *pk_rate, *pk_stamp; /* tail's arrival; sender's rate and acc stamp */
-    tn_sim_rhdr_t *pk_h;
+    tn_sim_pkt_ent_t *pk;
+    tn_sim_pkt_cc_t *pk_cc;
     /* per output port */
     /* a link is busy until o_free; its serialization end is an event only
      * when something waits for it (o_txev: one is pending) */
@@ -126,9 +144,13 @@ void tn_sim_pkt_fini(tn_sim_pkt_t *p);
 /* The engine hands over message f (route begun in h, bytes > 0, src !=
  * dst) at e->now. */
 tn_sim_status_t tn_sim_pkt_start(tn_sim_eng_t *e, int32_t f, const tn_sim_rhdr_t *h);
-/* The engine's event kinds from TN_SIM_PKT_EV0 on go here. */
+/* The engine's event kinds from TN_SIM_PKT_EV0 on go here, with the
+ * event's id and arg. */
 #define TN_SIM_PKT_EV0 8
-tn_sim_status_t tn_sim_pkt_event(tn_sim_eng_t *e, unsigned kind, int32_t id);
+tn_sim_status_t tn_sim_pkt_event(tn_sim_eng_t *e, unsigned kind, int32_t id, uint32_t arg);
+/* An event of this kind and id comes soon: fetch what it will read into
+ * the cache (a hint; no effect on results). */
+void tn_sim_pkt_prefetch(tn_sim_eng_t *e, unsigned kind, int32_t id);
 
 /* Congestion control (sim_pkt_cc.c).  A message's sending rate now
  * (bytes/ns; INFINITY: unpaced). */

@@ -11,8 +11,8 @@
 #include "sim_pkt.h"
 
 /* The packet engine's event kinds, from TN_SIM_PKT_EV0 on the queue; the
- * id is a packet or token (ARR, CREDIT, CNP, FB, PAUSE, RESUME), a port
- * (TXDONE) or an endpoint (NIC). */
+ * id is a packet or token (ARR, CNP, FB, PAUSE, RESUME), a port (TXDONE;
+ * CREDIT, with bytes << 4 | vc in the event's arg) or an endpoint (NIC). */
 enum { PE_ARR, PE_TXDONE, PE_CREDIT, PE_NIC, PE_CNP, PE_FB, PE_PAUSE, PE_RESUME };
 
 /* Per-message arrays big enough for flow id need. */

@@ -65,15 +65,17 @@ tn_sim_status_t tn_sim_pkt_nic_kick(tn_sim_eng_t *e, int32_t ep)
             if (k < 0) {
                 return TN_SIM_ERR_NOMEM;
             }
-            p->pk_msg[k] = f;
-            p->pk_pay[k] = pay;
-            p->pk_bytes[k] = bytes;
-            p->pk_h[k] = p->m_h[f];
-            p->pk_ecn[k] = (uint8_t)((p->m_left[f] == e->f_bytes[f] ? TN_SIM_PKT_FIRST : 0) |
+            p->pk[k].msg = f;
+            p->pk[k].pay = pay;
+            p->pk[k].bytes = bytes;
+            p->pk[k].h = p->m_h[f];
+            p->pk[k].ecn = (uint8_t)((p->m_left[f] == e->f_bytes[f] ? TN_SIM_PKT_FIRST : 0) |
                                      (p->m_left[f] <= pay ? TN_SIM_PKT_LAST : 0));
-            p->pk_tail[k] = now;
-            p->pk_rate[k] = rate < line ? rate : line;
-            p->pk_stamp[k] = INFINITY;
+            p->pk[k].tail = now;
+            if (p->c.cc == TN_SIM_CC_ACC) {
+                p->pk_cc[k].rate = rate < line ? rate : line;
+                p->pk_cc[k].stamp = INFINITY;
+            }
             p->pkts++;
             p->m_left[f] -= pay;
             /* pace from the slot it was due (a packet late because the link
@@ -126,24 +128,24 @@ tn_sim_status_t tn_sim_pkt_start(tn_sim_eng_t *e, int32_t f, const tn_sim_rhdr_t
 tn_sim_status_t tn_sim_pkt_sink(tn_sim_eng_t *e, int32_t k)
 {
     tn_sim_pkt_t *p = e->pkt;
-    int32_t f = p->pk_msg[k], link = p->pk_link[k];
-    double now = e->now, pay = p->pk_pay[k];
-    tn_sim_status_t st = p->c.pfc ? TN_SIM_OK : tn_sim_pkt_credit(e, link, p->pk_vc[k], p->pk_bytes[k], now);
+    int32_t f = p->pk[k].msg, link = p->pk[k].link;
+    double now = e->now, pay = p->pk[k].pay;
+    tn_sim_status_t st = p->c.pfc ? TN_SIM_OK : tn_sim_pkt_credit(e, link, p->pk[k].vc, p->pk[k].bytes, now);
     if (st != TN_SIM_OK) {
         return st;
     }
     p->m_recv[f] += pay;
     tn_sim_stats_add(&e->stats, e->f_job[f], now, pay);
     int kind = -1;
-    if ((p->pk_ecn[k] & TN_SIM_PKT_ECN) && now - p->m_tcnp[f] >= PKT_CNP_GAP) {
+    if ((p->pk[k].ecn & TN_SIM_PKT_ECN) && now - p->m_tcnp[f] >= PKT_CNP_GAP) {
         p->m_tcnp[f] = now;
         p->cnps++;
         kind = PE_CNP;
-    } else if (p->c.cc == TN_SIM_CC_ACC && p->pk_stamp[k] != p->m_stamp[f]) {
+    } else if (p->c.cc == TN_SIM_CC_ACC && p->pk_cc[k].stamp != p->m_stamp[f]) {
         kind = PE_FB;  /* only a stamp that changes the sender's rate */
     }
     if (kind >= 0) {
-        p->pk_pay[k] = (int32_t)p->m_gen[f];
+        p->pk[k].pay = (int32_t)p->m_gen[f];
         if (tn_sim_pkt_push(e, now + e->f_lat[f], (unsigned)kind, k)) {
             return TN_SIM_ERR_NOMEM;
         }

@@ -12,8 +12,8 @@ static tn_sim_status_t pfc_signal(tn_sim_eng_t *e, int32_t link, int vc, unsigne
     if (c < 0) {
         return TN_SIM_ERR_NOMEM;
     }
-    e->pkt->pk_link[c] = link;
-    e->pkt->pk_vc[c] = (uint8_t)vc;
+    e->pkt->pk[c].link = link;
+    e->pkt->pk[c].vc = (uint8_t)vc;
     return tn_sim_pkt_push(e, e->now + e->topo->lat[link], kind, c) ? TN_SIM_ERR_NOMEM : TN_SIM_OK;
 }
 

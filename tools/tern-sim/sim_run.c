@@ -146,6 +146,7 @@ tn_sim_status_t tn_sim_run_once(tn_sim_run_t *r, const tn_sim_conf_t *c, double 
         }
         r->have_pkt = 1;
         r->eng.pkt = &r->pkt;
+        tn_sim_evq_set_lanes(&r->eng.q, 1);
     }
     st = tn_sim_eng_run(&r->eng);
     if (st != TN_SIM_OK) {
