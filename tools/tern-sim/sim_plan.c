@@ -551,10 +551,16 @@ const tn_sim_plan_t *tn_sim_plan_get(tn_sim_plan_cache_t **cache, char *const ar
         snprintf(why, whylen, "plan: out of memory");
         return NULL;
     }
-    key[0] = '\0';
-    for (int a = 0, o = 0; argv[a] != NULL; a++) {
-        o += sprintf(key + o, "%s%s", a ? " " : "", argv[a]);
+    size_t o = 0;
+    for (int a = 0; argv[a] != NULL; a++) {
+        size_t l = strlen(argv[a]);
+        if (a > 0) {
+            key[o++] = ' ';
+        }
+        memcpy(key + o, argv[a], l);
+        o += l;
     }
+    key[o] = '\0';
     if (*cache == NULL && (*cache = calloc(1, sizeof(**cache))) == NULL) {
         free(key);
         snprintf(why, whylen, "plan: out of memory");
