@@ -47,7 +47,7 @@ TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
 echo "== gcc Release build (-O3, warnings as errors) of the library, tools and benchmarks"
 cmake -S . -B build-test-release -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
 ninja -C build-test-release -j2 tern tern_static tern-run tern-info tern-monitor tern-trace \
-    tern-sim $(ninja -C build-test-release -t targets all | sed -n 's|^bin/\(tern_[a-z_]*\): C_EXE.*|\1|p') \
+    tern-sim tern-coll-plan $(ninja -C build-test-release -t targets all | sed -n 's|^bin/\(tern_[a-z_]*\): C_EXE.*|\1|p') \
     trace_cost monitor_ingest bench_store udp_floor core_rtt
 
 echo "== libFuzzer build (clang): each parser's harness fuzzed for 3 s"
