@@ -33,7 +33,10 @@
 #   TN_TREE_RATE   bucket rate, tc units (default 400mbit; none: no limit)
 #   TN_TREE_DELAY  one-way delay of each leaf-spine link, tc units (e.g.
 #                  100us; default none; needs the kernel's sch_netem)
-#   TN_TREE_BURST  bucket size (default 32kb)
+#   TN_TREE_BURST  bucket size in bytes (default 1600: one frame at MTU 1500,
+#                  so each frame waits for its tokens, as on a link of that
+#                  rate; a larger bucket passes a short burst at the host
+#                  link's speed; at least one frame, so raise it with mtu)
 #   TN_TREE_QUEUE  the longest a packet may wait in the bucket's queue
 #                  (default 20ms; later ones are dropped, as by a switch
 #                  whose buffer is full)
@@ -86,7 +89,7 @@ node_link() {
 # shape RATE DELAY: every leaf-spine veth end's egress (see the top)
 shape() {
     local rate=$1 delay=$2 dev parent
-    local burst=${TN_TREE_BURST:-32kb} queue=${TN_TREE_QUEUE:-20ms}
+    local burst=${TN_TREE_BURST:-1600} queue=${TN_TREE_QUEUE:-20ms}
     for dev in $(ip -n "$prefix-sw" -o link show type veth | awk -F': ' '{print $2}' | cut -d@ -f1 |
                  grep -E '^(up|dn)[0-9]+$'); do
         tc -n "$prefix-sw" qdisc del dev "$dev" root 2>/dev/null || true
