@@ -17,12 +17,16 @@
 #  1. a test cluster of HONESTY_NODES network namespaces on a two-level
 #     tree (tests/net/netns_cluster.sh tree: node i on leaf i % LEAVES,
 #     the leaf-spine links rate-limited by tc), or on one bridge;
-#  2. for each job size R, calibration with Tern's own benchmarks on the
-#     job's namespaces n0..n<R-1> and R ranks (ranks 0 and 1 measure while
-#     the others wait in the benchmark's collectives, as in the traced
-#     tern_latency and tern_bw): tern_latency (one-way, the median of 3
-#     runs of 8..64 bytes) and tern_bw (the median of 1, 2, 4 MiB),
-#     ranks 0 and 1 on one leaf (n0, n<LEAVES>) and on two (n0, n1);
+#  2. for each job size R, calibration with Tern's own benchmarks on R
+#     ranks in R namespaces (ranks 0 and 1 measure while the others wait
+#     in the benchmark's collectives, as in the traced tern_latency and
+#     tern_bw): tern_latency (one-way, the median of 3 runs of 8..64
+#     bytes) and tern_bw (the median of 1, 2, 4 MiB), ranks 0 and 1 on one
+#     leaf (n0, n<LEAVES>, then the job's others) and on two (the job's
+#     own n0..n<R-1>);
+#     And a busy latency: tern_halo's time per exchange (the median of
+#     8..64 bytes) on the job's R ranks, while every rank sends and
+#     receives at once, as in a collective;
 #  3. the simulated fabric, a graph file of the same tree (tree.R.graph):
 #     a path inside a leaf is two host links, so each is half the leaf's
 #     one-way latency at its bandwidth; a path across is two host links
@@ -35,10 +39,12 @@
 #     neighbours, all across the spine on 2 leaves), tern_allreduce,
 #     tern_alltoall (collectives only: no point-to-point messages to time);
 #  5. each trace replayed in tern-sim on tree.R.graph, its collectives
-#     expanded by Tern's own code (tern-coll-plan);
+#     expanded by Tern's own code (tern-coll-plan), and again on
+#     busy.R.graph (the same links, every host link half the busy latency,
+#     the leaf-spine links none);
 #  6. a table per size of job time and message-time median, trace against
-#     replay (error = (replay - trace) / trace), and the message medians
-#     per size (sizes.R.txt).
+#     replay (error = (replay - trace) / trace), the busy replay's errors
+#     in two more columns, and the message medians per size (sizes.R.txt).
 # Nothing here is a test: the figures depend on the machine and its load
 # (printed before and after).  The cluster is removed on exit.
 set -euo pipefail
@@ -65,12 +71,10 @@ for s in $sizes; do
         exit 2
     fi
 done
-for s in $sizes; do
-    if ((leaves == 1 || leaves >= s)); then
-        echo "HONESTY_LEAVES=$leaves: want 0 (one bridge) or 2 .. ranks - 1 (a leaf with 2 ranks)" >&2
-        exit 2
-    fi
-done
+if ((leaves == 1 || leaves >= nodes_n)); then
+    echo "HONESTY_LEAVES=$leaves: want 0 (one bridge) or 2 .. HONESTY_NODES - 1" >&2
+    exit 2
+fi
 
 cleanup() { "$cluster" down "$prefix" >/dev/null 2>&1 || true; }
 trap cleanup EXIT
@@ -128,44 +132,56 @@ echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 for ranks in $sizes; do
     job=("${ns[@]:0:ranks}")
     far=$(IFS=,; echo "${job[*]}")
-    # the same namespaces, n<mid> second: ranks 0 and 1 on one leaf
-    near=$(IFS=,; echo "${job[0]},${job[mid]},$(printf '%s\n' "${job[@]:1}" | grep -vx "${job[mid]}" | paste -sd,)")
-    near=${near%,}
+    # n0, n<mid> (ranks 0 and 1 on one leaf), then the job's others
+    near=$(printf '%s\n' "${ns[0]}" "${ns[mid]}" "${job[@]:1}" |
+        awk -v n="$ranks" '!seen[$0]++ && c++ < n' | paste -sd,)
     read -r lat_near bw_near < <(calibrate "$near" "near.$ranks")
     if ((leaves > 0)); then
         read -r lat_far bw_far < <(calibrate "$far" "far.$ranks")
     else
         lat_far=$lat_near bw_far=$bw_near
     fi
+    # the busy latency: an exchange's time while every rank sends and
+    # receives at once (tern_halo, 8..64 bytes, median; on R ranks)
+    "$bin/tern-run" -n "$ranks" --netns "$far" "$bin/tern_halo" -m 8:64 -t 0.2 >"$out/halo.busy.$ranks.txt"
+    lat_busy=$(median "$out/halo.busy.$ranks.txt")
     graph=$out/tree.$ranks.graph
+    fabric "$lat_busy" "$bw_near" "$lat_busy" "$bw_far" "$out/busy.$ranks.graph"
+    busy_lat=$host_lat
     fabric "$lat_near" "$bw_near" "$lat_far" "$bw_far" "$graph"
     table=$out/table.$ranks.md
     {
         echo
         echo "$ranks ranks; calibration ($ranks ranks): inside a leaf $lat_near us one-way, $bw_near MB/s;" \
-             "across leaves $lat_far us, $bw_far MB/s"
-        echo "  -> host links $host_lat ns, $host_bw Gbit/s; leaf-spine links $spine_lat ns, $spine_bw Gbit/s"
+             "across leaves $lat_far us, $bw_far MB/s; busy (tern_halo) $lat_busy us"
+        echo "  -> host links $host_lat ns, $host_bw Gbit/s; leaf-spine links $spine_lat ns, $spine_bw Gbit/s;" \
+             "busy: host links $busy_lat ns, leaf-spine 0 ns"
         echo
-        echo "| job | trace job time (us) | replay (us) | error | trace msg p50 (us) | replay (us) | error |"
-        echo "|---|---|---|---|---|---|---|"
+        echo "| job | trace job time (us) | replay (us) | error | trace msg p50 (us) | replay (us) | error |" \
+             "busy: job error | p50 error |"
+        echo "|---|---|---|---|---|---|---|---|---|"
     } | tee "$table"
     for prog in $progs; do
         t=$out/$prog.$ranks.trace
         rm -rf "$t" && mkdir -p "$t"
         TERN_TRACE=$t "$bin/tern-run" -n "$ranks" --netns "$far" "$bin/$prog" -m 1024:65536 -t 0.05 \
             >"$out/$prog.$ranks.out"
-        "$sim" --replay "$t" --topo graph --graph "$graph" --eager 65536 \
-            --out "$out/$prog.$ranks.sim" >"$out/$prog.$ranks.sim.log"
+        for g in tree busy; do
+            "$sim" --replay "$t" --topo graph --graph "$out/$g.$ranks.graph" --eager 65536 \
+                --out "$out/$prog.$ranks.$g.sim" >"$out/$prog.$ranks.$g.sim.log"
+        done
         awk -v job="$prog" '
-            /job time:/                 { js = $4; jt = $7; je = $10 " %" }
-            /message p50:/ && NF >= 10  { ms = $4; mt = $7; me = $10 " %" }
-            END { printf "| %s | %s | %s | %s | %s | %s | %s |\n", job, jt, js, je,
-                  mt == "" ? "-" : mt, ms == "" ? "-" : ms, me == "" ? "-" : me }' \
-            "$out/$prog.$ranks.sim/replay.txt" | tee -a "$table"
+            FNR == 1                    { f++ }
+            /job time:/                 { js[f] = $4; jt = $7; je[f] = $10 " %" }
+            /message p50:/ && NF >= 10  { ms[f] = $4; mt = $7; me[f] = $10 " %" }
+            END { printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", job, jt, js[1], je[1],
+                  mt == "" ? "-" : mt, ms[1] == "" ? "-" : ms[1], me[1] == "" ? "-" : me[1],
+                  je[2], me[2] == "" ? "-" : me[2] }' \
+            "$out/$prog.$ranks.tree.sim/replay.txt" "$out/$prog.$ranks.busy.sim/replay.txt" | tee -a "$table"
     done
     # where the medians come from: per message size, trace against replay
     for prog in $progs; do
-        python3 - "$out/$prog.$ranks.sim/replay_msgs.csv" "$prog" <<'EOF'
+        python3 - "$out/$prog.$ranks.tree.sim/replay_msgs.csv" "$prog" <<'EOF'
 import csv, statistics, sys
 by = {}
 for r in csv.DictReader(open(sys.argv[1])):
