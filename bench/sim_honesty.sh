@@ -37,14 +37,16 @@
 #     on two leaves, exchange point-to-point messages; the others join the
 #     control collectives), tern_halo (every rank exchanges with both ring
 #     neighbours, all across the spine on 2 leaves), tern_allreduce,
-#     tern_alltoall (collectives only: no point-to-point messages to time);
+#     tern_alltoall (collectives only: their calls are timed instead);
 #  5. each trace replayed in tern-sim on tree.R.graph, its collectives
 #     expanded by Tern's own code (tern-coll-plan), and again on
 #     busy.R.graph (the same links, every host link half the busy latency,
 #     the leaf-spine links none);
-#  6. a table per size of job time and message-time median, trace against
-#     replay (error = (replay - trace) / trace), the busy replay's errors
-#     in two more columns, and the message medians per size (sizes.R.txt).
+#  6. a table per size of job time and message-time median (for a job of
+#     collectives only, the median of its collective calls, "calls"),
+#     trace against replay (error = (replay - trace) / trace), the busy
+#     replay's errors in two more columns, and the message medians per
+#     size (sizes.R.txt).
 # Nothing here is a test: the figures depend on the machine and its load
 # (printed before and after).  The cluster is removed on exit.
 set -euo pipefail
@@ -157,7 +159,7 @@ for ranks in $sizes; do
         echo "  -> host links $host_lat ns, $host_bw Gbit/s; leaf-spine links $spine_lat ns, $spine_bw Gbit/s;" \
              "busy: host links $busy_lat ns, leaf-spine 0 ns"
         echo
-        echo "| job | trace job time (us) | replay (us) | error | trace msg p50 (us) | replay (us) | error |" \
+        echo "| job | trace job time (us) | replay (us) | error | trace p50 (us) | replay (us) | error |" \
              "busy: job error | p50 error |"
         echo "|---|---|---|---|---|---|---|---|---|"
     } | tee "$table"
@@ -170,13 +172,21 @@ for ranks in $sizes; do
             "$sim" --replay "$t" --topo graph --graph "$out/$g.$ranks.graph" --eager 65536 \
                 --out "$out/$prog.$ranks.$g.sim" >"$out/$prog.$ranks.$g.sim.log"
         done
+        # the message median, or for a job of collectives only the
+        # collective calls' median (marked "calls")
         awk -v job="$prog" '
-            FNR == 1                    { f++ }
-            /job time:/                 { js[f] = $4; jt = $7; je[f] = $10 " %" }
-            /message p50:/ && NF >= 10  { ms[f] = $4; mt = $7; me[f] = $10 " %" }
-            END { printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", job, jt, js[1], je[1],
-                  mt == "" ? "-" : mt, ms[1] == "" ? "-" : ms[1], me[1] == "" ? "-" : me[1],
-                  je[2], me[2] == "" ? "-" : me[2] }' \
+            FNR == 1                       { f++ }
+            /job time:/                    { js[f] = $4; jt = $7; je[f] = $10 " %" }
+            /message p50:/ && NF >= 10     { ms[f] = $4; mt = $7; me[f] = $10 " %" }
+            /collective p50:/ && NF >= 10  { cs[f] = $4; ct = $7; ce[f] = $10 " %" }
+            END {
+                if (mt == "" && ct != "") {
+                    job = job " (calls)"; mt = ct; ms[1] = cs[1]; me[1] = ce[1]; me[2] = ce[2]
+                }
+                printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", job, jt, js[1], je[1],
+                       mt == "" ? "-" : mt, ms[1] == "" ? "-" : ms[1], me[1] == "" ? "-" : me[1],
+                       je[2], me[2] == "" ? "-" : me[2]
+            }' \
             "$out/$prog.$ranks.tree.sim/replay.txt" "$out/$prog.$ranks.busy.sim/replay.txt" | tee -a "$table"
     done
     # where the medians come from: per message size, trace against replay
