@@ -12,7 +12,7 @@
 #        HONESTY_PROGS   (tern_latency tern_bw tern_halo tern_allreduce
 #                        tern_alltoall)
 #        TN_TREE_RATE, TN_TREE_BURST, ...  the leaf-spine links
-#                        (tests/net/netns_cluster.sh: 400mbit, 1600 B)
+#                        (tests/net/netns_cluster.sh: 400mbit, 1600 B, 200ms)
 #
 #  1. a test cluster of HONESTY_NODES network namespaces on a two-level
 #     tree (tests/net/netns_cluster.sh tree: node i on leaf i % LEAVES,
@@ -129,7 +129,7 @@ fabric() {
 }
 
 echo "TERN_WAIT=$TERN_WAIT; $nodes_n nodes, $leaves leaves (0: one bridge);" \
-     "leaf-spine: ${TN_TREE_RATE:-400mbit}, delay ${TN_TREE_DELAY:-none}, bucket ${TN_TREE_BURST:-1600} B"
+     "leaf-spine: ${TN_TREE_RATE:-400mbit}, delay ${TN_TREE_DELAY:-none}, bucket ${TN_TREE_BURST:-1600} B, queue ${TN_TREE_QUEUE:-200ms}"
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 for ranks in $sizes; do
     job=("${ns[@]:0:ranks}")

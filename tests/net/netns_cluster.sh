@@ -38,8 +38,9 @@
 #                  rate; a larger bucket passes a short burst at the host
 #                  link's speed; at least one frame, so raise it with mtu)
 #   TN_TREE_QUEUE  the longest a packet may wait in the bucket's queue
-#                  (default 20ms; later ones are dropped, as by a switch
-#                  whose buffer is full)
+#                  (default 200ms: 10 MB at 400mbit, so that tern_bw's 64
+#                  messages of 64 KiB queue rather than drop; later
+#                  packets are dropped, as by a switch whose buffer is full)
 # Host links are plain veths, as with up.  `shape` sets RATE and DELAY
 # (none for either) on an existing tree.
 set -euo pipefail
@@ -89,7 +90,7 @@ node_link() {
 # shape RATE DELAY: every leaf-spine veth end's egress (see the top)
 shape() {
     local rate=$1 delay=$2 dev parent
-    local burst=${TN_TREE_BURST:-1600} queue=${TN_TREE_QUEUE:-20ms}
+    local burst=${TN_TREE_BURST:-1600} queue=${TN_TREE_QUEUE:-200ms}
     for dev in $(ip -n "$prefix-sw" -o link show type veth | awk -F': ' '{print $2}' | cut -d@ -f1 |
                  grep -E '^(up|dn)[0-9]+$'); do
         tc -n "$prefix-sw" qdisc del dev "$dev" root 2>/dev/null || true
