@@ -131,6 +131,8 @@ fabric() {
 echo "TERN_WAIT=$TERN_WAIT; $nodes_n nodes, $leaves leaves (0: one bridge);" \
      "leaf-spine: ${TN_TREE_RATE:-400mbit}, delay ${TN_TREE_DELAY:-none}, bucket ${TN_TREE_BURST:-1600} B, queue ${TN_TREE_QUEUE:-200ms}"
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+# a first job on the new cluster, discarded
+"$bin/tern-run" -n 2 --netns "${ns[0]},${ns[1]}" "$bin/tern_latency" -m 8:64 -t 0.1 >/dev/null
 for ranks in $sizes; do
     job=("${ns[@]:0:ranks}")
     far=$(IFS=,; echo "${job[*]}")
