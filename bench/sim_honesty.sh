@@ -7,7 +7,7 @@
 #   env: TERN_WAIT       (block) how a waiting rank waits, in every run
 #        HONESTY_LEAVES  (2) leaves of the two-level tree; 0: one bridge
 #        HONESTY_NODES   (8) namespaces
-#        HONESTY_RANKS   ("4 8") the traced jobs' sizes, one rank a
+#        HONESTY_RANKS   ("2 4 8") the traced jobs' sizes, one rank a
 #                        namespace, a calibration and a table each
 #        HONESTY_PROGS   (tern_latency tern_bw tern_halo tern_allreduce
 #                        tern_alltoall)
@@ -55,7 +55,7 @@ set -euo pipefail
 export TERN_WAIT=${TERN_WAIT:-block}
 leaves=${HONESTY_LEAVES:-2}
 nodes_n=${HONESTY_NODES:-8}
-sizes=${HONESTY_RANKS:-4 8}
+sizes=${HONESTY_RANKS:-2 4 8}
 progs=${HONESTY_PROGS:-tern_latency tern_bw tern_halo tern_allreduce tern_alltoall}
 
 here=$(cd "$(dirname "$0")" && pwd)
