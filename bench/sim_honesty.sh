@@ -1,30 +1,62 @@
 #!/usr/bin/env bash
-# tern-sim's honesty check (docs/sim.md, "Trace replay: honesty"): how
-# close does a replay come to the run it was traced from?
+# tern-sim's honesty check (docs/sim.md, "Honesty: a replay against the run
+# it came from"): how close does a replay come to the run it was traced
+# from?
 #
 #   bench/sim_honesty.sh [BUILD_DIR] [OUT_DIR]     (root: it makes namespaces)
-#   env: TERN_WAIT (block), HONESTY_RANKS (4)
+#   env: TERN_WAIT       (block) how a waiting rank waits, in every run
+#        HONESTY_LEAVES  (2) leaves of the two-level tree; 0: one bridge
+#        HONESTY_NODES   (8) namespaces
+#        HONESTY_RANKS   ("2 4 8") the traced jobs' sizes, one rank a
+#                        namespace, a calibration and a table each
+#        HONESTY_PROGS   (tern_latency tern_bw tern_halo tern_allreduce
+#                        tern_alltoall)
+#        TN_TREE_RATE, TN_TREE_BURST, ...  the leaf-spine links
+#                        (tests/net/netns_cluster.sh: 400mbit, 1600 B, 200ms)
 #
-#  1. a test cluster of 4 network namespaces on one bridge
-#     (tests/net/netns_cluster.sh: one switch, no two-level tree);
-#  2. calibration with Tern's own benchmarks between two of them:
-#     tern_latency (8 bytes, one-way) and tern_bw (4 MiB);
-#  3. 4-rank jobs traced (TERN_TRACE) across the 4 namespaces, one rank
-#     each, 1 KiB..64 KiB: tern_latency and tern_bw (ranks 0 and 1
-#     exchange point-to-point messages, the others take part in the
-#     control collectives), tern_allreduce, tern_alltoall (collectives
-#     only: no point-to-point messages to time);
-#  4. each trace replayed on the same fabric in tern-sim, a one-switch
-#     fat-tree (k = 4, n = 1: every path two links), each link half the
-#     measured one-way latency and the measured bandwidth;
-#  5. a table of job time and message-time median, trace against replay.
-# Nothing here is a test: the figures depend on the machine.  The cluster
-# is removed on exit.
+#  1. a test cluster of HONESTY_NODES network namespaces on a two-level
+#     tree (tests/net/netns_cluster.sh tree: node i on leaf i % LEAVES,
+#     the leaf-spine links rate-limited by tc), or on one bridge;
+#  2. for each job size R, calibration with Tern's own benchmarks on R
+#     ranks in R namespaces (ranks 0 and 1 measure while the others wait
+#     in the benchmark's collectives, as in the traced tern_latency and
+#     tern_bw): tern_latency (one-way, the median of 3 runs of 8..64
+#     bytes) and tern_bw (the median of 1, 2, 4 MiB), ranks 0 and 1 on one
+#     leaf (n0, n<LEAVES>, then the job's others) and on two (the job's
+#     own n0..n<R-1>);
+#     And a busy latency: tern_halo's time per exchange (the median of
+#     8..64 bytes) on the job's R ranks, while every rank sends and
+#     receives at once, as in a collective;
+#  3. the simulated fabric, a graph file of the same tree (tree.R.graph):
+#     a path inside a leaf is two host links, so each is half the leaf's
+#     one-way latency at its bandwidth; a path across is two host links
+#     and two leaf-spine links, so each leaf-spine link is half the extra
+#     latency (not below 0) at the measured cross-leaf bandwidth;
+#  4. R-rank jobs traced (TERN_TRACE) on n0..n<R-1>, one rank each, 1 KiB
+#     .. 64 KiB, 0.05 s a size: tern_latency and tern_bw (ranks 0 and 1,
+#     on two leaves, exchange point-to-point messages; the others join the
+#     control collectives), tern_halo (every rank exchanges with both ring
+#     neighbours, all across the spine on 2 leaves), tern_allreduce,
+#     tern_alltoall (collectives only: their calls are timed instead);
+#  5. each trace replayed in tern-sim on tree.R.graph, its collectives
+#     expanded by Tern's own code (tern-coll-plan), and again on
+#     busy.R.graph (the same links, every host link half the busy latency,
+#     the leaf-spine links none);
+#  6. a table per size of job time and message-time median (for a job of
+#     collectives only, the median of its collective calls, "calls"),
+#     trace against replay (error = (replay - trace) / trace), the busy
+#     replay's errors in two more columns, and the message medians per
+#     size (sizes.R.txt).
+# Nothing here is a test: the figures depend on the machine and its load
+# (printed before and after).  The cluster is removed on exit.
 set -euo pipefail
-# two cores shared by four ranks: a rank that waits sleeps (docs/tuning:
+# two cores shared by the ranks: a rank that waits sleeps (docs/tuning:
 # TERN_WAIT); calibration and traced runs alike
 export TERN_WAIT=${TERN_WAIT:-block}
-ranks=${HONESTY_RANKS:-4}   # ranks of the traced jobs, one per namespace (2..4)
+leaves=${HONESTY_LEAVES:-2}
+nodes_n=${HONESTY_NODES:-8}
+sizes=${HONESTY_RANKS:-2 4 8}
+progs=${HONESTY_PROGS:-tern_latency tern_bw tern_halo tern_allreduce tern_alltoall}
 
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
@@ -34,42 +66,146 @@ mkdir -p "$out"
 prefix=tnh$$
 cluster=$top/tests/net/netns_cluster.sh
 bin=$build/bin
-sim=$(find "$build" -name tern-sim -type f -perm -u+x | head -n 1)
+sim=$bin/tern-sim
+for s in $sizes; do
+    if ((s < 2 || s > nodes_n)); then
+        echo "HONESTY_RANKS: $s ranks on $nodes_n nodes (2..$nodes_n)" >&2
+        exit 2
+    fi
+done
+if ((leaves == 1 || leaves >= nodes_n)); then
+    echo "HONESTY_LEAVES=$leaves: want 0 (one bridge) or 2 .. HONESTY_NODES - 1" >&2
+    exit 2
+fi
 
 cleanup() { "$cluster" down "$prefix" >/dev/null 2>&1 || true; }
 trap cleanup EXIT
-"$cluster" up "$prefix" 4 1 >/dev/null
-nodes=$("$cluster" nodes "$prefix")
-two=$(echo "$nodes" | cut -d, -f1,2)
-job_nodes=$(echo "$nodes" | cut -d, -f1-"$ranks")
+if ((leaves > 0)); then
+    "$cluster" tree "$prefix" "$nodes_n" "$leaves" >/dev/null
+else
+    "$cluster" up "$prefix" "$nodes_n" 1 >/dev/null
+fi
+IFS=, read -r -a ns <<<"$("$cluster" nodes "$prefix")"
+mid=$((leaves > 0 ? leaves : 1))    # n<mid>: on n0's leaf, the nearest other node
 
-# 1-2: calibration (rank 0's lines: "size value")
-"$bin/tern-run" -n 2 --netns "$two" "$bin/tern_latency" -m 8:8 -t 0.5 >"$out/latency.txt"
-"$bin/tern-run" -n 2 --netns "$two" "$bin/tern_bw" -m 4194304:4194304 -t 0.5 >"$out/bw.txt"
-lat_us=$(awk '$1 == 8 { print $2 }' "$out/latency.txt")
-bw_mbs=$(awk '$1 == 4194304 { print $2 }' "$out/bw.txt")
-link_lat=$(awk -v l="$lat_us" 'BEGIN { printf "%.1f", l * 1000 / 2 }')
-link_bw=$(awk -v b="$bw_mbs" 'BEGIN { printf "%.4f", b * 8 / 1000 }')
-echo "TERN_WAIT=$TERN_WAIT, $ranks ranks; load average: $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "calibration: one-way latency $lat_us us (8 B), bandwidth $bw_mbs MB/s (4 MiB)"
-echo "  -> each of a path's 2 links: lat = $link_lat ns, bw = $link_bw Gbit/s"
+# 2: calibration on the job's own namespaces and rank count (ranks 0 and 1
+# measure, the others wait in the benchmark's collectives, as in the traced
+# tern_latency and tern_bw); prints "one-way-us MB/s", the medians of
+# 3 runs of 8..64 bytes and of 1..4 MiB
+calibrate() {
+    local list=$1 name=$2 r k
+    r=$(tr ',' '\n' <<<"$list" | wc -l)
+    for k in 1 2 3; do
+        "$bin/tern-run" -n "$r" --netns "$list" "$bin/tern_latency" -m 8:64 -t 0.1
+    done >"$out/latency.$name.txt"
+    "$bin/tern-run" -n "$r" --netns "$list" "$bin/tern_bw" -m 1M:4M -t 0.3 >"$out/bw.$name.txt"
+    echo "$(median "$out/latency.$name.txt")" "$(median "$out/bw.$name.txt")"
+}
+# median FILE: the median of the second column of a benchmark's lines
+median() {
+    awk '!/^#/ { print $2 }' "$1" | sort -g |
+        awk '{ v[NR] = $1 } END { print (v[int((NR + 1) / 2)] + v[int(NR / 2) + 1]) / 2 }'
+}
 
-printf '\n| job | trace job time (us) | replay (us) | error | trace msg p50 (us) | replay (us) | error |\n' \
-    | tee "$out/table.md"
-printf '|---|---|---|---|---|---|---|\n' | tee -a "$out/table.md"
-for prog in tern_latency tern_bw tern_allreduce tern_alltoall; do
-    t=$out/$prog.trace
-    rm -rf "$t" && mkdir -p "$t"
-    TERN_TRACE=$t "$bin/tern-run" -n "$ranks" --netns "$job_nodes" "$bin/$prog" -m 1024:65536 -t 0.05 \
-        >"$out/$prog.out"
-    "$sim" --replay "$t" --topo fattree --k 4 --n 1 --lat "$link_lat" --bw "$link_bw" \
-        --eager 65536 --out "$out/$prog.sim" >"$out/$prog.sim.log"
-    awk -v job="$prog" '
-        /job time:/    { js = $4; jt = $7; je = $10 }
-        /message p50:/ { ms = $4; mt = $7; me = $10 }
-        END { printf "| %s | %s | %s | %s %% | %s | %s | %s %% |\n", job, jt, js, je, mt, ms, me }' \
-        "$out/$prog.sim/replay.txt" | tee -a "$out/table.md"
+# 3: the simulated fabric for the calibration figures $1..$4 (near us,
+# near MB/s, far us, far MB/s), written to $5; sets host_* and spine_*
+fabric() {
+    host_lat=$(awk -v l="$1" 'BEGIN { printf "%.1f", l * 1000 / 2 }')
+    host_bw=$(awk -v b="$2" 'BEGIN { printf "%.4f", b * 8 / 1000 }')
+    spine_lat=$(awk -v n="$1" -v f="$3" 'BEGIN { d = (f - n) * 1000 / 2; printf "%.1f", (d > 0 ? d : 0) }')
+    spine_bw=$(awk -v b="$4" 'BEGIN { printf "%.4f", b * 8 / 1000 }')
+    local i j
+    {
+        echo "graph 1"
+        echo "# bench/sim_honesty.sh: $nodes_n nodes, $leaves leaves (0: one switch), node i on leaf i % leaves"
+        echo "switch spine"
+        for ((j = 0; j < mid; j++)); do echo "switch leaf$j"; done
+        for ((i = 0; i < nodes_n; i++)); do echo "endpoint h$i"; done
+        for ((i = 0; i < nodes_n; i++)); do echo "link h$i leaf$((i % mid)) $host_bw $host_lat"; done
+        for ((j = 0; j < leaves; j++)); do echo "link leaf$j spine $spine_bw $spine_lat"; done
+        # one bridge: a spine that no path uses (a graph is connected)
+        if ((leaves == 0)); then echo "link leaf0 spine $host_bw 0"; fi
+    } >"$5"
+}
+
+echo "TERN_WAIT=$TERN_WAIT; $nodes_n nodes, $leaves leaves (0: one bridge);" \
+     "leaf-spine: ${TN_TREE_RATE:-400mbit}, delay ${TN_TREE_DELAY:-none}, bucket ${TN_TREE_BURST:-1600} B, queue ${TN_TREE_QUEUE:-200ms}"
+echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+# a first job on the new cluster, discarded
+"$bin/tern-run" -n 2 --netns "${ns[0]},${ns[1]}" "$bin/tern_latency" -m 8:64 -t 0.1 >/dev/null
+for ranks in $sizes; do
+    job=("${ns[@]:0:ranks}")
+    far=$(IFS=,; echo "${job[*]}")
+    # n0, n<mid> (ranks 0 and 1 on one leaf), then the job's others
+    near=$(printf '%s\n' "${ns[0]}" "${ns[mid]}" "${job[@]:1}" |
+        awk -v n="$ranks" '!seen[$0]++ && c++ < n' | paste -sd,)
+    read -r lat_near bw_near < <(calibrate "$near" "near.$ranks")
+    if ((leaves > 0)); then
+        read -r lat_far bw_far < <(calibrate "$far" "far.$ranks")
+    else
+        lat_far=$lat_near bw_far=$bw_near
+    fi
+    # the busy latency: an exchange's time while every rank sends and
+    # receives at once (tern_halo, 8..64 bytes, median; on R ranks)
+    "$bin/tern-run" -n "$ranks" --netns "$far" "$bin/tern_halo" -m 8:64 -t 0.2 >"$out/halo.busy.$ranks.txt"
+    lat_busy=$(median "$out/halo.busy.$ranks.txt")
+    graph=$out/tree.$ranks.graph
+    fabric "$lat_busy" "$bw_near" "$lat_busy" "$bw_far" "$out/busy.$ranks.graph"
+    busy_lat=$host_lat
+    fabric "$lat_near" "$bw_near" "$lat_far" "$bw_far" "$graph"
+    table=$out/table.$ranks.md
+    {
+        echo
+        echo "$ranks ranks; calibration ($ranks ranks): inside a leaf $lat_near us one-way, $bw_near MB/s;" \
+             "across leaves $lat_far us, $bw_far MB/s; busy (tern_halo) $lat_busy us"
+        echo "  -> host links $host_lat ns, $host_bw Gbit/s; leaf-spine links $spine_lat ns, $spine_bw Gbit/s;" \
+             "busy: host links $busy_lat ns, leaf-spine 0 ns"
+        echo
+        echo "| job | trace job time (us) | replay (us) | error | trace p50 (us) | replay (us) | error |" \
+             "busy: job error | p50 error |"
+        echo "|---|---|---|---|---|---|---|---|---|"
+    } | tee "$table"
+    for prog in $progs; do
+        t=$out/$prog.$ranks.trace
+        rm -rf "$t" && mkdir -p "$t"
+        TERN_TRACE=$t "$bin/tern-run" -n "$ranks" --netns "$far" "$bin/$prog" -m 1024:65536 -t 0.05 \
+            >"$out/$prog.$ranks.out"
+        for g in tree busy; do
+            "$sim" --replay "$t" --topo graph --graph "$out/$g.$ranks.graph" --eager 65536 \
+                --out "$out/$prog.$ranks.$g.sim" >"$out/$prog.$ranks.$g.sim.log"
+        done
+        # the message median, or for a job of collectives only the
+        # collective calls' median (marked "calls")
+        awk -v job="$prog" '
+            FNR == 1                       { f++ }
+            /job time:/                    { js[f] = $4; jt = $7; je[f] = $10 " %" }
+            /message p50:/ && NF >= 10     { ms[f] = $4; mt = $7; me[f] = $10 " %" }
+            /collective p50:/ && NF >= 10  { cs[f] = $4; ct = $7; ce[f] = $10 " %" }
+            END {
+                if (mt == "" && ct != "") {
+                    job = job " (calls)"; mt = ct; ms[1] = cs[1]; me[1] = ce[1]; me[2] = ce[2]
+                }
+                printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", job, jt, js[1], je[1],
+                       mt == "" ? "-" : mt, ms[1] == "" ? "-" : ms[1], me[1] == "" ? "-" : me[1],
+                       je[2], me[2] == "" ? "-" : me[2]
+            }' \
+            "$out/$prog.$ranks.tree.sim/replay.txt" "$out/$prog.$ranks.busy.sim/replay.txt" | tee -a "$table"
+    done
+    # where the medians come from: per message size, trace against replay
+    for prog in $progs; do
+        python3 - "$out/$prog.$ranks.tree.sim/replay_msgs.csv" "$prog" <<'EOF'
+import csv, statistics, sys
+by = {}
+for r in csv.DictReader(open(sys.argv[1])):
+    by.setdefault(int(r["bytes"]), []).append((float(r["trace_ns"]), float(r["sim_ns"])))
+if by:
+    print("  %s message p50 by size (us, trace/replay):" % sys.argv[2], " ".join(
+        "%d:%.4g/%.4g" % (b, statistics.median(t for t, _ in v) / 1e3, statistics.median(s for _, s in v) / 1e3)
+        for b, v in sorted(by.items()) if len(v) >= 10))
+EOF
+    done | tee "$out/sizes.$ranks.txt"
 done
 echo
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "targets: job time within +-15 %, message-time median within +-20 %"
 echo "files in $out"

@@ -27,6 +27,7 @@ static int fails;
     } while (0)
 
 static const int32_t W2[2] = {0, 1};
+static double calls[2];    /* the allreduce's simulated time, rank 0 and 1 */
 enum { B = TERN_TRACE_BLOCKING };
 
 static void rank0(sy_t *w, uint32_t node, uint32_t nnodes)
@@ -146,6 +147,12 @@ static double replay(const char *dir, double *end, double *msg, const char *plan
         for (size_t k = 0; k < prog.nmsg && k < 4; k++) {
             msg[k] = prog.t_done[prog.m_end[k]] - prog.t_done[prog.m_begin[k]];
         }
+        CHECK(prog.ncall == 2);
+        for (size_t k = 0; k < prog.ncall && k < 2; k++) {
+            calls[k] = prog.t_done[prog.c_end[k]] - prog.t_done[prog.c_begin[k]];
+        }
+        /* the trace's allreduce: rank 0 40000 -> 50000, rank 1 40050 -> 50000 */
+        CHECK(prog.ncall == 2 && prog.c_trace[0] == 10000 && prog.c_trace[1] == 9950);
         CHECK(prog.skipped_msgs == 0 && prog.fallback_colls == 0 && prog.opaque_colls == 0);
         CHECK(prog.plan_failed == 0);
         planned = prog.planned_colls;
@@ -195,6 +202,7 @@ int main(int argc, char **argv)
     double job = replay(dir, end, msg, NULL);
     CHECK(job == 219150 && planned == 0);
     CHECK(end[0] == 219150 && end[1] == 219150);
+    CHECK(calls[0] == 6050 && calls[1] == 6000);     /* 213100 and 213150 -> 219150 */
     if (argc > 1) {
         /* Tern's ring on 2 ranks: two sendrecvs of 1000 bytes, each rank
          * going on when what it receives has arrived (its eager send does
@@ -205,6 +213,7 @@ int main(int argc, char **argv)
         job = replay(dir, end, msg, argv[1]);
         CHECK(job == 219150 && planned == 1);
         CHECK(end[0] == 219100 && end[1] == 219150);
+        CHECK(calls[0] == 6000 && calls[1] == 6000);
     }
     sorted4(msg);
     /* ping 1000: 2000 -> 5000, pong: 5300 -> 8300; 100000: 8800 -> 110800,
@@ -219,8 +228,11 @@ int main(int argc, char **argv)
         int seen = 0;
         while (fgets(line, sizeof(line), f) != NULL) {
             seen |= strstr(line, "job time:        sim 219.15 us   trace 50 us") != NULL;
+            /* calls 6000 and 6000 (the last replay's, Tern's ring; 6050
+             * and 6000 by the model), traced 9950 and 10000: the lower */
+            seen |= (strstr(line, "collective p50:  sim 6 us   trace 9.95 us   error -39.7 %") != NULL) << 1;
         }
-        CHECK(seen);
+        CHECK(seen == 3);
         if (!seen) {
             snprintf(line, sizeof(line), "cat %.400s", path);
             (void)!system(line);
@@ -239,6 +251,7 @@ int main(int argc, char **argv)
     write_job(dir, 1);
     job = replay(dir, end, msg, NULL);
     CHECK(job == 24150);
+    CHECK(calls[0] == 450 && calls[1] == 400);       /* 23700 and 23750 -> 24150 */
     if (argc > 1) {
         /* the same through shared memory with Tern's ring: 200 ns per
          * 1000-byte piece; rank 0 enters 23700, rank 1 23750: round 1
@@ -247,6 +260,7 @@ int main(int argc, char **argv)
         job = replay(dir, end, msg, argv[1]);
         CHECK(job == 24150 && planned == 1);
         CHECK(end[0] == 24100 && end[1] == 24150);
+        CHECK(calls[0] == 400 && calls[1] == 400);
     }
     /* a cycle is refused */
     tn_sim_prog_t p;

@@ -16,7 +16,7 @@ void tn_sim_prog_free(tn_sim_prog_t *p)
 {
     void *arrays[] = {p->src,    p->dst,     p->bytes,   p->delay,  p->e_from, p->e_to,
                       p->node,   p->trace_end, p->m_begin, p->m_end, p->m_trace, p->m_bytes,
-                      p->t_done, p->to_dag};
+                      p->c_begin, p->c_end, p->c_trace, p->t_done, p->to_dag};
     for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++) {
         free(arrays[i]);
     }
@@ -95,6 +95,24 @@ int tn_sim_prog_measure(tn_sim_prog_t *p, int32_t begin, int32_t end, double tra
     p->m_trace[p->nmsg] = trace_ns;
     p->m_bytes[p->nmsg] = bytes;
     p->nmsg++;
+    return 0;
+}
+
+int tn_sim_prog_measure_call(tn_sim_prog_t *p, int32_t begin, int32_t end, double trace_ns)
+{
+    if (p->ncall == p->ccap) {
+        size_t c = p->ccap ? p->ccap * 2 : 256;
+        if (prog_grow((void **)&p->c_begin, sizeof(int32_t), c) ||
+            prog_grow((void **)&p->c_end, sizeof(int32_t), c) ||
+            prog_grow((void **)&p->c_trace, sizeof(double), c)) {
+            return -1;
+        }
+        p->ccap = c;
+    }
+    p->c_begin[p->ncall] = begin;
+    p->c_end[p->ncall] = end;
+    p->c_trace[p->ncall] = trace_ns;
+    p->ncall++;
     return 0;
 }
 
@@ -255,8 +273,10 @@ int tn_sim_replay_out(const tn_sim_prog_t *p, const char *dir, FILE *f, char *wh
     double *end = calloc((size_t)p->nranks + 1, sizeof(double));
     double *ms = malloc(sizeof(double) * (p->nmsg + 1));
     double *mt = malloc(sizeof(double) * (p->nmsg + 1));
+    double *cs = malloc(sizeof(double) * (p->ncall + 1));
+    double *ct = malloc(sizeof(double) * (p->ncall + 1));
     FILE *rf = NULL, *mf = NULL, *sf = NULL;
-    if (end == NULL || ms == NULL || mt == NULL || p->t_done == NULL) {
+    if (end == NULL || ms == NULL || mt == NULL || cs == NULL || ct == NULL || p->t_done == NULL) {
         snprintf(why, whylen, "replay output: out of memory");
         goto out;
     }
@@ -275,6 +295,13 @@ int tn_sim_replay_out(const tn_sim_prog_t *p, const char *dir, FILE *f, char *wh
         ms[ns++] = p->t_done[p->m_end[k]] - p->t_done[p->m_begin[k]];
         if (p->m_trace[k] >= 0) {
             mt[nt++] = p->m_trace[k];
+        }
+    }
+    size_t ncs = 0, nct = 0;
+    for (size_t k = 0; k < p->ncall; k++) {
+        cs[ncs++] = p->t_done[p->c_end[k]] - p->t_done[p->c_begin[k]];
+        if (p->c_trace[k] >= 0) {
+            ct[nct++] = p->c_trace[k];
         }
     }
     snprintf(path, sizeof(path), "%s/replay_msgs.csv", dir);
@@ -298,6 +325,8 @@ int tn_sim_replay_out(const tn_sim_prog_t *p, const char *dir, FILE *f, char *wh
     }
     qsort(ms, ns, sizeof(double), replay_cmp);
     qsort(mt, nt, sizeof(double), replay_cmp);
+    qsort(cs, ncs, sizeof(double), replay_cmp);
+    qsort(ct, nct, sizeof(double), replay_cmp);
     for (int k = 0; k < 2; k++) {
         FILE *o = k == 0 ? sf : f;
         if (o == NULL) {
@@ -330,6 +359,13 @@ int tn_sim_replay_out(const tn_sim_prog_t *p, const char *dir, FILE *f, char *wh
             fprintf(o, "   trace %.6g us   error %+.1f %%", replay_q(mt, nt, 0.99) / 1e3,
                     replay_err(replay_q(ms, ns, 0.99), replay_q(mt, nt, 0.99)));
         }
+        if (ncs > 0) {
+            fprintf(o, "\n  collective p50:  sim %.6g us", replay_q(cs, ncs, 0.5) / 1e3);
+            if (nct > 0) {
+                fprintf(o, "   trace %.6g us   error %+.1f %%", replay_q(ct, nct, 0.5) / 1e3,
+                        replay_err(replay_q(cs, ncs, 0.5), replay_q(ct, nct, 0.5)));
+            }
+        }
         fprintf(o, "\n  rank ends (sim / trace, us):");
         for (int32_t r = 0; r < p->nranks && r < 64; r++) {
             if (p->trace_end[r] >= 0) {
@@ -348,5 +384,7 @@ out:
     free(end);
     free(ms);
     free(mt);
+    free(cs);
+    free(ct);
     return rc;
 }

@@ -73,6 +73,12 @@ typedef struct {
     int32_t *m_begin, *m_end;
     double *m_trace;     /* the trace's time of the same message, ns; < 0: none */
     uint64_t *m_bytes;
+    /* collective calls measured the same way, each member's call from its
+     * entry to its exit (a nonblocking one's: to the wait that completed
+     * it), apart from the messages */
+    size_t ncall, ccap;
+    int32_t *c_begin, *c_end;
+    double *c_trace;     /* the trace's time of the same call, ns; < 0: none */
     /* what the builder left out */
     uint64_t skipped_msgs, fallback_colls, opaque_colls;
     /* collectives expanded by Tern's own code (sim_plan.h), and those the
@@ -95,6 +101,8 @@ int32_t tn_sim_prog_node(tn_sim_prog_t *p, int32_t src, int32_t dst, uint64_t by
 tn_sim_status_t tn_sim_prog_edge(tn_sim_prog_t *p, int32_t from, int32_t to);
 /* A message to measure; -1 on no memory. */
 int tn_sim_prog_measure(tn_sim_prog_t *p, int32_t begin, int32_t end, double trace_ns, uint64_t bytes);
+/* A collective call to measure; -1 on no memory. */
+int tn_sim_prog_measure_call(tn_sim_prog_t *p, int32_t begin, int32_t end, double trace_ns);
 /* Sets nranks and allocates node[] (0) and trace_end[] (-1). */
 tn_sim_status_t tn_sim_prog_ranks(tn_sim_prog_t *p, int32_t nranks);
 

@@ -215,6 +215,16 @@ static tn_sim_status_t rt_coll(rt_t *t, const tm_coll_t *co, rt_cbuf_t *b)
     }
     for (uint32_t i = 0; i < cm->size && st == TN_SIM_OK; i++) {
         st = tn_sim_prog_edge(t->p, b->state[i], b->exit[i]);
+        /* the call's time, from its entry to the exit of the call that
+         * completed it (both checked above; state[i] has moved on to the
+         * member's last step) */
+        const tm_member_t *mb = &t->m->members[co->first + i];
+        const tl_rec_t *recs = j->ranks[mb->rank].recs;
+        int64_t tr = recs[mb->done].t_exit - recs[mb->rec].t_enter;
+        if (st == TN_SIM_OK && tn_sim_prog_measure_call(t->p, rt_entry(t, mb->rank, mb->rec), b->exit[i],
+                                                        tr >= 0 ? (double)tr : -1) != 0) {
+            st = TN_SIM_ERR_NOMEM;
+        }
     }
     return st;
 }
