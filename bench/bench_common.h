@@ -299,4 +299,16 @@ static inline void bench_stats(double v, double *avg, double *min, double *max)
     *avg = sum / (double)n;
 }
 
+/* Collective: one result row, "size avg min max iterations", of a
+ * per-rank time t (us), printed by rank 0. */
+static inline void bench_row(const bench_opts *o, long size, double t, long n)
+{
+    double avg, min, max;
+    bench_stats(t, &avg, &min, &max);
+    if (o->rank == 0) {
+        printf("%-10ld%18.2f%18.2f%18.2f%12ld\n", size, avg, min, max, n);
+        fflush(stdout);
+    }
+}
+
 #endif /* TERN_BENCH_COMMON_H */

@@ -77,12 +77,7 @@ int main(int argc, char **argv)
 
         int err = bench_check(c.rbuf, size) || bench_check(c.rbuf + size, size);
         errors |= bench_report_errors(&o, err, size);
-        double avg, min, max;
-        bench_stats(t, &avg, &min, &max);
-        if (o.rank == 0) {
-            printf("%-10ld%18.2f%18.2f%18.2f%12ld\n", size, avg, min, max, n);
-            fflush(stdout);
-        }
+        bench_row(&o, size, t, n);
         MPI_Barrier(MPI_COMM_WORLD);
     }
 

@@ -36,6 +36,34 @@ static inline tn_sim_run_t *sim_run_words(const char *const *kv, const char *wha
     return &r;
 }
 
+/* Graph files the exact checks share.
+ * SIM_HAND_PARKING_LOT: four switches in a row (80 B/ns, 100 ns between
+ * them), endpoints on 800 B/ns, 0 ns links; ids in declared order:
+ * L 0, D 1, a0 2, b0 3, a1 4, b1 5, a2 6, b2 7, c0 8, e0 9.
+ * SIM_HAND_VICTIM: one switch, A 0, B 1, C 2, X 3, Y 4 on 100 Gb/s,
+ * 50 ns links.
+ * SIM_HAND_INCAST8: one switch, R 0 and s0..s7 (1..8) on 100 Gb/s,
+ * 500 ns links. */
+#define SIM_HAND_PARKING_LOT                                                              \
+    "graph 1\n"                                                                            \
+    "switch s0\nswitch s1\nswitch s2\nswitch s3\n"                                          \
+    "endpoint L\nendpoint D\nendpoint a0\nendpoint b0\nendpoint a1\nendpoint b1\n"          \
+    "endpoint a2\nendpoint b2\nendpoint c0\nendpoint e0\n"                                  \
+    "link s0 s1 80 100\nlink s1 s2 80 100\nlink s2 s3 80 100\n"                              \
+    "link L s0 800 0\nlink D s3 800 0\n"                                                    \
+    "link a0 s0 800 0\nlink b0 s1 800 0\nlink a1 s1 800 0\nlink b1 s2 800 0\n"               \
+    "link a2 s2 800 0\nlink b2 s3 800 0\nlink c0 s0 800 0\nlink e0 s1 800 0\n"
+#define SIM_HAND_VICTIM                                                                   \
+    "graph 1\nswitch sw\nendpoint A\nendpoint B\nendpoint C\nendpoint X\nendpoint Y\n"       \
+    "link A sw 100 50\nlink B sw 100 50\nlink C sw 100 50\nlink X sw 100 50\n"                \
+    "link Y sw 100 50\n"
+#define SIM_HAND_INCAST8                                                                  \
+    "graph 1\nswitch sw\nendpoint R\nendpoint s0\nendpoint s1\nendpoint s2\n"               \
+    "endpoint s3\nendpoint s4\nendpoint s5\nendpoint s6\nendpoint s7\n"                      \
+    "link R sw 100 500\nlink s0 sw 100 500\nlink s1 sw 100 500\nlink s2 sw 100 500\n"          \
+    "link s3 sw 100 500\nlink s4 sw 100 500\nlink s5 sw 100 500\nlink s6 sw 100 500\n"        \
+    "link s7 sw 100 500\n"
+
 typedef struct {
     tn_sim_src_t base;
     int nf;

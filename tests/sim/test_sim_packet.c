@@ -158,11 +158,7 @@ static int near(double x, double want, double tol)
 
 static void incast_dcqcn(void)
 {
-    const char *g = "graph 1\nswitch sw\nendpoint R\nendpoint s0\nendpoint s1\nendpoint s2\n"
-                    "endpoint s3\nendpoint s4\nendpoint s5\nendpoint s6\nendpoint s7\n"
-                    "link R sw 100 500\nlink s0 sw 100 500\nlink s1 sw 100 500\nlink s2 sw 100 500\n"
-                    "link s3 sw 100 500\nlink s4 sw 100 500\nlink s5 sw 100 500\nlink s6 sw 100 500\n"
-                    "link s7 sw 100 500\n";
+    const char *g = SIM_HAND_INCAST8;
     int32_t src[8], dst[8];
     uint64_t bytes[8];
     for (int i = 0; i < 8; i++) {
@@ -211,11 +207,7 @@ static void exact(void)
  * round-robin arbitration shares the link evenly (1/8 +- 5 %). */
 static void incast_pfc(void)
 {
-    const char *g = "graph 1\nswitch sw\nendpoint R\nendpoint s0\nendpoint s1\nendpoint s2\n"
-                    "endpoint s3\nendpoint s4\nendpoint s5\nendpoint s6\nendpoint s7\n"
-                    "link R sw 100 500\nlink s0 sw 100 500\nlink s1 sw 100 500\nlink s2 sw 100 500\n"
-                    "link s3 sw 100 500\nlink s4 sw 100 500\nlink s5 sw 100 500\nlink s6 sw 100 500\n"
-                    "link s7 sw 100 500\n";
+    const char *g = SIM_HAND_INCAST8;
     int32_t src[8], dst[8];
     uint64_t bytes[8];
     for (int i = 0; i < 8; i++) {
@@ -240,15 +232,7 @@ static void incast_pfc(void)
 
 static void parking_acc(void)
 {
-    const char *g =
-        "graph 1\n"
-        "switch s0\nswitch s1\nswitch s2\nswitch s3\n"
-        "endpoint L\nendpoint D\nendpoint a0\nendpoint b0\nendpoint a1\nendpoint b1\n"
-        "endpoint a2\nendpoint b2\nendpoint c0\nendpoint e0\n"
-        "link s0 s1 80 100\nlink s1 s2 80 100\nlink s2 s3 80 100\n"
-        "link L s0 800 0\nlink D s3 800 0\n"
-        "link a0 s0 800 0\nlink b0 s1 800 0\nlink a1 s1 800 0\nlink b1 s2 800 0\n"
-        "link a2 s2 800 0\nlink b2 s3 800 0\nlink c0 s0 800 0\nlink e0 s1 800 0\n";
+    const char *g = SIM_HAND_PARKING_LOT;
     const uint64_t S = 4000000;
     int32_t src[5] = {0, 2, 4, 6, 8}, dst[5] = {1, 3, 5, 7, 9};
     uint64_t bytes[5] = {S, S, S, S, S};
@@ -271,9 +255,7 @@ static void parking_acc(void)
 
 static void victim_acc(void)
 {
-    const char *g = "graph 1\nswitch sw\nendpoint A\nendpoint B\nendpoint C\nendpoint X\nendpoint Y\n"
-                    "link A sw 100 50\nlink B sw 100 50\nlink C sw 100 50\nlink X sw 100 50\n"
-                    "link Y sw 100 50\n";
+    const char *g = SIM_HAND_VICTIM;
     const uint64_t S = 4000000;
     int32_t src[4] = {0, 1, 2, 0}, dst[4] = {3, 3, 3, 4};
     uint64_t bytes[4] = {S, S, S, S};

@@ -168,15 +168,7 @@ static int same(double a, double b)
  * end; nothing else changes (the long flow stays at 10/3). */
 static void parking_lot(void)
 {
-    const char *g =
-        "graph 1\n"
-        "switch s0\nswitch s1\nswitch s2\nswitch s3\n"
-        "endpoint L\nendpoint D\nendpoint a0\nendpoint b0\nendpoint a1\nendpoint b1\n"
-        "endpoint a2\nendpoint b2\nendpoint c0\nendpoint e0\n"
-        "link s0 s1 80 100\nlink s1 s2 80 100\nlink s2 s3 80 100\n"
-        "link L s0 800 0\nlink D s3 800 0\n"
-        "link a0 s0 800 0\nlink b0 s1 800 0\nlink a1 s1 800 0\nlink b1 s2 800 0\n"
-        "link a2 s2 800 0\nlink b2 s3 800 0\nlink c0 s0 800 0\nlink e0 s1 800 0\n";
+    const char *g = SIM_HAND_PARKING_LOT;
     /* endpoint ids in declared order: L0 D1 a0 2 b0 3 a1 4 b1 5 a2 6 b2 7 c0 8 e0 9 */
     const uint64_t S = 1000000;
     int32_t src[5] = {0, 2, 4, 6, 8}, dst[5] = {1, 3, 5, 7, 9};
@@ -204,9 +196,7 @@ static void parking_lot(void)
  * ends the victim is done already. */
 static void victim(void)
 {
-    const char *g = "graph 1\nswitch sw\nendpoint A\nendpoint B\nendpoint C\nendpoint X\nendpoint Y\n"
-                    "link A sw 100 50\nlink B sw 100 50\nlink C sw 100 50\nlink X sw 100 50\n"
-                    "link Y sw 100 50\n";
+    const char *g = SIM_HAND_VICTIM;
     const uint64_t S = 1000000;
     int32_t src[4] = {0, 1, 2, 0}, dst[4] = {3, 3, 3, 4};
     uint64_t bytes[4] = {S, S, S, S};
