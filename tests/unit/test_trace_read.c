@@ -184,9 +184,26 @@ static void lie_def_size(buf_t *b) { set32(b, off_def + 8, 3); }   /* 3 ranks in
 static void lie_def_inter(buf_t *b) { set32(b, off_def + 20, TERN_TRACE_COMM_INTER); }
 static void lie_cut(buf_t *b) { b->n = off_coll + 10; }
 
+/* A forged clock pair can make the tick rate anything: times past the
+ * last nanosecond clamp, times before the first one stop at zero. */
+static void clock_rate_forged(void)
+{
+    tt_file_t t;
+    memset(&t, 0, sizeof(t));
+    t.hdr.clock = TERN_TRACE_CLOCK_TSC;
+    t.c0_ticks = 10;
+    t.c1_ticks = 11;
+    t.c0_ns = 0;
+    t.c1_ns = UINT64_MAX;
+    CHECK(tt_ns(&t, UINT64_MAX) == UINT64_MAX);
+    CHECK(tt_ns(&t, 0) == 0);
+    CHECK(tt_ns(&t, 10) == 0);
+}
+
 int main(void)
 {
     good();
+    clock_rate_forged();
     static const struct {
         const char *name;
         lie_fn      fn;

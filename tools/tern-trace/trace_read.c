@@ -546,7 +546,10 @@ uint64_t tt_ns(const tt_file_t *t, uint64_t ticks)
     long double rate = (long double)(t->c1_ns - t->c0_ns) / (long double)(t->c1_ticks - t->c0_ticks);
     long double d = ((long double)ticks - (long double)t->c0_ticks) * rate;
     long double ns = (long double)t->c0_ns + d;
-    return ns <= 0 ? 0 : (uint64_t)ns;
+    if (!(ns > 0)) {
+        return 0;
+    }
+    return ns >= 18446744073709551615.0L ? UINT64_MAX : (uint64_t)ns;  /* forged rate: clamp */
 }
 
 const char *tt_call_name(const tt_file_t *t, unsigned call)
