@@ -39,13 +39,17 @@
 #     neighbours, all across the spine on 2 leaves), tern_allreduce,
 #     tern_alltoall (collectives only: their calls are timed instead);
 #  5. each trace replayed in tern-sim on tree.R.graph, its collectives
-#     expanded by Tern's own code (tern-coll-plan), and again on
-#     busy.R.graph (the same links, every host link half the busy latency,
-#     the leaf-spine links none);
+#     expanded by Tern's own code (tern-coll-plan), and again with the
+#     host model (docs/sim.md "Hosts"): every message costs O us of a core
+#     at each end, the R ranks share the machine's C cores (nproc), and
+#     hosts.R.graph's host links carry the rest of the one-way latency,
+#     minus 2 O.  O comes from the busy latency B against the ping-pong's
+#     L: an exchange puts 4 R message ends on C cores where a ping-pong
+#     has 2 on a path, so B = L + (4 R / C - 2) O;
 #  6. a table per size of job time and message-time median (for a job of
 #     collectives only, the median of its collective calls, "calls"),
-#     trace against replay (error = (replay - trace) / trace), the busy
-#     replay's errors in two more columns, and the message medians per
+#     trace against replay (error = (replay - trace) / trace), the host
+#     model's errors in two more columns, and the message medians per
 #     size (sizes.R.txt).
 # Nothing here is a test: the figures depend on the machine and its load
 # (printed before and after).  The cluster is removed on exit.
@@ -87,6 +91,7 @@ else
 fi
 IFS=, read -r -a ns <<<"$("$cluster" nodes "$prefix")"
 mid=$((leaves > 0 ? leaves : 1))    # n<mid>: on n0's leaf, the nearest other node
+cores=$(nproc)
 
 # 2: calibration on the job's own namespaces and rank count (ranks 0 and 1
 # measure, the others wait in the benchmark's collectives, as in the traced
@@ -150,8 +155,14 @@ for ranks in $sizes; do
     "$bin/tern-run" -n "$ranks" --netns "$far" "$bin/tern_halo" -m 8:64 -t 0.2 >"$out/halo.busy.$ranks.txt"
     lat_busy=$(median "$out/halo.busy.$ranks.txt")
     graph=$out/tree.$ranks.graph
-    fabric "$lat_busy" "$bw_near" "$lat_busy" "$bw_far" "$out/busy.$ranks.graph"
-    busy_lat=$host_lat
+    # the host model: O us of a core per message end (see 5 above), not
+    # below 0 nor above half the ping-pong's latency
+    cpu_o=$(awk -v b="$lat_busy" -v l="$lat_far" -v r="$ranks" -v c="$cores" \
+        'BEGIN { k = 4 * r / c - 2; o = k > 0 ? (b - l) / k : 0; if (o < 0) o = 0;
+                 if (o > l / 2) o = l / 2; printf "%.3f", o }')
+    fabric "$(awk -v l="$lat_near" -v o="$cpu_o" 'BEGIN { print l - 2 * o }')" "$bw_near" \
+        "$(awk -v l="$lat_far" -v o="$cpu_o" 'BEGIN { print l - 2 * o }')" "$bw_far" "$out/hosts.$ranks.graph"
+    hosts_lat=$host_lat
     fabric "$lat_near" "$bw_near" "$lat_far" "$bw_far" "$graph"
     table=$out/table.$ranks.md
     {
@@ -159,10 +170,10 @@ for ranks in $sizes; do
         echo "$ranks ranks; calibration ($ranks ranks): inside a leaf $lat_near us one-way, $bw_near MB/s;" \
              "across leaves $lat_far us, $bw_far MB/s; busy (tern_halo) $lat_busy us"
         echo "  -> host links $host_lat ns, $host_bw Gbit/s; leaf-spine links $spine_lat ns, $spine_bw Gbit/s;" \
-             "busy: host links $busy_lat ns, leaf-spine 0 ns"
+             "hosts: $cpu_o us a message end on $cores cores, host links $hosts_lat ns"
         echo
         echo "| job | trace job time (us) | replay (us) | error | trace p50 (us) | replay (us) | error |" \
-             "busy: job error | p50 error |"
+             "hosts: job error | p50 error |"
         echo "|---|---|---|---|---|---|---|---|---|"
     } | tee "$table"
     for prog in $progs; do
@@ -170,10 +181,11 @@ for ranks in $sizes; do
         rm -rf "$t" && mkdir -p "$t"
         TERN_TRACE=$t "$bin/tern-run" -n "$ranks" --netns "$far" "$bin/$prog" -m 1024:65536 -t 0.05 \
             >"$out/$prog.$ranks.out"
-        for g in tree busy; do
-            "$sim" --replay "$t" --topo graph --graph "$out/$g.$ranks.graph" --eager 65536 \
-                --out "$out/$prog.$ranks.$g.sim" >"$out/$prog.$ranks.$g.sim.log"
-        done
+        "$sim" --replay "$t" --topo graph --graph "$graph" --eager 65536 \
+            --out "$out/$prog.$ranks.tree.sim" >"$out/$prog.$ranks.tree.sim.log"
+        "$sim" --replay "$t" --topo graph --graph "$out/hosts.$ranks.graph" --eager 65536 \
+            --cpu_o "$(awk -v o="$cpu_o" 'BEGIN { print o * 1000 }')" --cpu_cores "$cores" --cpu_share all \
+            --out "$out/$prog.$ranks.hosts.sim" >"$out/$prog.$ranks.hosts.sim.log"
         # the message median, or for a job of collectives only the
         # collective calls' median (marked "calls")
         awk -v job="$prog" '
@@ -189,7 +201,7 @@ for ranks in $sizes; do
                        mt == "" ? "-" : mt, ms[1] == "" ? "-" : ms[1], me[1] == "" ? "-" : me[1],
                        je[2], me[2] == "" ? "-" : me[2]
             }' \
-            "$out/$prog.$ranks.tree.sim/replay.txt" "$out/$prog.$ranks.busy.sim/replay.txt" | tee -a "$table"
+            "$out/$prog.$ranks.tree.sim/replay.txt" "$out/$prog.$ranks.hosts.sim/replay.txt" | tee -a "$table"
     done
     # where the medians come from: per message size, trace against replay
     for prog in $progs; do

@@ -60,6 +60,9 @@ typedef struct {
     int32_t coll_plan_max;
     uint64_t coll_plan_ops;
     double coll_op_bw;            /* Gbit/s; 0: reductions free */
+    double cpu_o;                /* replay: ns of core time per message end; 0: off */
+    int32_t cpu_cores;
+    int cpu_share;               /* 0 a traced node, 1 every rank */
     int fidelity;                 /* 0 flow, 1 packet */
     int32_t mtu, hdr, buf;        /* packet: payload and header bytes, buffer per port and VC */
     int cc;                       /* packet: tn_sim_cc_t */

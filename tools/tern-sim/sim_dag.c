@@ -77,8 +77,23 @@ tn_sim_status_t tn_sim_dag_edge(tn_sim_dag_t *g, int32_t from, int32_t to)
     return TN_SIM_OK;
 }
 
+tn_sim_status_t tn_sim_dag_pools(tn_sim_dag_t *g, int32_t npool, int32_t cores)
+{
+    if (npool < 0 || cores < 1) {
+        return TN_SIM_ERR_INVAL;
+    }
+    g->npool = npool;
+    g->cores = cores;
+    return TN_SIM_OK;
+}
+
 tn_sim_status_t tn_sim_dag_seal(tn_sim_dag_t *g)
 {
+    for (int32_t i = 0; i < g->n; i++) {
+        if (g->dst[i] == TN_SIM_DAG_CPU && (g->src[i] < 0 || g->src[i] >= g->npool)) {
+            return TN_SIM_ERR_INVAL;    /* a CPU node on a host that is not there */
+        }
+    }
     g->out_off = calloc((size_t)g->n + 1, sizeof(int32_t));
     g->out = malloc(sizeof(int32_t) * ((size_t)g->nedge + 1));
     g->ready = calloc((size_t)g->n + 1, sizeof(double));
@@ -108,7 +123,8 @@ tn_sim_status_t tn_sim_dag_seal(tn_sim_dag_t *g)
 }
 
 /* Node i may start: a message is posted delay after ready, a join
- * completes then (through a timer if it has a delay). */
+ * completes then (through a timer if it has a delay), a CPU node takes a
+ * core of its host or queues for one. */
 static tn_sim_status_t dag_begin(tn_sim_dag_src_t *s, tn_sim_eng_t *e, int32_t i, double ready,
                                  int32_t *top);
 
@@ -145,6 +161,21 @@ static tn_sim_status_t dag_begin(tn_sim_dag_src_t *s, tn_sim_eng_t *e, int32_t i
     if (g->dst[i] >= 0) {
         return tn_sim_eng_post(e, t, s->base.job, s->job->ep[g->src[i]], s->job->ep[g->dst[i]],
                                g->bytes[i], i);
+    }
+    if (g->dst[i] == TN_SIM_DAG_CPU) {
+        int32_t h = g->src[i];
+        if (s->pfree[h] > 0) {
+            s->pfree[h]--;
+            return tn_sim_eng_timer(e, ready + g->delay[i], s->base.job, i);
+        }
+        s->qnext[i] = -1;
+        if (s->phead[h] < 0) {
+            s->phead[h] = i;
+        } else {
+            s->qnext[s->ptail[h]] = i;
+        }
+        s->ptail[h] = i;
+        return TN_SIM_OK;
     }
     if (g->delay[i] > 0) {
         return tn_sim_eng_timer(e, t, s->base.job, i);
@@ -190,7 +221,22 @@ static tn_sim_status_t dag_start(tn_sim_src_t *src, tn_sim_eng_t *e)
 
 static tn_sim_status_t dag_timer(tn_sim_src_t *src, tn_sim_eng_t *e, int32_t arg, double t)
 {
-    return dag_complete((tn_sim_dag_src_t *)src, e, arg, t);
+    tn_sim_dag_src_t *s = (tn_sim_dag_src_t *)src;
+    tn_sim_dag_t *g = s->dag;
+    if (g->dst[arg] == TN_SIM_DAG_CPU) {
+        /* its core goes to the next in its host's queue, or is free */
+        int32_t h = g->src[arg], q = s->phead[h];
+        if (q < 0) {
+            s->pfree[h]++;
+        } else {
+            s->phead[h] = s->qnext[q];
+            tn_sim_status_t st = tn_sim_eng_timer(e, t + g->delay[q], s->base.job, q);
+            if (st != TN_SIM_OK) {
+                return st;
+            }
+        }
+    }
+    return dag_complete(s, e, arg, t);
 }
 
 static tn_sim_status_t dag_delivered(tn_sim_src_t *src, tn_sim_eng_t *e, int64_t cookie, double t)
@@ -213,11 +259,33 @@ tn_sim_status_t tn_sim_dag_src_init(tn_sim_dag_src_t *s, int jobno, const tn_sim
     s->job = j;
     s->dag = g;
     s->stack = malloc(sizeof(int32_t) * ((size_t)g->n + 1));
-    return s->stack == NULL ? TN_SIM_ERR_NOMEM : TN_SIM_OK;
+    if (s->stack == NULL) {
+        return TN_SIM_ERR_NOMEM;
+    }
+    if (g->npool > 0) {
+        size_t np = (size_t)g->npool;
+        s->pfree = malloc(sizeof(int32_t) * np);
+        s->phead = malloc(sizeof(int32_t) * np);
+        s->ptail = malloc(sizeof(int32_t) * np);
+        s->qnext = malloc(sizeof(int32_t) * ((size_t)g->n + 1));
+        if (s->pfree == NULL || s->phead == NULL || s->ptail == NULL || s->qnext == NULL) {
+            tn_sim_dag_src_fini(s);
+            return TN_SIM_ERR_NOMEM;
+        }
+        for (size_t h = 0; h < np; h++) {
+            s->pfree[h] = g->cores;
+            s->phead[h] = s->ptail[h] = -1;
+        }
+    }
+    return TN_SIM_OK;
 }
 
 void tn_sim_dag_src_fini(tn_sim_dag_src_t *s)
 {
     free(s->stack);
-    s->stack = NULL;
+    free(s->pfree);
+    free(s->phead);
+    free(s->ptail);
+    free(s->qnext);
+    s->stack = s->pfree = s->phead = s->ptail = s->qnext = NULL;
 }

@@ -6,7 +6,13 @@
  * starts delay[i] ns after the last of the nodes it depends on completed
  * (or after the job's start when it depends on none).  Edges are stored
  * once, as CSR lists of dependents.  A trace replay builds the same
- * structure from per-rank message lists. */
+ * structure from per-rank message lists.
+ *
+ * Hosts (the replay's host model, docs/sim.md "Hosts"): a node with dst
+ * TN_SIM_DAG_CPU is work on a host's cores: src[i] is the host (a pool
+ * of `cores` cores), delay[i] the ns of core time it takes.  Once its
+ * dependencies are done it takes a free core of its host for that long,
+ * or waits for one, first come first served. */
 #ifndef TN_SIM_DAG_H
 #define TN_SIM_DAG_H
 
@@ -14,6 +20,8 @@
 
 #include "sim_flow.h"
 #include "sim_work.h"
+
+enum { TN_SIM_DAG_JOIN = -1, TN_SIM_DAG_CPU = -2 };
 
 /* DAGs up to 2^31 nodes and edges. */
 typedef struct {
@@ -29,6 +37,7 @@ typedef struct {
     double *ready;          /* latest completion among its dependencies so far */
     int32_t done;
     double t_last;
+    int32_t npool, cores;   /* hosts of the CPU nodes (0: none), cores each */
 } tn_sim_dag_t;
 
 void tn_sim_dag_init(tn_sim_dag_t *g);
@@ -37,6 +46,8 @@ void tn_sim_dag_free(tn_sim_dag_t *g);
 int32_t tn_sim_dag_node(tn_sim_dag_t *g, int32_t src, int32_t dst, uint64_t bytes, double delay);
 /* "to" depends on "from" (from < to: a DAG by construction). */
 tn_sim_status_t tn_sim_dag_edge(tn_sim_dag_t *g, int32_t from, int32_t to);
+/* npool hosts of `cores` cores each for the CPU nodes (src < npool). */
+tn_sim_status_t tn_sim_dag_pools(tn_sim_dag_t *g, int32_t npool, int32_t cores);
 /* Builds the dependents' lists; no more nodes or edges after. */
 tn_sim_status_t tn_sim_dag_seal(tn_sim_dag_t *g);
 
@@ -59,6 +70,9 @@ typedef struct {
     const tn_sim_job_t *job;
     tn_sim_dag_t *dag;
     int32_t *stack;  /* nodes completed, their dependents not yet released */
+    /* hosts: free cores, and each one's queue of CPU nodes waiting for a
+     * core (linked through qnext, -1 ends) */
+    int32_t *pfree, *phead, *ptail, *qnext;
 } tn_sim_dag_src_t;
 
 tn_sim_status_t tn_sim_dag_src_init(tn_sim_dag_src_t *s, int jobno, const tn_sim_job_t *j,

@@ -16,7 +16,7 @@ void tn_sim_prog_free(tn_sim_prog_t *p)
 {
     void *arrays[] = {p->src,    p->dst,     p->bytes,   p->delay,  p->e_from, p->e_to,
                       p->node,   p->trace_end, p->m_begin, p->m_end, p->m_trace, p->m_bytes,
-                      p->c_begin, p->c_end, p->c_trace, p->t_done, p->to_dag};
+                      p->c_begin, p->c_end, p->c_trace, p->t_done, p->to_dag, p->in_dag};
     for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++) {
         free(arrays[i]);
     }
@@ -136,6 +136,16 @@ static int32_t prog_slot(const tn_sim_prog_t *p, int mode, int32_t rank)
     return mode == TN_SIM_SLOT_TRACE ? p->node[rank] : rank;
 }
 
+/* The host whose cores a rank's CPU work takes: its traced node, or the
+ * one host of every rank. */
+static int32_t prog_host(const tn_sim_prog_t *p, const tn_sim_replay_conf_t *rc, int32_t rank)
+{
+    if (rc->cpu_share || p->node[rank] < 0 || p->node[rank] >= p->nnodes) {
+        return 0;
+    }
+    return p->node[rank];
+}
+
 int32_t tn_sim_prog_slots(const tn_sim_prog_t *p, int slot_mode)
 {
     int32_t n = slot_mode == TN_SIM_SLOT_TRACE ? p->nnodes : p->nranks;
@@ -193,25 +203,56 @@ tn_sim_status_t tn_sim_prog_dag(tn_sim_prog_t *p, const tn_sim_replay_conf_t *rc
         st = TN_SIM_ERR_PARSE;
         goto out;
     }
+    int hosts = rc->cpu_o > 0;
+    if (hosts) {
+        free(p->in_dag);
+        p->in_dag = malloc(sizeof(int32_t) * (n + 1));
+        if (p->in_dag == NULL ||
+            tn_sim_dag_pools(g, rc->cpu_share ? 1 : (p->nnodes > 0 ? p->nnodes : 1),
+                             rc->cpu_cores > 0 ? rc->cpu_cores : 1) != TN_SIM_OK) {
+            snprintf(why, whylen, "replay: out of memory for the hosts");
+            goto out;
+        }
+    }
     for (size_t k = 0; k < n; k++) {
         int32_t i = order[k];
         int32_t s = prog_slot(p, rc->slot_mode, p->src[i]);
         int32_t d = p->dst[i] < 0 ? -1 : prog_slot(p, rc->slot_mode, p->dst[i]);
         double delay = p->delay[i];
+        int32_t cs = -1, cr = -1;
+        if (hosts && p->dst[i] >= 0) {
+            cs = tn_sim_dag_node(g, prog_host(p, rc, p->src[i]), TN_SIM_DAG_CPU, 0, rc->cpu_o);
+        }
         if (d >= 0 && d == s) {
             /* one node: shared memory, not the fabric */
             delay += rc->shm_lat + (double)p->bytes[i] / rc->shm_bw;
             d = -1;
         }
         int32_t x = tn_sim_dag_node(g, s, d, d < 0 ? 0 : p->bytes[i], delay);
-        if (x < 0) {
+        if (hosts && p->dst[i] >= 0) {
+            cr = tn_sim_dag_node(g, prog_host(p, rc, p->dst[i]), TN_SIM_DAG_CPU, 0, rc->cpu_o);
+        }
+        if (x < 0 || (hosts && p->dst[i] >= 0 && (cs < 0 || cr < 0))) {
             snprintf(why, whylen, "replay: out of memory for the DAG");
             goto out;
         }
         p->to_dag[i] = x;
+        if (hosts) {
+            p->in_dag[i] = x;
+            if (cs >= 0) {
+                /* the sender's work, the message, the receiver's work */
+                if (tn_sim_dag_edge(g, cs, x) != TN_SIM_OK || tn_sim_dag_edge(g, x, cr) != TN_SIM_OK) {
+                    snprintf(why, whylen, "replay: out of memory for the DAG");
+                    goto out;
+                }
+                p->in_dag[i] = cs;
+                p->to_dag[i] = cr;
+            }
+        }
     }
     for (int64_t k = 0; k < p->nedge; k++) {
-        st = tn_sim_dag_edge(g, p->to_dag[p->e_from[k]], p->to_dag[p->e_to[k]]);
+        const int32_t *into = hosts ? p->in_dag : p->to_dag;
+        st = tn_sim_dag_edge(g, p->to_dag[p->e_from[k]], into[p->e_to[k]]);
         if (st != TN_SIM_OK) {
             snprintf(why, whylen, "replay: DAG edge: %s", tn_sim_status_str(st));
             goto out;

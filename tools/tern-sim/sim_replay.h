@@ -31,7 +31,11 @@
  * the receive waits for its arrival.
  *
  * Collectives: expanded into rounds of messages by the algorithm the trace
- * recorded (sim_replay_coll.c lists the expansions). */
+ * recorded (sim_replay_coll.c lists the expansions).
+ *
+ * Hosts: with cpu_o > 0 every message node becomes three DAG nodes, the
+ * sender's CPU work (TN_SIM_DAG_CPU), the message, the receiver's CPU
+ * work; what waited for the message waits for the last. */
 #ifndef TN_SIM_REPLAY_H
 #define TN_SIM_REPLAY_H
 
@@ -51,6 +55,13 @@ typedef struct {
     int32_t coll_plan_max; /* communicators above this many ranks use the models */
     uint64_t coll_plan_ops; /* plans above this many operations: the models */
     double op_bw;        /* bytes/ns of a collective's reductions (plans); 0: free */
+    /* hosts (docs/sim.md "Hosts"): every message costs cpu_o ns of a
+     * core at its sender before it leaves and at its receiver after it
+     * arrives; ranks of one traced node (cpu_share 0) or all ranks
+     * (cpu_share 1) share cpu_cores cores.  cpu_o 0: no host model. */
+    double cpu_o;
+    int32_t cpu_cores;
+    int cpu_share;
 } tn_sim_replay_conf_t;
 
 struct tn_sim_plan_cache;
@@ -91,6 +102,9 @@ typedef struct {
     double *t_done;
     /* set by tn_sim_prog_dag: program node -> DAG node */
     int32_t *to_dag;
+    /* with hosts: the DAG node a program node's dependencies point to (the
+     * sender's CPU work of a message; else to_dag's) */
+    int32_t *in_dag;
 } tn_sim_prog_t;
 
 void tn_sim_prog_init(tn_sim_prog_t *p);

@@ -1,0 +1,103 @@
+/* tern-sim's host model in a replay (cpu_o, cpu_cores, cpu_share;
+ * docs/sim.md "Hosts"), on a program built by hand and worked out by hand.
+ *
+ * Four ranks on a one-switch fat-tree, each sending one 8-byte message
+ * at time 0 to the next (a ring), every message on links of its own.
+ * Without hosts a message takes b ns (two links' latency and its bytes).
+ * With cpu_o = 1000 and two cores shared by all four ranks:
+ *   - the senders' work: ranks 0, 1 at 0..1000, ranks 2, 3 at 1000..2000;
+ *   - messages 0, 1 arrive at 1000 + b, 2, 3 at 2000 + b (b < 1000);
+ *   - the receivers' work queues behind the senders': messages 0, 1 are
+ *     received 2000..3000, messages 2, 3 at 3000..4000.
+ * With a host per rank (cpu_share node, every rank its own node) nothing
+ * waits: each message is done at 1000 + b + 1000.  A rank's second
+ * message, from an exit join after the first, shows the order holds. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "check.h"
+#include "sim_replay.h"
+#include "sim_run.h"
+
+/* Runs the ring with the given host keys; done[r] is when message r's
+ * receiver finished with it; returns the job's end (-1 on failure). */
+static double ring(const char *cpu_o, const char *cores, const char *share, double *done)
+{
+    static tn_sim_conf_t c;
+    static tn_sim_run_t run;
+    static tn_sim_prog_t prog;
+    char why[512] = "";
+    tn_sim_conf_defaults(&c);
+    const char *kv[][2] = {{"topo", "fattree"}, {"k", "4"}, {"n", "1"}, {"lat", "100"}, {"bw", "8"},
+                           {"replay_slots", "rank"}, {"cpu_o", cpu_o}, {"cpu_cores", cores},
+                           {"cpu_share", share}};
+    for (size_t i = 0; i < sizeof(kv) / sizeof(kv[0]); i++) {
+        CHECK(tn_sim_conf_set(&c, kv[i][0], kv[i][1], why, sizeof(why)) == TN_SIM_OK);
+    }
+    tn_sim_prog_init(&prog);
+    CHECK(tn_sim_prog_ranks(&prog, 4) == TN_SIM_OK);
+    prog.nnodes = 4;
+    int32_t msg[4];
+    for (int32_t r = 0; r < 4; r++) {
+        prog.node[r] = r;
+        int32_t e = tn_sim_prog_node(&prog, r, -1, 0, 0);
+        msg[r] = tn_sim_prog_node(&prog, r, (r + 1) % 4, 8, 0);
+        CHECK(e >= 0 && msg[r] >= 0 && tn_sim_prog_edge(&prog, e, msg[r]) == TN_SIM_OK);
+    }
+    tn_sim_replay_conf_t rc;
+    tn_sim_replay_conf(&c, &rc);
+    c.job[0].ranks = tn_sim_prog_slots(&prog, c.replay_slots);
+    double job = -1;
+    if (tn_sim_setup(&run, &c, NULL, 0, why, sizeof(why)) != TN_SIM_OK) {
+        fprintf(stderr, "setup: %s\n", why);
+        failures++;
+        tn_sim_prog_free(&prog);
+        return -1;
+    }
+    run.prog = &prog;
+    if (tn_sim_run_once(&run, &c, -1, why, sizeof(why)) != TN_SIM_OK) {
+        fprintf(stderr, "run: %s\n", why);
+        failures++;
+    } else {
+        job = 0;
+        for (int32_t r = 0; r < 4; r++) {
+            done[r] = prog.t_done[msg[r]];
+            job = fmax(job, done[r]);
+        }
+    }
+    tn_sim_run_clear(&run);
+    tn_sim_teardown(&run);
+    tn_sim_prog_free(&prog);
+    return job;
+}
+
+int main(void)
+{
+    double d[4];
+    /* no hosts: 2 x 100 ns of latency and 8 bytes at 1 byte/ns */
+    double b = ring("0", "1", "node", d);
+    CHECK(b == 208 && d[0] == 208 && d[3] == 208);
+    /* one host of two cores for the four ranks */
+    double job = ring("1000", "2", "all", d);
+    CHECK(job == 4000);
+    CHECK(d[0] == 3000 && d[1] == 3000 && d[2] == 4000 && d[3] == 4000);
+    /* four cores: nobody waits */
+    job = ring("1000", "4", "all", d);
+    CHECK(job == 2000 + b && d[0] == 2000 + b && d[2] == 2000 + b);
+    /* a host per node, one core each: nobody waits either */
+    job = ring("1000", "1", "node", d);
+    CHECK(job == 2000 + b && d[1] == 2000 + b);
+    /* one core for all: the senders' work 0..4000 one after the other,
+     * message 0 arrives at 1208 and is received 4000..5000, then 1, 2, 3 */
+    job = ring("1000", "1", "all", d);
+    CHECK(d[0] == 5000 && d[1] == 6000 && d[2] == 7000 && d[3] == 8000 && job == 8000);
+    /* a key out of range is refused */
+    tn_sim_conf_t c;
+    char why[256];
+    tn_sim_conf_defaults(&c);
+    CHECK(tn_sim_conf_set(&c, "cpu_cores", "0", why, sizeof(why)) != TN_SIM_OK);
+    CHECK(tn_sim_conf_set(&c, "cpu_share", "rack", why, sizeof(why)) != TN_SIM_OK);
+    CHECK(tn_sim_conf_set(&c, "cpu_o", "-1", why, sizeof(why)) != TN_SIM_OK);
+    return tn_check_report("test_sim_cpu");
+}
