@@ -156,10 +156,10 @@ for ranks in $sizes; do
     lat_busy=$(median "$out/halo.busy.$ranks.txt")
     graph=$out/tree.$ranks.graph
     # the host model: O us of a core per message end (see 5 above), not
-    # below 0 nor above half the ping-pong's latency
-    cpu_o=$(awk -v b="$lat_busy" -v l="$lat_far" -v r="$ranks" -v c="$cores" \
+    # below 0 nor above half the shorter ping-pong latency
+    cpu_o=$(awk -v b="$lat_busy" -v l="$lat_far" -v n="$lat_near" -v r="$ranks" -v c="$cores" \
         'BEGIN { k = 4 * r / c - 2; o = k > 0 ? (b - l) / k : 0; if (o < 0) o = 0;
-                 if (o > l / 2) o = l / 2; printf "%.3f", o }')
+                 m = (n < l ? n : l) / 2; if (o > m) o = m; printf "%.3f", o }')
     fabric "$(awk -v l="$lat_near" -v o="$cpu_o" 'BEGIN { print l - 2 * o }')" "$bw_near" \
         "$(awk -v l="$lat_far" -v o="$cpu_o" 'BEGIN { print l - 2 * o }')" "$bw_far" "$out/hosts.$ranks.graph"
     hosts_lat=$host_lat
