@@ -18,6 +18,7 @@ checked:
     allreduce takes 2 (n-1) exchanges of a piece; dissemination barrier
     ceil(log2 n) messages; linear gather n-1 blocks into the root."""
 import argparse
+import random
 import math
 import subprocess
 import sys
@@ -118,9 +119,9 @@ def runs_to_end(ranks, tag):
     return check(not stuck, "%s: deadlocks (ranks %s stop at %s)" % (tag, stuck, [pc[i] for i in stuck]))
 
 
-def plan(tool, kind, algo, n, b, extra=()):
+def plan(tool, kind, algo, n, b, extra=(), stdin=None):
     args = [tool, "--kind", kind, "--algo", algo, "--ranks", str(n), "--bytes", str(b)] + list(extra)
-    p = subprocess.run(args, capture_output=True, text=True)
+    p = subprocess.run(args, capture_output=True, text=True, input=stdin)
     tag = " ".join(args[1:])
     if not check(p.returncode == 0, "%s: rc %d %s" % (tag, p.returncode, p.stderr.strip())):
         return None, None, tag
@@ -193,6 +194,54 @@ def main():
                         check(hd["algo"] == algo, "%s: forced %s, ran %s" % (tag, algo, hd["algo"]))
                     if not layout:
                         specific(kind, algo, n, b, hd, ranks, tag)
+    # vector forms (--counts): uneven blocks, some empty; whatever the
+    # algorithm, the blocks must reach where they go
+    rng = random.Random(7)
+    for kind, algo, restr in algos + [(k, "nbc", set()) for k in ("gather", "scatter", "allgather",
+                                                                   "alltoall", "reduce_scatter")]:
+        if kind not in ("gather", "scatter", "allgather", "alltoall", "reduce_scatter") or "uniform" in restr:
+            continue
+        for n in (2, 5, 8):
+            rows = n if kind == "alltoall" else 1
+            cv = [[rng.choice((0, 1, 24, 4096, 70000)) for _ in range(n)] for _ in range(rows)]
+            text = "\n".join(" ".join(str(x) for x in r) for r in cv) + "\n"
+            for layout in ((), ("--ppn", "3")):
+                hd, ranks, tag = plan(a.tool, kind, algo, n, 0, ("--counts", "-", "--root", "1") + layout
+                                      if kind in ("gather", "scatter") else ("--counts", "-") + layout, text)
+                if hd is None:
+                    continue
+                count += 1
+                tag += " counts " + text.replace("\n", "/")
+                if not consistent(hd, ranks, tag):
+                    continue
+                runs_to_end(ranks, tag)
+                if layout:
+                    continue    # shared-memory steps move some of it
+                sent = [sum(int(o[3]) for o in ranks[i] if o[0] == "s") for i in range(n)]
+                got = [received(ranks, i) for i in range(n)]
+                if kind == "alltoall":
+                    for i in range(n):
+                        check(got[i] >= sum(cv[j][i] for j in range(n) if j != i) and
+                              sent[i] >= sum(cv[i][j] for j in range(n) if j != i),
+                              "%s: rank %d sends %d, receives %d" % (tag, i, sent[i], got[i]))
+                elif kind == "gather":
+                    check(got[1] >= sum(cv[0]) - cv[0][1], "%s: the root receives %d" % (tag, got[1]))
+                elif kind == "scatter":
+                    check(sent[1] >= sum(cv[0]) - cv[0][1], "%s: the root sends %d" % (tag, sent[1]))
+                elif kind == "allgather":
+                    for i in range(n):
+                        check(got[i] >= sum(cv[0]) - cv[0][i], "%s: rank %d receives %d" % (tag, i, got[i]))
+                else:
+                    for i in range(n):
+                        check(cv[0][i] == 0 or got[i] >= cv[0][i], "%s: rank %d receives %d" % (tag, i, got[i]))
+    for bad, stdin in ((["--kind", "bcast", "--ranks", "2", "--counts", "-"], "1 2\n"),
+                       (["--kind", "gather", "--ranks", "3", "--counts", "-"], "1 2\n"),
+                       (["--kind", "gather", "--ranks", "2", "--counts", "-"], "1 2 3\n"),
+                       (["--kind", "alltoall", "--ranks", "2", "--counts", "-"], "1 2 3 -4\n"),
+                       (["--kind", "scatter", "--ranks", "2", "--counts", "-"], "1 99999999999999\n")):
+        p = subprocess.run([a.tool] + bad, capture_output=True, text=True, input=stdin)
+        check(p.returncode == 1 and p.stderr.startswith("tern-coll-plan: --counts") and p.stdout == "",
+              "%s %r: rc %d, %r" % (bad, stdin, p.returncode, p.stderr))
     # a user op keeps to the algorithms that respect rank order
     hd, ranks, tag = plan(a.tool, "allreduce", "ring", 8, 65536, ["--noncommutative"])
     check(hd is not None and hd["algo"] != "ring", "%s: a non-commutative op ran the ring" % tag)

@@ -9,7 +9,8 @@ that does not), the 9 messages measured with none left unmatched, every
 simulated message time positive, and each rank's end no earlier than
 its last message's delivery.  The traced replays expand the blocking
 collectives with Tern's own algorithm code (tern-coll-plan, found beside
-tern-sim); with --coll_plan off, and from VEF, the models do."""
+tern-sim), the alltoallv with its recorded blocks; with --coll_plan off,
+and from VEF, the models do."""
 import argparse
 import csv
 import os
@@ -34,11 +35,11 @@ def replay(sim, src, out, extra, traced):
     if traced:
         check(re.search(r"job time: +sim \S+ us +trace \S+ us +error", text) is not None,
               "the trace's job time next to it: " + text)
-    # the allreduce, bcast, reduce, the 2-rank barrier and the ibarrier
-    # (its coll/nbc schedule) come from Tern's own code; the alltoallv (a
-    # vector form) from the models, as does all of a VEF file (no Tern
-    # algorithms in it) and all with coll_plan off
-    planned = 5 if traced and "off" not in extra else 0
+    # the allreduce, bcast, reduce, the 2-rank barrier, the ibarrier (its
+    # coll/nbc schedule) and the alltoallv (with the blocks its trace
+    # recorded) come from Tern's own code; all of a VEF file (no Tern
+    # algorithms in it) and all with coll_plan off from the models
+    planned = 6 if traced and "off" not in extra else 0
     check(re.search(r"collectives: %d expanded by Tern's own code \(tern-coll-plan\), %d by the models"
                     % (planned, 6 - planned), text) is not None and "planner failed" not in text,
           "%d collectives planned: %s" % (planned, text))

@@ -4,7 +4,7 @@
  *   tern-coll-plan --kind allreduce --algo ring --ranks 8 --bytes 65536
  *                  [--root R] [--elem 1|2|4|8] [--nodes 0,0,1,1,... | --ppn P]
  *                  [--noncommutative] [--no-shm] [--shm-slot BYTES] [--oversubscribed]
- *                  [--max-ops N]
+ *                  [--max-ops N] [--counts FILE|-]
  *   tern-coll-plan --list          every algorithm, with its restrictions
  *
  * --algo auto is Tern's automatic choice; a name forces the algorithm the
@@ -14,6 +14,13 @@
  * its builder in coll/nbc makes it (plan_sched.c).  --bytes: the vector of bcast, reduce, allreduce, scan and exscan;
  * one block of gather, scatter, allgather, alltoall (per pair of ranks)
  * and reduce_scatter (each rank's result).
+ *
+ * --counts makes the call the vector form, with blocks of the given bytes
+ * (whitespace-separated decimal numbers; "-": standard input): for
+ * alltoall (alltoallv) ranks x ranks numbers, row i the bytes rank i
+ * sends to each rank; for gather (gatherv), scatter (scatterv), allgather
+ * (allgatherv) and reduce_scatter (with recvcounts) one number per rank,
+ * its block.  --bytes is then ignored; the header gives the largest block.
  *
  * Output (text, one operation per line, ranks in order):
  *   tern-coll-plan 1
@@ -62,6 +69,7 @@ typedef struct {
     int         root;
     int         elem;
     int         commutative;
+    int64_t    *counts;     /* --counts: [n] or [n * n] (alltoall), bytes; NULL: none */
 } pl_args_t;
 
 static void die(const char *fmt, const char *arg)
@@ -130,6 +138,48 @@ static void nodes_number(void)
     free(map);
 }
 
+/* --counts: exactly want numbers of at most 2^40 each, nothing else. */
+static int64_t *counts_read(const char *path, size_t want)
+{
+    FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "r");
+    if (f == NULL) {
+        die("--counts %s: cannot open it", path);
+    }
+    int64_t *v = malloc(sizeof(int64_t) * (want + 1));
+    if (v == NULL) {
+        die("%s", "out of memory");
+    }
+    size_t k = 0;
+    int c = fgetc(f);
+    for (;;) {
+        while (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+            c = fgetc(f);
+        }
+        if (c == EOF) {
+            break;
+        }
+        if (c < '0' || c > '9' || k == want) {
+            die("--counts %s: want exactly one decimal number of bytes per block", path);
+        }
+        int64_t x = 0;
+        while (c >= '0' && c <= '9') {
+            x = x * 10 + (c - '0');
+            if (x > ((int64_t)1 << 40)) {
+                die("--counts %s: a block above 2^40 bytes", path);
+            }
+            c = fgetc(f);
+        }
+        v[k++] = x;
+    }
+    if (ferror(f) || k != want) {
+        die("--counts %s: fewer numbers than blocks", path);
+    }
+    if (f != stdin) {
+        fclose(f);
+    }
+    return v;
+}
+
 static const tn_dt_t *elem_type(int elem)
 {
     const char *want = elem == 8 ? "MPI_DOUBLE" : elem == 4 ? "MPI_INT" : elem == 2 ? "MPI_SHORT"
@@ -160,6 +210,52 @@ static const char **forced_slot(int kind)
     }
 }
 
+/* The vector forms, blocking (s NULL) or as a schedule's builder: every
+ * rank's blocks from --counts, in bytes.  vblk holds this member's
+ * counts and displacements. */
+static struct {
+    int64_t *scount, *sdispl, *rcount, *rdispl;
+} vblk;
+
+static tn_status_t run_member_v(const pl_args_t *a, char *sbuf, char *rbuf, tn_comm_t *comm,
+                                const tn_op_t *op, tn_sched_t *s)
+{
+    const tn_dt_t *b = tn_dt_byte();
+    int n = a->n, me = comm->rank;
+    const int64_t *cv = a->counts;
+    int64_t so = 0, ro = 0;
+    for (int i = 0; i < n; i++) {
+        /* alltoall: row me is what I send, column me what I receive */
+        vblk.scount[i] = a->kind == K_ALLTOALL ? cv[(size_t)me * (size_t)n + (size_t)i] : cv[i];
+        vblk.rcount[i] = a->kind == K_ALLTOALL ? cv[(size_t)i * (size_t)n + (size_t)me] : cv[i];
+        vblk.sdispl[i] = so;
+        vblk.rdispl[i] = ro;
+        so += vblk.scount[i];
+        ro += vblk.rcount[i];
+    }
+    tn_coll_blocks_t sb = { vblk.scount, vblk.sdispl, 1, 0, b, NULL, 1 };
+    tn_coll_blocks_t rb = { vblk.rcount, vblk.rdispl, 1, 0, b, NULL, 1 };
+    tn_coll_blocks_t rs = { vblk.rcount, NULL, 1, 0, b, NULL, 1 };
+    size_t mine = (size_t)cv[me];
+    if (s == NULL) {
+        switch (a->kind) {
+        case K_GATHER:    return tn_coll_gatherv(sbuf, mine, b, rbuf, &rb, a->root, comm);
+        case K_SCATTER:   return tn_coll_scatterv(sbuf, &sb, rbuf, mine, b, a->root, comm);
+        case K_ALLGATHER: return tn_coll_allgatherv(sbuf, mine, b, rbuf, &rb, comm);
+        case K_ALLTOALL:  return tn_coll_alltoallv(sbuf, &sb, rbuf, &rb, comm);
+        default:          return tn_coll_reduce_scatter(sbuf, rbuf, &rs, op, comm);
+        }
+    }
+    switch (a->kind) {
+    case K_GATHER:    tn_nbc_gather(s, sbuf, mine, b, rbuf, &rb, a->root, comm); break;
+    case K_SCATTER:   tn_nbc_scatter(s, sbuf, &sb, rbuf, mine, b, a->root, comm); break;
+    case K_ALLGATHER: tn_nbc_allgather(s, sbuf, mine, b, rbuf, &rb, comm); break;
+    case K_ALLTOALL:  tn_nbc_alltoall(s, sbuf, &sb, rbuf, &rb, comm); break;
+    default:          tn_nbc_reduce_scatter(s, sbuf, rbuf, &rs, op, comm); break;
+    }
+    return TN_OK;
+}
+
 /* One member's call, through the library's entry point. */
 static tn_status_t run_member(const pl_args_t *a, const tn_dt_t *dt, size_t count, char *sbuf,
                               char *rbuf, tn_comm_t *comm)
@@ -169,6 +265,9 @@ static tn_status_t run_member(const pl_args_t *a, const tn_dt_t *dt, size_t coun
 
     op.commutative = a->commutative;
     op.name = a->commutative ? "MPI_SUM" : "user";
+    if (a->counts != NULL) {
+        return run_member_v(a, sbuf, rbuf, comm, &op, NULL);
+    }
     switch (a->kind) {
     case K_BARRIER:   return tn_coll_barrier(comm);
     case K_BCAST:     return tn_coll_bcast(sbuf, count, dt, a->root, comm);
@@ -199,7 +298,9 @@ static tn_status_t run_member_nbc(const pl_args_t *a, const tn_dt_t *dt, size_t 
     }
     op.commutative = a->commutative;
     op.name = a->commutative ? "MPI_SUM" : "user";
-    switch (a->kind) {
+    if (a->counts != NULL) {
+        run_member_v(a, sbuf, rbuf, comm, &op, s);
+    } else switch (a->kind) {
     case K_BARRIER:   tn_nbc_barrier(s, comm); break;
     case K_BCAST:     tn_nbc_bcast(s, sbuf, count, dt, a->root, comm); break;
     case K_REDUCE:    tn_nbc_reduce(s, sbuf, rbuf, count, dt, &op, a->root, comm); break;
@@ -345,8 +446,8 @@ static int pair(int64_t *nmsg_p, int64_t *ngroups_p, const char **why)
 
 int main(int argc, char **argv)
 {
-    pl_args_t a = { -1, "auto", 0, 0, -1, 0, 1 };
-    const char *nodes = NULL;
+    pl_args_t a = { -1, "auto", 0, 0, -1, 0, 1, NULL };
+    const char *nodes = NULL, *counts_path = NULL;
     int ppn = 0;
 
     pl_run.shm = 1;
@@ -405,6 +506,8 @@ int main(int argc, char **argv)
             ppn = (int)num(v, "--ppn", 1, PL_MAX_RANKS);
         } else if (strcmp(o, "--shm-slot") == 0) {
             pl_run.slot = (uint64_t)num(v, "--shm-slot", 0, 16 << 20);
+        } else if (strcmp(o, "--counts") == 0) {
+            counts_path = v;
         } else if (strcmp(o, "--max-ops") == 0) {
             pl_run.max_ops = (size_t)num(v, "--max-ops", 1, (long long)1 << 40);
         } else {
@@ -425,6 +528,50 @@ int main(int argc, char **argv)
     }
     if (a.root >= a.n) {
         die("%s", "--root: not a rank");
+    }
+    size_t big_v = 0;
+    if (counts_path != NULL) {
+        if (a.kind != K_GATHER && a.kind != K_SCATTER && a.kind != K_ALLGATHER &&
+            a.kind != K_ALLTOALL && a.kind != K_REDUCE_SCATTER) {
+            die("--counts: %s has no vector form (gather, scatter, allgather, alltoall, "
+                "reduce_scatter)", kinds[a.kind]);
+        }
+        size_t want = a.kind == K_ALLTOALL ? (size_t)a.n * (size_t)a.n : (size_t)a.n;
+        if (a.kind == K_ALLTOALL && a.n > 8192) {
+            die("%s", "--counts: an alltoall of at most 8192 ranks");
+        }
+        a.counts = counts_read(counts_path, want);
+        vblk.scount = malloc(sizeof(int64_t) * (size_t)a.n);
+        vblk.sdispl = malloc(sizeof(int64_t) * (size_t)a.n);
+        vblk.rcount = malloc(sizeof(int64_t) * (size_t)a.n);
+        vblk.rdispl = malloc(sizeof(int64_t) * (size_t)a.n);
+        if (vblk.scount == NULL || vblk.sdispl == NULL || vblk.rcount == NULL || vblk.rdispl == NULL) {
+            die("%s", "out of memory");
+        }
+        /* the buffers: the most any rank sends or receives; the header's
+         * bytes: the largest block */
+        uint64_t most = 0, block = 0, total = 0;
+        for (int i = 0; i < a.n; i++) {
+            uint64_t out = 0, in = 0;
+            for (int k = 0; k < a.n && a.kind == K_ALLTOALL; k++) {
+                out += (uint64_t)a.counts[(size_t)i * (size_t)a.n + (size_t)k];
+                in += (uint64_t)a.counts[(size_t)k * (size_t)a.n + (size_t)i];
+                block = (uint64_t)a.counts[(size_t)i * (size_t)a.n + (size_t)k] > block
+                            ? (uint64_t)a.counts[(size_t)i * (size_t)a.n + (size_t)k] : block;
+            }
+            if (a.kind != K_ALLTOALL) {
+                /* a root, allgatherv's every rank, reduce_scatter's input:
+                 * all the blocks */
+                total += (uint64_t)a.counts[i];
+                block = (uint64_t)a.counts[i] > block ? (uint64_t)a.counts[i] : block;
+            }
+            most = out > most ? out : most;
+            most = in > most ? in : most;
+        }
+        most = total > most ? total : most;
+        big_v = (size_t)most;
+        a.bytes = block;
+        a.elem = 1;
     }
     if (a.elem == 0) {
         a.elem = a.bytes % 8 == 0 ? 8 : a.bytes % 4 == 0 ? 4 : a.bytes % 2 == 0 ? 2 : 1;
@@ -465,8 +612,9 @@ int main(int argc, char **argv)
 
     const tn_dt_t *dt = elem_type(a.elem);
     size_t count = (size_t)(a.bytes / (uint64_t)a.elem);
-    size_t big = (size_t)a.bytes * (rooted || a.kind == K_ALLGATHER || a.kind == K_ALLTOALL ||
-                                    a.kind == K_REDUCE_SCATTER ? (size_t)a.n : 1);
+    size_t big = a.counts != NULL ? big_v
+                 : (size_t)a.bytes * (rooted || a.kind == K_ALLGATHER || a.kind == K_ALLTOALL ||
+                                      a.kind == K_REDUCE_SCATTER ? (size_t)a.n : 1);
     /* untouched pages of a large calloc cost nothing: nothing is copied */
     char *sbuf = calloc(1, big + 64), *rbuf = calloc(1, big + 64);
     if (sbuf == NULL || rbuf == NULL) {

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -414,8 +415,8 @@ int tn_sim_plan_beside(char *buf, size_t len)
     return 0;
 }
 
-tn_sim_status_t tn_sim_plan_run(char *const argv[], size_t max, char **out, size_t *len, char *why,
-                                size_t whylen)
+tn_sim_status_t tn_sim_plan_run(char *const argv[], const char *in, size_t inlen, size_t max, char **out,
+                                size_t *len, char *why, size_t whylen)
 {
     int po[2], pe[2];
     posix_spawn_file_actions_t fa;
@@ -436,12 +437,49 @@ tn_sim_status_t tn_sim_plan_run(char *const argv[], size_t max, char **out, size
         close(po[1]);
         return TN_SIM_ERR_IO;
     }
+    /* the input from an anonymous file in memory: no pipe to keep fed
+     * while the output is read, nothing left on disk */
+    int fin = -1;
+    if (in != NULL) {
+        fin = memfd_create("tern-coll-plan-input", MFD_CLOEXEC);
+        size_t w = 0;
+        while (fin >= 0 && w < inlen) {
+            ssize_t k = write(fin, in + w, inlen - w);
+            if (k < 0 && errno == EINTR) {
+                continue;
+            }
+            if (k <= 0) {
+                close(fin);
+                fin = -1;
+                break;
+            }
+            w += (size_t)k;
+        }
+        if (fin < 0 || lseek(fin, 0, SEEK_SET) != 0) {
+            snprintf(why, whylen, "plan: cannot hold the planner's input: %s", strerror(errno));
+            if (fin >= 0) {
+                close(fin);
+            }
+            close(po[0]);
+            close(po[1]);
+            close(pe[0]);
+            close(pe[1]);
+            return TN_SIM_ERR_IO;
+        }
+    }
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_adddup2(&fa, po[1], 1);
     posix_spawn_file_actions_adddup2(&fa, pe[1], 2);
-    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    if (fin >= 0) {
+        posix_spawn_file_actions_adddup2(&fa, fin, 0);
+    } else {
+        posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    }
     int rc = posix_spawn(&pid, argv[0], &fa, NULL, argv, environ);
     posix_spawn_file_actions_destroy(&fa);
+    if (fin >= 0) {
+        close(fin);
+    }
     close(po[1]);
     close(pe[1]);
     if (rc != 0) {
@@ -539,13 +577,14 @@ struct tn_sim_plan_cache {
 
 #define PLAN_MAX_OUTPUT ((size_t)4 << 30)
 
-const tn_sim_plan_t *tn_sim_plan_get(tn_sim_plan_cache_t **cache, char *const argv[], char *why,
-                                     size_t whylen)
+const tn_sim_plan_t *tn_sim_plan_get(tn_sim_plan_cache_t **cache, char *const argv[], const char *in,
+                                     char *why, size_t whylen)
 {
-    size_t klen = 1;
+    size_t klen = 1, inlen = in != NULL ? strlen(in) : 0;
     for (int a = 0; argv[a] != NULL; a++) {
         klen += strlen(argv[a]) + 1;
     }
+    klen += in != NULL ? inlen + 1 : 0;
     char *key = malloc(klen);
     if (key == NULL) {
         snprintf(why, whylen, "plan: out of memory");
@@ -559,6 +598,11 @@ const tn_sim_plan_t *tn_sim_plan_get(tn_sim_plan_cache_t **cache, char *const ar
         }
         memcpy(key + o, argv[a], l);
         o += l;
+    }
+    if (in != NULL) {
+        key[o++] = '\n';     /* no argument holds one */
+        memcpy(key + o, in, inlen);
+        o += inlen;
     }
     key[o] = '\0';
     if (*cache == NULL && (*cache = calloc(1, sizeof(**cache))) == NULL) {
@@ -599,7 +643,7 @@ const tn_sim_plan_t *tn_sim_plan_get(tn_sim_plan_cache_t **cache, char *const ar
     size_t len;
     tn_sim_plan_t *pl = &c->plans[c->n];
     memset(pl, 0, sizeof(*pl));
-    tn_sim_status_t st = tn_sim_plan_run(argv, PLAN_MAX_OUTPUT, &out, &len, why, whylen);
+    tn_sim_status_t st = tn_sim_plan_run(argv, in, inlen, PLAN_MAX_OUTPUT, &out, &len, why, whylen);
     if (st == TN_SIM_OK) {
         st = tn_sim_plan_parse(out, len, pl, why, whylen);
         free(out);

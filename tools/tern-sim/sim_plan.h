@@ -72,11 +72,12 @@ typedef struct {
 tn_sim_status_t tn_sim_plan_expand(tn_sim_prog_t *p, const tn_sim_plan_t *pl, const int32_t *world,
                                    int32_t *state, const tn_sim_plan_conf_t *pc);
 
-/* Runs the planner (argv[0] its path; argv NULL-terminated) and returns
- * its standard output in *out (malloc'ed, *len bytes), at most max bytes.
- * 0 or an error with why (its standard error's first line when it failed). */
-tn_sim_status_t tn_sim_plan_run(char *const argv[], size_t max, char **out, size_t *len, char *why,
-                                size_t whylen);
+/* Runs the planner (argv[0] its path; argv NULL-terminated) with in[0..
+ * inlen) as its standard input (in NULL: none) and returns its standard
+ * output in *out (malloc'ed, *len bytes), at most max bytes.  0 or an
+ * error with why (its standard error's first line when it failed). */
+tn_sim_status_t tn_sim_plan_run(char *const argv[], const char *in, size_t inlen, size_t max, char **out,
+                                size_t *len, char *why, size_t whylen);
 
 /* The planner next to the running program (its directory's
  * tern-coll-plan) in buf; 0, or -1 when there is none. */
@@ -84,10 +85,11 @@ int tn_sim_plan_beside(char *buf, size_t len);
 
 /* Plans fetched once per request. */
 typedef struct tn_sim_plan_cache tn_sim_plan_cache_t;
-/* The plan for argv (run when not cached); NULL with why on failure.  The
- * plan belongs to the cache. */
-const tn_sim_plan_t *tn_sim_plan_get(tn_sim_plan_cache_t **cache, char *const argv[], char *why,
-                                     size_t whylen);
+/* The plan for argv and standard input in (NULL: none; part of the
+ * request), run when not cached; NULL with why on failure.  The plan
+ * belongs to the cache. */
+const tn_sim_plan_t *tn_sim_plan_get(tn_sim_plan_cache_t **cache, char *const argv[], const char *in,
+                                     char *why, size_t whylen);
 void tn_sim_plan_cache_free(tn_sim_plan_cache_t *cache);
 
 #endif

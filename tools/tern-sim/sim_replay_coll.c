@@ -423,9 +423,29 @@ tn_sim_status_t tn_sim_coll_plan(tn_sim_prog_t *p, tn_sim_ckind_t kind, const ch
                                  const tn_sim_replay_conf_t *rc, int *planned_p)
 {
     *planned_p = 0;
-    if (rc == NULL || rc->coll_plan == NULL || kind >= TN_SIM_C_OTHER || algo[0] == '\0' || c->vector ||
+    if (rc == NULL || rc->coll_plan == NULL || kind >= TN_SIM_C_OTHER || algo[0] == '\0' ||
         c->n < 2 || c->n > rc->coll_plan_max) {
         return TN_SIM_OK;
+    }
+    /* a vector form: its blocks go to the planner's standard input */
+    char *counts = NULL;
+    if (c->vector) {
+        int rows = kind == TN_SIM_C_ALLTOALL ? (int)c->n : 1;
+        uint64_t ops = rc->coll_plan_ops > 0 ? rc->coll_plan_ops : (uint64_t)20000000;
+        if (c->counts == NULL || (uint64_t)rows * (uint64_t)c->n > ops ||
+            (kind != TN_SIM_C_ALLTOALL && kind != TN_SIM_C_GATHER && kind != TN_SIM_C_SCATTER &&
+             kind != TN_SIM_C_ALLGATHER && kind != TN_SIM_C_REDUCE_SCATTER)) {
+            return TN_SIM_OK;
+        }
+        size_t nv = (size_t)rows * (size_t)c->n, cl = nv * 21 + 1, co = 0;
+        counts = malloc(cl);
+        if (counts == NULL) {
+            return TN_SIM_ERR_NOMEM;
+        }
+        for (size_t k = 0; k < nv; k++) {
+            co += (size_t)snprintf(counts + co, cl - co, "%" PRIu64 "%c", c->counts[k],
+                                   (k + 1) % (size_t)c->n == 0 ? '\n' : ' ');
+        }
     }
     int32_t root = c->root >= 0 && c->root < c->n ? c->root : 0;
     int rooted = kind == TN_SIM_C_BCAST || kind == TN_SIM_C_REDUCE || kind == TN_SIM_C_GATHER ||
@@ -439,6 +459,7 @@ tn_sim_status_t tn_sim_coll_plan(tn_sim_prog_t *p, tn_sim_ckind_t kind, const ch
     size_t nl = (size_t)c->n * 11 + 1;
     char *nodes = malloc(nl);
     if (nodes == NULL) {
+        free(counts);
         return TN_SIM_ERR_NOMEM;
     }
     size_t o = 0;
@@ -446,7 +467,7 @@ tn_sim_status_t tn_sim_coll_plan(tn_sim_prog_t *p, tn_sim_ckind_t kind, const ch
         int32_t nd = p->node != NULL && c->world[i] >= 0 && c->world[i] < p->nranks ? p->node[c->world[i]] : c->world[i];
         o += (size_t)snprintf(nodes + o, nl - o, "%s%d", i ? "," : "", (int)nd);
     }
-    char *argv[18];
+    char *argv[20];
     int a = 0;
     argv[a++] = (char *)rc->coll_plan;
     argv[a++] = "--kind";
@@ -466,9 +487,14 @@ tn_sim_status_t tn_sim_coll_plan(tn_sim_prog_t *p, tn_sim_ckind_t kind, const ch
     if (c->noncommutative) {
         argv[a++] = "--noncommutative";
     }
+    if (counts != NULL) {
+        argv[a++] = "--counts";
+        argv[a++] = "-";
+    }
     argv[a] = NULL;
-    const tn_sim_plan_t *pl = tn_sim_plan_get(&p->plans, argv, why, sizeof(why));
+    const tn_sim_plan_t *pl = tn_sim_plan_get(&p->plans, argv, counts, why, sizeof(why));
     free(nodes);
+    free(counts);
     if (pl == NULL || pl->n != c->n) {
         if (p->plan_failed++ == 0) {
             snprintf(p->plan_why, sizeof(p->plan_why), "%s %.16s on %d ranks: %s", plan_kinds[kind], algo,

@@ -37,8 +37,10 @@
  * A replay of a Tern trace expands its blocking collectives with Tern's
  * own code instead (tn_sim_coll_plan, sim_plan.h) whenever the planner is
  * there (nonblocking and persistent ones as algorithm "nbc": their
- * coll/nbc schedules); the models serve VEF traces, neighbourhood
- * collectives, vector forms and communicators above coll_plan_max ranks. */
+ * coll/nbc schedules; vector forms with the blocks the trace recorded);
+ * the models serve VEF traces, neighbourhood collectives, vector forms
+ * whose blocks are not known (alltoallw) and communicators above
+ * coll_plan_max ranks. */
 #ifndef TN_SIM_REPLAY_COLL_H
 #define TN_SIM_REPLAY_COLL_H
 
@@ -59,6 +61,10 @@ typedef struct {
     int one_node;           /* every member on one slot */
     double shm_lat;
     int vector;             /* a v/w form (blocks may differ) */
+    /* a vector form's blocks, bytes (NULL: not known, the models run it):
+     * alltoall n rows of n (row i what member i sends to each), the
+     * others one row (member i's block) */
+    const uint64_t *counts;
     int noncommutative;     /* a user op (it may not commute) */
 } tn_sim_coll_t;
 

@@ -155,6 +155,54 @@ typedef struct {
     int32_t *exit;
 } rt_cbuf_t;
 
+/* The n counts of the given type (TERN_TRACE_I_SCOUNTS / RCOUNTS) in a
+ * member's record of a collective, or NULL. */
+static const uint64_t *rt_citem(const rt_t *t, const tm_member_t *mb, unsigned type, uint32_t n)
+{
+    const tl_rank_t *rk = &t->j->ranks[mb->rank];
+    const tl_rec_t *r = &rk->recs[mb->rec];
+    for (uint32_t k = r->item; k < r->item + r->nitems && k < rk->nitems; k++) {
+        const tl_item_t *it = &rk->items[k];
+        if (it->type == type && it->bytes == n && it->id <= rk->ncounts && n <= rk->ncounts - it->id) {
+            return rk->counts + it->id;
+        }
+    }
+    return NULL;
+}
+
+/* A vector collective's blocks as the planner takes them (sim_replay_coll.h,
+ * tn_sim_coll_t.counts): malloc'ed, or NULL when the trace does not hold
+ * them (alltoallw, a root's counts missing). */
+static uint64_t *rt_vcounts(const rt_t *t, const tm_coll_t *co, uint32_t n, tn_sim_ckind_t kind, int32_t root)
+{
+    const tm_member_t *mb = &t->m->members[co->first];
+    int rows = kind == TN_SIM_C_ALLTOALL ? (int)n : 1;
+    if ((uint64_t)rows * n > t->rc->coll_plan_ops) {
+        return NULL;
+    }
+    uint64_t *cv = malloc(sizeof(uint64_t) * (size_t)rows * n);
+    if (cv == NULL) {
+        return NULL;
+    }
+    for (int i = 0; i < rows; i++) {
+        const uint64_t *row = NULL;
+        switch (kind) {
+        case TN_SIM_C_ALLTOALL:  row = rt_citem(t, &mb[i], TERN_TRACE_I_SCOUNTS, n); break;
+        case TN_SIM_C_GATHER:    row = root >= 0 ? rt_citem(t, &mb[root], TERN_TRACE_I_RCOUNTS, n) : NULL; break;
+        case TN_SIM_C_SCATTER:   row = root >= 0 ? rt_citem(t, &mb[root], TERN_TRACE_I_SCOUNTS, n) : NULL; break;
+        case TN_SIM_C_ALLGATHER:
+        case TN_SIM_C_REDUCE_SCATTER: row = rt_citem(t, &mb[0], TERN_TRACE_I_RCOUNTS, n); break;
+        default: break;
+        }
+        if (row == NULL) {
+            free(cv);
+            return NULL;
+        }
+        memcpy(cv + (size_t)i * n, row, sizeof(uint64_t) * n);
+    }
+    return cv;
+}
+
 static tn_sim_status_t rt_coll(rt_t *t, const tm_coll_t *co, rt_cbuf_t *b)
 {
     const tl_job_t *j = t->j;
@@ -208,7 +256,13 @@ static tn_sim_status_t rt_coll(rt_t *t, const tm_coll_t *co, rt_cbuf_t *b)
     }
     const char *colon = strchr(name, ':');
     int fb = 0, planned = 0;
+    uint64_t *cv = NULL;
+    if (c.vector && t->rc->coll_plan != NULL) {
+        cv = rt_vcounts(t, co, cm->size, rt_kind(co->kind), c.root);
+        c.counts = cv;
+    }
     tn_sim_status_t st = tn_sim_coll_plan(t->p, rt_kind(co->kind), colon ? colon + 1 : name, &c, t->rc, &planned);
+    free(cv);
     if (st == TN_SIM_OK && !planned) {
         st = tn_sim_coll_expand(t->p, rt_kind(co->kind), colon ? colon + 1 : name, &c, &fb);
         t->p->fallback_colls += (uint64_t)fb;
