@@ -7,20 +7,58 @@
  * agree on ranks and bytes, every wait names earlier posts of its rank,
  * every op lies in its rank's range), and expanding it into a replay
  * program of its ranks either gives a DAG or is refused with a reason
- * (a plan that deadlocks is a cycle there). */
+ * (a plan that deadlocks is a cycle there).
+ *
+ * An input whose first byte is 0xC0 goes to tern-coll-plan's own
+ * --counts decode step instead (tools/tern-coll-plan/plan_counts.c): the
+ * second byte picks how many blocks (1..64), the rest is the text.  An
+ * accepted text gives exactly that many counts in range, and printing
+ * them and reading them back gives the same. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "plan_counts.h"
 #include "sim_plan.h"
 #include "sim_replay.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+static int fuzz_counts(const uint8_t *data, size_t size)
+{
+    if (size < 2) {
+        return 0;
+    }
+    size_t want = (size_t)(data[1] % 64) + 1;
+    int64_t v[64], w[64];
+    const char *why = NULL;
+    if (pl_counts_parse((const char *)data + 2, size - 2, want, v, &why) != 0) {
+        if (why == NULL) {
+            abort();
+        }
+        return 0;
+    }
+    char text[64 * 16];
+    size_t o = 0;
+    for (size_t k = 0; k < want; k++) {
+        if (v[k] < 0 || v[k] > PL_COUNT_MAX) {
+            abort();
+        }
+        o += (size_t)snprintf(text + o, sizeof(text) - o, "%lld ", (long long)v[k]);
+    }
+    if (pl_counts_parse(text, o, want, w, &why) != 0 || memcmp(v, w, sizeof(int64_t) * want) != 0) {
+        abort();
+    }
+    return 0;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     tn_sim_plan_t pl;
+    if (size > 0 && data[0] == 0xC0) {
+        return fuzz_counts(data, size);
+    }
     char why[256] = "";
 
     if (tn_sim_plan_parse((const char *)data, size, &pl, why, sizeof(why)) != TN_SIM_OK) {

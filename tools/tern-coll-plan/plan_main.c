@@ -51,6 +51,7 @@
 #include "runtime/rt.h"
 
 #include "plan.h"
+#include "plan_counts.h"
 
 #define PL_MAX_RANKS (1 << 20)
 
@@ -138,45 +139,40 @@ static void nodes_number(void)
     free(map);
 }
 
-/* --counts: exactly want numbers of at most 2^40 each, nothing else. */
+/* --counts: the file (or standard input) whole, then its decode step. */
 static int64_t *counts_read(const char *path, size_t want)
 {
     FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "r");
     if (f == NULL) {
         die("--counts %s: cannot open it", path);
     }
+    /* 2^40 is 13 digits: anything longer than want of them and a blank
+     * each, with room for CRLF, cannot be right */
+    size_t cap = want * 16 + 4096, n = 0;
+    char *buf = malloc(cap);
     int64_t *v = malloc(sizeof(int64_t) * (want + 1));
-    if (v == NULL) {
+    if (buf == NULL || v == NULL) {
         die("%s", "out of memory");
     }
-    size_t k = 0;
-    int c = fgetc(f);
-    for (;;) {
-        while (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
-            c = fgetc(f);
+    size_t k;
+    while ((k = fread(buf + n, 1, cap - n, f)) > 0) {
+        n += k;
+        if (n == cap) {
+            die("--counts %s: longer than its numbers can be", path);
         }
-        if (c == EOF) {
-            break;
-        }
-        if (c < '0' || c > '9' || k == want) {
-            die("--counts %s: want exactly one decimal number of bytes per block", path);
-        }
-        int64_t x = 0;
-        while (c >= '0' && c <= '9') {
-            x = x * 10 + (c - '0');
-            if (x > ((int64_t)1 << 40)) {
-                die("--counts %s: a block above 2^40 bytes", path);
-            }
-            c = fgetc(f);
-        }
-        v[k++] = x;
     }
-    if (ferror(f) || k != want) {
-        die("--counts %s: fewer numbers than blocks", path);
+    if (ferror(f)) {
+        die("--counts %s: cannot read it", path);
     }
     if (f != stdin) {
         fclose(f);
     }
+    const char *why = NULL;
+    if (pl_counts_parse(buf, n, want, v, &why) != 0) {
+        fprintf(stderr, "tern-coll-plan: --counts %s: %s\n", path, why);
+        exit(1);
+    }
+    free(buf);
     return v;
 }
 
