@@ -639,6 +639,11 @@ int main(int argc, char **argv)
     }
     free(sbuf);
     free(rbuf);
+    free(a.counts);
+    free(vblk.scount);
+    free(vblk.sdispl);
+    free(vblk.rcount);
+    free(vblk.rdispl);
     int64_t nmsg = 0, ngroups = 0;
     const char *why = NULL;
     if (pair(&nmsg, &ngroups, &why) != 0) {
