@@ -95,7 +95,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 }
             } else if (o->type == 'y' && (o->id < 0 || o->id >= pl.ngroups)) {
                 abort();
-            } else if (o->type != 'w' && o->type != 'c' && o->type != 'y') {
+            } else if (o->type != 'w' && o->type != 'c' && o->type != 'm' && o->type != 'y') {
                 abort();
             }
         }
@@ -120,7 +120,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             world[i] = i;
             state[i] = tn_sim_prog_node(&p, i, -1, 0, 0);
         }
-        tn_sim_plan_conf_t pc = {100, 500, 10, 1};
+        tn_sim_plan_conf_t pc = {100, 500, 10, 1, 2};
         if (tn_sim_plan_expand(&p, &pl, world, state, &pc) == TN_SIM_OK) {
             tn_sim_replay_conf_t rc;
             memset(&rc, 0, sizeof(rc));

@@ -71,6 +71,12 @@ def consistent(hd, ranks, tag):
                     waited.add(x)
             elif o[0] == "y":
                 groups.setdefault(int(o[1]), []).append(i)
+            elif o[0] in "cm":
+                if not check(len(o) == 2 and int(o[1]) >= (o[0] == "m"), "%s: rank %d: %s" % (tag, i, " ".join(o))):
+                    return False
+            else:
+                check(False, "%s: rank %d: unknown op %s" % (tag, i, " ".join(o)))
+                return False
         check(posted == waited, "%s: rank %d leaves posts unwaited" % (tag, i))
     check(len(send) == nmsg and len(recv) == nmsg, "%s: %d messages announced, %d/%d found"
           % (tag, nmsg, len(send), len(recv)))
@@ -158,6 +164,11 @@ def specific(kind, algo, n, b, hd, ranks, tag):
         for i in range(n):
             s = [o for o in ranks[i] if o[0] == "s"]
             check(len(s) == math.ceil(math.log2(n)), "%s: rank %d: %d sends" % (tag, i, len(s)))
+    if kind in ("allgather", "alltoall") and ran in ("ring", "pairwise") and b > 0:
+        # the rank's own block, copied locally (and nothing else)
+        for i in range(n):
+            m = sum(int(o[1]) for o in ranks[i] if o[0] == "m")
+            check(m == b, "%s: rank %d copies %d bytes, not %d" % (tag, i, m, b))
     if kind == "gather" and ran == "linear" and b > 0:
         r = [o for o in ranks[0] if o[0] == "r"]
         check(len(r) == n - 1 and all(int(o[3]) == b for o in r), "%s: root receives %s" % (tag, r))

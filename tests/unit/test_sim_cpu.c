@@ -10,8 +10,9 @@
  *   - the receivers' work queues behind the senders': messages 0, 1 are
  *     received 2000..3000, messages 2, 3 at 3000..4000.
  * With a host per rank (cpu_share node, every rank its own node) nothing
- * waits: each message is done at 1000 + b + 1000.  A rank's second
- * message, from an exit join after the first, shows the order holds. */
+ * waits: each message is done at 1000 + b + 1000.  A rank's own work
+ * (TN_SIM_PROG_CPU: a collective's reduction or copy) is a delay without
+ * hosts and takes a core with them. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -22,7 +23,7 @@
 
 /* Runs the ring with the given host keys; done[r] is when message r's
  * receiver finished with it; returns the job's end (-1 on failure). */
-static double ring(const char *cpu_o, const char *cores, const char *share, double *done)
+static double ring_w(const char *cpu_o, const char *cores, const char *share, double work, double *done)
 {
     static tn_sim_conf_t c;
     static tn_sim_run_t run;
@@ -42,6 +43,12 @@ static double ring(const char *cpu_o, const char *cores, const char *share, doub
     for (int32_t r = 0; r < 4; r++) {
         prog.node[r] = r;
         int32_t e = tn_sim_prog_node(&prog, r, -1, 0, 0);
+        if (work > 0) {
+            /* the rank's own work first (a reduction, a copy) */
+            int32_t w = tn_sim_prog_node(&prog, r, TN_SIM_PROG_CPU, 0, work);
+            CHECK(w >= 0 && tn_sim_prog_edge(&prog, e, w) == TN_SIM_OK);
+            e = w;
+        }
         msg[r] = tn_sim_prog_node(&prog, r, (r + 1) % 4, 8, 0);
         CHECK(e >= 0 && msg[r] >= 0 && tn_sim_prog_edge(&prog, e, msg[r]) == TN_SIM_OK);
     }
@@ -72,6 +79,11 @@ static double ring(const char *cpu_o, const char *cores, const char *share, doub
     return job;
 }
 
+static double ring(const char *cpu_o, const char *cores, const char *share, double *done)
+{
+    return ring_w(cpu_o, cores, share, 0, done);
+}
+
 int main(void)
 {
     double d[4];
@@ -92,6 +104,14 @@ int main(void)
      * message 0 arrives at 1208 and is received 4000..5000, then 1, 2, 3 */
     job = ring("1000", "1", "all", d);
     CHECK(d[0] == 5000 && d[1] == 6000 && d[2] == 7000 && d[3] == 8000 && job == 8000);
+    /* 500 ns of each rank's own work before its send: a delay without
+     * hosts; on two shared cores it queues like the messages' work:
+     * 0..500 ranks 0, 1; 500..1000 ranks 2, 3; the senders' work
+     * 1000..2000 and 2000..3000; receivers' 3000..4000 and 4000..5000 */
+    job = ring_w("0", "1", "node", 500, d);
+    CHECK(job == 500 + b && d[0] == 500 + b && d[3] == 500 + b);
+    job = ring_w("1000", "2", "all", 500, d);
+    CHECK(d[0] == 4000 && d[1] == 4000 && d[2] == 5000 && d[3] == 5000 && job == 5000);
     /* a key out of range is refused */
     tn_sim_conf_t c;
     char why[256];

@@ -102,7 +102,7 @@ int main(void)
     int32_t world[2] = {5, 7};
     int32_t state[2] = {tn_sim_prog_node(&p, 5, -1, 0, 0), tn_sim_prog_node(&p, 7, -1, 0, 0)};
     int32_t s0 = state[0], s1 = state[1];
-    tn_sim_plan_conf_t pc = {100, 500, 10, 0};
+    tn_sim_plan_conf_t pc = {100, 500, 10, 0, 0};
     CHECK(tn_sim_plan_expand(&p, &pl, world, state, &pc) == TN_SIM_OK);
     /* nodes 2, 3: the messages (world ranks), 4, 5: the ranks' waits */
     CHECK(p.n == 6 && p.src[2] == 5 && p.dst[2] == 7 && p.bytes[2] == 1000 && p.src[3] == 7 && p.dst[3] == 5);
@@ -123,6 +123,34 @@ int main(void)
     CHECK(tn_sim_plan_expand(&p, &pl, world, state, &pc) == TN_SIM_OK);
     CHECK(has_edge(&p, s0, 2) && !has_edge(&p, s1, 2));
     CHECK(has_edge(&p, 3, 4) && !has_edge(&p, 2, 4) && has_edge(&p, 2, 5) && !has_edge(&p, 3, 5));
+    tn_sim_prog_free(&p);
+    tn_sim_plan_free(&pl);
+
+    /* a rank's own work: a copy of 4000 bytes at 2 bytes/ns and a
+     * reduction of 1000 at 4 bytes/ns, one after the other, as the
+     * rank's CPU nodes; free (no node) when their speed is 0 */
+    static const char work[] =
+        "tern-coll-plan 1\nkind allreduce algo ring ranks 2 bytes 1000 root -1 messages 0 groups 0\n"
+        "rank 0 ops 2\nm 4000\nc 1000\nrank 1 ops 0\nend\n";
+    CHECK(tn_sim_plan_parse(work, strlen(work), &pl, why, sizeof(why)) == TN_SIM_OK);
+    CHECK(parses_with("c 8\ny", "m 8\ny") && !parses_with("c 8\ny", "m -1\ny") && !parses_with("c 8\ny", "m\ny"));
+    tn_sim_prog_init(&p);
+    CHECK(tn_sim_prog_ranks(&p, 8) == TN_SIM_OK);
+    state[0] = tn_sim_prog_node(&p, 5, -1, 0, 0);
+    state[1] = tn_sim_prog_node(&p, 7, -1, 0, 0);
+    s0 = state[0];
+    tn_sim_plan_conf_t pw = {100, 500, 10, 4, 2};
+    CHECK(tn_sim_plan_expand(&p, &pl, world, state, &pw) == TN_SIM_OK);
+    CHECK(p.n == 4 && p.src[2] == 5 && p.dst[2] == TN_SIM_PROG_CPU && p.delay[2] == 2000);
+    CHECK(p.src[3] == 5 && p.dst[3] == TN_SIM_PROG_CPU && p.delay[3] == 250);
+    CHECK(has_edge(&p, s0, 2) && has_edge(&p, 2, 3) && state[0] == 3 && state[1] == 1);
+    tn_sim_prog_free(&p);
+    tn_sim_prog_init(&p);
+    CHECK(tn_sim_prog_ranks(&p, 8) == TN_SIM_OK);
+    state[0] = tn_sim_prog_node(&p, 5, -1, 0, 0);
+    state[1] = tn_sim_prog_node(&p, 7, -1, 0, 0);
+    pw.op_bw = pw.copy_bw = 0;
+    CHECK(tn_sim_plan_expand(&p, &pl, world, state, &pw) == TN_SIM_OK && p.n == 2 && state[0] == 0);
     tn_sim_prog_free(&p);
     tn_sim_plan_free(&pl);
 

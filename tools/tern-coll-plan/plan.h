@@ -9,6 +9,8 @@
  *   PL_WAIT            the completion of earlier posts (tn_req_waitall_free
  *                      and the blocking forms), naming them by op index;
  *   PL_CALC            a reduction (tn_op_apply) of bytes;
+ *   PL_COPY            a local copy of bytes (tn_dt_copy, pack, unpack and
+ *                      a schedule's copy step; consecutive ones merged);
  *   PL_SYNC            a shared-memory collective among the members of one
  *                      communicator on one node (the shm algorithms move no
  *                      messages: every member joins, all leave together).
@@ -21,14 +23,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum { PL_SEND, PL_RECV, PL_WAIT, PL_CALC, PL_SYNC };
+enum { PL_SEND, PL_RECV, PL_WAIT, PL_CALC, PL_SYNC, PL_COPY };
+
+/* A local copy of bytes by the current member (merged into the previous
+ * op when that is one too); 0, or -1 when out of room. */
+int pl_rec_copy(uint64_t bytes);
 
 typedef struct {
     uint8_t  type;
     int32_t  peer;       /* SEND/RECV: the other member */
     uint32_t ctx;        /* SEND/RECV/SYNC: context (communicator ctx, +1 for collectives) */
     int32_t  tag;        /* SEND/RECV; SYNC: the first member of its communicator */
-    uint64_t bytes;      /* SEND/RECV/CALC/SYNC */
+    uint64_t bytes;      /* SEND/RECV/CALC/SYNC/COPY */
     int64_t  id;         /* SEND/RECV: message id (matching); SYNC: group id */
     uint64_t seq;        /* SEND/RECV/SYNC: ordinal among this rank's ops with the same key */
     uint32_t wfirst, wn; /* WAIT: op indices in pl_waits[wfirst, wfirst + wn) */

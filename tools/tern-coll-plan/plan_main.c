@@ -30,6 +30,7 @@
  *   r ID PEER BYTES     post the receive of message ID from PEER
  *   w ID...             wait until these of my posts complete
  *   c BYTES             reduce BYTES locally
+ *   m BYTES             copy BYTES locally (consecutive copies in one)
  *   y GID BYTES         shared-memory collective GID of BYTES (all its
  *                       members join, then all leave)
  *   end
@@ -671,6 +672,9 @@ int main(int argc, char **argv)
                 break;
             case PL_CALC:
                 printf("c %" PRIu64 "\n", o->bytes);
+                break;
+            case PL_COPY:
+                printf("m %" PRIu64 "\n", o->bytes);
                 break;
             case PL_SYNC:
                 printf("y %" PRId64 " %" PRIu64 "\n", o->id, o->bytes);

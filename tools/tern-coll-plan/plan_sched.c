@@ -113,13 +113,13 @@ void tn_sched_recv_sub(tn_sched_t *s, void *buf, size_t count, const tn_dt_t *dt
 void tn_sched_copy(tn_sched_t *s, const void *sbuf, size_t scount, const tn_dt_t *sdt,
                    void *rbuf, size_t rcount, const tn_dt_t *rdt)
 {
-    (void)s;
     (void)sbuf;
-    (void)scount;
-    (void)sdt;
     (void)rbuf;
     (void)rcount;
     (void)rdt;
+    if (s->err == TN_OK && pl_rec_copy((uint64_t)sdt->size * scount) != 0) {   /* the sender's bytes */
+        tn_sched_fail(s, TN_ERR_NOMEM);
+    }
 }
 
 void tn_sched_reduce(tn_sched_t *s, const void *in, void *inout, size_t count, const tn_dt_t *dt,

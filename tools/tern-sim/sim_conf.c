@@ -88,6 +88,8 @@ static const conf_key_t conf_keys[] = {
      "replay: a plan of more operations than this (all ranks) gives way to the models"},
     {"coll_op_bw", G(coll_op_bw), CT_DBL, "0", 0, 1e7, NULL,
      "replay: reduction speed in planned collectives, Gbit/s (0: free)"},
+    {"coll_copy_bw", G(coll_copy_bw), CT_DBL, "0", 0, 1e7, NULL,
+     "replay: local copy speed in planned collectives, Gbit/s (0: free)"},
     {"cpu_o", G(cpu_o), CT_DBL, "0", 0, 1e9, NULL,
      "replay: core time of each message at its sender and at its receiver, ns (0: no host model)"},
     {"cpu_cores", G(cpu_cores), CT_I32, "1", 1, 1 << 20, NULL,

@@ -60,6 +60,7 @@ typedef struct {
     int32_t coll_plan_max;
     uint64_t coll_plan_ops;
     double coll_op_bw;            /* Gbit/s; 0: reductions free */
+    double coll_copy_bw;          /* Gbit/s; 0: local copies free */
     double cpu_o;                /* replay: ns of core time per message end; 0: off */
     int32_t cpu_cores;
     int cpu_share;               /* 0 a traced node, 1 every rank */

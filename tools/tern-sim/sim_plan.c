@@ -278,6 +278,7 @@ tn_sim_status_t tn_sim_plan_parse(const char *buf, size_t len, tn_sim_plan_t *pl
                 break;
             }
             case 'c':
+            case 'm':
                 ok = pp_u64(&x, (uint64_t)1 << 50, &o->bytes) == 0;
                 break;
             case 'y': {
@@ -367,12 +368,16 @@ tn_sim_status_t tn_sim_plan_expand(tn_sim_prog_t *p, const tn_sim_plan_t *pl, co
                 }
                 break;
             case 'c':
-                if (pc->op_bw > 0 && o->bytes > 0) {
-                    j = tn_sim_prog_node(p, world[i], -1, 0, (double)o->bytes / pc->op_bw);
+            case 'm': {
+                /* the rank's own work: a reduction or a copy */
+                double bw = o->type == 'c' ? pc->op_bw : pc->copy_bw;
+                if (bw > 0 && o->bytes > 0) {
+                    j = tn_sim_prog_node(p, world[i], TN_SIM_PROG_CPU, 0, (double)o->bytes / bw);
                     st = j < 0 ? TN_SIM_ERR_NOMEM : TN_SIM_OK;
                     EDGE(s, j);
                 }
                 break;
+            }
             default:   /* 'y' */
                 if (g[o->id] < 0) {
                     g[o->id] = tn_sim_prog_node(p, world[i], -1, 0,

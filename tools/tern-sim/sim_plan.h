@@ -15,10 +15,13 @@
  *                 and the listed rendezvous sends have been delivered
  *                 (an eager send completes at once)
  *   c B           a reduction of B bytes: B / coll_op_bw (0: free)
+ *   m B           a local copy of B bytes: B / coll_copy_bw (0: free)
  *   y GID B       a shared-memory step: every member of group GID joins,
  *                 all leave shm_lat + B / shm_bw after the last arrives
- * Plans are cached per request (same kind, algorithm, ranks, bytes, root,
- * nodes and op class give the same plan). */
+ * Reductions and copies are the rank's own work (TN_SIM_PROG_CPU nodes:
+ * with the host model they take a core, sim_replay.h).  Plans are cached
+ * per request (same kind, algorithm, ranks, bytes, root, nodes, op class
+ * and blocks give the same plan). */
 #ifndef TN_SIM_PLAN_H
 #define TN_SIM_PLAN_H
 
@@ -29,10 +32,10 @@
 #include "sim_status.h"
 
 typedef struct {
-    uint8_t  type;     /* 's', 'r', 'w', 'c', 'y' */
+    uint8_t  type;     /* 's', 'r', 'w', 'c', 'm', 'y' */
     int32_t  peer;     /* s, r */
     int64_t  id;       /* s, r: message; y: group */
-    uint64_t bytes;    /* s, r, c, y */
+    uint64_t bytes;    /* s, r, c, m, y */
     uint32_t wfirst;   /* w: ids in waits[wfirst, wfirst + wn) */
     uint32_t wn;
 } tn_sim_plan_op_t;
@@ -64,6 +67,7 @@ typedef struct {
     double shm_lat;    /* ns */
     double shm_bw;     /* bytes/ns */
     double op_bw;      /* bytes/ns of reductions; 0: free */
+    double copy_bw;    /* bytes/ns of local copies; 0: free */
 } tn_sim_plan_conf_t;
 
 /* Adds pl's nodes to p for members whose world ranks are world[0..n) and

@@ -228,7 +228,9 @@ tn_sim_status_t tn_sim_prog_dag(tn_sim_prog_t *p, const tn_sim_replay_conf_t *rc
             delay += rc->shm_lat + (double)p->bytes[i] / rc->shm_bw;
             d = -1;
         }
-        int32_t x = tn_sim_dag_node(g, s, d, d < 0 ? 0 : p->bytes[i], delay);
+        int32_t x = hosts && p->dst[i] == TN_SIM_PROG_CPU && delay > 0
+                        ? tn_sim_dag_node(g, prog_host(p, rc, p->src[i]), TN_SIM_DAG_CPU, 0, delay)
+                        : tn_sim_dag_node(g, s, d, d < 0 ? 0 : p->bytes[i], delay);
         if (hosts && p->dst[i] >= 0) {
             cr = tn_sim_dag_node(g, prog_host(p, rc, p->dst[i]), TN_SIM_DAG_CPU, 0, rc->cpu_o);
         }

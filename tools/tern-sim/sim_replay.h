@@ -35,7 +35,10 @@
  *
  * Hosts: with cpu_o > 0 every message node becomes three DAG nodes, the
  * sender's CPU work (TN_SIM_DAG_CPU), the message, the receiver's CPU
- * work; what waited for the message waits for the last. */
+ * work; what waited for the message waits for the last.  A node with dst
+ * TN_SIM_PROG_CPU is a rank's own work of `delay` ns (a collective's
+ * reduction or copy): a core of its host with the host model, else a
+ * join with that delay. */
 #ifndef TN_SIM_REPLAY_H
 #define TN_SIM_REPLAY_H
 
@@ -46,6 +49,8 @@
 
 typedef enum { TN_SIM_SLOT_TRACE, TN_SIM_SLOT_RANK } tn_sim_slot_mode_t;
 
+enum { TN_SIM_PROG_JOIN = -1, TN_SIM_PROG_CPU = -2 };
+
 typedef struct {
     uint64_t eager;      /* rendezvous above this many bytes */
     double shm_lat;      /* ns, intra-node message */
@@ -55,6 +60,7 @@ typedef struct {
     int32_t coll_plan_max; /* communicators above this many ranks use the models */
     uint64_t coll_plan_ops; /* plans above this many operations: the models */
     double op_bw;        /* bytes/ns of a collective's reductions (plans); 0: free */
+    double copy_bw;      /* bytes/ns of a collective's local copies (plans); 0: free */
     /* hosts (docs/sim.md "Hosts"): every message costs cpu_o ns of a
      * core at its sender before it leaves and at its receiver after it
      * arrives; ranks of one traced node (cpu_share 0) or all ranks

@@ -502,7 +502,7 @@ tn_sim_status_t tn_sim_coll_plan(tn_sim_prog_t *p, tn_sim_ckind_t kind, const ch
         }
         return TN_SIM_OK;
     }
-    tn_sim_plan_conf_t pc = {rc->eager, rc->shm_lat, rc->shm_bw, rc->op_bw};
+    tn_sim_plan_conf_t pc = {rc->eager, rc->shm_lat, rc->shm_bw, rc->op_bw, rc->copy_bw};
     tn_sim_status_t st = tn_sim_plan_expand(p, pl, c->world, c->state, &pc);
     if (st == TN_SIM_OK) {
         *planned_p = 1;

@@ -181,6 +181,7 @@ void tn_sim_replay_conf(const tn_sim_conf_t *c, tn_sim_replay_conf_t *rc)
     rc->coll_plan_max = c->coll_plan_max;
     rc->coll_plan_ops = c->coll_plan_ops;
     rc->op_bw = c->coll_op_bw / 8;
+    rc->copy_bw = c->coll_copy_bw / 8;
     rc->cpu_o = c->cpu_o;
     rc->cpu_cores = c->cpu_cores;
     rc->cpu_share = c->cpu_share;
