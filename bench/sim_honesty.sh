@@ -43,9 +43,8 @@
 #     host model (docs/sim.md "Hosts"): every message costs O us of a core
 #     at each end, the R ranks share the machine's C cores (nproc), and
 #     hosts.R.graph's host links carry the rest of the one-way latency,
-#     minus 2 O.  O comes from the busy latency B against the ping-pong's
-#     L: an exchange puts 4 R message ends on C cores where a ping-pong
-#     has 2 on a path, so B = L + (4 R / C - 2) O;
+#     minus 2 O.  O is fitted (bisection) so that the replay of the busy
+#     latency's tern_halo run, traced, takes as long as that run did;
 #  6. a table per size of job time and message-time median (for a job of
 #     collectives only, the median of its collective calls, "calls"),
 #     trace against replay (error = (replay - trace) / trace), the host
@@ -133,6 +132,34 @@ fabric() {
     } >"$5"
 }
 
+# the host model's graph for O us a message end: the ping-pong latencies
+# less 2 O on the host links (globals from the calibration), written to $2
+hosts_graph() {
+    fabric "$(awk -v l="$lat_near" -v o="$1" 'BEGIN { print l - 2 * o }')" "$bw_near" \
+        "$(awk -v l="$lat_far" -v o="$1" 'BEGIN { print l - 2 * o }')" "$bw_far" "$2"
+}
+
+# fit_o TRACE DIR: the O (us) whose replay of TRACE on hosts_graph(O)
+# takes the traced job time, by bisection (12 steps)
+fit_o() {
+    local lo=0 hi om k line
+    hi=$(awk -v n="$lat_near" -v f="$lat_far" 'BEGIN { print (n < f ? n : f) / 2 }')
+    for ((k = 0; k < 12; k++)); do
+        om=$(awk -v a="$lo" -v b="$hi" 'BEGIN { printf "%.4f", (a + b) / 2 }')
+        hosts_graph "$om" "$2.graph"
+        "$sim" --replay "$1" --topo graph --graph "$2.graph" --eager 65536 \
+            --cpu_o "$(awk -v o="$om" 'BEGIN { print o * 1000 }')" --cpu_cores "$cores" --cpu_share all \
+            --out "$2.sim" >/dev/null
+        line=$(grep 'job time:' "$2.sim/replay.txt")
+        if echo "$line" | awk '{ exit !($4 < $7) }'; then     # "job time: sim S us trace T us ..." 
+            lo=$om
+        else
+            hi=$om
+        fi
+    done
+    awk -v a="$lo" -v b="$hi" 'BEGIN { printf "%.3f", (a + b) / 2 }'
+}
+
 echo "TERN_WAIT=$TERN_WAIT; $nodes_n nodes, $leaves leaves (0: one bridge);" \
      "leaf-spine: ${TN_TREE_RATE:-400mbit}, delay ${TN_TREE_DELAY:-none}, bucket ${TN_TREE_BURST:-1600} B, queue ${TN_TREE_QUEUE:-200ms}"
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -152,16 +179,19 @@ for ranks in $sizes; do
     fi
     # the busy latency: an exchange's time while every rank sends and
     # receives at once (tern_halo, 8..64 bytes, median; on R ranks)
-    "$bin/tern-run" -n "$ranks" --netns "$far" "$bin/tern_halo" -m 8:64 -t 0.2 >"$out/halo.busy.$ranks.txt"
+    # (traced: the host model's core time is fitted to this run, below)
+    rm -rf "$out/halo.busy.$ranks.trace" && mkdir -p "$out/halo.busy.$ranks.trace"
+    TERN_TRACE=$out/halo.busy.$ranks.trace "$bin/tern-run" -n "$ranks" --netns "$far" \
+        "$bin/tern_halo" -m 8:64 -t 0.2 >"$out/halo.busy.$ranks.txt"
     lat_busy=$(median "$out/halo.busy.$ranks.txt")
     graph=$out/tree.$ranks.graph
-    # the host model: O us of a core per message end (see 5 above), not
-    # below 0 nor above half the shorter ping-pong latency
-    cpu_o=$(awk -v b="$lat_busy" -v l="$lat_far" -v n="$lat_near" -v r="$ranks" -v c="$cores" \
-        'BEGIN { k = 4 * r / c - 2; o = k > 0 ? (b - l) / k : 0; if (o < 0) o = 0;
-                 m = (n < l ? n : l) / 2; if (o > m) o = m; printf "%.3f", o }')
-    fabric "$(awk -v l="$lat_near" -v o="$cpu_o" 'BEGIN { print l - 2 * o }')" "$bw_near" \
-        "$(awk -v l="$lat_far" -v o="$cpu_o" 'BEGIN { print l - 2 * o }')" "$bw_far" "$out/hosts.$ranks.graph"
+    # the host model: O us of a core per message end, fitted by bisection
+    # so that the replay of the traced busy run takes as long as the run
+    # (the replay's time grows with O: the ping-pong path keeps its
+    # latency, 2 O of it on the cores, while ranks that send at once
+    # queue for them); between 0 and half the shorter ping-pong latency
+    cpu_o=$(fit_o "$out/halo.busy.$ranks.trace" "$out/fit.$ranks")
+    hosts_graph "$cpu_o" "$out/hosts.$ranks.graph"
     hosts_lat=$host_lat
     fabric "$lat_near" "$bw_near" "$lat_far" "$bw_far" "$graph"
     table=$out/table.$ranks.md
