@@ -123,16 +123,14 @@ tn_sim_status_t tn_sim_mm_reserve(tn_sim_mm_t *mm, int32_t n)
     return TN_SIM_OK;
 }
 
-/* Room for one more slot on link l's list. */
-static int mm_lvec_room(tn_sim_mm_t *mm, int32_t l)
+/* Link l's list is full: doubles it.  0, or -1 (no memory). */
+static int mm_lvec_grow(tn_sim_mm_t *mm, int32_t l)
 {
-    if (mm->nfl[l] == mm->lcap[l]) {
-        int32_t c = mm->lcap[l] > 0 ? mm->lcap[l] * 2 : 4;
-        if (mm_grow((void **)&mm->lvec[l], sizeof(int32_t), (size_t)c) != 0) {
-            return -1;
-        }
-        mm->lcap[l] = c;
+    int32_t c = mm->lcap[l] > 0 ? mm->lcap[l] * 2 : 4;
+    if (mm_grow((void **)&mm->lvec[l], sizeof(int32_t), (size_t)c) != 0) {
+        return -1;
     }
+    mm->lcap[l] = c;
     return 0;
 }
 
@@ -201,29 +199,54 @@ static int32_t mm_pool_alloc(tn_sim_mm_t *mm, int32_t n)
     return off;
 }
 
+/* A long flow's links go in the pool (checked distinct first). */
+static tn_sim_status_t mm_add_long(tn_sim_mm_t *mm, int32_t f, const int32_t *links, int n)
+{
+    uint32_t ep = ++mm->lep;
+    for (int i = 0; i < n; i++) {
+        int32_t l = links[i];
+        if (l < 0 || l >= mm->n_link || mm->lmark[l] == ep) {
+            return TN_SIM_ERR_INVAL;
+        }
+        mm->lmark[l] = ep;
+    }
+    int32_t off = mm_pool_alloc(mm, n);
+    if (off < 0) {
+        return TN_SIM_ERR_NOMEM;
+    }
+    for (int i = 0; i < n; i++) {
+        int32_t l = links[i], p = off + i;
+        if (mm->nfl[l] == mm->lcap[l] && mm_lvec_grow(mm, l) != 0) {
+            return TN_SIM_ERR_NOMEM;  /* the hops before stay: a fatal error for the caller */
+        }
+        mm->lvec[l][mm->nfl[l]] = -1 - p;
+        mm->xpos[p] = mm->nfl[l]++;
+        mm->xlink[p] = l;
+        mm->xflow[p] = f;
+    }
+    mm->nhop[f] = 0;
+    mm->xoff[f] = off;
+    mm->xn[f] = n;
+    return TN_SIM_OK;
+}
+
 tn_sim_status_t tn_sim_mm_add(tn_sim_mm_t *mm, int32_t f, const int32_t *links, int n)
 {
     if (f < 0 || f >= mm->fcap || mm->state[f] != TN_SIM_MM_FREE || n < 1 || n > mm->n_link) {
         return TN_SIM_ERR_INVAL;
     }
-    int fixed = n <= (1 << mm->hshift);
-    uint32_t ep = fixed ? 0 : ++mm->lep;  /* a long flow's links are checked distinct */
-    for (int i = 0; i < n; i++) {
-        int32_t l = links[i];
-        if (l < 0 || l >= mm->n_link || (!fixed && mm->lmark[l] == ep)) {
-            return TN_SIM_ERR_INVAL;
+    if (n <= (1 << mm->hshift)) {
+        for (int i = 0; i < n; i++) {
+            int32_t l = links[i];
+            if (l < 0 || l >= mm->n_link) {
+                return TN_SIM_ERR_INVAL;
+            }
         }
-        if (!fixed) {
-            mm->lmark[l] = ep;
-        }
-    }
-    /* out of memory below: the hops before stay, a fatal error for the caller */
-    if (fixed) {
         int32_t base = f << mm->hshift;
         for (int i = 0; i < n; i++) {
             int32_t l = links[i];
-            if (mm_lvec_room(mm, l) != 0) {
-                return TN_SIM_ERR_NOMEM;
+            if (mm->nfl[l] == mm->lcap[l] && mm_lvec_grow(mm, l) != 0) {
+                return TN_SIM_ERR_NOMEM;  /* the hops before stay: a fatal error for the caller */
             }
             mm->lvec[l][mm->nfl[l]] = base + i;
             mm->hop_pos[base + i] = mm->nfl[l]++;
@@ -231,23 +254,10 @@ tn_sim_status_t tn_sim_mm_add(tn_sim_mm_t *mm, int32_t f, const int32_t *links, 
         }
         mm->nhop[f] = (uint8_t)n;
     } else {
-        int32_t off = mm_pool_alloc(mm, n);
-        if (off < 0) {
-            return TN_SIM_ERR_NOMEM;
+        tn_sim_status_t st = mm_add_long(mm, f, links, n);
+        if (st != TN_SIM_OK) {
+            return st;
         }
-        for (int i = 0; i < n; i++) {
-            int32_t l = links[i], p = off + i;
-            if (mm_lvec_room(mm, l) != 0) {
-                return TN_SIM_ERR_NOMEM;
-            }
-            mm->lvec[l][mm->nfl[l]] = -1 - p;
-            mm->xpos[p] = mm->nfl[l]++;
-            mm->xlink[p] = l;
-            mm->xflow[p] = f;
-        }
-        mm->nhop[f] = 0;
-        mm->xoff[f] = off;
-        mm->xn[f] = n;
     }
     mm->rate[f] = 0;
     mm->state[f] = TN_SIM_MM_ADDED;
