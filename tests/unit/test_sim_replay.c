@@ -200,7 +200,7 @@ static const char bcast_vef[] = "VEF 3 0 1 1 0 TRUE\nC0 0 1 2\n"
  * switch (4 endpoints, 1 us links, 1 byte/ns), the models only;
  * bcast_mcast on or off.  The job's end, and in *mc_p the broadcasts
  * made multicasts. */
-static double replay_bcast(const char *dir, int mcast, uint64_t *mc_p)
+static double replay_bcast(const char *dir, int mcast, const char *cpu_o, uint64_t *mc_p)
 {
     static tn_sim_conf_t c;
     static tn_sim_run_t run;
@@ -208,7 +208,7 @@ static double replay_bcast(const char *dir, int mcast, uint64_t *mc_p)
     char why[512] = "";
     tn_sim_conf_defaults(&c);
     const char *kv[][2] = {{"topo", "fattree"}, {"k", "4"}, {"n", "1"}, {"lat", "1000"}, {"bw", "8"},
-                           {"coll_plan", "off"}, {"bcast_mcast", mcast ? "on" : "off"}};
+                           {"coll_plan", "off"}, {"bcast_mcast", mcast ? "on" : "off"}, {"cpu_o", cpu_o}};
     for (size_t i = 0; i < sizeof(kv) / sizeof(kv[0]); i++) {
         CHECK(tn_sim_conf_set(&c, kv[i][0], kv[i][1], why, sizeof(why)) == TN_SIM_OK);
     }
@@ -363,20 +363,28 @@ int main(int argc, char **argv)
     CHECK(mkdtemp(bdir) != NULL);
     write_bcast(bdir);
     uint64_t mc = 99;
-    job = replay_bcast(bdir, 1, &mc);
+    job = replay_bcast(bdir, 1, "0", &mc);
     printf("bcast: one multicast %.0f ns (hand: 14000), %llu broadcast made one\n", job, (unsigned long long)mc);
     CHECK(job == 14000 && mc == 1);
-    job = replay_bcast(bdir, 0, &mc);
+    job = replay_bcast(bdir, 0, "0", &mc);
     printf("bcast: the binomial model %.0f ns (hand: 26000)\n", job);
     CHECK(job == 26000 && mc == 0);
     snprintf(path, sizeof(path), "%s/b.vef", bdir);
     FILE *vf = fopen(path, "w");
     CHECK(vf != NULL && fputs(bcast_vef, vf) >= 0 && fclose(vf) == 0);
-    job = replay_bcast(path, 1, &mc);
+    job = replay_bcast(path, 1, "0", &mc);
     printf("bcast (VEF): one multicast %.0f ns (hand: 14000)\n", job);
     CHECK(job == 14000 && mc == 1);
-    job = replay_bcast(path, 0, &mc);
+    job = replay_bcast(path, 0, "0", &mc);
     CHECK(job == 26000 && mc == 0);
+    /* with the host model (cpu_o = 300, a host per rank): the root's 300 ns
+     * before the multicast, each member's 300 after it, in parallel:
+     * 14600; the binomial model pays 300 twice per round: 27200 */
+    job = replay_bcast(path, 1, "300", &mc);
+    printf("bcast (VEF, cpu_o 300): one multicast %.0f ns (hand: 14600)\n", job);
+    CHECK(job == 14600 && mc == 1);
+    job = replay_bcast(path, 0, "300", &mc);
+    CHECK(job == 27200);
     unlink(path);
     for (int r = 0; r < 3; r++) {
         snprintf(path, sizeof(path), "%s/b%d.ttr", bdir, r);
