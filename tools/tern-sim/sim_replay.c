@@ -83,7 +83,7 @@ int32_t tn_sim_prog_mcast(tn_sim_prog_t *p, int32_t src, const int32_t *dst, int
         }
         p->mcrcap = c;
     }
-    int32_t i = tn_sim_prog_node(p, src, -2 - p->nmc, bytes, delay);
+    int32_t i = tn_sim_prog_node(p, src, TN_SIM_PROG_MCAST - p->nmc, bytes, delay);
     if (i < 0) {
         return -1;
     }
@@ -261,10 +261,10 @@ tn_sim_status_t tn_sim_prog_dag(tn_sim_prog_t *p, const tn_sim_replay_conf_t *rc
         int32_t s = prog_slot(p, rc->slot_mode, p->src[i]);
         int32_t d = p->dst[i] < 0 ? -1 : prog_slot(p, rc->slot_mode, p->dst[i]);
         double delay = p->delay[i];
-        if (p->dst[i] <= -2) {
+        if (p->dst[i] <= TN_SIM_PROG_MCAST) {
             /* the members on the root's slot have it by shared memory;
              * the others' slots get it from the fabric, each once */
-            int32_t mk = -2 - p->dst[i], ns = 0, local = 0;
+            int32_t mk = TN_SIM_PROG_MCAST - p->dst[i], ns = 0, local = 0;
             for (int32_t m = p->mc_off[mk]; m < p->mc_off[mk + 1]; m++) {
                 int32_t r = p->mc_rank[m];
                 if (r < 0 || r >= p->nranks) {

@@ -38,7 +38,8 @@
  * work; what waited for the message waits for the last.  A node with dst
  * TN_SIM_PROG_CPU is a rank's own work of `delay` ns (a collective's
  * reduction or copy): a core of its host with the host model, else a
- * join with that delay. */
+ * join with that delay.  A node with dst <= TN_SIM_PROG_MCAST is a
+ * multicast (tn_sim_prog_mcast). */
 #ifndef TN_SIM_REPLAY_H
 #define TN_SIM_REPLAY_H
 
@@ -49,7 +50,7 @@
 
 typedef enum { TN_SIM_SLOT_TRACE, TN_SIM_SLOT_RANK } tn_sim_slot_mode_t;
 
-enum { TN_SIM_PROG_JOIN = -1, TN_SIM_PROG_CPU = -2 };
+enum { TN_SIM_PROG_JOIN = -1, TN_SIM_PROG_CPU = -2, TN_SIM_PROG_MCAST = -3 };
 
 typedef struct {
     uint64_t eager;      /* rendezvous above this many bytes */
@@ -74,8 +75,9 @@ typedef struct {
 struct tn_sim_plan_cache;
 
 typedef struct {
-    /* nodes: src, dst world ranks (dst -1: join; <= -2: multicast -2 - dst
-     * to the ranks mc_rank[mc_off[k] .. mc_off[k + 1])) */
+    /* nodes: src, dst world ranks (dst TN_SIM_PROG_JOIN, _CPU, or <=
+     * TN_SIM_PROG_MCAST: multicast k = TN_SIM_PROG_MCAST - dst to the
+     * ranks mc_rank[mc_off[k] .. mc_off[k + 1])) */
     int32_t n, cap;
     int32_t *src, *dst;
     int32_t nmc, mccap;
