@@ -5,7 +5,19 @@
  *               dragonfly: the bytes each puts on local and on global
  *               links, exactly, and the one that crosses less the faster
  *               where global links are few;
- *   refused     what does not apply is refused with a reason.
+ *   refused     what does not apply is refused with a reason;
+ *   mcast-hand  a hardware-multicast broadcast on a 4-ary 2-tree, by
+ *               hand: B / bw + 4 link latencies, exactly B bytes on each
+ *               of the tree's 20 links and none elsewhere, faster than
+ *               Tern's binomial broadcast (and the binomial model);
+ *   mcast-share a multicast and a route sharing one link get half of it
+ *               each (max-min), to the nanosecond, and the multicast
+ *               takes the whole link when the route is gone; multicasts
+ *               among routes on a fat-tree give the same figures with
+ *               rates updated incrementally and from scratch;
+ *   mcast-refused  a multicast at packet level, for a kind other than
+ *               bcast, with no destination, to an endpoint that is not
+ *               there, from a root that is not a member: clear errors.
  * Usage: test_sim_coll SCENARIO TERN_COLL_PLAN */
 #include <math.h>
 
@@ -13,6 +25,7 @@
 #include "sim/sim_hand.h"
 
 #include "sim_coll_job.h"
+#include "sim_replay_coll.h"
 
 static char plan_kv[4200];
 
@@ -156,10 +169,281 @@ static void refused(void)
     expect_refused(bad, "coll_algo");
 }
 
+/* Bytes the run carried on each link, from the heatmap (one row per
+ * link on a fabric of at most 64), into bytes[port] (0: none). */
+static void link_bytes(const tn_sim_run_t *r, double *bytes)
+{
+    const tn_sim_heat_t *h = &r->eng.heat;
+    CHECK(h->on && h->lgroup == TN_SIM_HEAT_PER_LINK);
+    for (int32_t p = 0; p < r->topo.n_port; p++) {
+        bytes[p] = 0;
+        int32_t row = h->port_row[p];
+        for (int32_t b = 0; row >= 0 && b < h->nbins; b++) {
+            bytes[p] += h->lbytes[(size_t)row * (size_t)h->nbins_max + b];
+        }
+    }
+}
+
+/* A 4-ary 2-tree (16 endpoints on 4 leaves, 4 spines), every link 1
+ * byte/ns and 100 ns: a broadcast of B = 10^6 bytes from rank 0 as one
+ * multicast.  The tree: the root's up-link, its leaf's 3 other endpoint
+ * links, one leaf-to-spine link (D-mod-k sends the first destination
+ * off the leaf through one spine; the others graft onto it there), the
+ * spine's links to the 3 other leaves and their 12 endpoint links: 20
+ * links, B bytes each, the other 44 idle.  Time: B / 1 + 4 x 100 ns =
+ * 1 000 400 ns.  The binomial model takes 4 rounds of B (4 001 200 ns);
+ * Tern's own binomial broadcast (tern-coll-plan) is slower still. */
+static void mcast_hand(void)
+{
+    enum { B = 1000000 };
+    const char *kv[] = {"topo=fattree", "k=4", "n=2", "lat=100", "bw=8", "pattern=coll", "coll=bcast",
+                        "coll_algo=mcast", "size=1000000", "heatmap=on", "bins=200", NULL};
+    tn_sim_run_t *r = sim_run_words(kv, "mcast-hand");
+    double t_mc = r->res[0].job_time;
+    printf("mcast-hand: multicast %.1f ns (hand: 1000400)\n", t_mc);
+    CHECK(t_mc == B + 400);
+    double bytes[256];
+    CHECK(r->topo.n_port <= 256);
+    link_bytes(r, bytes);
+    int on = 0, off = 0, bad = 0;
+    for (int32_t p = 0; p < r->topo.n_port; p++) {
+        if (r->topo.peer[p] < 0) {
+            continue;
+        }
+        if (bytes[p] > 0) {
+            on++;
+            bad += fabs(bytes[p] - B) > 1e-6 * B;
+        } else {
+            off++;
+        }
+    }
+    printf("mcast-hand: %d links carried %d bytes each (%d off by more than 1e-6), %d idle\n", on, B, bad, off);
+    CHECK(on == 20 && off == 44 && bad == 0);
+    CHECK(bytes[0] == B || fabs(bytes[0] - B) <= 1e-6 * B);  /* the root's up-link */
+    done(r);
+    const char *kb[] = {"topo=fattree", "k=4", "n=2", "lat=100", "bw=8", "pattern=coll", "coll=bcast",
+                        "coll_algo=binomial", "size=1000000", plan_kv, NULL};
+    r = sim_run_words(kb, "mcast-hand (Tern's binomial)");
+    double t_bin = r->res[0].job_time;
+    done(r);
+    const char *km[] = {"topo=fattree", "k=4", "n=2", "lat=100", "bw=8", "pattern=coll", "coll=bcast",
+                        "coll_algo=binomial", "size=1000000", "coll_plan=off", NULL};
+    r = sim_run_words(km, "mcast-hand (the binomial model)");
+    double t_model = r->res[0].job_time;
+    done(r);
+    printf("mcast-hand: Tern's binomial %.1f ns, the binomial model %.1f ns\n", t_bin, t_model);
+    /* 4 rounds of B on links of their own: masks 8 and 4 cross the spines
+     * (4 links, 400 ns), 2 and 1 stay on a leaf (200 ns) */
+    CHECK(t_model == 4.0 * B + 400 + 400 + 200 + 200);
+    CHECK(t_mc < t_bin && t_mc < t_model);
+}
+
+/* Posts what a case lists at t = 0: a multicast from mc_src to mc_dst
+ * (mc_n of them, the root and a repeat among them), then routes. */
+typedef struct {
+    tn_sim_src_t base;
+    int32_t mc_src, mc_n;
+    const int32_t *mc_dst;
+    uint64_t mc_bytes;
+    int nf;
+    const int32_t *src, *dst;
+    const uint64_t *bytes;
+    double done[8];
+} mc_src_t;
+
+static tn_sim_status_t mc_start(tn_sim_src_t *s, tn_sim_eng_t *e)
+{
+    mc_src_t *m = (mc_src_t *)s;
+    tn_sim_status_t st = tn_sim_eng_post_mcast(e, 0, 0, m->mc_src, m->mc_dst, m->mc_n, m->mc_bytes, 0);
+    for (int i = 0; i < m->nf && st == TN_SIM_OK; i++) {
+        st = tn_sim_eng_post(e, 0, 0, m->src[i], m->dst[i], m->bytes[i], 1 + i);
+    }
+    return st;
+}
+
+static tn_sim_status_t mc_delivered(tn_sim_src_t *s, tn_sim_eng_t *e, int64_t cookie, double t)
+{
+    (void)e;
+    ((mc_src_t *)s)->done[cookie] = t;
+    return TN_SIM_OK;
+}
+
+static const tn_sim_src_ops_t mc_ops = {.start = mc_start, .delivered = mc_delivered};
+
+/* Runs m on a graph fabric; returns the engine's status, why in e->why. */
+static tn_sim_status_t mc_run(mc_src_t *m, const char *graph, tn_sim_eng_t *e, tn_sim_topo_t *t,
+                              tn_sim_router_t *rt)
+{
+    tn_sim_topo_params_t p;
+    memset(&p, 0, sizeof(p));
+    p.kind = TN_SIM_TOPO_GRAPH;
+    p.graph_text = graph;
+    p.graph_len = strlen(graph);
+    char why[256];
+    if (tn_sim_topo_build(t, &p, why, sizeof(why)) != TN_SIM_OK ||
+        tn_sim_route_init(rt, t, TN_SIM_RT_SHORTEST, why, sizeof(why)) != TN_SIM_OK) {
+        fprintf(stderr, "graph: %s\n", why);
+        exit(2);
+    }
+    static int32_t ep[64];
+    for (int32_t i = 0; i < t->n_ep && i < 64; i++) {
+        ep[i] = i;
+    }
+    static tn_sim_job_t job;
+    job.n = t->n_ep;
+    job.ep = ep;
+    m->base = (tn_sim_src_t){.ops = &mc_ops, .job = 0};
+    tn_sim_src_t *srcs[1] = {&m->base};
+    tn_sim_eng_conf_t ec = {.t_end = INFINITY, .bins = 10, .bin_w = 1000, .seed = 1};
+    if (tn_sim_eng_init(e, t, rt, &job, srcs, 1, &ec) != TN_SIM_OK) {
+        fprintf(stderr, "engine: %s\n", e->why);
+        exit(2);
+    }
+    return tn_sim_eng_run(e);
+}
+
+static void mc_free(tn_sim_eng_t *e, tn_sim_topo_t *t, tn_sim_router_t *rt)
+{
+    tn_sim_eng_fini(e);
+    tn_sim_route_fini(rt);
+    tn_sim_topo_free(t);
+}
+
+/* One switch, A 0, B 1, C 2, X 3, Y 4, links of 100 Gb/s (12.5 B/ns)
+ * and 50 ns.  A multicasts 125 000 bytes to B and C (its list also
+ * names A and B again: they count once); X sends to B.  The tree is
+ * A>sw, sw>B, sw>C; sw>B is shared: 6.25 B/ns each.  Equal bytes: both
+ * drain at 20 000 ns and arrive at 20 100 (two 50 ns links).  The route
+ * with half the bytes: it drains at 10 000 ns; the multicast's other
+ * 62 500 bytes then go at 12.5 B/ns in 5 000 ns, arriving at 15 100. */
+static void mcast_share(void)
+{
+    static const int32_t mc_dst[4] = {1, 0, 2, 1}, src[1] = {3}, dst[1] = {1};
+    for (int half = 0; half < 2; half++) {
+        const uint64_t bytes[1] = {half ? 62500 : 125000};
+        mc_src_t m = {.mc_src = 0, .mc_n = 4, .mc_dst = mc_dst, .mc_bytes = 125000, .nf = 1, .src = src,
+                      .dst = dst, .bytes = bytes};
+        tn_sim_eng_t e;
+        tn_sim_topo_t t;
+        tn_sim_router_t rt;
+        CHECK(mc_run(&m, SIM_HAND_VICTIM, &e, &t, &rt) == TN_SIM_OK);
+        printf("mcast-share: multicast %.1f ns, route %.1f ns (hand: %s)\n", m.done[0], m.done[1],
+               half ? "15100, 10100" : "20100, 20100");
+        CHECK(m.done[0] == (half ? 15100 : 20100));
+        CHECK(m.done[1] == (half ? 10100 : 20100));
+        CHECK(e.flow_starts == 2 && e.flow_ends == 2);
+        mc_free(&e, &t, &rt);
+    }
+    /* two broadcast jobs as multicasts (trees of up to 28 links, longer
+     * than a route's slots) and a uniform job, their links shared */
+    tn_sim_jres_t res[2][3];
+    for (int full = 0; full < 2; full++) {
+        const char *kv[] = {"topo=fattree", "k=4", "n=3", "lat=100", "bw=8", full ? "maxmin=full" : "maxmin=incr",
+                            "pattern=coll", "coll=bcast", "coll_algo=mcast", "ranks=24", "map=random",
+                            "iters=6", "size=50000", "job", "pattern=coll", "coll=bcast", "coll_algo=mcast",
+                            "ranks=20", "root=5", "map=random", "iters=9", "size=20000", "job", "pattern=uniform",
+                            "count=30", "window=3", "size=30000", NULL};
+        static tn_sim_conf_t c;
+        static tn_sim_run_t r;
+        char why[512] = "";
+        tn_sim_status_t st = TN_SIM_OK;
+        tn_sim_conf_defaults(&c);
+        for (int i = 0; kv[i] != NULL && st == TN_SIM_OK; i++) {
+            const char *eq = strchr(kv[i], '=');
+            char key[64];
+            snprintf(key, sizeof(key), "%.*s", eq ? (int)(eq - kv[i]) : (int)strlen(kv[i]), kv[i]);
+            st = eq ? tn_sim_conf_set(&c, key, eq + 1, why, sizeof(why)) : tn_sim_conf_job(&c, why, sizeof(why));
+        }
+        CHECK(st == TN_SIM_OK);
+        CHECK(tn_sim_setup(&r, &c, NULL, 0, why, sizeof(why)) == TN_SIM_OK);
+        CHECK(tn_sim_run_once(&r, &c, -1, why, sizeof(why)) == TN_SIM_OK);
+        for (int j = 0; j < 3; j++) {
+            res[full][j] = r.res[j];
+        }
+        printf("mcast-share: %s: job times %.1f %.1f %.1f ns\n", full ? "from scratch" : "incremental",
+               res[full][0].job_time, res[full][1].job_time, res[full][2].job_time);
+        done(&r);
+    }
+    for (int j = 0; j < 3; j++) {
+        CHECK(fabs(res[0][j].job_time - res[1][j].job_time) <= 1e-9 * res[1][j].job_time);
+        CHECK(fabs(res[0][j].fct_mean - res[1][j].fct_mean) <= 1e-9 * res[1][j].fct_mean);
+        CHECK(res[0][j].done == res[1][j].done && res[0][j].done > 0);
+    }
+    /* the multicasts met other traffic: slower than alone (50000 bytes at
+     * 1 byte/ns and at most 6 links of 100 ns, 6 times) */
+    CHECK(res[0][0].job_time > 6 * (50000 + 600.0));
+}
+
+static void mcast_refused(void)
+{
+    const char *pkt[] = {"topo=fattree", "k=4", "n=2", "pattern=coll", "coll=bcast", "coll_algo=mcast",
+                         "fidelity=packet", NULL};
+    expect_refused(pkt, "fidelity = flow");
+    expect_refused(pkt, "coll_algo = mcast");
+    const char *pkt_replay[] = {"topo=fattree", "k=4", "n=2", "replay=x.vef", "bcast_mcast=on",
+                                "fidelity=packet", NULL};
+    expect_refused(pkt_replay, "bcast_mcast = on");
+    const char *kind[] = {"topo=fattree", "k=4", "n=2", "pattern=coll", "coll=allreduce", "coll_algo=mcast",
+                          NULL};
+    expect_refused(kind, "a bcast only");
+    const char *root[] = {"topo=fattree", "k=4", "n=2", "pattern=coll", "coll=bcast", "coll_algo=mcast",
+                          "root=16", NULL};
+    expect_refused(root, "root 16 is not one of its 16 ranks");
+    /* the engine: no destination, one outside the fabric */
+    static const int32_t none[1] = {0}, outside[2] = {1, 5};
+    const int32_t *lists[2] = {none, outside};
+    const int32_t counts[2] = {0, 2};
+    const char *words[2] = {"no destination", "endpoint 5 (of 5)"};
+    for (int k = 0; k < 2; k++) {
+        mc_src_t m = {.mc_src = 0, .mc_n = counts[k], .mc_dst = lists[k], .mc_bytes = 1000};
+        tn_sim_eng_t e;
+        tn_sim_topo_t t;
+        tn_sim_router_t rt;
+        CHECK(mc_run(&m, SIM_HAND_VICTIM, &e, &t, &rt) == TN_SIM_ERR_INVAL);
+        printf("refused: %s\n", e.why);
+        CHECK(strstr(e.why, words[k]) != NULL);
+        mc_free(&e, &t, &rt);
+    }
+    /* a broadcast whose root is not a member, or with no members: nothing added */
+    tn_sim_prog_t p;
+    tn_sim_prog_init(&p);
+    int32_t world[3] = {0, 1, 2}, state[3];
+    uint64_t sb[3] = {100, 100, 100}, rb[3] = {100, 100, 100};
+    CHECK(tn_sim_prog_ranks(&p, 3) == TN_SIM_OK);
+    for (int i = 0; i < 3; i++) {
+        state[i] = tn_sim_prog_node(&p, i, -1, 0, 0);
+    }
+    const int32_t roots[3] = {-1, 3, 0}, ns[3] = {3, 3, 0};
+    for (int k = 0; k < 3; k++) {
+        tn_sim_coll_t c = {.n = ns[k], .world = world, .state = state, .sbytes = sb, .rbytes = rb, .root = roots[k]};
+        CHECK(tn_sim_coll_mcast(&p, &c) == TN_SIM_ERR_INVAL);
+    }
+    CHECK(p.n == 3 && p.nmc == 0);
+    tn_sim_coll_t c = {.n = 3, .world = world, .state = state, .sbytes = sb, .rbytes = rb, .root = 1};
+    CHECK(tn_sim_coll_mcast(&p, &c) == TN_SIM_OK);
+    CHECK(p.nmc == 1 && p.mc_off[1] == 2 && p.mc_rank[0] == 0 && p.mc_rank[1] == 2 && p.src[3] == 1);
+    CHECK(p.dst[3] == TN_SIM_PROG_MCAST);  /* not a join, not CPU work */
+    /* into a DAG beside a rank's own work: one multicast to slots 0 and 2,
+     * the work a join of its delay (no host model) */
+    int32_t w = tn_sim_prog_node(&p, 2, TN_SIM_PROG_CPU, 0, 100);
+    CHECK(w >= 0 && tn_sim_prog_edge(&p, p.n - 2, w) == TN_SIM_OK);
+    tn_sim_replay_conf_t rc = {.eager = 1, .shm_lat = 1, .shm_bw = 1, .slot_mode = TN_SIM_SLOT_RANK};
+    tn_sim_dag_t g;
+    char why[128];
+    CHECK(tn_sim_prog_dag(&p, &rc, &g, why, sizeof(why)) == TN_SIM_OK);
+    int32_t x = p.to_dag[3], y = p.to_dag[w];
+    CHECK(g.nmc == 1 && g.dst[x] == TN_SIM_DAG_MCAST && g.mc_off[1] == 2 && g.mc_dst[0] == 0 && g.mc_dst[1] == 2);
+    CHECK(g.dst[y] == TN_SIM_DAG_JOIN && g.delay[y] == 100);
+    tn_sim_dag_free(&g);
+    CHECK(tn_sim_prog_mcast(&p, 0, world, 0, 100, 0) == -1);
+    tn_sim_prog_free(&p);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 3) {
-        fprintf(stderr, "usage: test_sim_coll ring-hand|llf-glf|refused TERN_COLL_PLAN\n");
+        fprintf(stderr, "usage: test_sim_coll ring-hand|llf-glf|refused|mcast-hand|mcast-share|mcast-refused "
+                        "TERN_COLL_PLAN\n");
         return 2;
     }
     snprintf(plan_kv, sizeof(plan_kv), "coll_plan=%s", argv[2]);
@@ -169,6 +453,12 @@ int main(int argc, char **argv)
         llf_glf();
     } else if (strcmp(argv[1], "refused") == 0) {
         refused();
+    } else if (strcmp(argv[1], "mcast-hand") == 0) {
+        mcast_hand();
+    } else if (strcmp(argv[1], "mcast-share") == 0) {
+        mcast_share();
+    } else if (strcmp(argv[1], "mcast-refused") == 0) {
+        mcast_refused();
     } else {
         fprintf(stderr, "no scenario %s\n", argv[1]);
         return 2;

@@ -1,8 +1,11 @@
 /* tern-sim's max-min solver (tools/tern-sim/sim_maxmin.c): the incremental
  * solve gives the same rates as a naive from-scratch progressive filling
  * (sim_maxmin_ref.c) after every batch of starts and ends, on random
- * fabrics and flows of several shapes; and canonical cases have their
- * textbook values (a single bottleneck, the parking lot). */
+ * fabrics and flows of several shapes, long flows (multicast trees, held
+ * in the solver's pool) among them; the links' lists map back to their
+ * flows through every pool compaction; and canonical cases have their
+ * textbook values (a single bottleneck, the parking lot, a tree sharing
+ * one link with a route). */
 #include "sim_maxmin.h"
 
 #include <math.h>
@@ -12,10 +15,12 @@
 #include "sim_rng.h"
 #include "../check.h"
 
-#define MAXH 6
+#define MAXH 6   /* the solver's fixed slots */
+#define MAXL 40  /* the longest flow of the random cases (a tree) */
 
 /* how much of the work was incremental (printed, not asserted) */
 static uint64_t stat_touched, stat_expansions, stat_solves, stat_active;
+static uint64_t stat_compactions;  /* asserted: the trees' cases must reach them */
 
 static int close_enough(double a, double b)
 {
@@ -27,7 +32,7 @@ static int compare(const tn_sim_mm_t *mm, int32_t nl, const double *cap, const i
                    const int *plen, int32_t nflows, const char *what)
 {
     int32_t *off = malloc(sizeof(int32_t) * ((size_t)nflows + 1));
-    int32_t *links = malloc(sizeof(int32_t) * (size_t)nflows * MAXH + 1);
+    int32_t *links = malloc(sizeof(int32_t) * (size_t)nflows * MAXL + 1);
     int32_t *ids = malloc(sizeof(int32_t) * (size_t)nflows + 1);
     double *ref = malloc(sizeof(double) * (size_t)nflows + 1);
     int32_t n = 0, k = 0;
@@ -37,7 +42,7 @@ static int compare(const tn_sim_mm_t *mm, int32_t nl, const double *cap, const i
             continue;
         }
         for (int i = 0; i < plen[f]; i++) {
-            links[k++] = paths[f * MAXH + i];
+            links[k++] = paths[f * MAXL + i];
         }
         ids[n++] = f;
         off[n] = k;
@@ -61,24 +66,53 @@ static int compare(const tn_sim_mm_t *mm, int32_t nl, const double *cap, const i
     return bad;
 }
 
+/* Every slot on a link's list names a hop of that link which points
+ * back at it, and the flow it belongs to is on the solver's books. */
+static void check_lists(const tn_sim_mm_t *mm)
+{
+    int bad = 0;
+    int64_t xheld = 0;
+    for (int32_t l = 0; l < mm->n_link; l++) {
+        for (int32_t i = 0; i < mm->nfl[l]; i++) {
+            int32_t s = mm->lvec[l][i], f = tn_sim_mm_slot_flow(mm, s);
+            if (s >= 0) {
+                bad += mm->hop_link[s] != l || mm->hop_pos[s] != i || mm->nhop[f] == 0;
+            } else {
+                int32_t p = -1 - s;
+                bad += p >= mm->xend || mm->xlink[p] != l || mm->xpos[p] != i || mm->nhop[f] != 0 ||
+                       p < mm->xoff[f] || p >= mm->xoff[f] + mm->xn[f];
+                xheld++;
+            }
+            bad += mm->state[f] == TN_SIM_MM_FREE;
+        }
+    }
+    CHECK(bad == 0 && xheld == mm->xlive);
+}
+
 /* Random batches on a random fabric.  shape 0: uniform random paths;
  * 1: paths from a few "hot" links (many ties, deep coupling); 2: equal
  * capacities (exact ties everywhere); 3: clusters of links, paths inside
- * one cluster but for a rare crossing (where locality pays). */
+ * one cluster but for a rare crossing (where locality pays); 4: one flow
+ * in four a long one (7 to 40 links, a multicast tree: the pool), many
+ * starts and ends (its compactions); 5: the same with equal capacities. */
 static void random_case(uint64_t seed, int shape, int full)
 {
     tn_sim_rng_t r;
     tn_sim_rng_seed(&r, seed);
-    int32_t nl = shape == 3 ? 200 : 4 + (int32_t)tn_sim_rng_below(&r, 40);
+    int trees = shape >= 4;
+    int32_t nl = shape == 3 ? 200 : trees ? 45 + (int32_t)tn_sim_rng_below(&r, 60) : 4 + (int32_t)tn_sim_rng_below(&r, 40);
     int32_t nflows = shape == 3 ? 400 : 10 + (int32_t)tn_sim_rng_below(&r, 120);
     double *cap = malloc(sizeof(double) * (size_t)nl);
     for (int32_t l = 0; l < nl; l++) {
-        cap[l] = shape == 2 ? 12.5 : 0.5 + (double)tn_sim_rng_below(&r, 1000) / 37.0;
+        cap[l] = shape == 2 || shape == 5 ? 12.5 : 0.5 + (double)tn_sim_rng_below(&r, 1000) / 37.0;
     }
-    int32_t *paths = malloc(sizeof(int32_t) * (size_t)nflows * MAXH);
+    int32_t *paths = malloc(sizeof(int32_t) * (size_t)nflows * MAXL);
     int *plen = malloc(sizeof(int) * (size_t)nflows);
     for (int32_t f = 0; f < nflows; f++) {
         plen[f] = 1 + (int)tn_sim_rng_below(&r, MAXH);
+        if (trees && tn_sim_rng_below(&r, 4) == 0) {
+            plen[f] = MAXH + 1 + (int)tn_sim_rng_below(&r, MAXL - MAXH);
+        }
         plen[f] = plen[f] > nl ? nl : plen[f];  /* distinct links */
         for (int i = 0; i < plen[f]; i++) {
             int32_t l;
@@ -97,22 +131,22 @@ static void random_case(uint64_t seed, int shape, int full)
                 }
                 dup = 0;
                 for (int j = 0; j < i; j++) {
-                    dup |= paths[f * MAXH + j] == l;
+                    dup |= paths[f * MAXL + j] == l;
                 }
             } while (dup);
-            paths[f * MAXH + i] = l;
+            paths[f * MAXL + i] = l;
         }
     }
     tn_sim_mm_t mm;
     CHECK(tn_sim_mm_init(&mm, nl, cap, MAXH) == TN_SIM_OK);
     CHECK(tn_sim_mm_reserve(&mm, nflows) == TN_SIM_OK);
     for (int batch = 0; batch < 60; batch++) {
-        int adds = (int)tn_sim_rng_below(&r, shape == 3 ? 30 : 6);
-        int rems = (int)tn_sim_rng_below(&r, shape == 3 ? 25 : 5);
+        int adds = (int)tn_sim_rng_below(&r, shape == 3 ? 30 : trees ? 12 : 6);
+        int rems = (int)tn_sim_rng_below(&r, shape == 3 ? 25 : trees ? 11 : 5);
         for (int i = 0; i < adds; i++) {
             int32_t f = (int32_t)tn_sim_rng_below(&r, (uint64_t)nflows);
             if (mm.state[f] == TN_SIM_MM_FREE) {
-                CHECK(tn_sim_mm_add(&mm, f, paths + f * MAXH, plen[f]) == TN_SIM_OK);
+                CHECK(tn_sim_mm_add(&mm, f, paths + f * MAXL, plen[f]) == TN_SIM_OK);
             }
         }
         for (int i = 0; i < rems; i++) {
@@ -133,15 +167,17 @@ static void random_case(uint64_t seed, int shape, int full)
         for (int32_t l = 0; l < nl; l++) {
             double sum = 0;
             for (int32_t i = 0; i < mm.nfl[l]; i++) {
-                sum += mm.rate[mm.lvec[l][i] >> mm.hshift];
+                sum += mm.rate[tn_sim_mm_slot_flow(&mm, mm.lvec[l][i])];
             }
             CHECK(fabs(sum - mm.load[l]) <= 1e-9 * cap[l]);
             CHECK(mm.load[l] <= cap[l] * (1 + 1e-9));
         }
+        check_lists(&mm);
     }
     stat_touched += mm.touched;
     stat_expansions += mm.expansions;
     stat_solves += mm.solves;
+    stat_compactions += mm.compactions;
     tn_sim_mm_fini(&mm);
     free(cap);
     free(paths);
@@ -184,18 +220,74 @@ static void parking_lot(void)
     tn_sim_mm_fini(&mm);
 }
 
+/* A multicast tree of 9 links (a root's up-link, two switches, six
+ * down-links) and a route sharing its first link, capacity 1 each: both
+ * get 1/2 (max-min: the shared link is the bottleneck of both).  A second
+ * route on one of the tree's down-links: the tree stays at 1/2 (it is
+ * held by its first link), the two routes there get 1/2 each.  The tree
+ * ends: the route on its first link gets all of it.  Forged adds are
+ * refused: a link twice in a tree, a link out of range, more links than
+ * there are. */
+static void tree_shares_link(void)
+{
+    enum { N = 12 };
+    double cap[N];
+    for (int i = 0; i < N; i++) {
+        cap[i] = 1;
+    }
+    int32_t tree[9] = {0, 1, 2, 3, 4, 5, 6, 7, 8};
+    int32_t up = 0, down = 5, other = 10;
+    tn_sim_mm_t mm;
+    CHECK(tn_sim_mm_init(&mm, N, cap, 4) == TN_SIM_OK);
+    CHECK(tn_sim_mm_add(&mm, 0, tree, 9) == TN_SIM_OK);
+    CHECK(mm.nhop[0] == 0 && mm.xn[0] == 9);  /* in the pool */
+    int32_t route1[2] = {up, other};
+    CHECK(tn_sim_mm_add(&mm, 1, route1, 2) == TN_SIM_OK);
+    CHECK(tn_sim_mm_solve(&mm) == TN_SIM_OK);
+    CHECK(mm.rate[0] == 0.5 && mm.rate[1] == 0.5);
+    CHECK(mm.load[up] == 1.0 && mm.load[down] == 0.5 && mm.load[other] == 0.5);
+    int32_t route2[1] = {down};
+    CHECK(tn_sim_mm_add(&mm, 2, route2, 1) == TN_SIM_OK);
+    CHECK(tn_sim_mm_solve(&mm) == TN_SIM_OK);
+    CHECK(mm.rate[0] == 0.5 && mm.rate[1] == 0.5 && mm.rate[2] == 0.5);
+    CHECK(tn_sim_mm_remove(&mm, 0) == TN_SIM_OK);
+    CHECK(tn_sim_mm_solve(&mm) == TN_SIM_OK);
+    CHECK(mm.rate[1] == 1.0 && mm.rate[2] == 1.0 && mm.xlive == 0);
+    check_lists(&mm);
+    int32_t twice[8] = {0, 1, 2, 3, 4, 5, 6, 0};
+    CHECK(tn_sim_mm_add(&mm, 3, twice, 8) == TN_SIM_ERR_INVAL);
+    int32_t outside[6] = {0, 1, 2, 3, 4, N};
+    CHECK(tn_sim_mm_add(&mm, 3, outside, 6) == TN_SIM_ERR_INVAL);
+    int32_t many[N + 1];
+    for (int i = 0; i <= N; i++) {
+        many[i] = i % N;
+    }
+    CHECK(tn_sim_mm_add(&mm, 3, many, N + 1) == TN_SIM_ERR_INVAL);
+    CHECK(mm.state[3] == TN_SIM_MM_FREE && mm.nfl[0] == 1);
+    tn_sim_mm_fini(&mm);
+}
+
 int main(void)
 {
     parking_lot();
+    tree_shares_link();
     for (uint64_t seed = 1; seed <= 300; seed++) {
         random_case(seed, (int)(seed % 4), 0);
+    }
+    for (uint64_t seed = 301; seed <= 420; seed++) {
+        random_case(seed, 4 + (int)(seed % 2), 0);
     }
     printf("incremental: %llu solves touched %llu flows of %llu active (%.0f%%), %llu expansions\n",
            (unsigned long long)stat_solves, (unsigned long long)stat_touched,
            (unsigned long long)stat_active, 100.0 * (double)stat_touched / (double)stat_active,
            (unsigned long long)stat_expansions);
+    printf("pool: %llu compactions\n", (unsigned long long)stat_compactions);
+    CHECK(stat_compactions > 0);
     for (uint64_t seed = 1; seed <= 30; seed++) {
         random_case(seed, (int)(seed % 3), 1);
+    }
+    for (uint64_t seed = 421; seed <= 430; seed++) {
+        random_case(seed, 4 + (int)(seed % 2), 1);
     }
     return tn_check_report("test_sim_maxmin");
 }

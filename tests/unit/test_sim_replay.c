@@ -6,7 +6,9 @@
  * allreduce:ring of 2000 bytes (two rounds of 1000 bytes each way), with
  * the compute gaps the trace records.  The sum is in the comments of
  * main().  Then the same job with both ranks on one node (shared memory,
- * no fabric), and a program with a cycle refused. */
+ * no fabric), a program with a cycle refused, and a 3-rank broadcast
+ * replayed as one hardware multicast (bcast_mcast) and as the binomial
+ * model, by hand. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -165,6 +167,85 @@ static double replay(const char *dir, double *end, double *msg, const char *plan
     return job;
 }
 
+/* Three ranks on three nodes: Init (0 - 1000 ns), a broadcast of 10000
+ * bytes from rank 0 entered at 2000, Finalize. */
+static void write_bcast(const char *dir)
+{
+    static const int32_t W3[3] = {0, 1, 2};
+    for (uint32_t r = 0; r < 3; r++) {
+        sy_t w;
+        char path[512];
+        sy_init(&w, r, 3, r, 3, "job-b", 1000000, 0);
+        sy_comm(&w, 1, 0, r, W3, 3, NULL, 0);
+        sy_call(&w, SY_INIT, 0, 1000);
+        sy_end(&w);
+        sy_call(&w, SY_BCAST, 2000, 30000);
+        sy_coll(&w, 1, TERN_TRACE_BCAST, 2, 0, 1, 10000, 10000, B);
+        sy_end(&w);
+        sy_call(&w, SY_FINALIZE, 30000, 30100);
+        sy_end(&w);
+        snprintf(path, sizeof(path), "%s/b%u.ttr", dir, r);
+        CHECK(sy_write(&w, path) == 0);
+        sy_free(&w);
+    }
+}
+
+/* The same broadcast as a VEF file (no root recorded: member 0). */
+static const char bcast_vef[] = "VEF 3 0 1 1 0 TRUE\nC0 0 1 2\n"
+                                "G0 0 0 0 10000 10000 0 2000 -1\n"
+                                "G0 0 0 1 10000 10000 0 2000 -1\n"
+                                "G0 0 0 2 10000 10000 0 2000 -1\n";
+
+/* Replays the broadcast job (a trace directory, or a .vef file) on one
+ * switch (4 endpoints, 1 us links, 1 byte/ns), the models only;
+ * bcast_mcast on or off.  The job's end, and in *mc_p the broadcasts
+ * made multicasts. */
+static double replay_bcast(const char *dir, int mcast, const char *cpu_o, uint64_t *mc_p)
+{
+    static tn_sim_conf_t c;
+    static tn_sim_run_t run;
+    static tn_sim_prog_t prog;
+    char why[512] = "";
+    tn_sim_conf_defaults(&c);
+    const char *kv[][2] = {{"topo", "fattree"}, {"k", "4"}, {"n", "1"}, {"lat", "1000"}, {"bw", "8"},
+                           {"coll_plan", "off"}, {"bcast_mcast", mcast ? "on" : "off"}, {"cpu_o", cpu_o}};
+    for (size_t i = 0; i < sizeof(kv) / sizeof(kv[0]); i++) {
+        CHECK(tn_sim_conf_set(&c, kv[i][0], kv[i][1], why, sizeof(why)) == TN_SIM_OK);
+    }
+    tn_sim_replay_conf_t rc;
+    tn_sim_replay_conf(&c, &rc);
+    size_t dl = strlen(dir);
+    tn_sim_status_t st = dl > 4 && strcmp(dir + dl - 4, ".vef") == 0
+                             ? tn_sim_replay_from_vef(&prog, dir, &rc, why, sizeof(why))
+                             : tn_sim_replay_from_trace(&prog, dir, &rc, why, sizeof(why));
+    if (st != TN_SIM_OK) {
+        fprintf(stderr, "replay: %s\n", why);
+        fails++;
+        return -1;
+    }
+    c.job[0].ranks = tn_sim_prog_slots(&prog, c.replay_slots);
+    double job = -1;
+    if (tn_sim_setup(&run, &c, NULL, 0, why, sizeof(why)) == TN_SIM_OK) {
+        run.prog = &prog;
+        if (tn_sim_run_once(&run, &c, -1, why, sizeof(why)) == TN_SIM_OK) {
+            job = 0;
+            for (int32_t i = 0; i < prog.n; i++) {
+                job = fmax(job, prog.t_done[i]);
+            }
+            *mc_p = prog.mcast_colls;
+            CHECK(prog.opaque_colls == 0 && prog.fallback_colls == 0);
+        }
+        tn_sim_run_clear(&run);
+        tn_sim_teardown(&run);
+    }
+    if (job < 0) {
+        fprintf(stderr, "run: %s\n", why);
+        fails++;
+    }
+    tn_sim_prog_free(&prog);
+    return job;
+}
+
 static void sorted4(double *m)
 {
     for (int i = 0; i < 4; i++) {
@@ -274,6 +355,42 @@ int main(int argc, char **argv)
     CHECK(tn_sim_prog_dag(&p, &rc, &g, why, sizeof(why)) == TN_SIM_ERR_PARSE);
     CHECK(strstr(why, "cycle") != NULL);
     tn_sim_prog_free(&p);
+    /* The broadcast: every call entered at 2000.  As one multicast: 10000
+     * bytes to ranks 1 and 2 at once, 10000 ns + 2 x 1000 ns: all end at
+     * 14000.  The binomial model: 0 -> 2 (2000 -> 14000), then 0 -> 1
+     * (14000 -> 26000). */
+    char bdir[] = "/tmp/tn_replay_b_XXXXXX";
+    CHECK(mkdtemp(bdir) != NULL);
+    write_bcast(bdir);
+    uint64_t mc = 99;
+    job = replay_bcast(bdir, 1, "0", &mc);
+    printf("bcast: one multicast %.0f ns (hand: 14000), %llu broadcast made one\n", job, (unsigned long long)mc);
+    CHECK(job == 14000 && mc == 1);
+    job = replay_bcast(bdir, 0, "0", &mc);
+    printf("bcast: the binomial model %.0f ns (hand: 26000)\n", job);
+    CHECK(job == 26000 && mc == 0);
+    snprintf(path, sizeof(path), "%s/b.vef", bdir);
+    FILE *vf = fopen(path, "w");
+    CHECK(vf != NULL && fputs(bcast_vef, vf) >= 0 && fclose(vf) == 0);
+    job = replay_bcast(path, 1, "0", &mc);
+    printf("bcast (VEF): one multicast %.0f ns (hand: 14000)\n", job);
+    CHECK(job == 14000 && mc == 1);
+    job = replay_bcast(path, 0, "0", &mc);
+    CHECK(job == 26000 && mc == 0);
+    /* with the host model (cpu_o = 300, a host per rank): the root's 300 ns
+     * before the multicast, each member's 300 after it, in parallel:
+     * 14600; the binomial model pays 300 twice per round: 27200 */
+    job = replay_bcast(path, 1, "300", &mc);
+    printf("bcast (VEF, cpu_o 300): one multicast %.0f ns (hand: 14600)\n", job);
+    CHECK(job == 14600 && mc == 1);
+    job = replay_bcast(path, 0, "300", &mc);
+    CHECK(job == 27200);
+    unlink(path);
+    for (int r = 0; r < 3; r++) {
+        snprintf(path, sizeof(path), "%s/b%d.ttr", bdir, r);
+        unlink(path);
+    }
+    rmdir(bdir);
     const char *files[] = {"r0.ttr", "r1.ttr", "replay.txt", "replay_ranks.csv", "replay_msgs.csv"};
     for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
         snprintf(path, sizeof(path), "%s/%s", dir, files[i]);

@@ -197,6 +197,11 @@ tn_sim_status_t tn_sim_coll_dag(const tn_sim_job_t *j, const tn_sim_topo_t *t, c
         st = TN_SIM_ERR_INVAL;
         goto out;
     }
+    if (ca == TN_SIM_CA_MCAST && kind != TN_SIM_C_BCAST) {
+        snprintf(why, whylen, "job %d: coll_algo mcast: a bcast only (one multicast from the root)", jobno);
+        st = TN_SIM_ERR_INVAL;
+        goto out;
+    }
     if (ca == TN_SIM_CA_LLF || ca == TN_SIM_CA_GLF) {
         if ((kind != TN_SIM_C_ALLREDUCE && kind != TN_SIM_C_ALLGATHER && kind != TN_SIM_C_ALLTOALL) ||
             (t->kind != TN_SIM_TOPO_DRAGONFLY && t->kind != TN_SIM_TOPO_MEGAFLY)) {
@@ -225,7 +230,9 @@ tn_sim_status_t tn_sim_coll_dag(const tn_sim_job_t *j, const tn_sim_topo_t *t, c
     for (int32_t it = 0; it < j->c.iters && st == TN_SIM_OK; it++) {
         tn_sim_coll_t c = {.n = n, .world = world, .state = state, .sbytes = sb, .rbytes = rb, .root = root,
                            .one_node = 0, .shm_lat = rc->shm_lat};
-        if (ca == TN_SIM_CA_LLF || ca == TN_SIM_CA_GLF) {
+        if (ca == TN_SIM_CA_MCAST) {
+            st = tn_sim_coll_mcast(&p, &c);
+        } else if (ca == TN_SIM_CA_LLF || ca == TN_SIM_CA_GLF) {
             tn_sim_rounds_t x;
             st = tn_sim_rounds_init(&x, &p, &c);
             if (st == TN_SIM_OK) {

@@ -22,7 +22,10 @@
  *     blocks across first ((g-1) b), then g-block sets inside.  All-to-all
  *     (b per pair): the same bytes either way ((m-1) g b local, (g-1) m b
  *     global per rank), in the opposite order.  Every group must hold the
- *     same number of the job's ranks. */
+ *     same number of the job's ranks;
+ *   mcast (bcast): a hardware multicast, one flow from the root over a
+ *     tree of the fabric's routes to every other rank, its bytes once on
+ *     each tree link (tn_sim_coll_mcast; flow level only). */
 #ifndef TN_SIM_COLL_JOB_H
 #define TN_SIM_COLL_JOB_H
 
@@ -32,10 +35,10 @@
 #include "sim_work.h"
 
 #define TN_SIM_COLL_ALGO_CHOICES                                                              \
-    "auto|nbc|llf|glf|binomial|scatter_allgather|pipeline|twolevel|rabenseifner|"     \
+    "auto|nbc|llf|glf|mcast|binomial|scatter_allgather|pipeline|twolevel|rabenseifner|"     \
     "recdbl|reduce_bcast|ring|linear|bruck|pairwise|scattered|rechalving|dissemination|flat"
 
-enum { TN_SIM_CA_AUTO, TN_SIM_CA_NBC, TN_SIM_CA_LLF, TN_SIM_CA_GLF };
+enum { TN_SIM_CA_AUTO, TN_SIM_CA_NBC, TN_SIM_CA_LLF, TN_SIM_CA_GLF, TN_SIM_CA_MCAST };
 
 /* The DAG of job j (pattern coll) in g; rc for the planner and the eager
  * limit.  Fails with why (an algorithm that does not apply, no planner

@@ -96,6 +96,8 @@ static const conf_key_t conf_keys[] = {
      "replay: cores each host has for that work"},
     {"cpu_share", G(cpu_share), CT_ENUM, "node", 0, 0, "node|all",
      "replay: a host is a traced node, or all ranks share one (namespaces on one machine)"},
+    {"bcast_mcast", G(bcast_mcast), CT_ENUM, "off", 0, 0, "off|on",
+     "replay: each broadcast one hardware multicast from its root to its communicator (flow level)"},
     {"fidelity", G(fidelity), CT_ENUM, "flow", 0, 0, "flow|packet",
      "engine: max-min flows or MTU packets (docs/sim.md)"},
     {"mtu", G(mtu), CT_I32, "4096", 64, 1 << 20, NULL, "packet: payload bytes per packet"},
@@ -129,7 +131,8 @@ static const conf_key_t conf_keys[] = {
      "barrier|bcast|reduce|allreduce|allgather|alltoall|gather|scatter|reduce_scatter|scan|exscan",
      "job, coll: the collective (size: its vector, or one block per rank)"},
     {"coll_algo", J(coll_algo), CT_ENUM, "auto", 0, 0, TN_SIM_COLL_ALGO_CHOICES,
-     "job, coll: Tern's algorithm (auto: Tern's choice; nbc: the nonblocking schedule) or hwmcast, llf, glf"},
+     "job, coll: Tern's algorithm (auto: Tern's choice; nbc: the nonblocking schedule) or mcast "
+     "(bcast: hardware multicast, flow level), llf, glf"},
     {"root", J(root), CT_I32, "0", 0, TN_SIM_MAX_EP, NULL, "job, coll: the root"},
     {"delay", J(delay), CT_DBL, "0", 0, 1e12, NULL, "job, batch: compute ns before each dependent step"},
     {"start", J(start), CT_DBL, "0", 0, 1e15, NULL, "job: start time, ns"},

@@ -64,6 +64,7 @@ typedef struct {
     double cpu_o;                /* replay: ns of core time per message end; 0: off */
     int32_t cpu_cores;
     int cpu_share;               /* 0 a traced node, 1 every rank */
+    int bcast_mcast;              /* replay: 1: each broadcast one multicast */
     int fidelity;                 /* 0 flow, 1 packet */
     int32_t mtu, hdr, buf;        /* packet: payload and header bytes, buffer per port and VC */
     int cc;                       /* packet: tn_sim_cc_t */

@@ -12,7 +12,7 @@ void tn_sim_dag_init(tn_sim_dag_t *g)
 void tn_sim_dag_free(tn_sim_dag_t *g)
 {
     void *arrays[] = {g->src, g->dst, g->bytes, g->delay, g->deps, g->e_from, g->e_to,
-                      g->out_off, g->out, g->ready};
+                      g->out_off, g->out, g->ready, g->mc_off, g->mc_dst};
     for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++) {
         free(arrays[i]);
     }
@@ -51,6 +51,40 @@ int32_t tn_sim_dag_node(tn_sim_dag_t *g, int32_t src, int32_t dst, uint64_t byte
     g->bytes[i] = bytes;
     g->delay[i] = delay;
     g->deps[i] = 0;
+    return i;
+}
+
+int32_t tn_sim_dag_mcast(tn_sim_dag_t *g, int32_t src, const int32_t *dst, int32_t n, uint64_t bytes,
+                         double delay)
+{
+    if (n < 1 || g->nmc >= INT32_MAX / 2 - 2 || g->mcn > INT32_MAX - (int64_t)n) {
+        return -1;
+    }
+    if (g->nmc + 2 > g->mccap) {
+        size_t c = g->mccap ? (size_t)g->mccap * 2 : 64;
+        if (dag_grow((void **)&g->mc_off, sizeof(int32_t), c)) {
+            return -1;
+        }
+        g->mccap = (int32_t)c;
+        g->mc_off[0] = g->nmc == 0 ? 0 : g->mc_off[0];
+    }
+    if (g->mcn + n > g->mcdcap) {
+        int64_t c = g->mcdcap ? g->mcdcap * 2 : 1024;
+        while (c < g->mcn + n) {
+            c *= 2;
+        }
+        if (dag_grow((void **)&g->mc_dst, sizeof(int32_t), (size_t)c)) {
+            return -1;
+        }
+        g->mcdcap = c;
+    }
+    int32_t i = tn_sim_dag_node(g, src, TN_SIM_DAG_MCAST - g->nmc, bytes, delay);
+    if (i < 0) {
+        return -1;
+    }
+    memcpy(g->mc_dst + g->mcn, dst, sizeof(int32_t) * (size_t)n);
+    g->mcn += n;
+    g->mc_off[++g->nmc] = (int32_t)g->mcn;
     return i;
 }
 
@@ -177,6 +211,11 @@ static tn_sim_status_t dag_begin(tn_sim_dag_src_t *s, tn_sim_eng_t *e, int32_t i
         s->ptail[h] = i;
         return TN_SIM_OK;
     }
+    if (g->dst[i] <= TN_SIM_DAG_MCAST) {
+        int32_t k = TN_SIM_DAG_MCAST - g->dst[i];
+        return tn_sim_eng_post_mcast(e, t, s->base.job, s->job->ep[g->src[i]], s->mc_ep + g->mc_off[k],
+                                     g->mc_off[k + 1] - g->mc_off[k], g->bytes[i], i);
+    }
     if (g->delay[i] > 0) {
         return tn_sim_eng_timer(e, t, s->base.job, i);
     }
@@ -259,8 +298,18 @@ tn_sim_status_t tn_sim_dag_src_init(tn_sim_dag_src_t *s, int jobno, const tn_sim
     s->job = j;
     s->dag = g;
     s->stack = malloc(sizeof(int32_t) * ((size_t)g->n + 1));
-    if (s->stack == NULL) {
+    s->mc_ep = malloc(sizeof(int32_t) * ((size_t)g->mcn + 1));
+    if (s->stack == NULL || s->mc_ep == NULL) {
+        tn_sim_dag_src_fini(s);
         return TN_SIM_ERR_NOMEM;
+    }
+    for (int64_t k = 0; k < g->mcn; k++) {
+        int32_t r = g->mc_dst[k];
+        if (r < 0 || r >= j->n) {
+            tn_sim_dag_src_fini(s);
+            return TN_SIM_ERR_INVAL;
+        }
+        s->mc_ep[k] = j->ep[r];
     }
     if (g->npool > 0) {
         size_t np = (size_t)g->npool;
@@ -287,5 +336,6 @@ void tn_sim_dag_src_fini(tn_sim_dag_src_t *s)
     free(s->phead);
     free(s->ptail);
     free(s->qnext);
-    s->stack = s->pfree = s->phead = s->ptail = s->qnext = NULL;
+    free(s->mc_ep);
+    s->stack = s->pfree = s->phead = s->ptail = s->qnext = s->mc_ep = NULL;
 }

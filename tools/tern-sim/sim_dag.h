@@ -2,7 +2,11 @@
  * source that runs one on an engine (sim_flow.h).
  *
  * Node i is a message from rank src[i] to rank dst[i] of bytes[i] bytes,
- * or a join (dst[i] < 0): no traffic, done as soon as it starts.  It
+ * a join (dst[i] == TN_SIM_DAG_JOIN): no traffic, done as soon as it
+ * starts, or a multicast (dst[i] <= TN_SIM_DAG_MCAST): bytes[i] from
+ * src[i] to each of the ranks mc_dst[mc_off[k] .. mc_off[k + 1]) with
+ * k = TN_SIM_DAG_MCAST - dst[i], one flow over a tree (sim_flow.h),
+ * complete when the last of them has it.  It
  * starts delay[i] ns after the last of the nodes it depends on completed
  * (or after the job's start when it depends on none).  Edges are stored
  * once, as CSR lists of dependents.  A trace replay builds the same
@@ -21,12 +25,12 @@
 #include "sim_flow.h"
 #include "sim_work.h"
 
-enum { TN_SIM_DAG_JOIN = -1, TN_SIM_DAG_CPU = -2 };
+enum { TN_SIM_DAG_JOIN = -1, TN_SIM_DAG_CPU = -2, TN_SIM_DAG_MCAST = -3 };
 
 /* DAGs up to 2^31 nodes and edges. */
 typedef struct {
     int32_t n, cap;
-    int32_t *src, *dst;
+    int32_t *src, *dst;     /* dst: a rank, or TN_SIM_DAG_* (<= MCAST: multicast MCAST - dst) */
     uint64_t *bytes;
     double *delay;
     int32_t *deps;          /* dependencies not completed yet */
@@ -38,12 +42,22 @@ typedef struct {
     int32_t done;
     double t_last;
     int32_t npool, cores;   /* hosts of the CPU nodes (0: none), cores each */
+    /* multicasts' destinations */
+    int32_t nmc, mccap;
+    int32_t *mc_off;        /* [nmc + 1] */
+    int32_t *mc_dst;
+    int64_t mcn, mcdcap;
 } tn_sim_dag_t;
 
 void tn_sim_dag_init(tn_sim_dag_t *g);
 void tn_sim_dag_free(tn_sim_dag_t *g);
 /* A node; returns its index or -1 (out of memory, too many). */
 int32_t tn_sim_dag_node(tn_sim_dag_t *g, int32_t src, int32_t dst, uint64_t bytes, double delay);
+/* A multicast from rank src to the ranks dst[0 .. n-1] (n >= 1, src not
+ * among them, no repeats); its index or -1 (bad input, out of memory,
+ * too many). */
+int32_t tn_sim_dag_mcast(tn_sim_dag_t *g, int32_t src, const int32_t *dst, int32_t n, uint64_t bytes,
+                         double delay);
 /* "to" depends on "from" (from < to: a DAG by construction). */
 tn_sim_status_t tn_sim_dag_edge(tn_sim_dag_t *g, int32_t from, int32_t to);
 /* npool hosts of `cores` cores each for the CPU nodes (src < npool). */
@@ -73,6 +87,7 @@ typedef struct {
     /* hosts: free cores, and each one's queue of CPU nodes waiting for a
      * core (linked through qnext, -1 ends) */
     int32_t *pfree, *phead, *ptail, *qnext;
+    int32_t *mc_ep;  /* the multicasts' destinations as endpoints (g->mc_dst) */
 } tn_sim_dag_src_t;
 
 tn_sim_status_t tn_sim_dag_src_init(tn_sim_dag_src_t *s, int jobno, const tn_sim_job_t *j,

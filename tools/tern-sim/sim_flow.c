@@ -43,6 +43,7 @@ static tn_sim_status_t eng_grow_flows(tn_sim_eng_t *e)
         {(void **)&e->f_bytes, sizeof(double)},   {(void **)&e->f_post, sizeof(double)},
         {(void **)&e->f_rem, sizeof(double)},     {(void **)&e->f_tlast, sizeof(double)},
         {(void **)&e->f_lat, sizeof(double)},     {(void **)&e->f_ideal, sizeof(double)},
+        {(void **)&e->f_mc, sizeof(int32_t *)},   {(void **)&e->f_mcn, sizeof(int32_t)},
     };
     for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++) {
         if (eng_grow(arrays[i].p, arrays[i].elem, c) != 0) {
@@ -129,11 +130,13 @@ void tn_sim_eng_fini(tn_sim_eng_t *e)
     tn_sim_heat_fini(&e->heat);
     void *arrays[] = {e->f_job, e->f_evh, e->f_next, e->f_src, e->f_dst, e->f_cookie,
                       e->f_bytes, e->f_post, e->f_rem, e->f_tlast, e->f_lat, e->f_ideal,
-                      e->t_job, e->t_arg, e->path, e->f_hrow};
+                      e->t_job, e->t_arg, e->path, e->f_hrow, (void *)e->f_mc, e->f_mcn,
+                      e->mc_tree, e->mc_mark, e->mc_depth};
     for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++) {
         free(arrays[i]);
     }
-    e->f_job = e->t_job = e->path = NULL;
+    e->f_job = e->t_job = e->path = e->mc_tree = NULL;
+    e->f_mc = NULL;
 }
 
 static tn_sim_status_t eng_fail(tn_sim_eng_t *e, tn_sim_status_t st, const char *what)
@@ -145,6 +148,104 @@ static tn_sim_status_t eng_fail(tn_sim_eng_t *e, tn_sim_status_t st, const char 
     return st;
 }
 
+/* The heatmap rows of a flow of the fixed slots, looked up once. */
+static void eng_heat_rows(tn_sim_eng_t *e, int32_t f)
+{
+    int32_t n;
+    const int32_t *hl = tn_sim_mm_links(&e->mm, f, &n);
+    if (e->mm.nhop[f] != 0) {
+        uint8_t *row = e->f_hrow + (size_t)f * (size_t)e->rt->max_hops;
+        for (int32_t i = 0; i < n; i++) {
+            row[i] = (uint8_t)tn_sim_heat_row(&e->heat, hl[i]);  /* a path's links are connected */
+        }
+    }
+}
+
+/* A multicast's flow goes on the fabric now: its tree is the route to
+ * each destination in turn, from the last node of the route already on
+ * the tree (so each node is entered once: a tree, whose links are
+ * distinct).  Where routes from the root never meet again before their
+ * destinations (shortest paths with one choice per switch, as D-mod-k
+ * and minimal routing make), that is the union of the routes. */
+static tn_sim_status_t eng_start_mcast(tn_sim_eng_t *e, int32_t f)
+{
+    const tn_sim_topo_t *t = e->topo;
+    tn_sim_jstats_t *js = &e->stats.job[e->f_job[f]];
+    int32_t s = e->f_src[f], nd = e->f_mcn[f];
+    const int32_t *dst = e->f_mc[f];
+    if (e->pkt != NULL) {
+        return eng_fail(e, TN_SIM_ERR_UNSUPP,
+                        "a multicast (coll_algo = mcast, bcast_mcast = on) at fidelity = packet: the packet "
+                        "engine has no switch replication; use fidelity = flow");
+    }
+    if (e->mc_tree == NULL) {
+        size_t nn = (size_t)t->n_node;
+        e->mc_tree = malloc(sizeof(int32_t) * nn);
+        e->mc_mark = calloc(nn, sizeof(uint32_t));
+        e->mc_depth = malloc(sizeof(double) * nn);
+        if (e->mc_tree == NULL || e->mc_mark == NULL || e->mc_depth == NULL) {
+            return eng_fail(e, TN_SIM_ERR_NOMEM, "multicast tree");
+        }
+    }
+    uint32_t ep = ++e->mc_ep;
+    if (ep == 0) {
+        memset(e->mc_mark, 0, sizeof(uint32_t) * (size_t)t->n_node);
+        ep = e->mc_ep = 1;
+    }
+    int32_t nt = 0;
+    double lat = 0, bw = INFINITY;
+    e->mc_mark[s] = ep;
+    e->mc_depth[s] = 0;
+    for (int32_t k = 0; k < nd; k++) {
+        int32_t d = dst[k];
+        if (e->mc_mark[d] == ep) {
+            continue;  /* the root, a repeat */
+        }
+        tn_sim_rhdr_t h;
+        tn_sim_route_begin(e->rt, &h, s, d, tn_sim_rng_next(&e->rng), eng_load, e);
+        int n = tn_sim_route_path(e->rt, &h, eng_load, e, e->path, NULL, e->rt->max_hops);
+        if (n < 0) {
+            char what[96];
+            snprintf(what, sizeof(what), "no route from endpoint %d to %d (multicast)", s, d);
+            return eng_fail(e, TN_SIM_ERR_ROUTE, what);
+        }
+        /* nodes of the route: v_0 = s, v_{i+1} = peer[path[i]]; the last
+         * one on the tree (v_0 is) is where it grafts */
+        int i = n;
+        while (i > 0 && e->mc_mark[t->peer[e->path[i - 1]]] != ep) {
+            i--;
+        }
+        int32_t v = i == 0 ? s : t->peer[e->path[i - 1]];
+        for (; i < n; i++) {
+            int32_t l = e->path[i], u = t->peer[l];
+            e->mc_tree[nt++] = l;
+            e->mc_mark[u] = ep;
+            e->mc_depth[u] = e->mc_depth[v] + t->lat[l];
+            bw = t->bw[l] < bw ? t->bw[l] : bw;
+            v = u;
+        }
+        lat = e->mc_depth[d] > lat ? e->mc_depth[d] : lat;
+    }
+    e->f_lat[f] = lat;
+    e->f_ideal[f] = nt > 0 ? e->f_bytes[f] / bw + lat : 0;
+    if (nt == 0 || e->f_bytes[f] == 0) {
+        e->f_evh[f] = tn_sim_evq_push(&e->q, e->now + lat, EV_DELIVER, f);
+        return e->f_evh[f] < 0 ? eng_fail(e, TN_SIM_ERR_NOMEM, "event queue") : TN_SIM_OK;
+    }
+    tn_sim_status_t st = tn_sim_mm_add(&e->mm, f, e->mc_tree, nt);
+    if (st != TN_SIM_OK) {
+        return eng_fail(e, st, "max-min add (multicast)");
+    }
+    if (e->heat.on) {
+        eng_heat_rows(e, f);
+    }
+    e->f_rem[f] = e->f_bytes[f];
+    e->f_tlast[f] = e->now;
+    js->active++;
+    e->flow_starts++;
+    return TN_SIM_OK;
+}
+
 /* A posted message's flow goes on the fabric now. */
 static tn_sim_status_t eng_start(tn_sim_eng_t *e, int32_t f)
 {
@@ -153,6 +254,9 @@ static tn_sim_status_t eng_start(tn_sim_eng_t *e, int32_t f)
     js->started++;
     e->f_evh[f] = -1;
     int32_t s = e->f_src[f], d = e->f_dst[f];
+    if (d < 0) {
+        return eng_start_mcast(e, f);
+    }
     tn_sim_rhdr_t h;
     tn_sim_route_begin(e->rt, &h, s, d, tn_sim_rng_next(&e->rng), eng_load, e);
     tn_sim_rhdr_t h0 = h;  /* the packets' header: the source's decisions only */
@@ -186,10 +290,7 @@ static tn_sim_status_t eng_start(tn_sim_eng_t *e, int32_t f)
         return eng_fail(e, st, "max-min add");
     }
     if (e->heat.on) {
-        uint8_t *row = e->f_hrow + (size_t)f * (size_t)e->rt->max_hops;
-        for (int i = 0; i < n; i++) {
-            row[i] = (uint8_t)tn_sim_heat_row(&e->heat, e->path[i]);  /* a path's links are connected */
-        }
+        eng_heat_rows(e, f);
     }
     e->f_rem[f] = e->f_bytes[f];
     e->f_tlast[f] = e->now;
@@ -198,12 +299,11 @@ static tn_sim_status_t eng_start(tn_sim_eng_t *e, int32_t f)
     return TN_SIM_OK;
 }
 
-tn_sim_status_t tn_sim_eng_post(tn_sim_eng_t *e, double t, int job, int32_t src, int32_t dst,
-                                uint64_t bytes, int64_t cookie)
+/* A message's flow: posted now, started at t (dst -1: a multicast to
+ * mc[0 .. mcn)). */
+static tn_sim_status_t eng_post(tn_sim_eng_t *e, double t, int job, int32_t src, int32_t dst,
+                                const int32_t *mc, int32_t mcn, uint64_t bytes, int64_t cookie)
 {
-    if (!(t >= e->now) || src < 0 || dst < 0 || src >= e->topo->n_ep || dst >= e->topo->n_ep) {
-        return eng_fail(e, TN_SIM_ERR_INVAL, "post");
-    }
     if (e->ffree < 0) {
         tn_sim_status_t st = eng_grow_flows(e);
         if (st != TN_SIM_OK) {
@@ -215,6 +315,8 @@ tn_sim_status_t tn_sim_eng_post(tn_sim_eng_t *e, double t, int job, int32_t src,
     e->f_job[f] = job;
     e->f_src[f] = src;
     e->f_dst[f] = dst;
+    e->f_mc[f] = mc;
+    e->f_mcn[f] = mcn;
     e->f_cookie[f] = cookie;
     e->f_bytes[f] = (double)bytes;
     e->f_post[f] = t;
@@ -229,6 +331,39 @@ tn_sim_status_t tn_sim_eng_post(tn_sim_eng_t *e, double t, int job, int32_t src,
     }
     e->f_evh[f] = tn_sim_evq_push(&e->q, t, EV_START, f);
     return e->f_evh[f] < 0 ? eng_fail(e, TN_SIM_ERR_NOMEM, "event queue") : TN_SIM_OK;
+}
+
+tn_sim_status_t tn_sim_eng_post(tn_sim_eng_t *e, double t, int job, int32_t src, int32_t dst,
+                                uint64_t bytes, int64_t cookie)
+{
+    if (!(t >= e->now) || src < 0 || dst < 0 || src >= e->topo->n_ep || dst >= e->topo->n_ep) {
+        return eng_fail(e, TN_SIM_ERR_INVAL, "post");
+    }
+    return eng_post(e, t, job, src, dst, NULL, 0, bytes, cookie);
+}
+
+tn_sim_status_t tn_sim_eng_post_mcast(tn_sim_eng_t *e, double t, int job, int32_t src, const int32_t *dst,
+                                      int32_t n, uint64_t bytes, int64_t cookie)
+{
+    if (!(t >= e->now) || src < 0 || src >= e->topo->n_ep) {
+        return eng_fail(e, TN_SIM_ERR_INVAL, "post (multicast)");
+    }
+    if (n < 1 || dst == NULL) {
+        return eng_fail(e, TN_SIM_ERR_INVAL, "a multicast with no destination");
+    }
+    for (int32_t k = 0; k < n; k++) {
+        if (dst[k] < 0 || dst[k] >= e->topo->n_ep) {
+            char what[96];
+            snprintf(what, sizeof(what), "a multicast to endpoint %d (of %d)", dst[k], e->topo->n_ep);
+            return eng_fail(e, TN_SIM_ERR_INVAL, what);
+        }
+    }
+    if (e->pkt != NULL) {
+        return eng_fail(e, TN_SIM_ERR_UNSUPP,
+                        "a multicast (coll_algo = mcast, bcast_mcast = on) at fidelity = packet: the packet "
+                        "engine has no switch replication; use fidelity = flow");
+    }
+    return eng_post(e, t, job, src, -1, dst, n, bytes, cookie);
 }
 
 tn_sim_status_t tn_sim_eng_timer(tn_sim_eng_t *e, double t, int job, int32_t arg)
@@ -285,8 +420,18 @@ static tn_sim_status_t eng_deliver(tn_sim_eng_t *e, int32_t f, double t, int on_
  * it started, next to its other per-flow data. */
 static void eng_heat_rate(tn_sim_eng_t *e, int32_t f, double dr, int start)
 {
-    tn_sim_heat_rate(&e->heat, e->f_hrow + (size_t)f * (size_t)e->rt->max_hops, e->mm.nhop[f],
-                     e->now, dr, start);
+    if (e->mm.nhop[f] != 0) {
+        tn_sim_heat_rate(&e->heat, e->f_hrow + (size_t)f * (size_t)e->rt->max_hops, e->mm.nhop[f],
+                         e->now, dr, start);
+        return;
+    }
+    /* a tree in the solver's pool: its rows looked up now */
+    int32_t n;
+    const int32_t *hl = tn_sim_mm_links(&e->mm, f, &n);
+    for (int32_t i = 0; i < n; i++) {
+        uint8_t row = (uint8_t)tn_sim_heat_row(&e->heat, hl[i]);
+        tn_sim_heat_rate(&e->heat, &row, 1, e->now, dr, start);
+    }
 }
 
 /* The last byte of flow f has left: its share is freed at the next rate

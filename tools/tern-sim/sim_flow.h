@@ -13,7 +13,14 @@
  *    once, with that time: what it posts in answer starts then);
  *  - no packets, no queues, no buffers, no per-hop serialization: that is
  *    the packet engine's job.  Under this model latency does not hold
- *    bandwidth and a flow's rate is its fair share from its first byte.
+ *    bandwidth and a flow's rate is its fair share from its first byte;
+ *  - a multicast (tn_sim_eng_post_mcast) is one flow over a tree: the
+ *    route to each destination in turn, grafted where it first reaches
+ *    a node already on the tree (so every switch gets one copy and
+ *    replicates it); its max-min rate is charged once on each tree
+ *    link, and it is delivered the longest root-to-destination latency
+ *    on the tree after its bytes have drained.  Flow level only: the
+ *    packet engine has no switch replication, and refuses it.
  * Events at the same time are taken as one batch: all of them first, one
  * rate update after.  Counting: an "event" in the figures is a flow start
  * or a flow end (timers and messages that never reach the fabric are
@@ -85,7 +92,9 @@ struct tn_sim_eng {
     /* flows (= messages in flight), ids shared with mm */
     int32_t fcap, ffree, zombie;  /* zombie: ended, the solver not told yet */
     int32_t *f_job, *f_evh, *f_next;
-    int32_t *f_src, *f_dst;
+    int32_t *f_src, *f_dst;  /* f_dst -1: a multicast to f_mc[f][0 .. f_mcn[f]) */
+    const int32_t **f_mc;
+    int32_t *f_mcn;
     int64_t *f_cookie;
     double *f_bytes, *f_post, *f_rem, *f_tlast, *f_lat, *f_ideal;
     uint8_t *f_hrow;     /* heat on, flow level: the link rows of a flow's hops [fcap * max_hops] */
@@ -93,6 +102,12 @@ struct tn_sim_eng {
     int32_t tcap, tfree;
     int32_t *t_job, *t_arg;
     int32_t *path;       /* [max_hops] */
+    /* multicast trees (allocated by the first one): links, the nodes on
+     * the tree (stamp mc_ep) and their latency from the root */
+    int32_t *mc_tree;    /* [n_node] */
+    uint32_t *mc_mark;   /* [n_node] */
+    double *mc_depth;    /* [n_node] */
+    uint32_t mc_ep;
     tn_sim_status_t err; /* the first error a callback hit */
     char why[256];
     /* counters */
@@ -112,6 +127,15 @@ tn_sim_status_t tn_sim_eng_run(tn_sim_eng_t *e);
  * now); cookie comes back in delivered(). */
 tn_sim_status_t tn_sim_eng_post(tn_sim_eng_t *e, double t, int job, int32_t src, int32_t dst,
                                 uint64_t bytes, int64_t cookie);
+/* For sources: a multicast of job from endpoint src to the endpoints
+ * dst[0 .. n-1] at time t (>= now), one message of bytes to each: one
+ * flow over a tree (above), delivered once, when the last destination
+ * has it.  src among dst, and repeats, count once; n >= 1.  dst must
+ * stay valid until delivered() (the tree is routed when the flow
+ * starts).  Fails (TN_SIM_ERR_UNSUPP, e->why naming the options that
+ * make multicasts) on the packet engine. */
+tn_sim_status_t tn_sim_eng_post_mcast(tn_sim_eng_t *e, double t, int job, int32_t src, const int32_t *dst,
+                                      int32_t n, uint64_t bytes, int64_t cookie);
 /* For the packet engine: message f's last byte is at its destination
  * at t (>= now). */
 tn_sim_status_t tn_sim_eng_pkt_done(tn_sim_eng_t *e, int32_t f, double t);

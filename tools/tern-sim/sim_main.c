@@ -96,7 +96,7 @@ static int main_replay_load(tn_sim_conf_t *c, tn_sim_prog_t *p, char *why, size_
     tn_sim_replay_conf_t rc;
     tn_sim_replay_conf(c, &rc);
     tn_sim_status_t st = S_ISDIR(sb.st_mode) ? tn_sim_replay_from_trace(p, c->replay, &rc, why, whylen)
-                                             : tn_sim_replay_from_vef(p, c->replay, why, whylen);
+                                             : tn_sim_replay_from_vef(p, c->replay, &rc, why, whylen);
     if (st != TN_SIM_OK) {
         return -1;
     }

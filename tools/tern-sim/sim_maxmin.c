@@ -60,7 +60,8 @@ void tn_sim_mm_fini(tn_sim_mm_t *mm)
                       mm->state, mm->rate, mm->bneck, mm->added, mm->removed, mm->aff, mm->aff_old,
                       mm->fmark, mm->apos, mm->lmark, mm->lmark2, mm->lidx, mm->lq, mm->lglob,
                       mm->lcnt, mm->ladj_off, mm->ladj, mm->lver, mm->lrem, mm->lsum, mm->lslb,
-                      mm->nrate, mm->aff_tmp, mm->ahl, mm->anh, mm->nbneck, mm->frozen, mm->heap};
+                      mm->nrate, mm->aff_tmp, mm->ahl, mm->aoff, mm->nbneck, mm->frozen, mm->heap,
+                      mm->xoff, mm->xn, mm->xlink, mm->xpos, mm->xflow};
     for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++) {
         free(arrays[i]);
     }
@@ -89,7 +90,7 @@ tn_sim_status_t tn_sim_mm_reserve(tn_sim_mm_t *mm, int32_t n)
         }
         cap *= 2;
     }
-    size_t c = (size_t)cap, ch = c << mm->hshift;
+    size_t c = (size_t)cap, ch = c << mm->hshift, ca = ch + (size_t)mm->xcap;
     struct {
         void **p;
         size_t elem, n;
@@ -101,9 +102,10 @@ tn_sim_status_t tn_sim_mm_reserve(tn_sim_mm_t *mm, int32_t n)
         {(void **)&mm->aff, sizeof(int32_t), c},       {(void **)&mm->aff_old, sizeof(double), c},
         {(void **)&mm->fmark, sizeof(uint32_t), c},    {(void **)&mm->apos, sizeof(int32_t), c},
         {(void **)&mm->nrate, sizeof(double), c},      {(void **)&mm->nbneck, sizeof(int32_t), c},
-        {(void **)&mm->aff_tmp, sizeof(double), c},    {(void **)&mm->anh, 1, c},
-        {(void **)&mm->ahl, sizeof(int32_t), ch},      {(void **)&mm->frozen, 1, c},
-        {(void **)&mm->ladj, sizeof(int32_t), ch},
+        {(void **)&mm->aff_tmp, sizeof(double), c},    {(void **)&mm->aoff, sizeof(int32_t), c + 1},
+        {(void **)&mm->ahl, sizeof(int32_t), ca},      {(void **)&mm->frozen, 1, c},
+        {(void **)&mm->ladj, sizeof(int32_t), ca},     {(void **)&mm->xoff, sizeof(int32_t), c},
+        {(void **)&mm->xn, sizeof(int32_t), c},
         {(void **)&mm->heap, sizeof(tn_sim_mm_hent_t), ch + (size_t)mm->n_link},
     };
     for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++) {
@@ -121,32 +123,142 @@ tn_sim_status_t tn_sim_mm_reserve(tn_sim_mm_t *mm, int32_t n)
     return TN_SIM_OK;
 }
 
-tn_sim_status_t tn_sim_mm_add(tn_sim_mm_t *mm, int32_t f, const int32_t *links, int n)
+/* Link l's list is full: doubles it.  0, or -1 (no memory). */
+static int mm_lvec_grow(tn_sim_mm_t *mm, int32_t l)
 {
-    if (f < 0 || f >= mm->fcap || mm->state[f] != TN_SIM_MM_FREE || n < 1 || n > (1 << mm->hshift)) {
-        return TN_SIM_ERR_INVAL;
+    int32_t c = mm->lcap[l] > 0 ? mm->lcap[l] * 2 : 4;
+    if (mm_grow((void **)&mm->lvec[l], sizeof(int32_t), (size_t)c) != 0) {
+        return -1;
     }
+    mm->lcap[l] = c;
+    return 0;
+}
+
+/* Moves the live ranges of the pool to its front, in order, and
+ * renumbers their slots on the links' lists. */
+static void mm_pool_compact(tn_sim_mm_t *mm)
+{
+    int32_t w = 0;
+    mm->compactions++;
+    for (int32_t p = 0; p < mm->xend;) {
+        int32_t f = mm->xflow[p];
+        if (f < 0) {
+            p++;
+            continue;
+        }
+        int32_t n = mm->xn[f];  /* p is xoff[f]: ranges are whole and in order */
+        for (int32_t k = 0; k < n; k++) {
+            int32_t l = mm->xlink[p + k], pos = mm->xpos[p + k];
+            mm->xlink[w + k] = l;
+            mm->xpos[w + k] = pos;
+            mm->xflow[w + k] = f;
+            mm->lvec[l][pos] = -1 - (w + k);
+        }
+        mm->xoff[f] = w;
+        w += n;
+        p += n;
+    }
+    for (int32_t p = w; p < mm->xend; p++) {
+        mm->xflow[p] = -1;
+    }
+    mm->xend = w;
+}
+
+/* A range of n pool slots; its offset, or -1 (no memory, too many). */
+static int32_t mm_pool_alloc(tn_sim_mm_t *mm, int32_t n)
+{
+    if (mm->xend > mm->xcap - n) {
+        mm_pool_compact(mm);
+    }
+    if (mm->xend > mm->xcap - n || (mm->xend > mm->xcap / 2 - n && mm->xend == mm->xlive)) {
+        /* full, or more than half full right after a compaction: grow to
+         * twice what is held, so that a compaction frees at least as
+         * much as it moves */
+        int64_t want = 2 * ((int64_t)mm->xend + n);
+        int64_t cap = mm->xcap > 0 ? mm->xcap : 1024;
+        while (cap < want) {
+            cap *= 2;
+        }
+        if (cap > INT32_MAX / 2 || ((int64_t)mm->fcap << mm->hshift) + cap > INT32_MAX) {
+            return -1;
+        }
+        size_t c = (size_t)cap, ca = ((size_t)mm->fcap << mm->hshift) + c;
+        if (mm_grow((void **)&mm->xlink, sizeof(int32_t), c) || mm_grow((void **)&mm->xpos, sizeof(int32_t), c) ||
+            mm_grow((void **)&mm->xflow, sizeof(int32_t), c) || mm_grow((void **)&mm->ahl, sizeof(int32_t), ca) ||
+            mm_grow((void **)&mm->ladj, sizeof(int32_t), ca)) {
+            return -1;
+        }
+        for (int32_t p = mm->xcap; p < (int32_t)cap; p++) {
+            mm->xflow[p] = -1;
+        }
+        mm->xcap = (int32_t)cap;
+    }
+    int32_t off = mm->xend;
+    mm->xend += n;
+    mm->xlive += n;
+    return off;
+}
+
+/* A long flow's links go in the pool (checked distinct first). */
+static tn_sim_status_t mm_add_long(tn_sim_mm_t *mm, int32_t f, const int32_t *links, int n)
+{
+    uint32_t ep = ++mm->lep;
     for (int i = 0; i < n; i++) {
         int32_t l = links[i];
-        if (l < 0 || l >= mm->n_link) {
+        if (l < 0 || l >= mm->n_link || mm->lmark[l] == ep) {
             return TN_SIM_ERR_INVAL;
         }
+        mm->lmark[l] = ep;
     }
-    int32_t base = f << mm->hshift;
+    int32_t off = mm_pool_alloc(mm, n);
+    if (off < 0) {
+        return TN_SIM_ERR_NOMEM;
+    }
     for (int i = 0; i < n; i++) {
-        int32_t l = links[i];
-        if (mm->nfl[l] == mm->lcap[l]) {
-            int32_t c = mm->lcap[l] > 0 ? mm->lcap[l] * 2 : 4;
-            if (mm_grow((void **)&mm->lvec[l], sizeof(int32_t), (size_t)c) != 0) {
+        int32_t l = links[i], p = off + i;
+        if (mm->nfl[l] == mm->lcap[l] && mm_lvec_grow(mm, l) != 0) {
+            return TN_SIM_ERR_NOMEM;  /* the hops before stay: a fatal error for the caller */
+        }
+        mm->lvec[l][mm->nfl[l]] = -1 - p;
+        mm->xpos[p] = mm->nfl[l]++;
+        mm->xlink[p] = l;
+        mm->xflow[p] = f;
+    }
+    mm->nhop[f] = 0;
+    mm->xoff[f] = off;
+    mm->xn[f] = n;
+    return TN_SIM_OK;
+}
+
+tn_sim_status_t tn_sim_mm_add(tn_sim_mm_t *mm, int32_t f, const int32_t *links, int n)
+{
+    if (f < 0 || f >= mm->fcap || mm->state[f] != TN_SIM_MM_FREE || n < 1 || n > mm->n_link) {
+        return TN_SIM_ERR_INVAL;
+    }
+    if (n <= (1 << mm->hshift)) {
+        for (int i = 0; i < n; i++) {
+            int32_t l = links[i];
+            if (l < 0 || l >= mm->n_link) {
+                return TN_SIM_ERR_INVAL;
+            }
+        }
+        int32_t base = f << mm->hshift;
+        for (int i = 0; i < n; i++) {
+            int32_t l = links[i];
+            if (mm->nfl[l] == mm->lcap[l] && mm_lvec_grow(mm, l) != 0) {
                 return TN_SIM_ERR_NOMEM;  /* the hops before stay: a fatal error for the caller */
             }
-            mm->lcap[l] = c;
+            mm->lvec[l][mm->nfl[l]] = base + i;
+            mm->hop_pos[base + i] = mm->nfl[l]++;
+            mm->hop_link[base + i] = l;
         }
-        mm->lvec[l][mm->nfl[l]] = base + i;
-        mm->hop_pos[base + i] = mm->nfl[l]++;
-        mm->hop_link[base + i] = l;
+        mm->nhop[f] = (uint8_t)n;
+    } else {
+        tn_sim_status_t st = mm_add_long(mm, f, links, n);
+        if (st != TN_SIM_OK) {
+            return st;
+        }
     }
-    mm->nhop[f] = (uint8_t)n;
     mm->rate[f] = 0;
     mm->state[f] = TN_SIM_MM_ADDED;
     mm->added[mm->nadded++] = f;
@@ -167,15 +279,31 @@ tn_sim_status_t tn_sim_mm_remove(tn_sim_mm_t *mm, int32_t f)
 /* Takes a removed flow off its links for good. */
 static void mm_unlink(tn_sim_mm_t *mm, int32_t f)
 {
-    int32_t base = f << mm->hshift;
-    for (int i = 0; i < mm->nhop[f]; i++) {
-        int32_t l = mm->hop_link[base + i], pos = mm->hop_pos[base + i];
+    int32_t n = mm->nhop[f], base = f << mm->hshift;
+    int32_t *hl = mm->hop_link + base, *hp = mm->hop_pos + base;
+    if (n == 0) {
+        n = mm->xn[f];
+        hl = mm->xlink + mm->xoff[f];
+        hp = mm->xpos + mm->xoff[f];
+    }
+    for (int32_t i = 0; i < n; i++) {
+        int32_t l = hl[i], pos = hp[i];
         int32_t last = --mm->nfl[l];
         int32_t moved = mm->lvec[l][last];
         mm->lvec[l][pos] = moved;
-        mm->hop_pos[moved] = pos;
+        if (moved >= 0) {
+            mm->hop_pos[moved] = pos;
+        } else {
+            mm->xpos[-1 - moved] = pos;
+        }
         /* an empty link's load is exactly 0: rounding does not pile up */
         mm->load[l] = mm->nfl[l] == 0 ? 0 : mm->load[l] - mm->rate[f];
+    }
+    if (mm->nhop[f] == 0) {
+        for (int32_t i = 0; i < n; i++) {
+            mm->xflow[mm->xoff[f] + i] = -1;
+        }
+        mm->xlive -= n;
     }
     mm->state[f] = TN_SIM_MM_FREE;
     mm->rate[f] = 0;
@@ -193,9 +321,10 @@ static inline void mm_aff_push(tn_sim_mm_t *mm, int32_t f, double old)
 /* Enqueues the links of flow f not yet visited in this BFS. */
 static inline int32_t mm_push_links(tn_sim_mm_t *mm, int32_t f, uint32_t lep, int32_t nq)
 {
-    int32_t base = f << mm->hshift;
-    for (int i = 0; i < mm->nhop[f]; i++) {
-        int32_t l = mm->hop_link[base + i];
+    int32_t n;
+    const int32_t *hl = tn_sim_mm_links(mm, f, &n);
+    for (int32_t i = 0; i < n; i++) {
+        int32_t l = hl[i];
         if (mm->lmark[l] != lep) {
             mm->lmark[l] = lep;
             mm->lq[nq++] = l;
@@ -216,7 +345,7 @@ static void mm_bfs(tn_sim_mm_t *mm, int32_t nq, uint32_t lep)
         }
         const int32_t *v = mm->lvec[l];
         for (int32_t i = 0, n = mm->nfl[l]; i < n; i++) {
-            int32_t g = v[i] >> mm->hshift;
+            int32_t g = tn_sim_mm_slot_flow(mm, v[i]);
             /* the bottleneck first: one load per flow for most of them */
             if (mm->bneck[g] != l || mm->state[g] != TN_SIM_MM_ACTIVE ||
                 mm->fmark[g] == mm->aep) {
@@ -278,17 +407,17 @@ static void mm_fill(tn_sim_mm_t *mm, int full)
     mm->fep += 2;
     uint32_t fe = mm->fep;
     int32_t nl = 0, naff = mm->naff;
-    int hs = mm->hshift, H = 1 << hs;
     /* A's hops as local link numbers, once: the passes below read them in
      * order instead of looking links up all over the fabric's arrays */
-    int32_t *ahl = mm->ahl;
-    uint8_t *anh = mm->anh;
+    int32_t *ahl = mm->ahl, *aoff = mm->aoff;
+    aoff[0] = 0;
     for (int32_t i = 0; i < naff; i++) {
-        int32_t f = mm->aff[i], base = f << hs, n = mm->nhop[f];
-        int32_t *row = ahl + (size_t)i * H;
-        anh[i] = (uint8_t)n;
-        for (int k = 0; k < n; k++) {
-            int32_t l = mm->hop_link[base + k];
+        int32_t f = mm->aff[i], n;
+        const int32_t *hl = tn_sim_mm_links(mm, f, &n);
+        int32_t *row = ahl + aoff[i];
+        aoff[i + 1] = aoff[i] + n;
+        for (int32_t k = 0; k < n; k++) {
+            int32_t l = hl[k];
             if (mm->lmark2[l] != fe) {
                 mm->lmark2[l] = fe;
                 mm->lidx[l] = nl;
@@ -320,16 +449,17 @@ static void mm_fill(tn_sim_mm_t *mm, int full)
      * it is not above the sum), so every flow keeps a link in the heap. */
     double *lb = mm->aff_tmp;
     for (int32_t i = 0; i < naff; i++) {
-        const int32_t *row = ahl + (size_t)i * H;
+        const int32_t *row = ahl + aoff[i];
+        int32_t n = aoff[i + 1] - aoff[i];
         double x = INFINITY;
-        for (int k = 0; k < anh[i]; k++) {
+        for (int32_t k = 0; k < n; k++) {
             int32_t li = row[k];
             mm->ladj[mm->lver[li]++] = i;
             double r = (mm->lrem[li] > 0 ? mm->lrem[li] : 0) / mm->lcnt[li];
             x = r < x ? r : x;
         }
         lb[i] = x;
-        for (int k = 0; k < anh[i]; k++) {
+        for (int32_t k = 0; k < n; k++) {
             mm->lsum[row[k]] += x;
         }
         mm->frozen[i] = 0;
@@ -339,15 +469,16 @@ static void mm_fill(tn_sim_mm_t *mm, int full)
         mm->lsum[li] = 0;
     }
     for (int32_t i = 0; i < naff; i++) {
-        const int32_t *row = ahl + (size_t)i * H;
+        const int32_t *row = ahl + aoff[i];
+        int32_t n = aoff[i + 1] - aoff[i];
         double ub = INFINITY;
-        for (int k = 0; k < anh[i]; k++) {
+        for (int32_t k = 0; k < n; k++) {
             int32_t li = row[k];
             double r = mm->lrem[li] - (mm->lslb[li] - lb[i]);
             ub = r < ub ? r : ub;
         }
         ub = ub > 0 ? ub : 0;
-        for (int k = 0; k < anh[i]; k++) {
+        for (int32_t k = 0; k < n; k++) {
             mm->lsum[row[k]] += ub;
         }
     }
@@ -357,10 +488,11 @@ static void mm_fill(tn_sim_mm_t *mm, int full)
         mm->lsum[li] = mm->lrem[li] > mm->lsum[li] * (1 + 1e-9) + 1e-300 ? 0 : 1;
     }
     for (int32_t i = 0; i < naff; i++) {
-        const int32_t *row = ahl + (size_t)i * H;
+        const int32_t *row = ahl + aoff[i];
+        int32_t n = aoff[i + 1] - aoff[i];
         int32_t in = 0, best = -1;
         double ub = INFINITY;
-        for (int k = 0; k < anh[i] && !in; k++) {
+        for (int32_t k = 0; k < n && !in; k++) {
             int32_t li = row[k];
             double r = mm->lrem[li] - (mm->lslb[li] - lb[i]);
             in = mm->lsum[li] != 0;
@@ -409,8 +541,8 @@ static void mm_fill(tn_sim_mm_t *mm, int full)
             nfrozen++;
             mm->nrate[j] = s;
             mm->nbneck[j] = bl;
-            const int32_t *row = ahl + (size_t)j * H;
-            for (int k = 0; k < anh[j]; k++) {
+            const int32_t *row = ahl + aoff[j];
+            for (int32_t k = 0, n = aoff[j + 1] - aoff[j]; k < n; k++) {
                 mm->lrem[row[k]] -= s;
                 mm->lcnt[row[k]]--;
             }
@@ -435,7 +567,7 @@ static int32_t mm_check(tn_sim_mm_t *mm, uint32_t lep, int32_t *nviol_p)
         double limit = mm->nrate[i] * (1 + MM_EPS) + 1e-300;
         const int32_t *v = mm->lvec[b];
         for (int32_t k = 0, n = mm->nfl[b]; k < n; k++) {
-            int32_t g = v[k] >> mm->hshift;
+            int32_t g = tn_sim_mm_slot_flow(mm, v[k]);
             if (mm->fmark[g] == mm->aep || mm->state[g] != TN_SIM_MM_ACTIVE || mm->rate[g] <= limit) {
                 continue;
             }
@@ -451,20 +583,21 @@ static int32_t mm_check(tn_sim_mm_t *mm, uint32_t lep, int32_t *nviol_p)
 /* The new rates become the rates; link loads follow (full: from scratch). */
 static void mm_commit(tn_sim_mm_t *mm, int full)
 {
-    int hs = mm->hshift;
+    int32_t n;
     if (full) {
         for (int32_t i = 0; i < mm->naff; i++) {
-            int32_t f = mm->aff[i], base = f << hs;
-            for (int k = 0; k < mm->nhop[f]; k++) {
-                mm->load[mm->hop_link[base + k]] = 0;
+            const int32_t *hl = tn_sim_mm_links(mm, mm->aff[i], &n);
+            for (int32_t k = 0; k < n; k++) {
+                mm->load[hl[k]] = 0;
             }
         }
     }
     for (int32_t i = 0; i < mm->naff; i++) {
-        int32_t f = mm->aff[i], base = f << hs;
+        int32_t f = mm->aff[i];
+        const int32_t *hl = tn_sim_mm_links(mm, f, &n);
         double d = full ? mm->nrate[i] : mm->nrate[i] - mm->aff_old[i];
-        for (int k = 0; k < mm->nhop[f]; k++) {
-            mm->load[mm->hop_link[base + k]] += d;
+        for (int32_t k = 0; k < n; k++) {
+            mm->load[hl[k]] += d;
         }
         mm->rate[f] = mm->nrate[i];
         mm->bneck[f] = mm->nbneck[i];

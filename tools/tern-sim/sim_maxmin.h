@@ -32,10 +32,22 @@
  * Links are integer ids with capacities (the engine uses port ids and
  * the topology's bandwidths); flows are integer ids the caller owns
  * (tn_sim_mm_reserve sizes the arrays).  Floating point: "full" and
- * "equal" are judged with a relative tolerance of 1e-9. */
+ * "equal" are judged with a relative tolerance of 1e-9.
+ *
+ * Hop storage.  A flow of up to max_hops links (a route) keeps them in
+ * fixed slots, 1 << hshift per flow: slot f << hshift | h, found by a
+ * shift.  A longer one (a multicast tree: its rate charged once on each
+ * of its links) keeps them in a pool, a contiguous range per flow
+ * (xoff, xn), nhop[f] = 0 marking it; its slots on the links' lists are
+ * negative, -1 - (pool index), and xflow maps them back.  Freed ranges
+ * are reclaimed by compaction when the pool runs out (the moved slots
+ * are renumbered on their links).  Routes never pay for trees: their
+ * hops are found as before, one branch on nhop per flow and one on the
+ * slot's sign per list entry. */
 #ifndef TN_SIM_MAXMIN_H
 #define TN_SIM_MAXMIN_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "sim_status.h"
@@ -60,7 +72,12 @@ typedef struct {
     int32_t fcap;
     int32_t *hop_link;       /* [fcap << hshift] */
     int32_t *hop_pos;        /* [fcap << hshift] index in lvec */
-    uint8_t *nhop;           /* [fcap] */
+    uint8_t *nhop;           /* [fcap] hops in the fixed slots; 0: in the pool */
+    /* the pool of long flows' hops */
+    int32_t *xoff, *xn;      /* [fcap] a long flow's range */
+    int32_t *xlink, *xpos;   /* [xcap] link, index in lvec */
+    int32_t *xflow;          /* [xcap] owner, -1: free */
+    int32_t xcap, xend, xlive;  /* capacity, end of the used part, hops held */
     uint8_t *state;          /* [fcap] TN_SIM_MM_* */
     double *rate;            /* [fcap] */
     int32_t *bneck;          /* [fcap] link it froze on */
@@ -83,15 +100,15 @@ typedef struct {
     int32_t *lglob, *lcnt, *ladj_off, *ladj;
     uint32_t *lver;          /* fill cursor of ladj */
     double *lrem, *lsum, *lslb, *nrate, *aff_tmp;
-    int32_t *ahl;            /* [fcap << hshift] A's hops as local link numbers */
-    uint8_t *anh;            /* [fcap] A's hop counts */
+    int32_t *ahl;            /* [(fcap << hshift) + xcap] A's hops as local link numbers */
+    int32_t *aoff;           /* [fcap + 1] flow i of A's hops: ahl[aoff[i] .. aoff[i + 1]) */
     int32_t *nbneck;
     uint8_t *frozen;
     tn_sim_mm_hent_t *heap;
     int32_t scratch_links, scratch_flows;  /* sizes of the local arrays */
     int64_t scratch_adj;
     /* counters */
-    uint64_t solves, touched, expansions;
+    uint64_t solves, touched, expansions, compactions;
 } tn_sim_mm_t;
 
 tn_sim_status_t tn_sim_mm_init(tn_sim_mm_t *mm, int32_t n_link, const double *cap, int max_hops);
@@ -99,8 +116,9 @@ void tn_sim_mm_fini(tn_sim_mm_t *mm);
 /* Flow ids 0 .. n-1 usable. */
 tn_sim_status_t tn_sim_mm_reserve(tn_sim_mm_t *mm, int32_t n);
 
-/* A flow starts over links[0..n-1] (n <= max_hops); its rate is set by the
- * next solve.  f must be free. */
+/* A flow starts over links[0..n-1], n distinct links (above max_hops:
+ * a long flow, held in the pool; its links are checked distinct); its
+ * rate is set by the next solve.  f must be free. */
 tn_sim_status_t tn_sim_mm_add(tn_sim_mm_t *mm, int32_t f, const int32_t *links, int n);
 /* A flow ends; its capacity is handed on by the next solve, after which f
  * is free. */
@@ -110,6 +128,24 @@ tn_sim_status_t tn_sim_mm_remove(tn_sim_mm_t *mm, int32_t f);
 tn_sim_status_t tn_sim_mm_solve(tn_sim_mm_t *mm);
 /* The same from scratch (every active flow refilled); for comparison. */
 tn_sim_status_t tn_sim_mm_solve_full(tn_sim_mm_t *mm);
+
+/* The links of flow f (active, added or removed) and their number. */
+static inline const int32_t *tn_sim_mm_links(const tn_sim_mm_t *mm, int32_t f, int32_t *n_p)
+{
+    int32_t n = mm->nhop[f];
+    if (n != 0) {
+        *n_p = n;
+        return mm->hop_link + ((size_t)f << mm->hshift);
+    }
+    *n_p = mm->xn[f];
+    return mm->xlink + mm->xoff[f];
+}
+
+/* The flow of a slot on a link's list (lvec). */
+static inline int32_t tn_sim_mm_slot_flow(const tn_sim_mm_t *mm, int32_t s)
+{
+    return s >= 0 ? s >> mm->hshift : mm->xflow[-1 - s];
+}
 
 static inline double tn_sim_mm_rate(const tn_sim_mm_t *mm, int32_t f)
 {

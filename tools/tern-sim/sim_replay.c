@@ -16,7 +16,8 @@ void tn_sim_prog_free(tn_sim_prog_t *p)
 {
     void *arrays[] = {p->src,    p->dst,     p->bytes,   p->delay,  p->e_from, p->e_to,
                       p->node,   p->trace_end, p->m_begin, p->m_end, p->m_trace, p->m_bytes,
-                      p->c_begin, p->c_end, p->c_trace, p->t_done, p->to_dag, p->in_dag};
+                      p->c_begin, p->c_end, p->c_trace, p->t_done, p->to_dag, p->in_dag, p->mc_off,
+                      p->mc_rank};
     for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++) {
         free(arrays[i]);
     }
@@ -53,6 +54,42 @@ int32_t tn_sim_prog_node(tn_sim_prog_t *p, int32_t src, int32_t dst, uint64_t by
     p->dst[i] = dst;
     p->bytes[i] = bytes;
     p->delay[i] = delay > 0 ? delay : 0;
+    return i;
+}
+
+int32_t tn_sim_prog_mcast(tn_sim_prog_t *p, int32_t src, const int32_t *dst, int32_t n, uint64_t bytes,
+                          double delay)
+{
+    if (n < 1 || p->nmc >= INT32_MAX / 4 || p->mcn > INT32_MAX / 2 - (int64_t)n) {
+        return -1;
+    }
+    if (p->nmc + 2 > p->mccap) {
+        size_t c = p->mccap ? (size_t)p->mccap * 2 : 64;
+        if (prog_grow((void **)&p->mc_off, sizeof(int32_t), c)) {
+            return -1;
+        }
+        p->mccap = (int32_t)c;
+        if (p->nmc == 0) {
+            p->mc_off[0] = 0;
+        }
+    }
+    if (p->mcn + n > p->mcrcap) {
+        int64_t c = p->mcrcap ? p->mcrcap * 2 : 1024;
+        while (c < p->mcn + n) {
+            c *= 2;
+        }
+        if (prog_grow((void **)&p->mc_rank, sizeof(int32_t), (size_t)c)) {
+            return -1;
+        }
+        p->mcrcap = c;
+    }
+    int32_t i = tn_sim_prog_node(p, src, TN_SIM_PROG_MCAST - p->nmc, bytes, delay);
+    if (i < 0) {
+        return -1;
+    }
+    memcpy(p->mc_rank + p->mcn, dst, sizeof(int32_t) * (size_t)n);
+    p->mcn += n;
+    p->mc_off[++p->nmc] = (int32_t)p->mcn;
     return i;
 }
 
@@ -161,10 +198,15 @@ tn_sim_status_t tn_sim_prog_dag(tn_sim_prog_t *p, const tn_sim_replay_conf_t *rc
     int32_t *off = calloc(n + 2, sizeof(int32_t));
     int32_t *adj = malloc(sizeof(int32_t) * ((size_t)p->nedge + 1));
     int32_t *order = malloc(sizeof(int32_t) * (n + 1));
+    /* a multicast's destination slots: each once, not the root's */
+    size_t nslot = (size_t)(p->nranks > p->nnodes ? p->nranks : p->nnodes) + 1;
+    int32_t *smark = p->nmc > 0 ? calloc(nslot, sizeof(int32_t)) : NULL;
+    int32_t *sl = p->nmc > 0 ? malloc(sizeof(int32_t) * nslot) : NULL;
     free(p->to_dag);
     p->to_dag = malloc(sizeof(int32_t) * (n + 1));
     tn_sim_status_t st = TN_SIM_ERR_NOMEM;
-    if (indeg == NULL || off == NULL || adj == NULL || order == NULL || p->to_dag == NULL) {
+    if (indeg == NULL || off == NULL || adj == NULL || order == NULL || p->to_dag == NULL ||
+        (p->nmc > 0 && (smark == NULL || sl == NULL))) {
         snprintf(why, whylen, "replay: out of memory for %d nodes", p->n);
         goto out;
     }
@@ -219,6 +261,57 @@ tn_sim_status_t tn_sim_prog_dag(tn_sim_prog_t *p, const tn_sim_replay_conf_t *rc
         int32_t s = prog_slot(p, rc->slot_mode, p->src[i]);
         int32_t d = p->dst[i] < 0 ? -1 : prog_slot(p, rc->slot_mode, p->dst[i]);
         double delay = p->delay[i];
+        if (p->dst[i] <= TN_SIM_PROG_MCAST) {
+            /* the members on the root's slot have it by shared memory;
+             * the others' slots get it from the fabric, each once */
+            int32_t mk = TN_SIM_PROG_MCAST - p->dst[i], ns = 0, local = 0;
+            for (int32_t m = p->mc_off[mk]; m < p->mc_off[mk + 1]; m++) {
+                int32_t r = p->mc_rank[m];
+                if (r < 0 || r >= p->nranks) {
+                    snprintf(why, whylen, "replay: a multicast to rank %d of %d", r, p->nranks);
+                    st = TN_SIM_ERR_INVAL;
+                    goto out;
+                }
+                int32_t sv = prog_slot(p, rc->slot_mode, r);
+                local |= sv == s && r != p->src[i];
+                if (sv != s && smark[sv] != mk + 1) {
+                    smark[sv] = mk + 1;
+                    sl[ns++] = sv;
+                }
+            }
+            /* hosts: the root's work, the multicast, every member's work;
+             * done when the last member's is */
+            int32_t cs = hosts ? tn_sim_dag_node(g, prog_host(p, rc, p->src[i]), TN_SIM_DAG_CPU, 0, rc->cpu_o) : -1;
+            int32_t x = ns > 0 ? tn_sim_dag_mcast(g, s, sl, ns, p->bytes[i], delay)
+                               : tn_sim_dag_node(g, s, TN_SIM_DAG_JOIN, 0,
+                                                 delay + (local ? rc->shm_lat + (double)p->bytes[i] / rc->shm_bw : 0));
+            int32_t jn = x, bad = x < 0 || (hosts && (cs < 0 || tn_sim_dag_edge(g, cs, x) != TN_SIM_OK));
+            if (hosts && !bad) {
+                /* the members' work nodes are made in a row, the join after them */
+                int32_t first = g->n;
+                for (int32_t m = p->mc_off[mk]; m < p->mc_off[mk + 1] && !bad; m++) {
+                    int32_t r = p->mc_rank[m];
+                    if (r != p->src[i]) {
+                        int32_t cr = tn_sim_dag_node(g, prog_host(p, rc, r), TN_SIM_DAG_CPU, 0, rc->cpu_o);
+                        bad = cr < 0 || tn_sim_dag_edge(g, x, cr) != TN_SIM_OK;
+                    }
+                }
+                jn = bad ? -1 : tn_sim_dag_node(g, s, TN_SIM_DAG_JOIN, 0, 0);
+                for (int32_t cr = first; cr < jn && !bad; cr++) {
+                    bad = tn_sim_dag_edge(g, cr, jn) != TN_SIM_OK;
+                }
+                bad |= jn < 0;
+            }
+            if (bad) {
+                snprintf(why, whylen, "replay: out of memory for the DAG");
+                goto out;
+            }
+            p->to_dag[i] = jn;
+            if (hosts) {
+                p->in_dag[i] = cs;
+            }
+            continue;
+        }
         int32_t cs = -1, cr = -1;
         if (hosts && p->dst[i] >= 0) {
             cs = tn_sim_dag_node(g, prog_host(p, rc, p->src[i]), TN_SIM_DAG_CPU, 0, rc->cpu_o);
@@ -269,6 +362,8 @@ out:
     free(off);
     free(adj);
     free(order);
+    free(smark);
+    free(sl);
     if (st != TN_SIM_OK) {
         tn_sim_dag_free(g);
     }
@@ -383,6 +478,9 @@ int tn_sim_replay_out(const tn_sim_prog_t *p, const char *dir, FILE *f, char *wh
                    "(%llu of them by the fallback)",
                 (unsigned long long)p->planned_colls, (unsigned long long)p->modelled_colls,
                 (unsigned long long)p->fallback_colls);
+        if (p->mcast_colls > 0) {
+            fprintf(o, "; %llu broadcasts as one multicast each (bcast_mcast)", (unsigned long long)p->mcast_colls);
+        }
         if (p->plan_failed > 0) {
             fprintf(o, "; the planner failed on %llu (first: %s)", (unsigned long long)p->plan_failed,
                     p->plan_why);

@@ -38,7 +38,8 @@
  * work; what waited for the message waits for the last.  A node with dst
  * TN_SIM_PROG_CPU is a rank's own work of `delay` ns (a collective's
  * reduction or copy): a core of its host with the host model, else a
- * join with that delay. */
+ * join with that delay.  A node with dst <= TN_SIM_PROG_MCAST is a
+ * multicast (tn_sim_prog_mcast). */
 #ifndef TN_SIM_REPLAY_H
 #define TN_SIM_REPLAY_H
 
@@ -49,7 +50,7 @@
 
 typedef enum { TN_SIM_SLOT_TRACE, TN_SIM_SLOT_RANK } tn_sim_slot_mode_t;
 
-enum { TN_SIM_PROG_JOIN = -1, TN_SIM_PROG_CPU = -2 };
+enum { TN_SIM_PROG_JOIN = -1, TN_SIM_PROG_CPU = -2, TN_SIM_PROG_MCAST = -3 };
 
 typedef struct {
     uint64_t eager;      /* rendezvous above this many bytes */
@@ -57,6 +58,7 @@ typedef struct {
     double shm_bw;       /* bytes/ns, intra-node message */
     int slot_mode;       /* tn_sim_slot_mode_t */
     const char *coll_plan; /* tern-coll-plan's path (sim_plan.h); NULL: the models only */
+    int bcast_mcast;     /* each broadcast one multicast (tn_sim_coll_mcast) */
     int32_t coll_plan_max; /* communicators above this many ranks use the models */
     uint64_t coll_plan_ops; /* plans above this many operations: the models */
     double op_bw;        /* bytes/ns of a collective's reductions (plans); 0: free */
@@ -73,9 +75,14 @@ typedef struct {
 struct tn_sim_plan_cache;
 
 typedef struct {
-    /* nodes: src, dst world ranks (dst -1: join) */
+    /* nodes: src, dst world ranks (dst TN_SIM_PROG_JOIN, _CPU, or <=
+     * TN_SIM_PROG_MCAST: multicast k = TN_SIM_PROG_MCAST - dst to the
+     * ranks mc_rank[mc_off[k] .. mc_off[k + 1])) */
     int32_t n, cap;
     int32_t *src, *dst;
+    int32_t nmc, mccap;
+    int32_t *mc_off, *mc_rank;
+    int64_t mcn, mcrcap;
     uint64_t *bytes;
     double *delay;
     int64_t nedge, ecap;
@@ -102,6 +109,7 @@ typedef struct {
      * the models expanded (sim_replay_coll.h), among them those the
      * planner failed on, with the first reason */
     uint64_t planned_colls, modelled_colls, plan_failed;
+    uint64_t mcast_colls;  /* broadcasts made one multicast (bcast_mcast) */
     char plan_why[200];
     struct tn_sim_plan_cache *plans;
     /* after a run: completion time of every node */
@@ -117,6 +125,11 @@ void tn_sim_prog_init(tn_sim_prog_t *p);
 void tn_sim_prog_free(tn_sim_prog_t *p);
 /* A node; its index or -1 (out of memory, too many). */
 int32_t tn_sim_prog_node(tn_sim_prog_t *p, int32_t src, int32_t dst, uint64_t bytes, double delay);
+/* A multicast of bytes from rank src to the ranks dst[0 .. n-1] (n >= 1;
+ * src among them and repeats count once); its index, or -1 (n < 1, out
+ * of memory, too many). */
+int32_t tn_sim_prog_mcast(tn_sim_prog_t *p, int32_t src, const int32_t *dst, int32_t n, uint64_t bytes,
+                          double delay);
 /* "to" waits for "from" (any two existing nodes). */
 tn_sim_status_t tn_sim_prog_edge(tn_sim_prog_t *p, int32_t from, int32_t to);
 /* A message to measure; -1 on no memory. */
@@ -138,7 +151,9 @@ tn_sim_status_t tn_sim_prog_collect(tn_sim_prog_t *p, const tn_sim_dag_t *g);
 /* Builders.  0 with p filled, or an error with why (p then freed). */
 tn_sim_status_t tn_sim_replay_from_trace(tn_sim_prog_t *p, const char *dir, const tn_sim_replay_conf_t *rc,
                                          char *why, size_t whylen);
-tn_sim_status_t tn_sim_replay_from_vef(tn_sim_prog_t *p, const char *path, char *why, size_t whylen);
+/* rc may be NULL (only bcast_mcast is read). */
+tn_sim_status_t tn_sim_replay_from_vef(tn_sim_prog_t *p, const char *path, const tn_sim_replay_conf_t *rc,
+                                       char *why, size_t whylen);
 
 /* Writes replay.txt, replay_ranks.csv, replay_msgs.csv in dir and the
  * summary to f (may be NULL); 0 or -1. */

@@ -95,6 +95,43 @@ tn_sim_status_t tn_sim_rounds_fini(tn_sim_rounds_t *x)
     return x->st;
 }
 
+tn_sim_status_t tn_sim_coll_mcast(tn_sim_prog_t *p, tn_sim_coll_t *c)
+{
+    int32_t n = c->n, root = c->root;
+    if (n < 1 || root < 0 || root >= n) {
+        return TN_SIM_ERR_INVAL;
+    }
+    if (n == 1) {
+        return TN_SIM_OK;
+    }
+    uint64_t b = c->sbytes[root] > c->rbytes[root] ? c->sbytes[root] : c->rbytes[root];
+    int32_t *dst = malloc(sizeof(int32_t) * (size_t)n);
+    if (dst == NULL) {
+        return TN_SIM_ERR_NOMEM;
+    }
+    int32_t nd = 0;
+    for (int32_t i = 0; i < n; i++) {
+        if (i != root) {
+            dst[nd++] = c->world[i];
+        }
+    }
+    int32_t m = tn_sim_prog_mcast(p, c->world[root], dst, nd, b, 0);
+    free(dst);
+    tn_sim_status_t st = m < 0 ? TN_SIM_ERR_NOMEM : tn_sim_prog_edge(p, c->state[root], m);
+    for (int32_t i = 0; i < n && st == TN_SIM_OK; i++) {
+        int32_t x = tn_sim_prog_node(p, c->world[i], -1, 0, 0);
+        st = x < 0 ? TN_SIM_ERR_NOMEM : tn_sim_prog_edge(p, c->state[i], x);
+        if (st == TN_SIM_OK) {
+            st = tn_sim_prog_edge(p, m, x);
+        }
+        c->state[i] = x;
+    }
+    if (st == TN_SIM_OK) {
+        p->mcast_colls++;
+    }
+    return st;
+}
+
 static int32_t cx_pof2(int32_t n)
 {
     int32_t p = 1;

@@ -101,6 +101,15 @@ tn_sim_status_t tn_sim_coll_plan(tn_sim_prog_t *p, tn_sim_ckind_t kind, const ch
  * the fallback). */
 int tn_sim_coll_has_model(tn_sim_ckind_t kind, const char *algo);
 
+/* A broadcast as one multicast (bcast_mcast; coll_algo mcast): the root
+ * c->root sends max(sbytes, rbytes) of its own once, over a tree, to
+ * every other member (one program node, sim_flow.h's multicast); every
+ * member's call, the root's included, ends when the last member has it.
+ * TN_SIM_ERR_INVAL when there are no members or the root is not one
+ * (c->root outside [0, n)); nothing is added then.  One member: no
+ * traffic, the states stay. */
+tn_sim_status_t tn_sim_coll_mcast(tn_sim_prog_t *p, tn_sim_coll_t *c);
+
 /* Expands one collective; *fallback_p set when it took the fallback. */
 tn_sim_status_t tn_sim_coll_expand(tn_sim_prog_t *p, tn_sim_ckind_t kind, const char *algo, tn_sim_coll_t *c,
                                    int *fallback_p);

@@ -256,13 +256,20 @@ static tn_sim_status_t rt_coll(rt_t *t, const tm_coll_t *co, rt_cbuf_t *b)
     }
     const char *colon = strchr(name, ':');
     int fb = 0, planned = 0;
-    uint64_t *cv = NULL;
-    if (c.vector && t->rc->coll_plan != NULL) {
-        cv = rt_vcounts(t, co, cm->size, rt_kind(co->kind), c.root);
-        c.counts = cv;
+    tn_sim_status_t st = TN_SIM_OK;
+    if (t->rc->bcast_mcast && rt_kind(co->kind) == TN_SIM_C_BCAST) {
+        c.root = c.root >= 0 ? c.root : 0;  /* none recorded: member 0, as the models take */
+        st = tn_sim_coll_mcast(t->p, &c);
+        planned = 1;
+    } else {
+        uint64_t *cv = NULL;
+        if (c.vector && t->rc->coll_plan != NULL) {
+            cv = rt_vcounts(t, co, cm->size, rt_kind(co->kind), c.root);
+            c.counts = cv;
+        }
+        st = tn_sim_coll_plan(t->p, rt_kind(co->kind), colon ? colon + 1 : name, &c, t->rc, &planned);
+        free(cv);
     }
-    tn_sim_status_t st = tn_sim_coll_plan(t->p, rt_kind(co->kind), colon ? colon + 1 : name, &c, t->rc, &planned);
-    free(cv);
     if (st == TN_SIM_OK && !planned) {
         st = tn_sim_coll_expand(t->p, rt_kind(co->kind), colon ? colon + 1 : name, &c, &fb);
         t->p->fallback_colls += (uint64_t)fb;

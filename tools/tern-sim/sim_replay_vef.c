@@ -47,7 +47,8 @@ static int32_t vx_line(const vf_job_t *v, const int32_t *cl, const uint32_t *cba
     return -1;
 }
 
-tn_sim_status_t tn_sim_replay_from_vef(tn_sim_prog_t *p, const char *path, char *why, size_t whylen)
+tn_sim_status_t tn_sim_replay_from_vef(tn_sim_prog_t *p, const char *path, const tn_sim_replay_conf_t *rc,
+                                       char *why, size_t whylen)
 {
     vf_job_t v;
     tn_sim_prog_init(p);
@@ -125,7 +126,12 @@ tn_sim_status_t tn_sim_replay_from_vef(tn_sim_prog_t *p, const char *path, char 
         const char *algo;
         vx_kind(v.colls[g].op, &k, &algo);
         int fb = 0;
-        st = tn_sim_coll_expand(p, k, algo, &c, &fb);
+        if (k == TN_SIM_C_BCAST && rc != NULL && rc->bcast_mcast) {
+            c.root = 0;  /* VEF records no broadcast root: member 0, as the model takes */
+            st = tn_sim_coll_mcast(p, &c);
+        } else {
+            st = tn_sim_coll_expand(p, k, algo, &c, &fb);
+        }
         p->fallback_colls += (uint64_t)fb;
         for (uint32_t i = 0; i < cm->size && st == TN_SIM_OK; i++) {
             int32_t x = tn_sim_prog_node(p, world[i], -1, 0, 0);

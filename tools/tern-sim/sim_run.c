@@ -37,6 +37,16 @@ tn_sim_status_t tn_sim_setup(tn_sim_run_t *r, tn_sim_conf_t *c, const char *grap
             return TN_SIM_ERR_INVAL;
         }
     }
+    for (int j = 0; j < c->njobs && c->fidelity == 1; j++) {
+        int mc = c->job[j].pattern == TN_SIM_PAT_COLL && c->job[j].coll_algo == TN_SIM_CA_MCAST;
+        if (mc || (j == 0 && c->bcast_mcast && c->replay[0] != '\0')) {
+            snprintf(why, whylen,
+                     "%s: a hardware multicast is flow level only (the packet engine has no switch "
+                     "replication): it needs fidelity = flow", mc ? "coll_algo = mcast" : "bcast_mcast = on");
+            tn_sim_teardown(r);
+            return TN_SIM_ERR_UNSUPP;
+        }
+    }
     if (c->mode == TN_SIM_MODE_OPEN && !(c->warmup < c->time)) {
         snprintf(why, whylen, "warmup (%g ns) must end before time (%g ns)", c->warmup, c->time);
         tn_sim_teardown(r);
@@ -185,6 +195,7 @@ void tn_sim_replay_conf(const tn_sim_conf_t *c, tn_sim_replay_conf_t *rc)
     rc->cpu_o = c->cpu_o;
     rc->cpu_cores = c->cpu_cores;
     rc->cpu_share = c->cpu_share;
+    rc->bcast_mcast = c->bcast_mcast;
     rc->coll_plan = NULL;
     if (strcmp(c->coll_plan, "auto") == 0) {
         static char beside[TN_SIM_PATH_MAX];
