@@ -1,6 +1,7 @@
-/* What test_sim_valid.c and test_sim_packet.c share: a run configured by
- * "key=value" words, and flows posted by hand (endpoint ids, bytes) with
- * their delivery times, the workload of the exact max-min checks. */
+/* What the simulator's tests share (test_sim_valid.c, _packet.c, _coll.c,
+ * _heat.c): runs configured by "key=value" words, fabrics from graph
+ * text, and flows posted by hand (endpoint ids, bytes) with their
+ * delivery times, the workload of the exact max-min checks. */
 #ifndef TN_TESTS_SIM_HAND_H
 #define TN_TESTS_SIM_HAND_H
 
@@ -9,6 +10,21 @@
 #include <stdlib.h>
 #include <string.h>
 #include "sim_run.h"
+
+/* Applies "key=value" words to c (a bare "job" opens the next job);
+ * TN_SIM_OK, or the first refusal with why. */
+static inline tn_sim_status_t sim_conf_words(tn_sim_conf_t *c, const char *const *kv, char *why,
+                                             size_t whylen)
+{
+    tn_sim_status_t st = TN_SIM_OK;
+    for (int i = 0; kv[i] != NULL && st == TN_SIM_OK; i++) {
+        char key[64];
+        const char *eq = strchr(kv[i], '=');
+        snprintf(key, sizeof(key), "%.*s", eq ? (int)(eq - kv[i]) : (int)strlen(kv[i]), kv[i]);
+        st = eq != NULL ? tn_sim_conf_set(c, key, eq + 1, why, whylen) : tn_sim_conf_job(c, why, whylen);
+    }
+    return st;
+}
 
 /* Configure from "key=value" words and run once; a bad key or a failed run
  * ends the test (exit 2) naming what.  The run is static: valid until the
@@ -19,21 +35,30 @@ static inline tn_sim_run_t *sim_run_words(const char *const *kv, const char *wha
     static tn_sim_run_t r;
     char why[512] = "";
     tn_sim_conf_defaults(&c);
-    for (int i = 0; kv[i] != NULL; i++) {
-        char key[64];
-        const char *eq = strchr(kv[i], '=');
-        snprintf(key, sizeof(key), "%.*s", (int)(eq - kv[i]), kv[i]);
-        if (tn_sim_conf_set(&c, key, eq + 1, why, sizeof(why)) != TN_SIM_OK) {
-            fprintf(stderr, "%s: %s\n", what, why);
-            exit(2);
-        }
-    }
-    if (tn_sim_setup(&r, &c, NULL, 0, why, sizeof(why)) != TN_SIM_OK ||
+    if (sim_conf_words(&c, kv, why, sizeof(why)) != TN_SIM_OK ||
+        tn_sim_setup(&r, &c, NULL, 0, why, sizeof(why)) != TN_SIM_OK ||
         tn_sim_run_once(&r, &c, -1, why, sizeof(why)) != TN_SIM_OK) {
         fprintf(stderr, "%s: %s\n", what, why);
         exit(2);
     }
     return &r;
+}
+
+/* The fabric of a graph file's text, shortest-path routed; a refusal ends
+ * the test (exit 2). */
+static inline void sim_graph_fabric(const char *graph, tn_sim_topo_t *t, tn_sim_router_t *rt)
+{
+    tn_sim_topo_params_t p;
+    memset(&p, 0, sizeof(p));
+    p.kind = TN_SIM_TOPO_GRAPH;
+    p.graph_text = graph;
+    p.graph_len = strlen(graph);
+    char why[256];
+    if (tn_sim_topo_build(t, &p, why, sizeof(why)) != TN_SIM_OK ||
+        tn_sim_route_init(rt, t, TN_SIM_RT_SHORTEST, why, sizeof(why)) != TN_SIM_OK) {
+        fprintf(stderr, "graph: %s\n", why);
+        exit(2);
+    }
 }
 
 /* Graph files the exact checks share.

@@ -130,12 +130,7 @@ static void expect_refused(const char *const *kv, const char *word)
     char why[512] = "";
     tn_sim_status_t st = TN_SIM_OK;
     tn_sim_conf_defaults(&c);
-    for (int i = 0; kv[i] != NULL && st == TN_SIM_OK; i++) {
-        char key[64];
-        const char *eq = strchr(kv[i], '=');
-        snprintf(key, sizeof(key), "%.*s", (int)(eq - kv[i]), kv[i]);
-        st = tn_sim_conf_set(&c, key, eq + 1, why, sizeof(why));
-    }
+    st = sim_conf_words(&c, kv, why, sizeof(why));
     if (st == TN_SIM_OK) {
         st = tn_sim_setup(&r, &c, NULL, 0, why, sizeof(why));
         if (st == TN_SIM_OK) {
@@ -274,17 +269,7 @@ static const tn_sim_src_ops_t mc_ops = {.start = mc_start, .delivered = mc_deliv
 static tn_sim_status_t mc_run(mc_src_t *m, const char *graph, tn_sim_eng_t *e, tn_sim_topo_t *t,
                               tn_sim_router_t *rt)
 {
-    tn_sim_topo_params_t p;
-    memset(&p, 0, sizeof(p));
-    p.kind = TN_SIM_TOPO_GRAPH;
-    p.graph_text = graph;
-    p.graph_len = strlen(graph);
-    char why[256];
-    if (tn_sim_topo_build(t, &p, why, sizeof(why)) != TN_SIM_OK ||
-        tn_sim_route_init(rt, t, TN_SIM_RT_SHORTEST, why, sizeof(why)) != TN_SIM_OK) {
-        fprintf(stderr, "graph: %s\n", why);
-        exit(2);
-    }
+    sim_graph_fabric(graph, t, rt);
     static int32_t ep[64];
     for (int32_t i = 0; i < t->n_ep && i < 64; i++) {
         ep[i] = i;
@@ -348,12 +333,7 @@ static void mcast_share(void)
         char why[512] = "";
         tn_sim_status_t st = TN_SIM_OK;
         tn_sim_conf_defaults(&c);
-        for (int i = 0; kv[i] != NULL && st == TN_SIM_OK; i++) {
-            const char *eq = strchr(kv[i], '=');
-            char key[64];
-            snprintf(key, sizeof(key), "%.*s", eq ? (int)(eq - kv[i]) : (int)strlen(kv[i]), kv[i]);
-            st = eq ? tn_sim_conf_set(&c, key, eq + 1, why, sizeof(why)) : tn_sim_conf_job(&c, why, sizeof(why));
-        }
+        st = sim_conf_words(&c, kv, why, sizeof(why));
         CHECK(st == TN_SIM_OK);
         CHECK(tn_sim_setup(&r, &c, NULL, 0, why, sizeof(why)) == TN_SIM_OK);
         CHECK(tn_sim_run_once(&r, &c, -1, why, sizeof(why)) == TN_SIM_OK);

@@ -43,17 +43,7 @@ static void heat_run(heat_case_t *c, const char *graph, int nf, const int32_t *s
                      const int32_t *dst, const uint64_t *bytes, int32_t nbins, int pkt)
 {
     memset(c, 0, sizeof(*c));
-    tn_sim_topo_params_t p;
-    memset(&p, 0, sizeof(p));
-    p.kind = TN_SIM_TOPO_GRAPH;
-    p.graph_text = graph;
-    p.graph_len = strlen(graph);
-    char why[256];
-    if (tn_sim_topo_build(&c->t, &p, why, sizeof(why)) != TN_SIM_OK ||
-        tn_sim_route_init(&c->rt, &c->t, TN_SIM_RT_SHORTEST, why, sizeof(why)) != TN_SIM_OK) {
-        fprintf(stderr, "graph: %s\n", why);
-        exit(2);
-    }
+    sim_graph_fabric(graph, &c->t, &c->rt);
     c->ep = malloc(sizeof(int32_t) * (size_t)c->t.n_ep);
     for (int32_t i = 0; i < c->t.n_ep; i++) {
         c->ep[i] = i;

@@ -82,19 +82,9 @@ static void hand_once(const char *graph, int nf, const int32_t *src, const int32
                       const uint64_t *bytes, int cc, int pfc, double t_end, double *recv,
                       uint64_t *acted_p, tn_sim_pkt_t *after_p)
 {
-    tn_sim_topo_params_t tp;
-    memset(&tp, 0, sizeof(tp));
-    tp.kind = TN_SIM_TOPO_GRAPH;
-    tp.graph_text = graph;
-    tp.graph_len = strlen(graph);
-    char why[256];
     tn_sim_topo_t t;
     tn_sim_router_t rt;
-    if (tn_sim_topo_build(&t, &tp, why, sizeof(why)) != TN_SIM_OK ||
-        tn_sim_route_init(&rt, &t, TN_SIM_RT_SHORTEST, why, sizeof(why)) != TN_SIM_OK) {
-        fprintf(stderr, "graph: %s\n", why);
-        exit(2);
-    }
+    sim_graph_fabric(graph, &t, &rt);
     int32_t *ep = malloc(sizeof(int32_t) * (size_t)t.n_ep);
     for (int32_t i = 0; i < t.n_ep; i++) {
         ep[i] = i;

@@ -123,18 +123,8 @@ static double dfly(const char *route)
 static void hand_run(const char *graph, int nf, const int32_t *src, const int32_t *dst,
                      const uint64_t *bytes, double *done, tn_sim_topo_t *t)
 {
-    tn_sim_topo_params_t p;
-    memset(&p, 0, sizeof(p));
-    p.kind = TN_SIM_TOPO_GRAPH;
-    p.graph_text = graph;
-    p.graph_len = strlen(graph);
-    char why[256];
     tn_sim_router_t rt;
-    if (tn_sim_topo_build(t, &p, why, sizeof(why)) != TN_SIM_OK ||
-        tn_sim_route_init(&rt, t, TN_SIM_RT_SHORTEST, why, sizeof(why)) != TN_SIM_OK) {
-        fprintf(stderr, "graph: %s\n", why);
-        exit(2);
-    }
+    sim_graph_fabric(graph, t, &rt);
     int32_t *ep = malloc(sizeof(int32_t) * (size_t)t->n_ep);
     for (int32_t i = 0; i < t->n_ep; i++) {
         ep[i] = i;
