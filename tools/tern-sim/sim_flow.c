@@ -9,6 +9,9 @@
 
 enum { EV_START, EV_DONE, EV_DELIVER, EV_TIMER };
 
+/* How far ahead eng_settle prefetches. */
+enum { SETTLE_AHEAD = 16 };
+
 /* Adaptive routers' view of a port: the flows on it. */
 static double eng_load(void *ctx, int32_t port)
 {
@@ -482,7 +485,21 @@ static tn_sim_status_t eng_settle(tn_sim_eng_t *e)
         e->ffree = f;
     }
     double now = e->now;
+    /* the affected flows' ids are scattered: what a flow a few places
+     * ahead reads is fetched while this one is handled (its event's entry
+     * once its handle is in cache) */
     for (int32_t i = 0; i < mm->naff; i++) {
+        if (i + SETTLE_AHEAD < mm->naff) {
+            int32_t g = mm->aff[i + SETTLE_AHEAD];
+            __builtin_prefetch(&mm->rate[g]);
+            __builtin_prefetch(&e->f_evh[g]);
+            __builtin_prefetch(&e->f_rem[g]);
+            __builtin_prefetch(&e->f_tlast[g]);
+            __builtin_prefetch(&e->f_job[g]);
+        }
+        if (i + SETTLE_AHEAD / 2 < mm->naff) {
+            tn_sim_evq_prefetch(&e->q, e->f_evh[mm->aff[i + SETTLE_AHEAD / 2]]);
+        }
         int32_t f = mm->aff[i];
         double old = mm->aff_old[i], r = mm->rate[f];
         if (r == old && e->f_evh[f] >= 0) {

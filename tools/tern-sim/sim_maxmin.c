@@ -7,6 +7,50 @@
 
 #define MM_EPS 1e-9
 
+/* How far ahead the passes over scattered flows prefetch: a flow's
+ * number of hops PF_AHEAD places ahead, its hops PF_AHEAD / 2 ahead, and
+ * what is kept per link of those hops PF_AHEAD / 4 ahead (each level
+ * reads what the one before brought in). */
+enum { PF_AHEAD = 16 };
+
+/* Flow f's hop slots (fixed or in the pool) into the cache; reads nhop[f]. */
+static inline void mm_prefetch_hops(const tn_sim_mm_t *mm, int32_t f)
+{
+    if (mm->nhop[f] != 0) {
+        __builtin_prefetch(mm->hop_link + ((size_t)f << mm->hshift));
+    } else {
+        __builtin_prefetch(mm->xlink + mm->xoff[f]);
+    }
+}
+
+/* A per-link array's entries for flow f's links into the cache; reads
+ * its hops. */
+static inline void mm_prefetch_links(const tn_sim_mm_t *mm, int32_t f, const void *arr, size_t elem)
+{
+    int32_t n;
+    const int32_t *hl = tn_sim_mm_links(mm, f, &n);
+    n = n < 8 ? n : 8;
+    for (int32_t k = 0; k < n; k++) {
+        __builtin_prefetch((const char *)arr + (size_t)hl[k] * elem);
+    }
+}
+
+/* Prefetches for the i-th of a list of flows that is walked in order:
+ * what the walk at i will need PF_AHEAD / 4 later, arr per link. */
+static inline void mm_prefetch_walk(const tn_sim_mm_t *mm, const int32_t *list, int32_t i, int32_t n,
+                                    const void *arr, size_t elem)
+{
+    if (i + PF_AHEAD < n) {
+        __builtin_prefetch(&mm->nhop[list[i + PF_AHEAD]]);
+    }
+    if (i + PF_AHEAD / 2 < n) {
+        mm_prefetch_hops(mm, list[i + PF_AHEAD / 2]);
+    }
+    if (arr != NULL && i + PF_AHEAD / 4 < n) {
+        mm_prefetch_links(mm, list[i + PF_AHEAD / 4], arr, elem);
+    }
+}
+
 static inline int mm_tight(const tn_sim_mm_t *mm, int32_t l)
 {
     return mm->load[l] >= mm->cap[l] * (1 - MM_EPS);
@@ -343,8 +387,15 @@ static void mm_bfs(tn_sim_mm_t *mm, int32_t nq, uint32_t lep)
         if (!mm_tight(mm, l)) {
             continue;
         }
+        /* the flows that join first, then their links, in the same
+         * order as one at a time: the scattered reads of each pass are
+         * prefetched a few flows ahead */
         const int32_t *v = mm->lvec[l];
+        int32_t a0 = mm->naff;
         for (int32_t i = 0, n = mm->nfl[l]; i < n; i++) {
+            if (i + PF_AHEAD < n && v[i + PF_AHEAD] >= 0) {
+                __builtin_prefetch(&mm->bneck[v[i + PF_AHEAD] >> mm->hshift]);
+            }
             int32_t g = tn_sim_mm_slot_flow(mm, v[i]);
             /* the bottleneck first: one load per flow for most of them */
             if (mm->bneck[g] != l || mm->state[g] != TN_SIM_MM_ACTIVE ||
@@ -352,7 +403,10 @@ static void mm_bfs(tn_sim_mm_t *mm, int32_t nq, uint32_t lep)
                 continue;
             }
             mm_aff_push(mm, g, mm->rate[g]);
-            nq = mm_push_links(mm, g, lep, nq);
+        }
+        for (int32_t i = a0, n = mm->naff; i < n; i++) {
+            mm_prefetch_walk(mm, mm->aff, i, n, mm->lmark, sizeof(*mm->lmark));
+            nq = mm_push_links(mm, mm->aff[i], lep, nq);
         }
     }
 }
@@ -412,6 +466,7 @@ static void mm_fill(tn_sim_mm_t *mm, int full)
     int32_t *ahl = mm->ahl, *aoff = mm->aoff;
     aoff[0] = 0;
     for (int32_t i = 0; i < naff; i++) {
+        mm_prefetch_walk(mm, mm->aff, i, naff, mm->lmark2, sizeof(*mm->lmark2));
         int32_t f = mm->aff[i], n;
         const int32_t *hl = tn_sim_mm_links(mm, f, &n);
         int32_t *row = ahl + aoff[i];
@@ -593,6 +648,7 @@ static void mm_commit(tn_sim_mm_t *mm, int full)
         }
     }
     for (int32_t i = 0; i < mm->naff; i++) {
+        mm_prefetch_walk(mm, mm->aff, i, mm->naff, mm->load, sizeof(*mm->load));
         int32_t f = mm->aff[i];
         const int32_t *hl = tn_sim_mm_links(mm, f, &n);
         double d = full ? mm->nrate[i] : mm->nrate[i] - mm->aff_old[i];
