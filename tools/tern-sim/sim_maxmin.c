@@ -383,6 +383,18 @@ static inline int32_t mm_push_links(tn_sim_mm_t *mm, int32_t f, uint32_t lep, in
 static void mm_bfs(tn_sim_mm_t *mm, int32_t nq, uint32_t lep)
 {
     for (int32_t head = 0; head < nq; head++) {
+        /* the queue is known a little ahead: its links' load, capacity
+         * and list, then the list's first entries */
+        if (head + PF_AHEAD / 2 < nq) {
+            int32_t m = mm->lq[head + PF_AHEAD / 2];
+            __builtin_prefetch(&mm->load[m]);
+            __builtin_prefetch(&mm->cap[m]);
+            __builtin_prefetch(&mm->nfl[m]);
+            __builtin_prefetch(&mm->lvec[m]);
+        }
+        if (head + PF_AHEAD / 4 < nq) {
+            __builtin_prefetch(mm->lvec[mm->lq[head + PF_AHEAD / 4]]);
+        }
         int32_t l = mm->lq[head];
         if (!mm_tight(mm, l)) {
             continue;
@@ -494,6 +506,7 @@ static void mm_fill(tn_sim_mm_t *mm, int full)
         int32_t l = mm->lglob[li];
         mm->lrem[li] = full ? mm->cap[l] : mm->cap[l] - (mm->load[l] - mm->lsum[li]);
         mm->lsum[li] = 0;
+        mm->lslb[li] = mm_share(mm, li);  /* for the lower bounds below, once per link */
     }
     /* Links that cannot fill stay out of the heap.  Bounds on what a flow
      * of A will get: at least lb = min over its links of residual / count
@@ -510,7 +523,7 @@ static void mm_fill(tn_sim_mm_t *mm, int full)
         for (int32_t k = 0; k < n; k++) {
             int32_t li = row[k];
             mm->ladj[mm->lver[li]++] = i;
-            double r = (mm->lrem[li] > 0 ? mm->lrem[li] : 0) / mm->lcnt[li];
+            double r = mm->lslb[li];
             x = r < x ? r : x;
         }
         lb[i] = x;
@@ -527,11 +540,16 @@ static void mm_fill(tn_sim_mm_t *mm, int full)
         const int32_t *row = ahl + aoff[i];
         int32_t n = aoff[i + 1] - aoff[i];
         double ub = INFINITY;
+        int32_t best = -1;
         for (int32_t k = 0; k < n; k++) {
             int32_t li = row[k];
             double r = mm->lrem[li] - (mm->lslb[li] - lb[i]);
-            ub = r < ub ? r : ub;
+            if (r < ub) {
+                ub = r;
+                best = li;
+            }
         }
+        mm->nbneck[i] = best;  /* its tightest link, for the check below (set for good by the filling) */
         ub = ub > 0 ? ub : 0;
         for (int32_t k = 0; k < n; k++) {
             mm->lsum[row[k]] += ub;
@@ -545,19 +563,12 @@ static void mm_fill(tn_sim_mm_t *mm, int full)
     for (int32_t i = 0; i < naff; i++) {
         const int32_t *row = ahl + aoff[i];
         int32_t n = aoff[i + 1] - aoff[i];
-        int32_t in = 0, best = -1;
-        double ub = INFINITY;
+        int32_t in = 0;
         for (int32_t k = 0; k < n && !in; k++) {
-            int32_t li = row[k];
-            double r = mm->lrem[li] - (mm->lslb[li] - lb[i]);
-            in = mm->lsum[li] != 0;
-            if (r < ub) {
-                ub = r;
-                best = li;
-            }
+            in = mm->lsum[row[k]] != 0;
         }
         if (!in) {
-            mm->lsum[best] = 1;
+            mm->lsum[mm->nbneck[i]] = 1;
         }
     }
     tn_sim_mm_hent_t *h = mm->heap;
@@ -682,6 +693,7 @@ tn_sim_status_t tn_sim_mm_solve(tn_sim_mm_t *mm)
     }
     mm_bfs(mm, nq, lep);
     for (int32_t i = 0; i < mm->nremoved; i++) {
+        mm_prefetch_walk(mm, mm->removed, i, mm->nremoved, mm->nfl, sizeof(*mm->nfl));
         mm_unlink(mm, mm->removed[i]);
     }
     for (int32_t i = 0; i < mm->nadded; i++) {
