@@ -16,7 +16,7 @@ enum { SETTLE_AHEAD = 16 };
 static double eng_load(void *ctx, int32_t port)
 {
     const tn_sim_eng_t *e = ctx;
-    return e->mm.nfl[port];
+    return tn_sim_mm_nflows(&e->mm, port);
 }
 
 static int eng_grow(void **p, size_t elem, size_t n)
