@@ -364,7 +364,9 @@ static inline void mm_aff_push(tn_sim_mm_t *mm, int32_t f, double old)
     mm->aff[mm->naff++] = f;
 }
 
-/* Enqueues the links of flow f not yet visited in this BFS. */
+/* Enqueues the tight links of flow f not yet visited in this BFS.  No
+ * load changes during a search, so a link is judged once, here, on the
+ * cache line its mark is on: most links are slack and never queued. */
 static inline int32_t mm_push_links(tn_sim_mm_t *mm, int32_t f, uint32_t lep, int32_t nq)
 {
     int32_t n;
@@ -373,34 +375,26 @@ static inline int32_t mm_push_links(tn_sim_mm_t *mm, int32_t f, uint32_t lep, in
         int32_t l = hl[i];
         if (mm->lk[l].lmark != lep) {
             mm->lk[l].lmark = lep;
-            mm->lq[nq++] = l;
+            if (mm_tight(mm, l)) {
+                mm->lq[nq++] = l;
+            }
         }
     }
     return nq;
 }
 
-/* Breadth-first through tight links: a flow whose bottleneck is a tight
- * link in the queue joins A (its rate may move with that link's load),
- * and its links join the queue. */
+/* Breadth-first through tight links: a flow whose bottleneck is a link
+ * in the queue (all tight) joins A (its rate may move with that link's
+ * load), and its tight links join the queue. */
 static void mm_bfs(tn_sim_mm_t *mm, int32_t nq, uint32_t lep)
 {
     for (int32_t head = 0; head < nq; head++) {
-        /* the queue is known a little ahead: its links' load, capacity
-         * and list, then the list's first entries */
-        if (head + PF_AHEAD / 2 < nq) {
-            int32_t m = mm->lq[head + PF_AHEAD / 2];
-            __builtin_prefetch(&mm->lk[m].load);
-            __builtin_prefetch(&mm->lk[m].cap);
-            __builtin_prefetch(&mm->lk[m].nfl);
-            __builtin_prefetch(&mm->lk[m].lvec);
-        }
+        /* the queue is known a little ahead: its links' lists' first
+         * entries (the entries themselves were read when queued) */
         if (head + PF_AHEAD / 4 < nq) {
             __builtin_prefetch(mm->lk[mm->lq[head + PF_AHEAD / 4]].lvec);
         }
         int32_t l = mm->lq[head];
-        if (!mm_tight(mm, l)) {
-            continue;
-        }
         /* the flows that join first, then their links, in the same
          * order as one at a time: the scattered reads of each pass are
          * prefetched a few flows ahead */
