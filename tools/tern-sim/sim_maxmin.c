@@ -76,7 +76,6 @@ tn_sim_status_t tn_sim_mm_init(tn_sim_mm_t *mm, int32_t n_link, const double *ca
             mm->lk[l].cap = cap[l];
         }
     }
-    mm->lcap = calloc(n, sizeof(int32_t));
     mm->lnum = calloc(n, sizeof(tn_sim_mm_lnum_t));
     mm->lq = malloc(n * sizeof(int32_t));
     mm->lglob = malloc(n * sizeof(int32_t));
@@ -86,7 +85,7 @@ tn_sim_status_t tn_sim_mm_init(tn_sim_mm_t *mm, int32_t n_link, const double *ca
     mm->lrem = malloc(n * sizeof(double));
     mm->lsum = malloc(n * sizeof(double));
     mm->lslb = malloc(n * sizeof(double));
-    if (mm->lk == NULL || mm->lcap == NULL || mm->lnum == NULL || mm->lq == NULL ||
+    if (mm->lk == NULL || mm->lnum == NULL || mm->lq == NULL ||
         mm->lglob == NULL || mm->lcnt == NULL || mm->ladj_off == NULL || mm->lver == NULL ||
         mm->lrem == NULL || mm->lsum == NULL || mm->lslb == NULL) {
         tn_sim_mm_fini(mm);
@@ -99,10 +98,12 @@ void tn_sim_mm_fini(tn_sim_mm_t *mm)
 {
     if (mm->lk != NULL) {
         for (int32_t l = 0; l < mm->n_link; l++) {
-            free(mm->lk[l].lvec);
+            if (mm->lk[l].lvec != NULL) {
+                free(mm->lk[l].lvec - 1);
+            }
         }
     }
-    void *arrays[] = {mm->lk, mm->lnum, mm->lcap, mm->hop_link, mm->hop_pos, mm->nhop,
+    void *arrays[] = {mm->lk, mm->lnum, mm->hop_link, mm->hop_pos, mm->nhop,
                       mm->state, mm->rate, mm->bneck, mm->added, mm->removed, mm->aff, mm->aff_old,
                       mm->fmark, mm->apos, mm->lq, mm->lglob,
                       mm->lcnt, mm->ladj_off, mm->ladj, mm->lver, mm->lrem, mm->lsum, mm->lslb,
@@ -169,14 +170,24 @@ tn_sim_status_t tn_sim_mm_reserve(tn_sim_mm_t *mm, int32_t n)
     return TN_SIM_OK;
 }
 
+/* A link's list keeps its capacity in the word before it (next to the
+ * slot an add writes, not in an array of its own); 0 with no list. */
+static inline int32_t mm_lvec_cap(const tn_sim_mm_link_t *k)
+{
+    return k->lvec != NULL ? k->lvec[-1] : 0;
+}
+
 /* Link l's list is full: doubles it.  0, or -1 (no memory). */
 static int mm_lvec_grow(tn_sim_mm_t *mm, int32_t l)
 {
-    int32_t c = mm->lcap[l] > 0 ? mm->lcap[l] * 2 : 4;
-    if (mm_grow((void **)&mm->lk[l].lvec, sizeof(int32_t), (size_t)c) != 0) {
+    tn_sim_mm_link_t *k = &mm->lk[l];
+    int32_t c = k->lvec != NULL ? k->lvec[-1] * 2 : 4;
+    int32_t *base = k->lvec != NULL ? k->lvec - 1 : NULL;
+    if (mm_grow((void **)&base, sizeof(int32_t), (size_t)c + 1) != 0) {
         return -1;
     }
-    mm->lcap[l] = c;
+    base[0] = c;
+    k->lvec = base + 1;
     return 0;
 }
 
@@ -262,7 +273,7 @@ static tn_sim_status_t mm_add_long(tn_sim_mm_t *mm, int32_t f, const int32_t *li
     }
     for (int i = 0; i < n; i++) {
         int32_t l = links[i], p = off + i;
-        if (mm->lk[l].nfl == mm->lcap[l] && mm_lvec_grow(mm, l) != 0) {
+        if (mm->lk[l].nfl == mm_lvec_cap(&mm->lk[l]) && mm_lvec_grow(mm, l) != 0) {
             return TN_SIM_ERR_NOMEM;  /* the hops before stay: a fatal error for the caller */
         }
         mm->lk[l].lvec[mm->lk[l].nfl] = -1 - p;
@@ -291,7 +302,7 @@ tn_sim_status_t tn_sim_mm_add(tn_sim_mm_t *mm, int32_t f, const int32_t *links, 
         int32_t base = f << mm->hshift;
         for (int i = 0; i < n; i++) {
             int32_t l = links[i];
-            if (mm->lk[l].nfl == mm->lcap[l] && mm_lvec_grow(mm, l) != 0) {
+            if (mm->lk[l].nfl == mm_lvec_cap(&mm->lk[l]) && mm_lvec_grow(mm, l) != 0) {
                 return TN_SIM_ERR_NOMEM;  /* the hops before stay: a fatal error for the caller */
             }
             mm->lk[l].lvec[mm->lk[l].nfl] = base + i;

@@ -66,7 +66,7 @@ typedef struct {
 typedef struct {
     double load;             /* sum of the rates on it */
     double cap;
-    int32_t *lvec;           /* hop slots (flow << hshift | hop) on it */
+    int32_t *lvec;           /* hop slots (flow << hshift | hop) on it; lvec[-1]: capacity */
     int32_t nfl;             /* flows on it (added ones included) */
     uint32_t lmark;          /* lep of the BFS visit */
 } tn_sim_mm_link_t;
@@ -81,7 +81,6 @@ typedef struct {
     /* links */
     int32_t n_link;
     tn_sim_mm_link_t *lk;    /* [n_link] */
-    int32_t *lcap;           /* [n_link] capacity of lk[l].lvec */
     /* flows */
     int hshift;              /* hop slots per flow = 1 << hshift */
     int32_t fcap;
@@ -176,6 +175,12 @@ static inline int32_t tn_sim_mm_nflows(const tn_sim_mm_t *mm, int32_t link)
 static inline double tn_sim_mm_load(const tn_sim_mm_t *mm, int32_t link)
 {
     return mm->lk[link].load;
+}
+
+/* A link's capacity (the solver's copy of what tn_sim_mm_init got). */
+static inline double tn_sim_mm_cap(const tn_sim_mm_t *mm, int32_t link)
+{
+    return mm->lk[link].cap;
 }
 
 static inline const int32_t *tn_sim_mm_slots(const tn_sim_mm_t *mm, int32_t link)
