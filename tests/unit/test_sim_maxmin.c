@@ -73,8 +73,8 @@ static void check_lists(const tn_sim_mm_t *mm)
     int bad = 0;
     int64_t xheld = 0;
     for (int32_t l = 0; l < mm->n_link; l++) {
-        for (int32_t i = 0; i < mm->nfl[l]; i++) {
-            int32_t s = mm->lvec[l][i], f = tn_sim_mm_slot_flow(mm, s);
+        for (int32_t i = 0; i < tn_sim_mm_nflows(mm, l); i++) {
+            int32_t s = tn_sim_mm_slots(mm, l)[i], f = tn_sim_mm_slot_flow(mm, s);
             if (s >= 0) {
                 bad += mm->hop_link[s] != l || mm->hop_pos[s] != i || mm->nhop[f] == 0;
             } else {
@@ -166,11 +166,11 @@ static void random_case(uint64_t seed, int shape, int full)
         /* loads follow the rates */
         for (int32_t l = 0; l < nl; l++) {
             double sum = 0;
-            for (int32_t i = 0; i < mm.nfl[l]; i++) {
-                sum += mm.rate[tn_sim_mm_slot_flow(&mm, mm.lvec[l][i])];
+            for (int32_t i = 0; i < tn_sim_mm_nflows(&mm, l); i++) {
+                sum += mm.rate[tn_sim_mm_slot_flow(&mm, tn_sim_mm_slots(&mm, l)[i])];
             }
-            CHECK(fabs(sum - mm.load[l]) <= 1e-9 * cap[l]);
-            CHECK(mm.load[l] <= cap[l] * (1 + 1e-9));
+            CHECK(fabs(sum - tn_sim_mm_load(&mm, l)) <= 1e-9 * cap[l]);
+            CHECK(tn_sim_mm_load(&mm, l) <= cap[l] * (1 + 1e-9));
         }
         check_lists(&mm);
     }
@@ -245,7 +245,7 @@ static void tree_shares_link(void)
     CHECK(tn_sim_mm_add(&mm, 1, route1, 2) == TN_SIM_OK);
     CHECK(tn_sim_mm_solve(&mm) == TN_SIM_OK);
     CHECK(mm.rate[0] == 0.5 && mm.rate[1] == 0.5);
-    CHECK(mm.load[up] == 1.0 && mm.load[down] == 0.5 && mm.load[other] == 0.5);
+    CHECK(tn_sim_mm_load(&mm, up) == 1.0 && tn_sim_mm_load(&mm, down) == 0.5 && tn_sim_mm_load(&mm, other) == 0.5);
     int32_t route2[1] = {down};
     CHECK(tn_sim_mm_add(&mm, 2, route2, 1) == TN_SIM_OK);
     CHECK(tn_sim_mm_solve(&mm) == TN_SIM_OK);
@@ -263,7 +263,7 @@ static void tree_shares_link(void)
         many[i] = i % N;
     }
     CHECK(tn_sim_mm_add(&mm, 3, many, N + 1) == TN_SIM_ERR_INVAL);
-    CHECK(mm.state[3] == TN_SIM_MM_FREE && mm.nfl[0] == 1);
+    CHECK(mm.state[3] == TN_SIM_MM_FREE && tn_sim_mm_nflows(&mm, 0) == 1);
     tn_sim_mm_fini(&mm);
 }
 

@@ -142,6 +142,13 @@ static inline int32_t tn_sim_evq_push(tn_sim_evq_t *q, double t, unsigned kind, 
 /* Moves a pending event to time t (behind what is there already);
  * -1 out of memory (the event stays where it was). */
 int tn_sim_evq_move(tn_sim_evq_t *q, int32_t handle, double t);
+/* A hint: event handle (or -1: none) is about to be moved or dropped. */
+static inline void tn_sim_evq_prefetch(const tn_sim_evq_t *q, int32_t handle)
+{
+    if (handle >= 0) {
+        __builtin_prefetch(&q->ev[handle]);
+    }
+}
 /* Drops a pending event; its handle is free again. */
 void tn_sim_evq_cancel(tn_sim_evq_t *q, int32_t handle);
 /* Takes the earliest event into *ev (its handle is free again); 0 when

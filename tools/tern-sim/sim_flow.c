@@ -9,11 +9,14 @@
 
 enum { EV_START, EV_DONE, EV_DELIVER, EV_TIMER };
 
+/* How far ahead eng_settle prefetches. */
+enum { SETTLE_AHEAD = 16 };
+
 /* Adaptive routers' view of a port: the flows on it. */
 static double eng_load(void *ctx, int32_t port)
 {
     const tn_sim_eng_t *e = ctx;
-    return e->mm.nfl[port];
+    return tn_sim_mm_nflows(&e->mm, port);
 }
 
 static int eng_grow(void **p, size_t elem, size_t n)
@@ -44,6 +47,7 @@ static tn_sim_status_t eng_grow_flows(tn_sim_eng_t *e)
         {(void **)&e->f_rem, sizeof(double)},     {(void **)&e->f_tlast, sizeof(double)},
         {(void **)&e->f_lat, sizeof(double)},     {(void **)&e->f_ideal, sizeof(double)},
         {(void **)&e->f_mc, sizeof(int32_t *)},   {(void **)&e->f_mcn, sizeof(int32_t)},
+        {(void **)&e->zombie, sizeof(int32_t)},
     };
     for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++) {
         if (eng_grow(arrays[i].p, arrays[i].elem, c) != 0) {
@@ -92,7 +96,7 @@ tn_sim_status_t tn_sim_eng_init(tn_sim_eng_t *e, const tn_sim_topo_t *topo,
     e->src = src;
     e->njobs = njobs;
     e->conf = *conf;
-    e->ffree = e->tfree = e->zombie = -1;
+    e->ffree = e->tfree = -1;
     tn_sim_rng_seed(&e->rng, conf->seed ^ 0x7e5e51a1u);
     tn_sim_status_t st = tn_sim_evq_init(&e->q, 4096);
     if (st == TN_SIM_OK) {
@@ -131,7 +135,7 @@ void tn_sim_eng_fini(tn_sim_eng_t *e)
     void *arrays[] = {e->f_job, e->f_evh, e->f_next, e->f_src, e->f_dst, e->f_cookie,
                       e->f_bytes, e->f_post, e->f_rem, e->f_tlast, e->f_lat, e->f_ideal,
                       e->t_job, e->t_arg, e->path, e->f_hrow, (void *)e->f_mc, e->f_mcn,
-                      e->mc_tree, e->mc_mark, e->mc_depth};
+                      e->mc_tree, e->mc_mark, e->mc_depth, e->zombie};
     for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++) {
         free(arrays[i]);
     }
@@ -266,10 +270,13 @@ static tn_sim_status_t eng_start(tn_sim_eng_t *e, int32_t f)
         snprintf(what, sizeof(what), "no route from endpoint %d to %d", s, d);
         return eng_fail(e, TN_SIM_ERR_ROUTE, what);
     }
+    /* the bandwidth as the solver holds it (a copy of the topology's):
+     * on the cache line the add below writes */
     double lat = 0, bw = INFINITY;
     for (int i = 0; i < n; i++) {
+        double b = tn_sim_mm_cap(&e->mm, e->path[i]);
         lat += t->lat[e->path[i]];
-        bw = t->bw[e->path[i]] < bw ? t->bw[e->path[i]] : bw;
+        bw = b < bw ? b : bw;
     }
     e->f_lat[f] = lat;
     e->f_ideal[f] = n > 0 ? e->f_bytes[f] / bw + lat : 0;
@@ -402,8 +409,7 @@ static tn_sim_status_t eng_deliver(tn_sim_eng_t *e, int32_t f, double t, int on_
     }
     int64_t cookie = e->f_cookie[f];
     if (on_fabric) {
-        e->f_next[f] = e->zombie;
-        e->zombie = f;
+        e->zombie[e->nzombie++] = f;
     } else {
         e->f_next[f] = e->ffree;
         e->ffree = f;
@@ -475,14 +481,29 @@ static tn_sim_status_t eng_settle(tn_sim_eng_t *e)
     if (st != TN_SIM_OK) {
         return eng_fail(e, st, "max-min solve");
     }
-    while (e->zombie >= 0) {
-        int32_t f = e->zombie;
-        e->zombie = e->f_next[f];
+    /* newest first, as a list through f_next would give them back, but
+     * without chasing it */
+    while (e->nzombie > 0) {
+        int32_t f = e->zombie[--e->nzombie];
         e->f_next[f] = e->ffree;
         e->ffree = f;
     }
     double now = e->now;
+    /* the affected flows' ids are scattered: what a flow a few places
+     * ahead reads is fetched while this one is handled (its event's entry
+     * once its handle is in cache) */
     for (int32_t i = 0; i < mm->naff; i++) {
+        if (i + SETTLE_AHEAD < mm->naff) {
+            int32_t g = mm->aff[i + SETTLE_AHEAD];
+            __builtin_prefetch(&mm->rate[g]);
+            __builtin_prefetch(&e->f_evh[g]);
+            __builtin_prefetch(&e->f_rem[g]);
+            __builtin_prefetch(&e->f_tlast[g]);
+            __builtin_prefetch(&e->f_job[g]);
+        }
+        if (i + SETTLE_AHEAD / 2 < mm->naff) {
+            tn_sim_evq_prefetch(&e->q, e->f_evh[mm->aff[i + SETTLE_AHEAD / 2]]);
+        }
         int32_t f = mm->aff[i];
         double old = mm->aff_old[i], r = mm->rate[f];
         if (r == old && e->f_evh[f] >= 0) {

@@ -90,7 +90,8 @@ struct tn_sim_eng {
     tn_sim_pkt_t *pkt;   /* the packet engine (fidelity = packet), or NULL */
     double now;
     /* flows (= messages in flight), ids shared with mm */
-    int32_t fcap, ffree, zombie;  /* zombie: ended, the solver not told yet */
+    int32_t fcap, ffree;
+    int32_t *zombie, nzombie;     /* [fcap] ended, the solver not told yet */
     int32_t *f_job, *f_evh, *f_next;
     int32_t *f_src, *f_dst;  /* f_dst -1: a multicast to f_mc[f][0 .. f_mcn[f]) */
     const int32_t **f_mc;

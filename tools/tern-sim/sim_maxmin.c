@@ -7,9 +7,53 @@
 
 #define MM_EPS 1e-9
 
+/* How far ahead the passes over scattered flows prefetch: a flow's
+ * number of hops PF_AHEAD places ahead, its hops PF_AHEAD / 2 ahead, and
+ * what is kept per link of those hops PF_AHEAD / 4 ahead (each level
+ * reads what the one before brought in). */
+enum { PF_AHEAD = 16 };
+
+/* Flow f's hop slots (fixed or in the pool) into the cache; reads nhop[f]. */
+static inline void mm_prefetch_hops(const tn_sim_mm_t *mm, int32_t f)
+{
+    if (mm->nhop[f] != 0) {
+        __builtin_prefetch(mm->hop_link + ((size_t)f << mm->hshift));
+    } else {
+        __builtin_prefetch(mm->xlink + mm->xoff[f]);
+    }
+}
+
+/* A per-link array's entries for flow f's links into the cache; reads
+ * its hops. */
+static inline void mm_prefetch_links(const tn_sim_mm_t *mm, int32_t f, const void *arr, size_t elem)
+{
+    int32_t n;
+    const int32_t *hl = tn_sim_mm_links(mm, f, &n);
+    n = n < 8 ? n : 8;
+    for (int32_t k = 0; k < n; k++) {
+        __builtin_prefetch((const char *)arr + (size_t)hl[k] * elem);
+    }
+}
+
+/* Prefetches for the i-th of a list of flows that is walked in order:
+ * what the walk at i will need PF_AHEAD / 4 later, arr per link. */
+static inline void mm_prefetch_walk(const tn_sim_mm_t *mm, const int32_t *list, int32_t i, int32_t n,
+                                    const void *arr, size_t elem)
+{
+    if (i + PF_AHEAD < n) {
+        __builtin_prefetch(&mm->nhop[list[i + PF_AHEAD]]);
+    }
+    if (i + PF_AHEAD / 2 < n) {
+        mm_prefetch_hops(mm, list[i + PF_AHEAD / 2]);
+    }
+    if (arr != NULL && i + PF_AHEAD / 4 < n) {
+        mm_prefetch_links(mm, list[i + PF_AHEAD / 4], arr, elem);
+    }
+}
+
 static inline int mm_tight(const tn_sim_mm_t *mm, int32_t l)
 {
-    return mm->load[l] >= mm->cap[l] * (1 - MM_EPS);
+    return mm->lk[l].load >= mm->lk[l].cap * (1 - MM_EPS);
 }
 
 tn_sim_status_t tn_sim_mm_init(tn_sim_mm_t *mm, int32_t n_link, const double *cap, int max_hops)
@@ -19,18 +63,20 @@ tn_sim_status_t tn_sim_mm_init(tn_sim_mm_t *mm, int32_t n_link, const double *ca
         return TN_SIM_ERR_INVAL;
     }
     mm->n_link = n_link;
-    mm->cap = cap;
     while ((1 << mm->hshift) < max_hops) {
         mm->hshift++;
     }
     size_t n = (size_t)n_link;
-    mm->load = calloc(n, sizeof(double));
-    mm->nfl = calloc(n, sizeof(int32_t));
-    mm->lvec = calloc(n, sizeof(int32_t *));
-    mm->lcap = calloc(n, sizeof(int32_t));
-    mm->lmark = calloc(n, sizeof(uint32_t));
-    mm->lmark2 = calloc(n, sizeof(uint32_t));
-    mm->lidx = calloc(n, sizeof(int32_t));
+    /* aligned: a link's entry is never split over two cache lines */
+    size_t lk_size = (n * sizeof(tn_sim_mm_link_t) + 63) / 64 * 64;
+    mm->lk = aligned_alloc(64, lk_size);
+    if (mm->lk != NULL) {
+        memset(mm->lk, 0, lk_size);
+        for (int32_t l = 0; l < n_link; l++) {
+            mm->lk[l].cap = cap[l];
+        }
+    }
+    mm->lnum = calloc(n, sizeof(tn_sim_mm_lnum_t));
     mm->lq = malloc(n * sizeof(int32_t));
     mm->lglob = malloc(n * sizeof(int32_t));
     mm->lcnt = malloc(n * sizeof(int32_t));
@@ -39,8 +85,7 @@ tn_sim_status_t tn_sim_mm_init(tn_sim_mm_t *mm, int32_t n_link, const double *ca
     mm->lrem = malloc(n * sizeof(double));
     mm->lsum = malloc(n * sizeof(double));
     mm->lslb = malloc(n * sizeof(double));
-    if (mm->load == NULL || mm->nfl == NULL || mm->lvec == NULL || mm->lcap == NULL ||
-        mm->lmark == NULL || mm->lmark2 == NULL || mm->lidx == NULL || mm->lq == NULL ||
+    if (mm->lk == NULL || mm->lnum == NULL || mm->lq == NULL ||
         mm->lglob == NULL || mm->lcnt == NULL || mm->ladj_off == NULL || mm->lver == NULL ||
         mm->lrem == NULL || mm->lsum == NULL || mm->lslb == NULL) {
         tn_sim_mm_fini(mm);
@@ -51,14 +96,16 @@ tn_sim_status_t tn_sim_mm_init(tn_sim_mm_t *mm, int32_t n_link, const double *ca
 
 void tn_sim_mm_fini(tn_sim_mm_t *mm)
 {
-    if (mm->lvec != NULL) {
+    if (mm->lk != NULL) {
         for (int32_t l = 0; l < mm->n_link; l++) {
-            free(mm->lvec[l]);
+            if (mm->lk[l].lvec != NULL) {
+                free(mm->lk[l].lvec - 1);
+            }
         }
     }
-    void *arrays[] = {mm->load, mm->nfl, mm->lvec, mm->lcap, mm->hop_link, mm->hop_pos, mm->nhop,
+    void *arrays[] = {mm->lk, mm->lnum, mm->hop_link, mm->hop_pos, mm->nhop,
                       mm->state, mm->rate, mm->bneck, mm->added, mm->removed, mm->aff, mm->aff_old,
-                      mm->fmark, mm->apos, mm->lmark, mm->lmark2, mm->lidx, mm->lq, mm->lglob,
+                      mm->fmark, mm->apos, mm->lq, mm->lglob,
                       mm->lcnt, mm->ladj_off, mm->ladj, mm->lver, mm->lrem, mm->lsum, mm->lslb,
                       mm->nrate, mm->aff_tmp, mm->ahl, mm->aoff, mm->nbneck, mm->frozen, mm->heap,
                       mm->xoff, mm->xn, mm->xlink, mm->xpos, mm->xflow};
@@ -123,14 +170,24 @@ tn_sim_status_t tn_sim_mm_reserve(tn_sim_mm_t *mm, int32_t n)
     return TN_SIM_OK;
 }
 
+/* A link's list keeps its capacity in the word before it (next to the
+ * slot an add writes, not in an array of its own); 0 with no list. */
+static inline int32_t mm_lvec_cap(const tn_sim_mm_link_t *k)
+{
+    return k->lvec != NULL ? k->lvec[-1] : 0;
+}
+
 /* Link l's list is full: doubles it.  0, or -1 (no memory). */
 static int mm_lvec_grow(tn_sim_mm_t *mm, int32_t l)
 {
-    int32_t c = mm->lcap[l] > 0 ? mm->lcap[l] * 2 : 4;
-    if (mm_grow((void **)&mm->lvec[l], sizeof(int32_t), (size_t)c) != 0) {
+    tn_sim_mm_link_t *k = &mm->lk[l];
+    int32_t c = k->lvec != NULL ? k->lvec[-1] * 2 : 4;
+    int32_t *base = k->lvec != NULL ? k->lvec - 1 : NULL;
+    if (mm_grow((void **)&base, sizeof(int32_t), (size_t)c + 1) != 0) {
         return -1;
     }
-    mm->lcap[l] = c;
+    base[0] = c;
+    k->lvec = base + 1;
     return 0;
 }
 
@@ -152,7 +209,7 @@ static void mm_pool_compact(tn_sim_mm_t *mm)
             mm->xlink[w + k] = l;
             mm->xpos[w + k] = pos;
             mm->xflow[w + k] = f;
-            mm->lvec[l][pos] = -1 - (w + k);
+            mm->lk[l].lvec[pos] = -1 - (w + k);
         }
         mm->xoff[f] = w;
         w += n;
@@ -205,10 +262,10 @@ static tn_sim_status_t mm_add_long(tn_sim_mm_t *mm, int32_t f, const int32_t *li
     uint32_t ep = ++mm->lep;
     for (int i = 0; i < n; i++) {
         int32_t l = links[i];
-        if (l < 0 || l >= mm->n_link || mm->lmark[l] == ep) {
+        if (l < 0 || l >= mm->n_link || mm->lk[l].lmark == ep) {
             return TN_SIM_ERR_INVAL;
         }
-        mm->lmark[l] = ep;
+        mm->lk[l].lmark = ep;
     }
     int32_t off = mm_pool_alloc(mm, n);
     if (off < 0) {
@@ -216,11 +273,11 @@ static tn_sim_status_t mm_add_long(tn_sim_mm_t *mm, int32_t f, const int32_t *li
     }
     for (int i = 0; i < n; i++) {
         int32_t l = links[i], p = off + i;
-        if (mm->nfl[l] == mm->lcap[l] && mm_lvec_grow(mm, l) != 0) {
+        if (mm->lk[l].nfl == mm_lvec_cap(&mm->lk[l]) && mm_lvec_grow(mm, l) != 0) {
             return TN_SIM_ERR_NOMEM;  /* the hops before stay: a fatal error for the caller */
         }
-        mm->lvec[l][mm->nfl[l]] = -1 - p;
-        mm->xpos[p] = mm->nfl[l]++;
+        mm->lk[l].lvec[mm->lk[l].nfl] = -1 - p;
+        mm->xpos[p] = mm->lk[l].nfl++;
         mm->xlink[p] = l;
         mm->xflow[p] = f;
     }
@@ -245,11 +302,11 @@ tn_sim_status_t tn_sim_mm_add(tn_sim_mm_t *mm, int32_t f, const int32_t *links, 
         int32_t base = f << mm->hshift;
         for (int i = 0; i < n; i++) {
             int32_t l = links[i];
-            if (mm->nfl[l] == mm->lcap[l] && mm_lvec_grow(mm, l) != 0) {
+            if (mm->lk[l].nfl == mm_lvec_cap(&mm->lk[l]) && mm_lvec_grow(mm, l) != 0) {
                 return TN_SIM_ERR_NOMEM;  /* the hops before stay: a fatal error for the caller */
             }
-            mm->lvec[l][mm->nfl[l]] = base + i;
-            mm->hop_pos[base + i] = mm->nfl[l]++;
+            mm->lk[l].lvec[mm->lk[l].nfl] = base + i;
+            mm->hop_pos[base + i] = mm->lk[l].nfl++;
             mm->hop_link[base + i] = l;
         }
         mm->nhop[f] = (uint8_t)n;
@@ -288,16 +345,16 @@ static void mm_unlink(tn_sim_mm_t *mm, int32_t f)
     }
     for (int32_t i = 0; i < n; i++) {
         int32_t l = hl[i], pos = hp[i];
-        int32_t last = --mm->nfl[l];
-        int32_t moved = mm->lvec[l][last];
-        mm->lvec[l][pos] = moved;
+        int32_t last = --mm->lk[l].nfl;
+        int32_t moved = mm->lk[l].lvec[last];
+        mm->lk[l].lvec[pos] = moved;
         if (moved >= 0) {
             mm->hop_pos[moved] = pos;
         } else {
             mm->xpos[-1 - moved] = pos;
         }
         /* an empty link's load is exactly 0: rounding does not pile up */
-        mm->load[l] = mm->nfl[l] == 0 ? 0 : mm->load[l] - mm->rate[f];
+        mm->lk[l].load = mm->lk[l].nfl == 0 ? 0 : mm->lk[l].load - mm->rate[f];
     }
     if (mm->nhop[f] == 0) {
         for (int32_t i = 0; i < n; i++) {
@@ -318,33 +375,46 @@ static inline void mm_aff_push(tn_sim_mm_t *mm, int32_t f, double old)
     mm->aff[mm->naff++] = f;
 }
 
-/* Enqueues the links of flow f not yet visited in this BFS. */
+/* Enqueues the tight links of flow f not yet visited in this BFS.  No
+ * load changes during a search, so a link is judged once, here, on the
+ * cache line its mark is on: most links are slack and never queued. */
 static inline int32_t mm_push_links(tn_sim_mm_t *mm, int32_t f, uint32_t lep, int32_t nq)
 {
     int32_t n;
     const int32_t *hl = tn_sim_mm_links(mm, f, &n);
     for (int32_t i = 0; i < n; i++) {
         int32_t l = hl[i];
-        if (mm->lmark[l] != lep) {
-            mm->lmark[l] = lep;
-            mm->lq[nq++] = l;
+        if (mm->lk[l].lmark != lep) {
+            mm->lk[l].lmark = lep;
+            if (mm_tight(mm, l)) {
+                mm->lq[nq++] = l;
+            }
         }
     }
     return nq;
 }
 
-/* Breadth-first through tight links: a flow whose bottleneck is a tight
- * link in the queue joins A (its rate may move with that link's load),
- * and its links join the queue. */
+/* Breadth-first through tight links: a flow whose bottleneck is a link
+ * in the queue (all tight) joins A (its rate may move with that link's
+ * load), and its tight links join the queue. */
 static void mm_bfs(tn_sim_mm_t *mm, int32_t nq, uint32_t lep)
 {
     for (int32_t head = 0; head < nq; head++) {
-        int32_t l = mm->lq[head];
-        if (!mm_tight(mm, l)) {
-            continue;
+        /* the queue is known a little ahead: its links' lists' first
+         * entries (the entries themselves were read when queued) */
+        if (head + PF_AHEAD / 4 < nq) {
+            __builtin_prefetch(mm->lk[mm->lq[head + PF_AHEAD / 4]].lvec);
         }
-        const int32_t *v = mm->lvec[l];
-        for (int32_t i = 0, n = mm->nfl[l]; i < n; i++) {
+        int32_t l = mm->lq[head];
+        /* the flows that join first, then their links, in the same
+         * order as one at a time: the scattered reads of each pass are
+         * prefetched a few flows ahead */
+        const int32_t *v = mm->lk[l].lvec;
+        int32_t a0 = mm->naff;
+        for (int32_t i = 0, n = mm->lk[l].nfl; i < n; i++) {
+            if (i + PF_AHEAD < n && v[i + PF_AHEAD] >= 0) {
+                __builtin_prefetch(&mm->bneck[v[i + PF_AHEAD] >> mm->hshift]);
+            }
             int32_t g = tn_sim_mm_slot_flow(mm, v[i]);
             /* the bottleneck first: one load per flow for most of them */
             if (mm->bneck[g] != l || mm->state[g] != TN_SIM_MM_ACTIVE ||
@@ -352,7 +422,10 @@ static void mm_bfs(tn_sim_mm_t *mm, int32_t nq, uint32_t lep)
                 continue;
             }
             mm_aff_push(mm, g, mm->rate[g]);
-            nq = mm_push_links(mm, g, lep, nq);
+        }
+        for (int32_t i = a0, n = mm->naff; i < n; i++) {
+            mm_prefetch_walk(mm, mm->aff, i, n, mm->lk, sizeof(*mm->lk));
+            nq = mm_push_links(mm, mm->aff[i], lep, nq);
         }
     }
 }
@@ -412,21 +485,22 @@ static void mm_fill(tn_sim_mm_t *mm, int full)
     int32_t *ahl = mm->ahl, *aoff = mm->aoff;
     aoff[0] = 0;
     for (int32_t i = 0; i < naff; i++) {
+        mm_prefetch_walk(mm, mm->aff, i, naff, mm->lnum, sizeof(*mm->lnum));
         int32_t f = mm->aff[i], n;
         const int32_t *hl = tn_sim_mm_links(mm, f, &n);
         int32_t *row = ahl + aoff[i];
         aoff[i + 1] = aoff[i] + n;
         for (int32_t k = 0; k < n; k++) {
             int32_t l = hl[k];
-            if (mm->lmark2[l] != fe) {
-                mm->lmark2[l] = fe;
-                mm->lidx[l] = nl;
+            if (mm->lnum[l].mark != fe) {
+                mm->lnum[l].mark = fe;
+                mm->lnum[l].idx = nl;
                 mm->lglob[nl] = l;
                 mm->lsum[nl] = 0;
                 mm->lcnt[nl] = 0;
                 nl++;
             }
-            int32_t li = mm->lidx[l];
+            int32_t li = mm->lnum[l].idx;
             row[k] = li;
             mm->lsum[li] += mm->aff_old[i];
             mm->lcnt[li]++;
@@ -437,8 +511,9 @@ static void mm_fill(tn_sim_mm_t *mm, int full)
         mm->ladj_off[li + 1] = mm->ladj_off[li] + mm->lcnt[li];
         mm->lver[li] = (uint32_t)mm->ladj_off[li];  /* fill cursor */
         int32_t l = mm->lglob[li];
-        mm->lrem[li] = full ? mm->cap[l] : mm->cap[l] - (mm->load[l] - mm->lsum[li]);
+        mm->lrem[li] = full ? mm->lk[l].cap : mm->lk[l].cap - (mm->lk[l].load - mm->lsum[li]);
         mm->lsum[li] = 0;
+        mm->lslb[li] = mm_share(mm, li);  /* for the lower bounds below, once per link */
     }
     /* Links that cannot fill stay out of the heap.  Bounds on what a flow
      * of A will get: at least lb = min over its links of residual / count
@@ -455,7 +530,7 @@ static void mm_fill(tn_sim_mm_t *mm, int full)
         for (int32_t k = 0; k < n; k++) {
             int32_t li = row[k];
             mm->ladj[mm->lver[li]++] = i;
-            double r = (mm->lrem[li] > 0 ? mm->lrem[li] : 0) / mm->lcnt[li];
+            double r = mm->lslb[li];
             x = r < x ? r : x;
         }
         lb[i] = x;
@@ -472,11 +547,16 @@ static void mm_fill(tn_sim_mm_t *mm, int full)
         const int32_t *row = ahl + aoff[i];
         int32_t n = aoff[i + 1] - aoff[i];
         double ub = INFINITY;
+        int32_t best = -1;
         for (int32_t k = 0; k < n; k++) {
             int32_t li = row[k];
             double r = mm->lrem[li] - (mm->lslb[li] - lb[i]);
-            ub = r < ub ? r : ub;
+            if (r < ub) {
+                ub = r;
+                best = li;
+            }
         }
+        mm->nbneck[i] = best;  /* its tightest link, for the check below (set for good by the filling) */
         ub = ub > 0 ? ub : 0;
         for (int32_t k = 0; k < n; k++) {
             mm->lsum[row[k]] += ub;
@@ -490,19 +570,12 @@ static void mm_fill(tn_sim_mm_t *mm, int full)
     for (int32_t i = 0; i < naff; i++) {
         const int32_t *row = ahl + aoff[i];
         int32_t n = aoff[i + 1] - aoff[i];
-        int32_t in = 0, best = -1;
-        double ub = INFINITY;
+        int32_t in = 0;
         for (int32_t k = 0; k < n && !in; k++) {
-            int32_t li = row[k];
-            double r = mm->lrem[li] - (mm->lslb[li] - lb[i]);
-            in = mm->lsum[li] != 0;
-            if (r < ub) {
-                ub = r;
-                best = li;
-            }
+            in = mm->lsum[row[k]] != 0;
         }
         if (!in) {
-            mm->lsum[best] = 1;
+            mm->lsum[mm->nbneck[i]] = 1;
         }
     }
     tn_sim_mm_hent_t *h = mm->heap;
@@ -560,13 +633,13 @@ static int32_t mm_check(tn_sim_mm_t *mm, uint32_t lep, int32_t *nviol_p)
     int32_t nq = 0, nviol = 0, naff = mm->naff;
     for (int32_t i = 0; i < naff; i++) {
         int32_t b = mm->nbneck[i];
-        if (mm->lmark2[b] == ce) {
+        if (mm->lnum[b].mark == ce) {
             continue;
         }
-        mm->lmark2[b] = ce;
+        mm->lnum[b].mark = ce;
         double limit = mm->nrate[i] * (1 + MM_EPS) + 1e-300;
-        const int32_t *v = mm->lvec[b];
-        for (int32_t k = 0, n = mm->nfl[b]; k < n; k++) {
+        const int32_t *v = mm->lk[b].lvec;
+        for (int32_t k = 0, n = mm->lk[b].nfl; k < n; k++) {
             int32_t g = tn_sim_mm_slot_flow(mm, v[k]);
             if (mm->fmark[g] == mm->aep || mm->state[g] != TN_SIM_MM_ACTIVE || mm->rate[g] <= limit) {
                 continue;
@@ -588,16 +661,17 @@ static void mm_commit(tn_sim_mm_t *mm, int full)
         for (int32_t i = 0; i < mm->naff; i++) {
             const int32_t *hl = tn_sim_mm_links(mm, mm->aff[i], &n);
             for (int32_t k = 0; k < n; k++) {
-                mm->load[hl[k]] = 0;
+                mm->lk[hl[k]].load = 0;
             }
         }
     }
     for (int32_t i = 0; i < mm->naff; i++) {
+        mm_prefetch_walk(mm, mm->aff, i, mm->naff, mm->lk, sizeof(*mm->lk));
         int32_t f = mm->aff[i];
         const int32_t *hl = tn_sim_mm_links(mm, f, &n);
         double d = full ? mm->nrate[i] : mm->nrate[i] - mm->aff_old[i];
         for (int32_t k = 0; k < n; k++) {
-            mm->load[hl[k]] += d;
+            mm->lk[hl[k]].load += d;
         }
         mm->rate[f] = mm->nrate[i];
         mm->bneck[f] = mm->nbneck[i];
@@ -626,6 +700,7 @@ tn_sim_status_t tn_sim_mm_solve(tn_sim_mm_t *mm)
     }
     mm_bfs(mm, nq, lep);
     for (int32_t i = 0; i < mm->nremoved; i++) {
+        mm_prefetch_walk(mm, mm->removed, i, mm->nremoved, mm->lk, sizeof(*mm->lk));
         mm_unlink(mm, mm->removed[i]);
     }
     for (int32_t i = 0; i < mm->nadded; i++) {

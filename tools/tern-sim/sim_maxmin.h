@@ -59,14 +59,28 @@ typedef struct {
     int32_t li;   /* local link number */
 } tn_sim_mm_hent_t;
 
+/* What the search, the filling, the commit and the unlinking read of a
+ * link, together: one cache line's half (the array is 64-byte aligned),
+ * where separate arrays cost a miss each on a fabric of half a million
+ * links. */
+typedef struct {
+    double load;             /* sum of the rates on it */
+    double cap;
+    int32_t *lvec;           /* hop slots (flow << hshift | hop) on it; lvec[-1]: capacity */
+    int32_t nfl;             /* flows on it (added ones included) */
+    uint32_t lmark;          /* lep of the BFS visit */
+} tn_sim_mm_link_t;
+
+/* A link's number in the filling (and the check's visit mark). */
+typedef struct {
+    uint32_t mark;           /* fep of the fill's numbering or the check */
+    int32_t idx;             /* local index in the fill */
+} tn_sim_mm_lnum_t;
+
 typedef struct {
     /* links */
     int32_t n_link;
-    const double *cap;       /* [n_link] */
-    double *load;            /* [n_link] sum of the rates on it */
-    int32_t *nfl;            /* [n_link] flows on it (added ones included) */
-    int32_t **lvec;          /* [n_link] hop slots (flow << hshift | hop) on it */
-    int32_t *lcap;           /* [n_link] capacity of lvec[l] */
+    tn_sim_mm_link_t *lk;    /* [n_link] */
     /* flows */
     int hshift;              /* hop slots per flow = 1 << hshift */
     int32_t fcap;
@@ -93,9 +107,7 @@ typedef struct {
     uint32_t aep, lep, fep;  /* stamps: A's members, BFS visits, fill and check */
     uint32_t *fmark;         /* [fcap] aep when in A */
     int32_t *apos;           /* [fcap] index in aff */
-    uint32_t *lmark;         /* [n_link] lep of the BFS visit */
-    uint32_t *lmark2;        /* [n_link] fep of the fill's numbering or the check */
-    int32_t *lidx;           /* [n_link] local index in the fill */
+    tn_sim_mm_lnum_t *lnum;  /* [n_link] */
     int32_t *lq;             /* BFS queue of links */
     int32_t *lglob, *lcnt, *ladj_off, *ladj;
     uint32_t *lver;          /* fill cursor of ladj */
@@ -155,7 +167,25 @@ static inline double tn_sim_mm_rate(const tn_sim_mm_t *mm, int32_t f)
 /* Flows on a link: the flow engine's load oracle for adaptive routing. */
 static inline int32_t tn_sim_mm_nflows(const tn_sim_mm_t *mm, int32_t link)
 {
-    return mm->nfl[link];
+    return mm->lk[link].nfl;
+}
+
+/* The rates' sum on a link, and its hop slots (tn_sim_mm_slot_flow maps
+ * them to flows), tn_sim_mm_nflows of them. */
+static inline double tn_sim_mm_load(const tn_sim_mm_t *mm, int32_t link)
+{
+    return mm->lk[link].load;
+}
+
+/* A link's capacity (the solver's copy of what tn_sim_mm_init got). */
+static inline double tn_sim_mm_cap(const tn_sim_mm_t *mm, int32_t link)
+{
+    return mm->lk[link].cap;
+}
+
+static inline const int32_t *tn_sim_mm_slots(const tn_sim_mm_t *mm, int32_t link)
+{
+    return mm->lk[link].lvec;
 }
 
 /* Naive reference (sim_maxmin_ref.c), for tests: progressive filling from

@@ -155,13 +155,81 @@ static int stats_cmp(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* An order-preserving map of a double's bits onto an unsigned integer
+ * (negative values flipped whole, the others' sign bit set): for values
+ * that are not NaN and not -0 it is one to one, and x < y iff the keys
+ * are. */
+static inline uint64_t stats_key(double x)
+{
+    uint64_t u;
+    memcpy(&u, &x, sizeof(u));
+    return (u >> 63) != 0 ? ~u : u | (UINT64_C(1) << 63);
+}
+
+static inline double stats_unkey(uint64_t k)
+{
+    uint64_t u = (k >> 63) != 0 ? k & ~(UINT64_C(1) << 63) : ~k;
+    double x;
+    memcpy(&x, &u, sizeof(x));
+    return x;
+}
+
+/* Least-significant-digit radix sort of the keys of v into c, 8 bits a
+ * pass (a pass where every key has the same digit is skipped).  Returns
+ * 0, or -1: a value is NaN or -0 (left to qsort, which orders those its
+ * own way) or no memory. */
+static int stats_radix(const double *v, double *c, size_t n)
+{
+    uint64_t *a = malloc(n * sizeof(uint64_t)), *b = malloc(n * sizeof(uint64_t));
+    size_t(*cnt)[256] = calloc(8, sizeof(*cnt));
+    int rc = -1;
+    if (a == NULL || b == NULL || cnt == NULL) {
+        goto out;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (isnan(v[i]) || (v[i] == 0 && signbit(v[i]))) {
+            goto out;
+        }
+        a[i] = stats_key(v[i]);
+        for (int d = 0; d < 8; d++) {
+            cnt[d][(a[i] >> (8 * d)) & 0xff]++;
+        }
+    }
+    for (int d = 0; d < 8; d++) {
+        if (cnt[d][(a[0] >> (8 * d)) & 0xff] == n) {
+            continue;
+        }
+        size_t pos = 0;
+        for (int x = 0; x < 256; x++) {
+            size_t k = cnt[d][x];
+            cnt[d][x] = pos;
+            pos += k;
+        }
+        for (size_t i = 0; i < n; i++) {
+            b[cnt[d][(a[i] >> (8 * d)) & 0xff]++] = a[i];
+        }
+        uint64_t *t = a;
+        a = b;
+        b = t;
+    }
+    for (size_t i = 0; i < n; i++) {
+        c[i] = stats_unkey(a[i]);
+    }
+    rc = 0;
+out:
+    free(cnt);
+    free(b);
+    free(a);
+    return rc;
+}
+
 double *tn_sim_sorted(const double *v, size_t n)
 {
     if (n == 0) {
         return NULL;
     }
     double *c = malloc(n * sizeof(double));
-    if (c != NULL) {
+    if (c != NULL && stats_radix(v, c, n) != 0) {
         memcpy(c, v, n * sizeof(double));
         qsort(c, n, sizeof(double), stats_cmp);
     }
