@@ -165,6 +165,25 @@ static void eng_heat_rows(tn_sim_eng_t *e, int32_t f)
     }
 }
 
+
+/* Flow f of job stats js goes onto links[0..n) at the flow level: its
+ * share comes from the next rate update. */
+static tn_sim_status_t eng_share(tn_sim_eng_t *e, int32_t f, tn_sim_jstats_t *js, const int32_t *links,
+                                 int n, const char *what)
+{
+    tn_sim_status_t st = tn_sim_mm_add(&e->mm, f, links, n);
+    if (st != TN_SIM_OK) {
+        return eng_fail(e, st, what);
+    }
+    if (e->heat.on) {
+        eng_heat_rows(e, f);
+    }
+    e->f_rem[f] = e->f_bytes[f];
+    e->f_tlast[f] = e->now;
+    js->active++;
+    e->flow_starts++;
+    return TN_SIM_OK;
+}
 /* A multicast's flow goes on the fabric now: its tree is the route to
  * each destination in turn, from the last node of the route already on
  * the tree (so each node is entered once: a tree, whose links are
@@ -236,18 +255,7 @@ static tn_sim_status_t eng_start_mcast(tn_sim_eng_t *e, int32_t f)
         e->f_evh[f] = tn_sim_evq_push(&e->q, e->now + lat, EV_DELIVER, f);
         return e->f_evh[f] < 0 ? eng_fail(e, TN_SIM_ERR_NOMEM, "event queue") : TN_SIM_OK;
     }
-    tn_sim_status_t st = tn_sim_mm_add(&e->mm, f, e->mc_tree, nt);
-    if (st != TN_SIM_OK) {
-        return eng_fail(e, st, "max-min add (multicast)");
-    }
-    if (e->heat.on) {
-        eng_heat_rows(e, f);
-    }
-    e->f_rem[f] = e->f_bytes[f];
-    e->f_tlast[f] = e->now;
-    js->active++;
-    e->flow_starts++;
-    return TN_SIM_OK;
+    return eng_share(e, f, js, e->mc_tree, nt, "max-min add (multicast)");
 }
 
 /* A posted message's flow goes on the fabric now. */
@@ -292,18 +300,7 @@ static tn_sim_status_t eng_start(tn_sim_eng_t *e, int32_t f)
         tn_sim_status_t st = tn_sim_pkt_start(e, f, &h0);
         return st != TN_SIM_OK ? eng_fail(e, st, "packet start") : TN_SIM_OK;
     }
-    tn_sim_status_t st = tn_sim_mm_add(&e->mm, f, e->path, n);
-    if (st != TN_SIM_OK) {
-        return eng_fail(e, st, "max-min add");
-    }
-    if (e->heat.on) {
-        eng_heat_rows(e, f);
-    }
-    e->f_rem[f] = e->f_bytes[f];
-    e->f_tlast[f] = e->now;
-    js->active++;
-    e->flow_starts++;
-    return TN_SIM_OK;
+    return eng_share(e, f, js, e->path, n, "max-min add");
 }
 
 /* A message's flow: posted now, started at t (dst -1: a multicast to
