@@ -45,6 +45,13 @@ static int tn_trace_prealloc;
 #define TN_TRACE_PREALLOC_MIN ((uint64_t)16 << 20)
 static int tn_trace_tsc;
 static int tn_trace_mt;
+/* The record built in place at tn_trace_buf + tn_trace_len (one at most:
+ * the outermost call's, without MPI_THREAD_MULTIPLE); NULL when none. */
+static tn_trace_open_t *tn_trace_direct;
+/* The room a record in place starts with; below it the buffer is written
+ * first.  A record that outgrows its room moves to its own memory. */
+#define TN_TRACE_DIRECT_MIN 512
+#define TN_TRACE_OWN_MIN    256
 static atomic_flag tn_trace_lock_flag = ATOMIC_FLAG_INIT;
 static char tn_trace_file[4096];
 static uint64_t tn_trace_init_tsc, tn_trace_init_ns;   /* when MPI_Init began */
@@ -175,8 +182,11 @@ static void tn_trace_flush(void)
     }
 }
 
+static void tn_trace_undirect(void);
+
 static void tn_trace_append(const char *p, size_t n)
 {
+    tn_trace_undirect();                /* it would be overwritten */
     tn_trace_lock();
     if (tn_trace_fd >= 0) {
         size_t room = tn_trace_cap - TERN_TRACE_REC_HDR;
@@ -199,7 +209,7 @@ static void tn_trace_thread_free(void *arg)
 {
     tn_trace_thread_t *t = arg;
     for (int i = 0; i < TN_TRACE_DEPTH; i++) {
-        free(t->open[i].buf);
+        free(t->open[i].own);
     }
     free(t);
 }
@@ -212,6 +222,13 @@ static tn_trace_thread_t *tn_trace_thread(void)
         if (t == NULL) {
             return NULL;
         }
+        /* the outermost record always has somewhere to move to */
+        t->open[0].own = malloc(TN_TRACE_OWN_MIN);
+        if (t->open[0].own == NULL) {
+            free(t);
+            return NULL;
+        }
+        t->open[0].own_cap = TN_TRACE_OWN_MIN;
         tn_trace_me = t;
         if (tn_trace_key_made) {
             pthread_setspecific(tn_trace_key, t);
@@ -220,28 +237,85 @@ static tn_trace_thread_t *tn_trace_thread(void)
     return t;
 }
 
+/* Move the record built in place into its own memory.  Its items are
+ * dropped if that memory cannot grow (the record stays whole). */
+static void tn_trace_undirect(void)
+{
+    tn_trace_open_t *r = tn_trace_direct;
+    if (r == NULL) {
+        return;
+    }
+    tn_trace_direct = NULL;
+    if (r->own_cap < r->len) {
+        size_t cap = r->own_cap;
+        while (cap < r->len) {
+            cap *= 2;
+        }
+        char *b = realloc(r->own, cap);
+        if (b != NULL) {
+            r->own = b;
+            r->own_cap = cap;
+        } else {
+            r->len = TERN_TRACE_REC_HDR;
+            r->coll_off = 0;
+        }
+    }
+    memcpy(r->own, r->buf, r->len);
+    r->buf = r->own;
+    r->cap = r->own_cap;
+}
+
 static int tn_trace_reserve(tn_trace_open_t *r, size_t more)
 {
     if (r->len + more <= r->cap) {
         return 0;
     }
-    size_t cap = r->cap ? r->cap : 256;
+    if (r == tn_trace_direct) {
+        tn_trace_undirect();
+        if (r->len + more <= r->cap) {
+            return 0;
+        }
+    }
+    size_t cap = r->own_cap ? r->own_cap : TN_TRACE_OWN_MIN;
     while (cap < r->len + more) {
         cap *= 2;
     }
-    char *b = realloc(r->buf, cap);
+    char *b = realloc(r->own, cap);
     if (b == NULL) {
         return -1;
     }
-    r->buf = b;
-    r->cap = cap;
+    r->own = r->buf = b;
+    r->own_cap = r->cap = cap;
     return 0;
+}
+
+/* Where record r at depth d is built: in place at the end of the buffer
+ * when it may be (writing the buffer first if it is nearly full), else in
+ * its own memory; -1 when there is none. */
+static int tn_trace_place(tn_trace_open_t *r, int d)
+{
+    if (d == 0 && !tn_trace_mt && tn_trace_direct == NULL && tn_trace_buf != NULL) {
+        size_t room = tn_trace_cap - TERN_TRACE_REC_HDR - tn_trace_len;
+        if (room < TN_TRACE_DIRECT_MIN) {
+            tn_trace_flush();
+            room = tn_trace_cap - TERN_TRACE_REC_HDR - tn_trace_len;
+        }
+        if (room >= TN_TRACE_DIRECT_MIN) {
+            r->buf = tn_trace_buf + tn_trace_len;
+            r->cap = room;
+            tn_trace_direct = r;
+            return 0;
+        }
+    }
+    r->buf = r->own;
+    r->cap = r->own_cap;
+    return tn_trace_reserve(r, TERN_TRACE_REC_HDR);
 }
 
 uint64_t tn_trace_enter_(unsigned call)
 {
-    tn_trace_thread_t *t = tn_trace_thread();
-    if (t == NULL) {
+    tn_trace_thread_t *t = tn_trace_me;
+    if (__builtin_expect(t == NULL, 0) && (t = tn_trace_thread()) == NULL) {
         return 0;
     }
     int d = t->depth++;
@@ -251,7 +325,7 @@ uint64_t tn_trace_enter_(unsigned call)
     tn_trace_open_t *r = &t->open[d];
     r->len = 0;
     r->coll_off = 0;
-    if (tn_trace_reserve(r, TERN_TRACE_REC_HDR) != 0) {
+    if (tn_trace_place(r, d) != 0) {
         t->depth--;
         return 0;
     }
@@ -272,6 +346,11 @@ static void tn_trace_close_rec(tn_trace_open_t *r, int error)
     if (error) {
         r->buf[offsetof(tern_trace_rec_t, flags)] |= TERN_TRACE_F_ERROR;
     }
+    if (r == tn_trace_direct) {         /* it is in the buffer already */
+        tn_trace_direct = NULL;
+        tn_trace_len += r->len;
+        return;
+    }
     tn_trace_append(r->buf, r->len);
 }
 
@@ -282,7 +361,13 @@ void tn_trace_leave_(int ret)
         return;                             /* closed by tn_trace_close */
     }
     int d = --t->depth;
-    if (d >= TN_TRACE_DEPTH || !tn_trace_on) {
+    if (d >= TN_TRACE_DEPTH) {
+        return;
+    }
+    if (!tn_trace_on) {
+        if (&t->open[d] == tn_trace_direct) {
+            tn_trace_direct = NULL;
+        }
         return;
     }
     tn_trace_close_rec(&t->open[d], ret != 0);
@@ -552,6 +637,7 @@ void tn_trace_close(void)
         t->depth = 0;
     }
     tn_event_trace(0);
+    tn_trace_direct = NULL;             /* closed above (no other thread is in MPI) */
     tn_trace_lock();
     tn_trace_flush();
     tn_trace_on = 0;
@@ -581,5 +667,8 @@ void tn_trace_init_begins(void)
 
 void tn_trace_threads(int multiple)
 {
+    if (multiple) {
+        tn_trace_undirect();            /* the caller's: other threads may come */
+    }
     tn_trace_mt = multiple;
 }
