@@ -585,6 +585,8 @@ int tn_trace_open(const tn_trace_ident_t *id)
         return -1;
     }
     tn_trace_prealloc = 1;
+    tn_trace_prealloc_for(tn_trace_cap);  /* the first reserve now, in MPI_Init, not
+                                           * in the middle of the job's first block */
     tn_trace_on = 1;
     if (tn_trace_init_ns != 0) {
         /* MPI_Init's record: the entry point could not open it (the trace
