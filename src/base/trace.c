@@ -125,7 +125,7 @@ static void tn_trace_prealloc_for(size_t n)
     if (!tn_trace_prealloc || tn_trace_written + n <= tn_trace_alloc_end) {
         return;
     }
-    uint64_t chunk = 8 * (uint64_t)tn_trace_cap;
+    uint64_t chunk = 2 * (uint64_t)tn_trace_cap;   /* bounded by what the rank buffers */
     if (chunk < TN_TRACE_PREALLOC_MIN) {
         chunk = TN_TRACE_PREALLOC_MIN;
     }
