@@ -5,7 +5,8 @@ MPI_Allreduce: its record (depth 1) comes right before the allreduce's,
 which keeps its collective item; MPI_Comm_dup defines the communicator it
 makes inside its own record; a 300-request MPI_Waitall makes a record
 larger than the buffer, written whole with every request it completed.
-Every file decodes to the end."""
+Every file decodes to the end, and holds no more disk than its size (the
+space reserved ahead of the writes is released)."""
 import argparse
 import glob
 import os
@@ -34,6 +35,11 @@ def main():
         nested = 0
         for f in files:
             rank = int(re.search(r"\.(\d+)\.ttr$", f).group(1))
+            st = os.stat(f)
+            # the 16 MiB the recorder reserved ahead of its writes is released
+            check(st.st_blocks * 512 <= st.st_size + (1 << 20),
+                  "rank %d: %d bytes allocated for a %d-byte file" % (rank, st.st_blocks * 512,
+                                                                    st.st_size))
             c = run([os.path.join(a.bin, "tern-trace"), "cat", f])
             check(c.returncode == 0, "cat %s decodes whole: %s" % (f, c.stderr))
             recs, comms = [], {}
