@@ -98,7 +98,7 @@
       "in the MPI call during which they happen") \
     X(trace_tsc, TRACE_TSC, BOOL, "1", "", RUNTIME, USER, INIT,                \
       "Stamp trace records with the CPU's invariant time-stamp counter where it has one " \
-      "(a quarter of the cost of the system clock); 0: CLOCK_MONOTONIC") \
+      "(less than half the cost of the system clock); 0: CLOCK_MONOTONIC") \
     X(monitor_linger, MONITOR_LINGER, BOOL, "0", "", RUNTIME, USER, INIT,      \
       "Leave the stats segment at exit for the node agent to collect and remove " \
       "(tern-run --monitor sets it)")                                          \
