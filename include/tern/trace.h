@@ -22,8 +22,8 @@
  *
  * Time.  Every record holds the time its call was entered and left in
  * ticks of the rank's clock: CLOCK_MONOTONIC ns (clock 0) or the CPU's
- * invariant time-stamp counter (clock 1, where the CPU has one: a quarter
- * of the cost of reading the system clock).  CLOCK records pair a tick
+ * invariant time-stamp counter (clock 1, where the CPU has one: less than
+ * half the cost of reading the system clock).  CLOCK records pair a tick
  * value with CLOCK_MONOTONIC ns; a reader maps ticks to ns by the line
  * through the header's pair (t0_ticks, t0_ns) and the last CLOCK record,
  * so the gaps between one rank's calls are exact.  Ranks' clocks are not

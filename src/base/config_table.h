@@ -90,15 +90,15 @@
     X(trace, TRACE, STRING, "", "", RUNTIME, USER, INIT,                       \
       "Record this rank's MPI calls in DIR/<job>.<rank>.ttr for tern-trace and tern-sim " \
       "(docs/trace.md); empty: off, and the entry points cost one untaken branch") \
-    X(trace_buffer, TRACE_BUFFER, SIZE, "1m", "4k..1g", RUNTIME, USER, INIT,   \
+    X(trace_buffer, TRACE_BUFFER, SIZE, "256k", "4k..1g", RUNTIME, USER, INIT, \
       "Bytes of trace records a rank buffers before writing them to its file (small enough " \
-      "to stay in the core's cache)") \
+      "to stay in the core's cache beside the job's own data)") \
     X(trace_events, TRACE_EVENTS, BOOL, "1", "", RUNTIME, USER, INIT,          \
       "Record the transport's events (retransmission bursts, rails down and up, dead peers) " \
       "in the MPI call during which they happen") \
     X(trace_tsc, TRACE_TSC, BOOL, "1", "", RUNTIME, USER, INIT,                \
       "Stamp trace records with the CPU's invariant time-stamp counter where it has one " \
-      "(a quarter of the cost of the system clock); 0: CLOCK_MONOTONIC") \
+      "(less than half the cost of the system clock); 0: CLOCK_MONOTONIC") \
     X(monitor_linger, MONITOR_LINGER, BOOL, "0", "", RUNTIME, USER, INIT,      \
       "Leave the stats segment at exit for the node agent to collect and remove " \
       "(tern-run --monitor sets it)")                                          \

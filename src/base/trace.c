@@ -36,8 +36,22 @@ static int tn_trace_key_made;
 static int tn_trace_fd = -1;
 static char *tn_trace_buf;
 static size_t tn_trace_len, tn_trace_cap;
+/* File space reserved ahead of the writes (fallocate, keeping the size):
+ * a block write then finds its blocks allocated instead of reserving them
+ * one 4 KiB page at a time, which cost more than copying the bytes
+ * (ext4: 0.17 -> 0.11 ns per byte written).  Released at close. */
+static uint64_t tn_trace_written, tn_trace_alloc_end;
+static int tn_trace_prealloc;
+#define TN_TRACE_PREALLOC_MIN ((uint64_t)16 << 20)
 static int tn_trace_tsc;
 static int tn_trace_mt;
+/* The record built in place at tn_trace_buf + tn_trace_len (one at most:
+ * the outermost call's, without MPI_THREAD_MULTIPLE); NULL when none. */
+static tn_trace_open_t *tn_trace_direct;
+/* The room a record in place starts with; below it the buffer is written
+ * first.  A record that outgrows its room moves to its own memory. */
+#define TN_TRACE_DIRECT_MIN 512
+#define TN_TRACE_OWN_MIN    256
 static atomic_flag tn_trace_lock_flag = ATOMIC_FLAG_INIT;
 static char tn_trace_file[4096];
 static uint64_t tn_trace_init_tsc, tn_trace_init_ns;   /* when MPI_Init began */
@@ -103,8 +117,32 @@ static void tn_trace_unlock(void)
     }
 }
 
+/* Reserve the file's next blocks when the write would pass the reserved
+ * end; a file system that cannot (or a full one) is not asked again, and
+ * the write then allocates as it goes. */
+static void tn_trace_prealloc_for(size_t n)
+{
+    if (!tn_trace_prealloc || tn_trace_written + n <= tn_trace_alloc_end) {
+        return;
+    }
+    uint64_t chunk = 2 * (uint64_t)tn_trace_cap;   /* bounded by what the rank buffers */
+    if (chunk < TN_TRACE_PREALLOC_MIN) {
+        chunk = TN_TRACE_PREALLOC_MIN;
+    }
+    if (chunk < n) {
+        chunk = n;
+    }
+    if (fallocate(tn_trace_fd, FALLOC_FL_KEEP_SIZE, (off_t)tn_trace_written, (off_t)chunk) != 0) {
+        tn_log_debug("trace", "fallocate on %s: %m; writing without reserving", tn_trace_file);
+        tn_trace_prealloc = 0;
+        return;
+    }
+    tn_trace_alloc_end = tn_trace_written + chunk;
+}
+
 static int tn_trace_write_all(const char *p, size_t n)
 {
+    tn_trace_prealloc_for(n);
     while (n > 0) {
         ssize_t w = write(tn_trace_fd, p, n);
         if (w < 0 && errno == EINTR) {
@@ -117,6 +155,7 @@ static int tn_trace_write_all(const char *p, size_t n)
         }
         p += w;
         n -= (size_t)w;
+        tn_trace_written += (uint64_t)w;
     }
     return 0;
 }
@@ -143,8 +182,11 @@ static void tn_trace_flush(void)
     }
 }
 
+static void tn_trace_undirect(void);
+
 static void tn_trace_append(const char *p, size_t n)
 {
+    tn_trace_undirect();                /* it would be overwritten */
     tn_trace_lock();
     if (tn_trace_fd >= 0) {
         size_t room = tn_trace_cap - TERN_TRACE_REC_HDR;
@@ -167,7 +209,7 @@ static void tn_trace_thread_free(void *arg)
 {
     tn_trace_thread_t *t = arg;
     for (int i = 0; i < TN_TRACE_DEPTH; i++) {
-        free(t->open[i].buf);
+        free(t->open[i].own);
     }
     free(t);
 }
@@ -180,6 +222,13 @@ static tn_trace_thread_t *tn_trace_thread(void)
         if (t == NULL) {
             return NULL;
         }
+        /* the outermost record always has somewhere to move to */
+        t->open[0].own = malloc(TN_TRACE_OWN_MIN);
+        if (t->open[0].own == NULL) {
+            free(t);
+            return NULL;
+        }
+        t->open[0].own_cap = TN_TRACE_OWN_MIN;
         tn_trace_me = t;
         if (tn_trace_key_made) {
             pthread_setspecific(tn_trace_key, t);
@@ -188,28 +237,85 @@ static tn_trace_thread_t *tn_trace_thread(void)
     return t;
 }
 
+/* Move the record built in place into its own memory.  Its items are
+ * dropped if that memory cannot grow (the record stays whole). */
+static void tn_trace_undirect(void)
+{
+    tn_trace_open_t *r = tn_trace_direct;
+    if (r == NULL) {
+        return;
+    }
+    tn_trace_direct = NULL;
+    if (r->own_cap < r->len) {
+        size_t cap = r->own_cap;
+        while (cap < r->len) {
+            cap *= 2;
+        }
+        char *b = realloc(r->own, cap);
+        if (b != NULL) {
+            r->own = b;
+            r->own_cap = cap;
+        } else {
+            r->len = TERN_TRACE_REC_HDR;
+            r->coll_off = 0;
+        }
+    }
+    memcpy(r->own, r->buf, r->len);
+    r->buf = r->own;
+    r->cap = r->own_cap;
+}
+
 static int tn_trace_reserve(tn_trace_open_t *r, size_t more)
 {
     if (r->len + more <= r->cap) {
         return 0;
     }
-    size_t cap = r->cap ? r->cap : 256;
+    if (r == tn_trace_direct) {
+        tn_trace_undirect();
+        if (r->len + more <= r->cap) {
+            return 0;
+        }
+    }
+    size_t cap = r->own_cap ? r->own_cap : TN_TRACE_OWN_MIN;
     while (cap < r->len + more) {
         cap *= 2;
     }
-    char *b = realloc(r->buf, cap);
+    char *b = realloc(r->own, cap);
     if (b == NULL) {
         return -1;
     }
-    r->buf = b;
-    r->cap = cap;
+    r->own = r->buf = b;
+    r->own_cap = r->cap = cap;
     return 0;
+}
+
+/* Where record r at depth d is built: in place at the end of the buffer
+ * when it may be (writing the buffer first if it is nearly full), else in
+ * its own memory; -1 when there is none. */
+static int tn_trace_place(tn_trace_open_t *r, int d)
+{
+    if (d == 0 && !tn_trace_mt && tn_trace_direct == NULL && tn_trace_buf != NULL) {
+        size_t room = tn_trace_cap - TERN_TRACE_REC_HDR - tn_trace_len;
+        if (room < TN_TRACE_DIRECT_MIN) {
+            tn_trace_flush();
+            room = tn_trace_cap - TERN_TRACE_REC_HDR - tn_trace_len;
+        }
+        if (room >= TN_TRACE_DIRECT_MIN) {
+            r->buf = tn_trace_buf + tn_trace_len;
+            r->cap = room;
+            tn_trace_direct = r;
+            return 0;
+        }
+    }
+    r->buf = r->own;
+    r->cap = r->own_cap;
+    return tn_trace_reserve(r, TERN_TRACE_REC_HDR);
 }
 
 uint64_t tn_trace_enter_(unsigned call)
 {
-    tn_trace_thread_t *t = tn_trace_thread();
-    if (t == NULL) {
+    tn_trace_thread_t *t = tn_trace_me;
+    if (__builtin_expect(t == NULL, 0) && (t = tn_trace_thread()) == NULL) {
         return 0;
     }
     int d = t->depth++;
@@ -219,7 +325,7 @@ uint64_t tn_trace_enter_(unsigned call)
     tn_trace_open_t *r = &t->open[d];
     r->len = 0;
     r->coll_off = 0;
-    if (tn_trace_reserve(r, TERN_TRACE_REC_HDR) != 0) {
+    if (tn_trace_place(r, d) != 0) {
         t->depth--;
         return 0;
     }
@@ -240,6 +346,11 @@ static void tn_trace_close_rec(tn_trace_open_t *r, int error)
     if (error) {
         r->buf[offsetof(tern_trace_rec_t, flags)] |= TERN_TRACE_F_ERROR;
     }
+    if (r == tn_trace_direct) {         /* it is in the buffer already */
+        tn_trace_direct = NULL;
+        tn_trace_len += r->len;
+        return;
+    }
     tn_trace_append(r->buf, r->len);
 }
 
@@ -250,7 +361,13 @@ void tn_trace_leave_(int ret)
         return;                             /* closed by tn_trace_close */
     }
     int d = --t->depth;
-    if (d >= TN_TRACE_DEPTH || !tn_trace_on) {
+    if (d >= TN_TRACE_DEPTH) {
+        return;
+    }
+    if (!tn_trace_on) {
+        if (&t->open[d] == tn_trace_direct) {
+            tn_trace_direct = NULL;
+        }
         return;
     }
     tn_trace_close_rec(&t->open[d], ret != 0);
@@ -453,6 +570,9 @@ int tn_trace_open(const tn_trace_ident_t *id)
     tn_trace_cap = cap;
     tn_trace_len = 0;
     tn_trace_fd = fd;
+    tn_trace_written = 0;
+    tn_trace_alloc_end = 0;
+    tn_trace_prealloc = 0;            /* not for the header: a failed start leaves no reserve */
     tn_trace_tsc = id->tsc && tn_trace_tsc_usable();
     if (!tn_trace_key_made && pthread_key_create(&tn_trace_key, tn_trace_thread_free) == 0) {
         tn_trace_key_made = 1;
@@ -464,6 +584,9 @@ int tn_trace_open(const tn_trace_ident_t *id)
         tn_trace_buf = NULL;
         return -1;
     }
+    tn_trace_prealloc = 1;
+    tn_trace_prealloc_for(tn_trace_cap);  /* the first reserve now, in MPI_Init, not
+                                           * in the middle of the job's first block */
     tn_trace_on = 1;
     if (tn_trace_init_ns != 0) {
         /* MPI_Init's record: the entry point could not open it (the trace
@@ -516,9 +639,14 @@ void tn_trace_close(void)
         t->depth = 0;
     }
     tn_event_trace(0);
+    tn_trace_direct = NULL;             /* closed above (no other thread is in MPI) */
     tn_trace_lock();
     tn_trace_flush();
     tn_trace_on = 0;
+    if (tn_trace_alloc_end > tn_trace_written &&
+        ftruncate(tn_trace_fd, (off_t)tn_trace_written) != 0) {   /* the reserve's unused tail */
+        tn_log_debug("trace", "ftruncate on %s: %m", tn_trace_file);
+    }
     close(tn_trace_fd);
     tn_trace_fd = -1;
     free(tn_trace_buf);
@@ -541,5 +669,8 @@ void tn_trace_init_begins(void)
 
 void tn_trace_threads(int multiple)
 {
+    if (multiple) {
+        tn_trace_undirect();            /* the caller's: other threads may come */
+    }
     tn_trace_mt = multiple;
 }

@@ -11,7 +11,10 @@
  *
  * Threads: records are per thread until closed; the buffer is guarded by
  * a spin lock once tn_trace_threads(1) was called (MPI_THREAD_MULTIPLE).
- * Records of a thread are written in the order they close. */
+ * Without it, the outermost call's record is built in place at the end of
+ * the buffer and closing it only stamps it; anything else that goes into
+ * the buffer first moves it out.  Records of a thread are written in the
+ * order they close. */
 #ifndef TN_BASE_TRACE_H
 #define TN_BASE_TRACE_H
 
@@ -28,9 +31,15 @@ extern int tn_trace_on TN_TRACE_HIDDEN;
 #define TN_TRACE_DEPTH 4              /* records kept open at once per thread */
 
 typedef struct {
-    char  *buf;
-    size_t len, cap;
+    char  *buf;                       /* where the record is built: own, or (the
+                                       * outermost record of a process without
+                                       * MPI_THREAD_MULTIPLE) the tail of the
+                                       * process's buffer, so that closing it
+                                       * copies nothing */
+    size_t len, cap;                  /* bytes built, room at buf */
     size_t coll_off;                  /* offset of the last COLL payload, 0 none */
+    char  *own;                       /* the record's own memory */
+    size_t own_cap;
 } tn_trace_open_t;
 
 typedef struct {

@@ -37,6 +37,15 @@ static int tn_mpi_send_checks(const char *fn, const void *buf, int64_t count,
     return MPI_SUCCESS;
 }
 
+/* A send's item, recorded once the message is on its way: off the path
+ * to the peer (before the request's item, which names it). */
+static inline void tn_mpi_send_trace(tn_comm_t *c, int dest, int tag, const tn_dt_t *dt,
+                                     int64_t count, tn_send_mode_t mode, int nonblocking)
+{
+    TN_MPI_TRACE(tn_mpi_trace_send_(c, dest, tag, tn_dt_bytes(dt, (size_t)count), (int)mode,
+                                    nonblocking ? TERN_TRACE_NONBLOCKING : TERN_TRACE_BLOCKING));
+}
+
 static int tn_mpi_send_common(const char *fn, const void *buf, int64_t count,
                               MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                               tn_send_mode_t mode, MPI_Request *request)
@@ -47,14 +56,12 @@ static int tn_mpi_send_common(const char *fn, const void *buf, int64_t count,
     if (rc != MPI_SUCCESS) {
         return rc;
     }
-    TN_MPI_TRACE(tn_mpi_trace_send_(c, dest, tag, tn_dt_bytes(dt, (size_t)count), (int)mode,
-                                    request != NULL ? TERN_TRACE_NONBLOCKING
-                                                    : TERN_TRACE_BLOCKING));
     tn_mpi_enter();
     tn_status_t st;
     tn_req_t *req = NULL;
     if (mode == TN_SEND_BUFFERED) {
         rc = tn_mpi_bsend_start(fn, c, buf, count, dt, dest, tag);
+        tn_mpi_send_trace(c, dest, tag, dt, count, mode, request != NULL);
         if (rc == MPI_SUCCESS && request != NULL) {
             req = tn_req_new_completed();
             *request = req != NULL ? tn_mpi_req_handle(req) : MPI_REQUEST_NULL;
@@ -65,8 +72,10 @@ static int tn_mpi_send_common(const char *fn, const void *buf, int64_t count,
     }
     if (request == NULL && mode != TN_SEND_SYNC) {
         st = tn_p2p_send(buf, (size_t)count, dt, dest, tag, c, 0);
+        tn_mpi_send_trace(c, dest, tag, dt, count, mode, request != NULL);
     } else {
         st = tn_p2p_isend(buf, (size_t)count, dt, dest, tag, c, 0, mode, &req);
+        tn_mpi_send_trace(c, dest, tag, dt, count, mode, request != NULL);
         if (st == TN_OK && request == NULL) {
             st = tn_req_wait(req, NULL);
             tn_req_free(req);
