@@ -5,13 +5,12 @@ of the datagrams.  The retransmissions it forces must be in the trace as
 event items of the calls they happened in, naming another rank as the
 peer and a known cause, and tern-trace report must count the same bursts
 and packets; with TERN_TRACE_EVENTS=0 the same lossy job records none."""
-import argparse
 import os
 import re
 import sys
 import tempfile
 
-from tracetest import check, run, traced_job, verdict  # noqa: E402
+from tracetest import args, check, run, traced_job, verdict  # noqa: E402
 
 EVENT = re.compile(r"event\(retransmit peer=(\d+) packets=(\d+) cause=(\w+)\)")
 
@@ -30,10 +29,7 @@ def job(a, tdir, extra):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--bin", required=True)
-    ap.add_argument("--prog", required=True)
-    a = ap.parse_args()
+    a = args()
     with tempfile.TemporaryDirectory() as d:
         on, off = os.path.join(d, "on"), os.path.join(d, "off")
         os.mkdir(on)

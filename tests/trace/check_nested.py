@@ -7,23 +7,19 @@ makes inside its own record; a 300-request MPI_Waitall makes a record
 larger than the buffer, written whole with every request it completed.
 Every file decodes to the end, and holds no more disk than its size (the
 space reserved ahead of the writes is released)."""
-import argparse
 import glob
 import os
 import re
 import tempfile
 
-from tracetest import check, run, verdict  # noqa: E402
+from tracetest import args, check, run, verdict  # noqa: E402
 
 NMSG = 300
 LINE = re.compile(r"^\d+\.\d+ \d+\.\d+ ( *)(MPI_\w+)(.*)$")
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--bin", required=True)
-    ap.add_argument("--prog", required=True)
-    a = ap.parse_args()
+    a = args()
     with tempfile.TemporaryDirectory() as d:
         tdir = os.path.join(d, "t")
         p = run([os.path.join(a.bin, "tern-run"), "-n", "2", a.prog],

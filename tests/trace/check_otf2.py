@@ -8,14 +8,13 @@ location's events in time order.  Then trace_persist (persistent send
 and receive started 3 times, an iallreduce, a persistent allreduce
 started twice, an ibcast): every start is a message or a nonblocking
 collective, each completed once, with its size and root."""
-import argparse
 import collections
 import os
 import re
 import sys
 import tempfile
 
-from tracetest import check, run, traced_job, verdict  # noqa: E402
+from tracetest import args, check, run, traced_job, verdict  # noqa: E402
 
 
 
@@ -62,12 +61,7 @@ def persistent(a, d):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--bin", required=True)
-    ap.add_argument("--prog", required=True)
-    ap.add_argument("--persist", required=True)
-    ap.add_argument("--otf2-print", required=True)
-    a = ap.parse_args()
+    a = args("--persist", "--otf2-print")
     with tempfile.TemporaryDirectory() as d:
         tdir, odir = os.path.join(d, "t"), os.path.join(d, "o")
         if not traced_job(a.bin, a.prog, tdir):

@@ -9,7 +9,6 @@ escapes what the traces say; --svg-dir writes each chart as a file that
 parses as XML.  Then the failures: a rank's trace missing is an error
 naming it, a cut trace is reported with its unmatched sends, a trace whose
 host and job hold markup comes out escaped."""
-import argparse
 import glob
 import html.parser
 import os
@@ -20,7 +19,7 @@ import sys
 import tempfile
 import xml.etree.ElementTree as ET
 
-from tracetest import check, run, traced_job, verdict  # noqa: E402
+from tracetest import args, check, run, traced_job, verdict  # noqa: E402
 
 
 
@@ -182,10 +181,7 @@ def patch_header(path, host, job):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--bin", required=True)
-    ap.add_argument("--prog", required=True)
-    a = ap.parse_args()
+    a = args()
     tern_trace = os.path.join(a.bin, "tern-trace")
     with tempfile.TemporaryDirectory() as d:
         tdir = os.path.join(d, "t")

@@ -5,22 +5,18 @@ on 2 ranks; every rank's file decodes whole, holds every thread's calls
 (each thread splits its communicator once a round), and the job's
 messages all match.  In the ThreadSanitizer stage this also runs the
 recorder's shared buffer under TSan."""
-import argparse
 import os
 import re
 import sys
 import tempfile
 
-from tracetest import check, run, verdict  # noqa: E402
+from tracetest import args, check, run, verdict  # noqa: E402
 
 THREADS, ROUNDS = 3, 2
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--bin", required=True)
-    ap.add_argument("--prog", required=True)
-    a = ap.parse_args()
+    a = args()
     with tempfile.TemporaryDirectory() as d:
         tdir = os.path.join(d, "t")
         p = run([os.path.join(a.bin, "tern-run"), "-n", "2", a.prog, str(THREADS), str(ROUNDS)],

@@ -5,13 +5,12 @@ program did (peers, tags, bytes, matched sources of wildcard receives,
 requests made and completed, collectives with their sequence numbers and
 algorithms, the communicator a split made, an error flagged).  Also checks
 that a directory that cannot be made leaves the job running untraced."""
-import argparse
 import os
 import re
 import sys
 import tempfile
 
-from tracetest import check, run, traced_job, verdict  # noqa: E402
+from tracetest import args, check, run, traced_job, verdict  # noqa: E402
 
 
 
@@ -71,10 +70,7 @@ def item(rec, kind):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--bin", required=True)
-    ap.add_argument("--prog", required=True)
-    a = ap.parse_args()
+    a = args()
     tern_run = os.path.join(a.bin, "tern-run")
     tern_trace = os.path.join(a.bin, "tern-trace")
     with tempfile.TemporaryDirectory() as d:

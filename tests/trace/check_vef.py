@@ -5,13 +5,12 @@ traffic (the 9 messages with their sizes and peers, the communicators, the
 7 collectives with their ops and per-task sizes, each rank's chain of
 dependencies), import it back with `tern-trace import --vef` and check the
 counts agree; then broken files are refused."""
-import argparse
 import os
 import re
 import sys
 import tempfile
 
-from tracetest import check, run, traced_job, verdict  # noqa: E402
+from tracetest import args, check, run, traced_job, verdict  # noqa: E402
 
 
 # trace_vef.h's op table (an assumption, kept in one place there)
@@ -41,10 +40,7 @@ def parse(text):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--bin", required=True)
-    ap.add_argument("--prog", required=True)
-    a = ap.parse_args()
+    a = args()
     tern_trace = os.path.join(a.bin, "tern-trace")
     with tempfile.TemporaryDirectory() as d:
         tdir = os.path.join(d, "t")

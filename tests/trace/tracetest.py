@@ -1,11 +1,22 @@
-"""What the trace tests share: failures collected by check(), commands run
-by run(), the traced 3-rank trace_traffic job they all start from, and the
-verdict line CTest looks for."""
+"""What the trace tests share: their arguments (args()), failures
+collected by check(), commands run by run(), the traced 3-rank
+trace_traffic job they all start from, and the verdict line CTest looks
+for."""
+import argparse
 import glob
 import os
 import subprocess
 
 FAILS = []
+
+
+def args(*more):
+    """--bin (the build's bin directory) and --prog (the traced program),
+    both required, and the further required options named in more."""
+    ap = argparse.ArgumentParser()
+    for name in ("--bin", "--prog") + more:
+        ap.add_argument(name, required=True)
+    return ap.parse_args()
 
 
 def check(cond, what):
