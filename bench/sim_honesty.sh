@@ -218,11 +218,14 @@ for ranks in $sizes; do
             --out "$out/$prog.$ranks.hosts.sim" >"$out/$prog.$ranks.hosts.sim.log"
         # the message median, or for a job of collectives only the
         # collective calls' median (marked "calls")
-        awk -v job="$prog" '
+        # (for tern_allreduce and tern_alltoall: the median of their own
+        # kind's calls, not of the benchmark's control barriers and reductions)
+        kind=${prog#tern_}
+        awk -v job="$prog" -v kind="calls $kind p50:" '
             FNR == 1                       { f++ }
             /job time:/                    { js[f] = $4; jt = $7; je[f] = $10 " %" }
             /message p50:/ && NF >= 10     { ms[f] = $4; mt = $7; me[f] = $10 " %" }
-            /collective p50:/ && NF >= 10  { cs[f] = $4; ct = $7; ce[f] = $10 " %" }
+            index($0, kind) && NF >= 11    { cs[f] = $5; ct = $8; ce[f] = $11 " %" }
             END {
                 if (mt == "" && ct != "") {
                     job = job " (calls)"; mt = ct; ms[1] = cs[1]; me[1] = ce[1]; me[2] = ce[2]

@@ -2,6 +2,7 @@
 #include "sim_replay.h"
 
 #include "sim_plan.h"
+#include "sim_replay_coll.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -16,7 +17,7 @@ void tn_sim_prog_free(tn_sim_prog_t *p)
 {
     void *arrays[] = {p->src,    p->dst,     p->bytes,   p->delay,  p->e_from, p->e_to,
                       p->node,   p->trace_end, p->m_begin, p->m_end, p->m_trace, p->m_bytes,
-                      p->c_begin, p->c_end, p->c_trace, p->t_done, p->to_dag, p->in_dag, p->mc_off,
+                      p->c_begin, p->c_end, p->c_trace, p->c_kind, p->t_done, p->to_dag, p->in_dag, p->mc_off,
                       p->mc_rank};
     for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++) {
         free(arrays[i]);
@@ -135,13 +136,14 @@ int tn_sim_prog_measure(tn_sim_prog_t *p, int32_t begin, int32_t end, double tra
     return 0;
 }
 
-int tn_sim_prog_measure_call(tn_sim_prog_t *p, int32_t begin, int32_t end, double trace_ns)
+int tn_sim_prog_measure_call(tn_sim_prog_t *p, int32_t begin, int32_t end, double trace_ns, int kind)
 {
     if (p->ncall == p->ccap) {
         size_t c = p->ccap ? p->ccap * 2 : 256;
         if (prog_grow((void **)&p->c_begin, sizeof(int32_t), c) ||
             prog_grow((void **)&p->c_end, sizeof(int32_t), c) ||
-            prog_grow((void **)&p->c_trace, sizeof(double), c)) {
+            prog_grow((void **)&p->c_trace, sizeof(double), c) ||
+            prog_grow((void **)&p->c_kind, sizeof(uint8_t), c)) {
             return -1;
         }
         p->ccap = c;
@@ -149,6 +151,7 @@ int tn_sim_prog_measure_call(tn_sim_prog_t *p, int32_t begin, int32_t end, doubl
     p->c_begin[p->ncall] = begin;
     p->c_end[p->ncall] = end;
     p->c_trace[p->ncall] = trace_ns;
+    p->c_kind[p->ncall] = (uint8_t)(kind >= 0 && kind <= TN_SIM_C_OTHER ? kind : TN_SIM_C_OTHER);
     p->ncall++;
     return 0;
 }
@@ -404,6 +407,38 @@ static double replay_err(double sim, double real)
     return real > 0 ? 100.0 * (sim - real) / real : NAN;
 }
 
+/* Per kind, the medians of its calls, simulated and traced (a job's own
+ * collective apart from its control barriers and reductions):
+ * "  calls allreduce p50: sim S us   trace T us   error E % (N calls)". */
+static void replay_kinds(FILE *o, const tn_sim_prog_t *p)
+{
+    double *cs = malloc(sizeof(double) * (p->ncall + 1)), *ct = malloc(sizeof(double) * (p->ncall + 1));
+    for (int kind = 0; cs != NULL && ct != NULL && kind <= TN_SIM_C_OTHER; kind++) {
+        size_t ns = 0, nt = 0;
+        for (size_t k = 0; k < p->ncall; k++) {
+            if (p->c_kind[k] == kind) {
+                cs[ns++] = p->t_done[p->c_end[k]] - p->t_done[p->c_begin[k]];
+                if (p->c_trace[k] >= 0) {
+                    ct[nt++] = p->c_trace[k];
+                }
+            }
+        }
+        if (ns == 0) {
+            continue;
+        }
+        qsort(cs, ns, sizeof(double), replay_cmp);
+        qsort(ct, nt, sizeof(double), replay_cmp);
+        fprintf(o, "\n  calls %s p50: sim %.6g us", tn_sim_ckind_name(kind), replay_q(cs, ns, 0.5) / 1e3);
+        if (nt > 0) {
+            fprintf(o, "   trace %.6g us   error %+.1f %%", replay_q(ct, nt, 0.5) / 1e3,
+                    replay_err(replay_q(cs, ns, 0.5), replay_q(ct, nt, 0.5)));
+        }
+        fprintf(o, " (%zu calls)", ns);
+    }
+    free(cs);
+    free(ct);
+}
+
 int tn_sim_replay_out(const tn_sim_prog_t *p, const char *dir, FILE *f, char *why, size_t whylen)
 {
     char path[1200];
@@ -506,6 +541,7 @@ int tn_sim_replay_out(const tn_sim_prog_t *p, const char *dir, FILE *f, char *wh
                 fprintf(o, "   trace %.6g us   error %+.1f %%", replay_q(ct, nct, 0.5) / 1e3,
                         replay_err(replay_q(cs, ncs, 0.5), replay_q(ct, nct, 0.5)));
             }
+            replay_kinds(o, p);
         }
         fprintf(o, "\n  rank ends (sim / trace, us):");
         for (int32_t r = 0; r < p->nranks && r < 64; r++) {

@@ -103,6 +103,7 @@ typedef struct {
     size_t ncall, ccap;
     int32_t *c_begin, *c_end;
     double *c_trace;     /* the trace's time of the same call, ns; < 0: none */
+    uint8_t *c_kind;     /* its kind (tn_sim_ckind_t, sim_replay_coll.h) */
     /* what the builder left out */
     uint64_t skipped_msgs, fallback_colls, opaque_colls;
     /* collectives expanded by Tern's own code (sim_plan.h), and those the
@@ -135,7 +136,7 @@ tn_sim_status_t tn_sim_prog_edge(tn_sim_prog_t *p, int32_t from, int32_t to);
 /* A message to measure; -1 on no memory. */
 int tn_sim_prog_measure(tn_sim_prog_t *p, int32_t begin, int32_t end, double trace_ns, uint64_t bytes);
 /* A collective call to measure; -1 on no memory. */
-int tn_sim_prog_measure_call(tn_sim_prog_t *p, int32_t begin, int32_t end, double trace_ns);
+int tn_sim_prog_measure_call(tn_sim_prog_t *p, int32_t begin, int32_t end, double trace_ns, int kind);
 /* Sets nranks and allocates node[] (0) and trace_end[] (-1). */
 tn_sim_status_t tn_sim_prog_ranks(tn_sim_prog_t *p, int32_t nranks);
 

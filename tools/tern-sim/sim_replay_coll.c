@@ -412,7 +412,13 @@ static const char *const plan_kinds[] = {
     [TN_SIM_C_ALLREDUCE] = "allreduce", [TN_SIM_C_ALLGATHER] = "allgather",
     [TN_SIM_C_ALLTOALL] = "alltoall", [TN_SIM_C_GATHER] = "gather", [TN_SIM_C_SCATTER] = "scatter",
     [TN_SIM_C_REDUCE_SCATTER] = "reduce_scatter", [TN_SIM_C_SCAN] = "scan", [TN_SIM_C_EXSCAN] = "exscan",
+    [TN_SIM_C_OTHER] = "other",
 };
+
+const char *tn_sim_ckind_name(int kind)
+{
+    return kind >= 0 && kind <= TN_SIM_C_OTHER ? plan_kinds[kind] : "other";
+}
 
 static uint64_t plan_max(const uint64_t *v, int32_t n, int32_t skip)
 {

@@ -68,6 +68,9 @@ typedef struct {
     int noncommutative;     /* a user op (it may not commute) */
 } tn_sim_coll_t;
 
+/* A kind's name ("allreduce"; "other" for anything else). */
+const char *tn_sim_ckind_name(int kind);
+
 /* Rounds of messages among a collective's members (the models' steps):
  * in a round a member's messages start when its previous round is over,
  * and its round is over when what it sent and received in it have

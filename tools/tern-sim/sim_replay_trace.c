@@ -283,7 +283,7 @@ static tn_sim_status_t rt_coll(rt_t *t, const tm_coll_t *co, rt_cbuf_t *b)
         const tl_rec_t *recs = j->ranks[mb->rank].recs;
         int64_t tr = recs[mb->done].t_exit - recs[mb->rec].t_enter;
         if (st == TN_SIM_OK && tn_sim_prog_measure_call(t->p, rt_entry(t, mb->rank, mb->rec), b->exit[i],
-                                                        tr >= 0 ? (double)tr : -1) != 0) {
+                                                        tr >= 0 ? (double)tr : -1, rt_kind(co->kind)) != 0) {
             st = TN_SIM_ERR_NOMEM;
         }
     }
