@@ -186,6 +186,13 @@ static int32_t prog_host(const tn_sim_prog_t *p, const tn_sim_replay_conf_t *rc,
     return p->node[rank];
 }
 
+/* A DAG node for ns of rank's work on its host's cores; -1 on no memory. */
+static int32_t prog_cpu(tn_sim_dag_t *g, const tn_sim_prog_t *p, const tn_sim_replay_conf_t *rc, int32_t rank,
+                        double ns)
+{
+    return tn_sim_dag_node(g, prog_host(p, rc, rank), TN_SIM_DAG_CPU, 0, ns);
+}
+
 int32_t tn_sim_prog_slots(const tn_sim_prog_t *p, int slot_mode)
 {
     int32_t n = slot_mode == TN_SIM_SLOT_TRACE ? p->nnodes : p->nranks;
@@ -284,7 +291,7 @@ tn_sim_status_t tn_sim_prog_dag(tn_sim_prog_t *p, const tn_sim_replay_conf_t *rc
             }
             /* hosts: the root's work, the multicast, every member's work;
              * done when the last member's is */
-            int32_t cs = hosts ? tn_sim_dag_node(g, prog_host(p, rc, p->src[i]), TN_SIM_DAG_CPU, 0, rc->cpu_o) : -1;
+            int32_t cs = hosts ? prog_cpu(g, p, rc, p->src[i], rc->cpu_o) : -1;
             int32_t x = ns > 0 ? tn_sim_dag_mcast(g, s, sl, ns, p->bytes[i], delay)
                                : tn_sim_dag_node(g, s, TN_SIM_DAG_JOIN, 0,
                                                  delay + (local ? rc->shm_lat + (double)p->bytes[i] / rc->shm_bw : 0));
@@ -295,7 +302,7 @@ tn_sim_status_t tn_sim_prog_dag(tn_sim_prog_t *p, const tn_sim_replay_conf_t *rc
                 for (int32_t m = p->mc_off[mk]; m < p->mc_off[mk + 1] && !bad; m++) {
                     int32_t r = p->mc_rank[m];
                     if (r != p->src[i]) {
-                        int32_t cr = tn_sim_dag_node(g, prog_host(p, rc, r), TN_SIM_DAG_CPU, 0, rc->cpu_o);
+                        int32_t cr = prog_cpu(g, p, rc, r, rc->cpu_o);
                         bad = cr < 0 || tn_sim_dag_edge(g, x, cr) != TN_SIM_OK;
                     }
                 }
@@ -317,7 +324,7 @@ tn_sim_status_t tn_sim_prog_dag(tn_sim_prog_t *p, const tn_sim_replay_conf_t *rc
         }
         int32_t cs = -1, cr = -1;
         if (hosts && p->dst[i] >= 0) {
-            cs = tn_sim_dag_node(g, prog_host(p, rc, p->src[i]), TN_SIM_DAG_CPU, 0, rc->cpu_o);
+            cs = prog_cpu(g, p, rc, p->src[i], rc->cpu_o);
         }
         if (d >= 0 && d == s) {
             /* one node: shared memory, not the fabric */
@@ -325,10 +332,10 @@ tn_sim_status_t tn_sim_prog_dag(tn_sim_prog_t *p, const tn_sim_replay_conf_t *rc
             d = -1;
         }
         int32_t x = hosts && p->dst[i] == TN_SIM_PROG_CPU && delay > 0
-                        ? tn_sim_dag_node(g, prog_host(p, rc, p->src[i]), TN_SIM_DAG_CPU, 0, delay)
+                        ? prog_cpu(g, p, rc, p->src[i], delay)
                         : tn_sim_dag_node(g, s, d, d < 0 ? 0 : p->bytes[i], delay);
         if (hosts && p->dst[i] >= 0) {
-            cr = tn_sim_dag_node(g, prog_host(p, rc, p->dst[i]), TN_SIM_DAG_CPU, 0, rc->cpu_o);
+            cr = prog_cpu(g, p, rc, p->dst[i], rc->cpu_o);
         }
         if (x < 0 || (hosts && p->dst[i] >= 0 && (cs < 0 || cr < 0))) {
             snprintf(why, whylen, "replay: out of memory for the DAG");
@@ -407,10 +414,20 @@ static double replay_err(double sim, double real)
     return real > 0 ? 100.0 * (sim - real) / real : NAN;
 }
 
-/* Per kind, the medians of its calls, simulated and traced (a job's own
- * collective apart from its control barriers and reductions):
- * "  calls allreduce p50: sim S us   trace T us   error E % (N calls)". */
-static void replay_kinds(FILE *o, const tn_sim_prog_t *p)
+/* "LABELsim S us", then "   trace T us   error E %" when there is a
+ * traced figure (trace >= 0; NaN: none). */
+static void replay_vs(FILE *o, const char *label, double sim, double trace)
+{
+    fprintf(o, "%ssim %.6g us", label, sim / 1e3);
+    if (trace >= 0) {
+        fprintf(o, "   trace %.6g us   error %+.1f %%", trace / 1e3, replay_err(sim, trace));
+    }
+}
+
+/* Per collective kind, the medians of its calls, simulated and traced (a
+ * job's own collective apart from its control barriers and reductions);
+ * n[kind] calls (0: none of that kind).  0, or -1 on no memory. */
+static int replay_kind_medians(const tn_sim_prog_t *p, double *sim, double *trace, size_t *n)
 {
     double *cs = malloc(sizeof(double) * (p->ncall + 1)), *ct = malloc(sizeof(double) * (p->ncall + 1));
     for (int kind = 0; cs != NULL && ct != NULL && kind <= TN_SIM_C_OTHER; kind++) {
@@ -423,20 +440,16 @@ static void replay_kinds(FILE *o, const tn_sim_prog_t *p)
                 }
             }
         }
-        if (ns == 0) {
-            continue;
-        }
         qsort(cs, ns, sizeof(double), replay_cmp);
         qsort(ct, nt, sizeof(double), replay_cmp);
-        fprintf(o, "\n  calls %s p50: sim %.6g us", tn_sim_ckind_name(kind), replay_q(cs, ns, 0.5) / 1e3);
-        if (nt > 0) {
-            fprintf(o, "   trace %.6g us   error %+.1f %%", replay_q(ct, nt, 0.5) / 1e3,
-                    replay_err(replay_q(cs, ns, 0.5), replay_q(ct, nt, 0.5)));
-        }
-        fprintf(o, " (%zu calls)", ns);
+        n[kind] = ns;
+        sim[kind] = replay_q(cs, ns, 0.5);
+        trace[kind] = replay_q(ct, nt, 0.5);
     }
+    int rc = cs != NULL && ct != NULL ? 0 : -1;
     free(cs);
     free(ct);
+    return rc;
 }
 
 int tn_sim_replay_out(const tn_sim_prog_t *p, const char *dir, FILE *f, char *why, size_t whylen)
@@ -500,6 +513,12 @@ int tn_sim_replay_out(const tn_sim_prog_t *p, const char *dir, FILE *f, char *wh
     qsort(mt, nt, sizeof(double), replay_cmp);
     qsort(cs, ncs, sizeof(double), replay_cmp);
     qsort(ct, nct, sizeof(double), replay_cmp);
+    double ksim[TN_SIM_C_OTHER + 1], ktrace[TN_SIM_C_OTHER + 1];
+    size_t kn[TN_SIM_C_OTHER + 1];
+    if (replay_kind_medians(p, ksim, ktrace, kn) != 0) {
+        snprintf(why, whylen, "replay output: out of memory");
+        goto out;
+    }
     for (int k = 0; k < 2; k++) {
         FILE *o = k == 0 ? sf : f;
         if (o == NULL) {
@@ -521,27 +540,19 @@ int tn_sim_replay_out(const tn_sim_prog_t *p, const char *dir, FILE *f, char *wh
                     p->plan_why);
         }
         fputc('\n', o);
-        fprintf(o, "  job time:        sim %.6g us", job / 1e3);
-        if (tjob >= 0) {
-            fprintf(o, "   trace %.6g us   error %+.1f %%", tjob / 1e3, replay_err(job, tjob));
-        }
-        fprintf(o, "\n  message p50:     sim %.6g us", replay_q(ms, ns, 0.5) / 1e3);
-        if (nt > 0) {
-            fprintf(o, "   trace %.6g us   error %+.1f %%", replay_q(mt, nt, 0.5) / 1e3,
-                    replay_err(replay_q(ms, ns, 0.5), replay_q(mt, nt, 0.5)));
-        }
-        fprintf(o, "\n  message p99:     sim %.6g us", replay_q(ms, ns, 0.99) / 1e3);
-        if (nt > 0) {
-            fprintf(o, "   trace %.6g us   error %+.1f %%", replay_q(mt, nt, 0.99) / 1e3,
-                    replay_err(replay_q(ms, ns, 0.99), replay_q(mt, nt, 0.99)));
-        }
+        replay_vs(o, "  job time:        ", job, tjob);
+        replay_vs(o, "\n  message p50:     ", replay_q(ms, ns, 0.5), replay_q(mt, nt, 0.5));
+        replay_vs(o, "\n  message p99:     ", replay_q(ms, ns, 0.99), replay_q(mt, nt, 0.99));
         if (ncs > 0) {
-            fprintf(o, "\n  collective p50:  sim %.6g us", replay_q(cs, ncs, 0.5) / 1e3);
-            if (nct > 0) {
-                fprintf(o, "   trace %.6g us   error %+.1f %%", replay_q(ct, nct, 0.5) / 1e3,
-                        replay_err(replay_q(cs, ncs, 0.5), replay_q(ct, nct, 0.5)));
+            replay_vs(o, "\n  collective p50:  ", replay_q(cs, ncs, 0.5), replay_q(ct, nct, 0.5));
+            for (int kind = 0; kind <= TN_SIM_C_OTHER; kind++) {
+                if (kn[kind] > 0) {
+                    char label[48];
+                    snprintf(label, sizeof(label), "\n  calls %s p50: ", tn_sim_ckind_name(kind));
+                    replay_vs(o, label, ksim[kind], ktrace[kind]);
+                    fprintf(o, " (%zu calls)", kn[kind]);
+                }
             }
-            replay_kinds(o, p);
         }
         fprintf(o, "\n  rank ends (sim / trace, us):");
         for (int32_t r = 0; r < p->nranks && r < 64; r++) {
