@@ -398,10 +398,10 @@ static void mcast_refused(void)
         tn_sim_coll_t c = {.n = ns[k], .world = world, .state = state, .sbytes = sb, .rbytes = rb, .root = roots[k]};
         CHECK(tn_sim_coll_mcast(&p, &c) == TN_SIM_ERR_INVAL);
     }
-    CHECK(p.n == 3 && p.nmc == 0);
+    CHECK(p.n == 3 && p.mc.n == 0);
     tn_sim_coll_t c = {.n = 3, .world = world, .state = state, .sbytes = sb, .rbytes = rb, .root = 1};
     CHECK(tn_sim_coll_mcast(&p, &c) == TN_SIM_OK);
-    CHECK(p.nmc == 1 && p.mc_off[1] == 2 && p.mc_rank[0] == 0 && p.mc_rank[1] == 2 && p.src[3] == 1);
+    CHECK(p.mc.n == 1 && p.mc.off[1] == 2 && p.mc.v[0] == 0 && p.mc.v[1] == 2 && p.src[3] == 1);
     CHECK(p.dst[3] == TN_SIM_PROG_MCAST);  /* not a join, not CPU work */
     /* into a DAG beside a rank's own work: one multicast to slots 0 and 2,
      * the work a join of its delay (no host model) */
@@ -412,7 +412,7 @@ static void mcast_refused(void)
     char why[128];
     CHECK(tn_sim_prog_dag(&p, &rc, &g, why, sizeof(why)) == TN_SIM_OK);
     int32_t x = p.to_dag[3], y = p.to_dag[w];
-    CHECK(g.nmc == 1 && g.dst[x] == TN_SIM_DAG_MCAST && g.mc_off[1] == 2 && g.mc_dst[0] == 0 && g.mc_dst[1] == 2);
+    CHECK(g.mc.n == 1 && g.dst[x] == TN_SIM_DAG_MCAST && g.mc.off[1] == 2 && g.mc.v[0] == 0 && g.mc.v[1] == 2);
     CHECK(g.dst[y] == TN_SIM_DAG_JOIN && g.delay[y] == 100);
     tn_sim_dag_free(&g);
     CHECK(tn_sim_prog_mcast(&p, 0, world, 0, 100, 0) == -1);

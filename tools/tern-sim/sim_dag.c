@@ -12,10 +12,11 @@ void tn_sim_dag_init(tn_sim_dag_t *g)
 void tn_sim_dag_free(tn_sim_dag_t *g)
 {
     void *arrays[] = {g->src, g->dst, g->bytes, g->delay, g->deps, g->e_from, g->e_to,
-                      g->out_off, g->out, g->ready, g->mc_off, g->mc_dst};
+                      g->out_off, g->out, g->ready};
     for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++) {
         free(arrays[i]);
     }
+    tn_sim_lists_free(&g->mc);
     memset(g, 0, sizeof(*g));
 }
 
@@ -54,37 +55,58 @@ int32_t tn_sim_dag_node(tn_sim_dag_t *g, int32_t src, int32_t dst, uint64_t byte
     return i;
 }
 
+int32_t tn_sim_lists_add(tn_sim_lists_t *l, const int32_t *v, int32_t n)
+{
+    if (n < 1 || l->n >= INT32_MAX / 4 || l->nv > INT32_MAX / 2 - (int64_t)n) {
+        return -1;
+    }
+    if (l->n + 2 > l->cap) {
+        size_t c = l->cap ? (size_t)l->cap * 2 : 64;
+        if (dag_grow((void **)&l->off, sizeof(int32_t), c)) {
+            return -1;
+        }
+        l->cap = (int32_t)c;
+        l->off[0] = l->n == 0 ? 0 : l->off[0];
+    }
+    if (l->nv + n > l->vcap) {
+        int64_t c = l->vcap ? l->vcap * 2 : 1024;
+        while (c < l->nv + n) {
+            c *= 2;
+        }
+        if (dag_grow((void **)&l->v, sizeof(int32_t), (size_t)c)) {
+            return -1;
+        }
+        l->vcap = c;
+    }
+    memcpy(l->v + l->nv, v, sizeof(int32_t) * (size_t)n);
+    l->nv += n;
+    l->off[++l->n] = (int32_t)l->nv;
+    return l->n - 1;
+}
+
+void tn_sim_lists_pop(tn_sim_lists_t *l)
+{
+    if (l->n > 0) {
+        l->n--;
+        l->nv = l->off[l->n];
+    }
+}
+
+void tn_sim_lists_free(tn_sim_lists_t *l)
+{
+    free(l->off);
+    free(l->v);
+    memset(l, 0, sizeof(*l));
+}
+
 int32_t tn_sim_dag_mcast(tn_sim_dag_t *g, int32_t src, const int32_t *dst, int32_t n, uint64_t bytes,
                          double delay)
 {
-    if (n < 1 || g->nmc >= INT32_MAX / 2 - 2 || g->mcn > INT32_MAX - (int64_t)n) {
-        return -1;
+    int32_t k = tn_sim_lists_add(&g->mc, dst, n);
+    int32_t i = k < 0 ? -1 : tn_sim_dag_node(g, src, TN_SIM_DAG_MCAST - k, bytes, delay);
+    if (k >= 0 && i < 0) {
+        tn_sim_lists_pop(&g->mc);
     }
-    if (g->nmc + 2 > g->mccap) {
-        size_t c = g->mccap ? (size_t)g->mccap * 2 : 64;
-        if (dag_grow((void **)&g->mc_off, sizeof(int32_t), c)) {
-            return -1;
-        }
-        g->mccap = (int32_t)c;
-        g->mc_off[0] = g->nmc == 0 ? 0 : g->mc_off[0];
-    }
-    if (g->mcn + n > g->mcdcap) {
-        int64_t c = g->mcdcap ? g->mcdcap * 2 : 1024;
-        while (c < g->mcn + n) {
-            c *= 2;
-        }
-        if (dag_grow((void **)&g->mc_dst, sizeof(int32_t), (size_t)c)) {
-            return -1;
-        }
-        g->mcdcap = c;
-    }
-    int32_t i = tn_sim_dag_node(g, src, TN_SIM_DAG_MCAST - g->nmc, bytes, delay);
-    if (i < 0) {
-        return -1;
-    }
-    memcpy(g->mc_dst + g->mcn, dst, sizeof(int32_t) * (size_t)n);
-    g->mcn += n;
-    g->mc_off[++g->nmc] = (int32_t)g->mcn;
     return i;
 }
 
@@ -213,8 +235,8 @@ static tn_sim_status_t dag_begin(tn_sim_dag_src_t *s, tn_sim_eng_t *e, int32_t i
     }
     if (g->dst[i] <= TN_SIM_DAG_MCAST) {
         int32_t k = TN_SIM_DAG_MCAST - g->dst[i];
-        return tn_sim_eng_post_mcast(e, t, s->base.job, s->job->ep[g->src[i]], s->mc_ep + g->mc_off[k],
-                                     g->mc_off[k + 1] - g->mc_off[k], g->bytes[i], i);
+        return tn_sim_eng_post_mcast(e, t, s->base.job, s->job->ep[g->src[i]], s->mc_ep + g->mc.off[k],
+                                     g->mc.off[k + 1] - g->mc.off[k], g->bytes[i], i);
     }
     if (g->delay[i] > 0) {
         return tn_sim_eng_timer(e, t, s->base.job, i);
@@ -298,13 +320,13 @@ tn_sim_status_t tn_sim_dag_src_init(tn_sim_dag_src_t *s, int jobno, const tn_sim
     s->job = j;
     s->dag = g;
     s->stack = malloc(sizeof(int32_t) * ((size_t)g->n + 1));
-    s->mc_ep = malloc(sizeof(int32_t) * ((size_t)g->mcn + 1));
+    s->mc_ep = malloc(sizeof(int32_t) * ((size_t)g->mc.nv + 1));
     if (s->stack == NULL || s->mc_ep == NULL) {
         tn_sim_dag_src_fini(s);
         return TN_SIM_ERR_NOMEM;
     }
-    for (int64_t k = 0; k < g->mcn; k++) {
-        int32_t r = g->mc_dst[k];
+    for (int64_t k = 0; k < g->mc.nv; k++) {
+        int32_t r = g->mc.v[k];
         if (r < 0 || r >= j->n) {
             tn_sim_dag_src_fini(s);
             return TN_SIM_ERR_INVAL;

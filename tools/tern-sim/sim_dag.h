@@ -4,7 +4,7 @@
  * Node i is a message from rank src[i] to rank dst[i] of bytes[i] bytes,
  * a join (dst[i] == TN_SIM_DAG_JOIN): no traffic, done as soon as it
  * starts, or a multicast (dst[i] <= TN_SIM_DAG_MCAST): bytes[i] from
- * src[i] to each of the ranks mc_dst[mc_off[k] .. mc_off[k + 1]) with
+ * src[i] to each of the ranks mc.v[mc.off[k] .. mc.off[k + 1]) with
  * k = TN_SIM_DAG_MCAST - dst[i], one flow over a tree (sim_flow.h),
  * complete when the last of them has it.  It
  * starts delay[i] ns after the last of the nodes it depends on completed
@@ -27,6 +27,22 @@
 
 enum { TN_SIM_DAG_JOIN = -1, TN_SIM_DAG_CPU = -2, TN_SIM_DAG_MCAST = -3 };
 
+/* Lists of ranks kept one after another (a DAG's or a replay program's
+ * multicast destinations): list k is v[off[k] .. off[k + 1]). */
+typedef struct {
+    int32_t n, cap;         /* lists; room in off */
+    int32_t *off;           /* [n + 1] */
+    int32_t *v;
+    int64_t nv, vcap;
+} tn_sim_lists_t;
+
+/* Appends v[0 .. n) (n >= 1) as the next list; its index, or -1 (no
+ * memory, too many). */
+int32_t tn_sim_lists_add(tn_sim_lists_t *l, const int32_t *v, int32_t n);
+/* Takes the last list back off. */
+void tn_sim_lists_pop(tn_sim_lists_t *l);
+void tn_sim_lists_free(tn_sim_lists_t *l);
+
 /* DAGs up to 2^31 nodes and edges. */
 typedef struct {
     int32_t n, cap;
@@ -42,11 +58,7 @@ typedef struct {
     int32_t done;
     double t_last;
     int32_t npool, cores;   /* hosts of the CPU nodes (0: none), cores each */
-    /* multicasts' destinations */
-    int32_t nmc, mccap;
-    int32_t *mc_off;        /* [nmc + 1] */
-    int32_t *mc_dst;
-    int64_t mcn, mcdcap;
+    tn_sim_lists_t mc;      /* multicasts' destinations (ranks) */
 } tn_sim_dag_t;
 
 void tn_sim_dag_init(tn_sim_dag_t *g);
@@ -87,7 +99,7 @@ typedef struct {
     /* hosts: free cores, and each one's queue of CPU nodes waiting for a
      * core (linked through qnext, -1 ends) */
     int32_t *pfree, *phead, *ptail, *qnext;
-    int32_t *mc_ep;  /* the multicasts' destinations as endpoints (g->mc_dst) */
+    int32_t *mc_ep;  /* the multicasts' destinations as endpoints (g->mc.v) */
 } tn_sim_dag_src_t;
 
 tn_sim_status_t tn_sim_dag_src_init(tn_sim_dag_src_t *s, int jobno, const tn_sim_job_t *j,

@@ -17,11 +17,11 @@ void tn_sim_prog_free(tn_sim_prog_t *p)
 {
     void *arrays[] = {p->src,    p->dst,     p->bytes,   p->delay,  p->e_from, p->e_to,
                       p->node,   p->trace_end, p->m_begin, p->m_end, p->m_trace, p->m_bytes,
-                      p->c_begin, p->c_end, p->c_trace, p->c_kind, p->t_done, p->to_dag, p->in_dag, p->mc_off,
-                      p->mc_rank};
+                      p->c_begin, p->c_end, p->c_trace, p->c_kind, p->t_done, p->to_dag, p->in_dag};
     for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++) {
         free(arrays[i]);
     }
+    tn_sim_lists_free(&p->mc);
     tn_sim_plan_cache_free(p->plans);
     memset(p, 0, sizeof(*p));
 }
@@ -61,36 +61,11 @@ int32_t tn_sim_prog_node(tn_sim_prog_t *p, int32_t src, int32_t dst, uint64_t by
 int32_t tn_sim_prog_mcast(tn_sim_prog_t *p, int32_t src, const int32_t *dst, int32_t n, uint64_t bytes,
                           double delay)
 {
-    if (n < 1 || p->nmc >= INT32_MAX / 4 || p->mcn > INT32_MAX / 2 - (int64_t)n) {
-        return -1;
+    int32_t k = tn_sim_lists_add(&p->mc, dst, n);
+    int32_t i = k < 0 ? -1 : tn_sim_prog_node(p, src, TN_SIM_PROG_MCAST - k, bytes, delay);
+    if (k >= 0 && i < 0) {
+        tn_sim_lists_pop(&p->mc);
     }
-    if (p->nmc + 2 > p->mccap) {
-        size_t c = p->mccap ? (size_t)p->mccap * 2 : 64;
-        if (prog_grow((void **)&p->mc_off, sizeof(int32_t), c)) {
-            return -1;
-        }
-        p->mccap = (int32_t)c;
-        if (p->nmc == 0) {
-            p->mc_off[0] = 0;
-        }
-    }
-    if (p->mcn + n > p->mcrcap) {
-        int64_t c = p->mcrcap ? p->mcrcap * 2 : 1024;
-        while (c < p->mcn + n) {
-            c *= 2;
-        }
-        if (prog_grow((void **)&p->mc_rank, sizeof(int32_t), (size_t)c)) {
-            return -1;
-        }
-        p->mcrcap = c;
-    }
-    int32_t i = tn_sim_prog_node(p, src, TN_SIM_PROG_MCAST - p->nmc, bytes, delay);
-    if (i < 0) {
-        return -1;
-    }
-    memcpy(p->mc_rank + p->mcn, dst, sizeof(int32_t) * (size_t)n);
-    p->mcn += n;
-    p->mc_off[++p->nmc] = (int32_t)p->mcn;
     return i;
 }
 
@@ -210,13 +185,13 @@ tn_sim_status_t tn_sim_prog_dag(tn_sim_prog_t *p, const tn_sim_replay_conf_t *rc
     int32_t *order = malloc(sizeof(int32_t) * (n + 1));
     /* a multicast's destination slots: each once, not the root's */
     size_t nslot = (size_t)(p->nranks > p->nnodes ? p->nranks : p->nnodes) + 1;
-    int32_t *smark = p->nmc > 0 ? calloc(nslot, sizeof(int32_t)) : NULL;
-    int32_t *sl = p->nmc > 0 ? malloc(sizeof(int32_t) * nslot) : NULL;
+    int32_t *smark = p->mc.n > 0 ? calloc(nslot, sizeof(int32_t)) : NULL;
+    int32_t *sl = p->mc.n > 0 ? malloc(sizeof(int32_t) * nslot) : NULL;
     free(p->to_dag);
     p->to_dag = malloc(sizeof(int32_t) * (n + 1));
     tn_sim_status_t st = TN_SIM_ERR_NOMEM;
     if (indeg == NULL || off == NULL || adj == NULL || order == NULL || p->to_dag == NULL ||
-        (p->nmc > 0 && (smark == NULL || sl == NULL))) {
+        (p->mc.n > 0 && (smark == NULL || sl == NULL))) {
         snprintf(why, whylen, "replay: out of memory for %d nodes", p->n);
         goto out;
     }
@@ -275,8 +250,8 @@ tn_sim_status_t tn_sim_prog_dag(tn_sim_prog_t *p, const tn_sim_replay_conf_t *rc
             /* the members on the root's slot have it by shared memory;
              * the others' slots get it from the fabric, each once */
             int32_t mk = TN_SIM_PROG_MCAST - p->dst[i], ns = 0, local = 0;
-            for (int32_t m = p->mc_off[mk]; m < p->mc_off[mk + 1]; m++) {
-                int32_t r = p->mc_rank[m];
+            for (int32_t m = p->mc.off[mk]; m < p->mc.off[mk + 1]; m++) {
+                int32_t r = p->mc.v[m];
                 if (r < 0 || r >= p->nranks) {
                     snprintf(why, whylen, "replay: a multicast to rank %d of %d", r, p->nranks);
                     st = TN_SIM_ERR_INVAL;
@@ -299,8 +274,8 @@ tn_sim_status_t tn_sim_prog_dag(tn_sim_prog_t *p, const tn_sim_replay_conf_t *rc
             if (hosts && !bad) {
                 /* the members' work nodes are made in a row, the join after them */
                 int32_t first = g->n;
-                for (int32_t m = p->mc_off[mk]; m < p->mc_off[mk + 1] && !bad; m++) {
-                    int32_t r = p->mc_rank[m];
+                for (int32_t m = p->mc.off[mk]; m < p->mc.off[mk + 1] && !bad; m++) {
+                    int32_t r = p->mc.v[m];
                     if (r != p->src[i]) {
                         int32_t cr = prog_cpu(g, p, rc, r, rc->cpu_o);
                         bad = cr < 0 || tn_sim_dag_edge(g, x, cr) != TN_SIM_OK;

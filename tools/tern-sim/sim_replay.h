@@ -77,12 +77,10 @@ struct tn_sim_plan_cache;
 typedef struct {
     /* nodes: src, dst world ranks (dst TN_SIM_PROG_JOIN, _CPU, or <=
      * TN_SIM_PROG_MCAST: multicast k = TN_SIM_PROG_MCAST - dst to the
-     * ranks mc_rank[mc_off[k] .. mc_off[k + 1])) */
+     * ranks mc.v[mc.off[k] .. mc.off[k + 1])) */
     int32_t n, cap;
     int32_t *src, *dst;
-    int32_t nmc, mccap;
-    int32_t *mc_off, *mc_rank;
-    int64_t mcn, mcrcap;
+    tn_sim_lists_t mc;
     uint64_t *bytes;
     double *delay;
     int64_t nedge, ecap;
