@@ -54,7 +54,7 @@ echo "== libFuzzer build (clang): each parser's harness fuzzed for 3 s"
 CC=clang CXX=clang++ cmake -S . -B build-test-fuzz -G Ninja -DTERN_FUZZ=ON -DTN_FUZZ_SECONDS=3 >/dev/null
 ninja -C build-test-fuzz -j2 fuzz_udp fuzz_pmi fuzz_pmi2 fuzz_config fuzz_am fuzz_status fuzz_tree fuzz_hosts \
     fuzz_rma fuzz_spawn fuzz_sockhs fuzz_nic fuzz_http fuzz_statseg fuzz_wire fuzz_store fuzz_monconf \
-    fuzz_trace fuzz_tracejob fuzz_vef fuzz_simgraph fuzz_collplan
+    fuzz_trace fuzz_tracejob fuzz_vef fuzz_simgraph fuzz_collplan fuzz_linkemu
 ctest --test-dir build-test-fuzz --output-on-failure -j2 -L fuzz
 
 echo "== all test stages passed in $(( $(date +%s) - start )) s"

@@ -41,6 +41,17 @@
 #                  (default 200ms: 10 MB at 400mbit, so that tern_bw's 64
 #                  messages of 64 KiB queue rather than drop; later
 #                  packets are dropped, as by a switch whose buffer is full)
+#   TN_TREE_LINK   what a leaf-spine link is: tbf (default: a veth pair,
+#                  each end's egress the token bucket above, behind netem
+#                  for a delay), or wire: a pair of TAP devices joined by
+#                  tern-wire (tools/tern-wire, run SCHED_FIFO in the switch
+#                  namespace), which serialises every frame at RATE and
+#                  delivers it DELAY after its last bit, dropping what
+#                  waits longer than TN_TREE_QUEUE: a link, where the token
+#                  bucket passes a lone frame at once (docs/benchmarks.md "Emulated links");
+#                  BURST does not apply
+#   TN_WIRE        the tern-wire binary (default: build/bin/tern-wire of
+#                  this tree)
 # Host links are plain veths, as with up.  `shape` sets RATE and DELAY
 # (none for either) on an existing tree.
 set -euo pipefail
@@ -87,10 +98,48 @@ node_link() {
     ip -n "$prefix-sw" link set "tns$k-$i-$r" up
 }
 
-# shape RATE DELAY: every leaf-spine veth end's egress (see the top)
+# wire_bin: the tern-wire binary (TN_WIRE, or this tree's build)
+wire_bin() {
+    local w=${TN_WIRE:-$(cd "$(dirname "$0")/../.." && pwd)/build/bin/tern-wire}
+    [[ -x $w ]] || { echo "netns_cluster.sh: no tern-wire at $w (set TN_WIRE)" >&2; exit 1; }
+    echo "$w"
+}
+
+# wire_shape RATE DELAY: (re)start tern-wire between every up<j> and dn<j>
+# TAP pair (see the top); a forwarder runs in the switch namespace
+wire_shape() {
+    local rate=$1 delay=$2 queue=${TN_TREE_QUEUE:-200ms} w dev j
+    w=$(wire_bin)
+    wire_stop
+    for dev in $(ip -n "$prefix-sw" -o link show type tun | awk -F': ' '{print $2}' | cut -d@ -f1 |
+                 grep -E '^up[0-9]+$'); do
+        j=${dev#up}
+        ip netns exec "$prefix-sw" "$w" --daemon --rt --rate "$rate" --delay "$delay" \
+            --queue "$queue" "up$j" "dn$j" </dev/null >/dev/null 2>>"${TN_WIRE_LOG:-/dev/null}"
+    done
+}
+
+# wire_stop: end the switch namespace's forwarders (they print their
+# counters to TN_WIRE_LOG)
+wire_stop() {
+    local p
+    for p in $(ip netns pids "$prefix-sw" 2>/dev/null); do
+        kill "$p" 2>/dev/null || true
+    done
+    for p in $(ip netns pids "$prefix-sw" 2>/dev/null); do
+        while kill -0 "$p" 2>/dev/null; do sleep 0.05; done
+    done
+}
+
+# shape RATE DELAY: every leaf-spine link (see the top)
 shape() {
     local rate=$1 delay=$2 dev parent
     local burst=${TN_TREE_BURST:-1600} queue=${TN_TREE_QUEUE:-200ms}
+    # a tree built with TN_TREE_LINK=wire has TAP devices up<j>
+    if ip -n "$prefix-sw" -o link show type tun | grep -qE ': up[0-9]+:'; then
+        wire_shape "$rate" "$delay"
+        return
+    fi
     for dev in $(ip -n "$prefix-sw" -o link show type veth | awk -F': ' '{print $2}' | cut -d@ -f1 |
                  grep -E '^(up|dn)[0-9]+$'); do
         tc -n "$prefix-sw" qdisc del dev "$dev" root 2>/dev/null || true
@@ -124,7 +173,14 @@ mkcluster() {
         for ((j = 0; j < leaves; j++)); do
             bridge "lf$j"
             # both ends live in the switch namespace: no name to collide
-            ip -n "$prefix-sw" link add "up$j" type veth peer name "dn$j"
+            case ${TN_TREE_LINK:-tbf} in
+            tbf) ip -n "$prefix-sw" link add "up$j" type veth peer name "dn$j" ;;
+            wire)
+                ip -n "$prefix-sw" tuntap add dev "up$j" mode tap
+                ip -n "$prefix-sw" tuntap add dev "dn$j" mode tap
+                ;;
+            *) echo "TN_TREE_LINK=${TN_TREE_LINK}: want tbf or wire" >&2; exit 2 ;;
+            esac
             ip -n "$prefix-sw" link set "up$j" master "lf$j"
             ip -n "$prefix-sw" link set "dn$j" master sp
             ip -n "$prefix-sw" link set "up$j" up
@@ -165,6 +221,7 @@ leaf)
     echo "${m:-0}"
     ;;
 down)
+    wire_stop
     for ns in $(ip netns list | awk '{print $1}' | grep -E "^$prefix-(sw|n[0-9]+)$" || true); do
         ip netns del "$ns"
     done
