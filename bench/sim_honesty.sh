@@ -11,12 +11,17 @@
 #                        namespace, a calibration and a table each
 #        HONESTY_PROGS   (tern_latency tern_bw tern_halo tern_allreduce
 #                        tern_alltoall)
-#        TN_TREE_RATE, TN_TREE_BURST, ...  the leaf-spine links
-#                        (tests/net/netns_cluster.sh: 400mbit, 1600 B, 200ms)
+#        HONESTY_LINK    (wire) the leaf-spine links: wire, tern-wire
+#                        (every frame serialised, then delayed; here
+#                        100mbit, 100us, a queue of 1s); tbf, tc's token
+#                        bucket (400mbit, a bucket of 1600 B, 200ms)
+#        TN_TREE_RATE, TN_TREE_DELAY, TN_TREE_QUEUE, TN_TREE_BURST  the
+#                        leaf-spine links (tests/net/netns_cluster.sh)
 #
 #  1. a test cluster of HONESTY_NODES network namespaces on a two-level
 #     tree (tests/net/netns_cluster.sh tree: node i on leaf i % LEAVES,
-#     the leaf-spine links rate-limited by tc), or on one bridge;
+#     the leaf-spine links emulated by tern-wire or rate-limited by tc),
+#     or on one bridge;
 #  2. for each job size R, calibration with Tern's own benchmarks on R
 #     ranks in R namespaces (ranks 0 and 1 measure while the others wait
 #     in the benchmark's collectives, as in the traced tern_latency and
@@ -60,6 +65,11 @@ leaves=${HONESTY_LEAVES:-2}
 nodes_n=${HONESTY_NODES:-8}
 sizes=${HONESTY_RANKS:-2 4 8}
 progs=${HONESTY_PROGS:-tern_latency tern_bw tern_halo tern_allreduce tern_alltoall}
+export TN_TREE_LINK=${HONESTY_LINK:-wire}
+if [[ $TN_TREE_LINK == wire ]]; then
+    export TN_TREE_RATE=${TN_TREE_RATE:-100mbit} TN_TREE_DELAY=${TN_TREE_DELAY:-100us}
+    export TN_TREE_QUEUE=${TN_TREE_QUEUE:-1s}
+fi
 
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
@@ -69,6 +79,8 @@ mkdir -p "$out"
 prefix=tnh$$
 cluster=$top/tests/net/netns_cluster.sh
 bin=$build/bin
+export TN_WIRE=$bin/tern-wire TN_WIRE_LOG=$out/wire.log
+rm -f "$TN_WIRE_LOG"
 sim=$bin/tern-sim
 for s in $sizes; do
     if ((s < 2 || s > nodes_n)); then
@@ -160,8 +172,12 @@ fit_o() {
     awk -v a="$lo" -v b="$hi" 'BEGIN { printf "%.3f", (a + b) / 2 }'
 }
 
-echo "TERN_WAIT=$TERN_WAIT; $nodes_n nodes, $leaves leaves (0: one bridge);" \
-     "leaf-spine: ${TN_TREE_RATE:-400mbit}, delay ${TN_TREE_DELAY:-none}, bucket ${TN_TREE_BURST:-1600} B, queue ${TN_TREE_QUEUE:-200ms}"
+if [[ $TN_TREE_LINK == wire ]]; then
+    links="tern-wire ${TN_TREE_RATE}, delay ${TN_TREE_DELAY}, queue ${TN_TREE_QUEUE}"
+else
+    links="tbf ${TN_TREE_RATE:-400mbit}, delay ${TN_TREE_DELAY:-none}, bucket ${TN_TREE_BURST:-1600} B, queue ${TN_TREE_QUEUE:-200ms}"
+fi
+echo "TERN_WAIT=$TERN_WAIT; $nodes_n nodes, $leaves leaves (0: one bridge); leaf-spine: $links"
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 # a first job on the new cluster, discarded
 "$bin/tern-run" -n 2 --netns "${ns[0]},${ns[1]}" "$bin/tern_latency" -m 8:64 -t 0.1 >/dev/null

@@ -6,6 +6,7 @@
  *                    accepted 1.0 +- 0.02
  *   parking-lot      rates of a parking lot are exactly the max-min ones
  *   victim           a flow beside an incast gets exactly what is left
+ *   store-forward    store_forward's last-frame term, worked out by hand
  *   torus-tornado    8x8 torus, dimension order, tornado: accepted 1/3 +- 0.02
  *   torus-uniform    8x8 torus, uniform random: accepted >= 0.8 x the
  *                    bisection bound
@@ -118,6 +119,9 @@ static double dfly(const char *route)
 /* ---- exact max-min checks on small graph fabrics, flows posted by hand */
 
 
+/* store_forward of the runs below (0: cut-through) */
+static double hand_store_fwd;
+
 /* Runs flows i: src[i] -> dst[i] (endpoint ids) of bytes[i] on a graph
  * fabric, all from t = 0; done[i] their delivery times. */
 static void hand_run(const char *graph, int nf, const int32_t *src, const int32_t *dst,
@@ -135,7 +139,8 @@ static void hand_run(const char *graph, int nf, const int32_t *src, const int32_
     job.ep = ep;
     hand_src_t hs = {.base = {.ops = &hand_ops, .job = 0}, .nf = nf, .src = src, .dst = dst, .bytes = bytes};
     tn_sim_src_t *srcs[1] = {&hs.base};
-    tn_sim_eng_conf_t ec = {.t_end = INFINITY, .w0 = 0, .bins = 10, .bin_w = 1000, .seed = 1};
+    tn_sim_eng_conf_t ec = {.t_end = INFINITY, .w0 = 0, .bins = 10, .bin_w = 1000, .seed = 1,
+                            .store_fwd = hand_store_fwd};
     tn_sim_eng_t e;
     CHECK(tn_sim_eng_init(&e, t, &rt, &job, srcs, 1, &ec) == TN_SIM_OK);
     CHECK(tn_sim_eng_run(&e) == TN_SIM_OK);
@@ -180,6 +185,44 @@ static void parking_lot(void)
            done[0], done[1], done[2]);
 }
 
+/* Store and forward (store_forward = 1500 bytes) on the parking lot's
+ * row: L -> D crosses L's link (100 B/ns), three 10 B/ns links and D's
+ * link.  A 1000-byte message is one frame that every switch holds whole:
+ * 10 + 3 x 100 + 10 ns of serialisation, plus 300 ns of latency: 620 ns.
+ * A 1 MB message in 1500-byte frames drains in 100 000 ns at 10 B/ns; its
+ * last frame then waits 150 ns on each of the other two slow links and
+ * 15 on each host link: 100 630 ns with the latency.  Two 1 MB flows from
+ * a0 and c0 sharing s0-s1 (5 B/ns each): 200 000 ns, plus 100 of latency,
+ * plus the last frame on their host links (15 + 15): 200 130 ns; shorter
+ * than the frame, nothing changes for an empty message's 0 bytes. */
+static void store_forward(void)
+{
+    const char *g = SIM_HAND_PARKING_LOT;
+    int32_t src[1] = {0}, dst[1] = {1};
+    uint64_t bytes[2] = {1000, 1000000};
+    double one, big, two[2], cut;
+    tn_sim_topo_t t;
+    hand_store_fwd = 1500;
+    hand_run(g, 1, src, dst, bytes, &one, &t);
+    tn_sim_topo_free(&t);
+    CHECK(same(one, 620));
+    hand_run(g, 1, src, dst, bytes + 1, &big, &t);
+    tn_sim_topo_free(&t);
+    CHECK(same(big, 100630));
+    int32_t s2[2] = {2, 8}, d2[2] = {4, 9};
+    uint64_t b2[2] = {1000000, 1000000};
+    hand_run(g, 2, s2, d2, b2, two, &t);
+    tn_sim_topo_free(&t);
+    CHECK(same(two[0], 200130) && same(two[1], 200130));
+    /* cut-through: the same 1000 bytes pay their serialisation once */
+    hand_store_fwd = 0;
+    hand_run(g, 1, src, dst, bytes, &cut, &t);
+    tn_sim_topo_free(&t);
+    CHECK(same(cut, 400));
+    printf("store-forward: one frame %.1f ns (cut-through %.1f), 1 MB %.1f ns, two sharing %.1f ns\n",
+           one, cut, big, two[0]);
+}
+
 /* Victim: one switch, 100 Gbit/s host links (12.5 B/ns, 50 ns).  A, B, C
  * send to X (incast: 12.5/3 each at X); A also sends to Y, the victim,
  * whose share is what A's link has left: 2 x 12.5/3.  When the incast
@@ -210,6 +253,8 @@ int main(int argc, char **argv)
         fattree_uniform();
     } else if (strcmp(w, "parking-lot") == 0) {
         parking_lot();
+    } else if (strcmp(w, "store-forward") == 0) {
+        store_forward();
     } else if (strcmp(w, "victim") == 0) {
         victim();
     } else if (strcmp(w, "torus-tornado") == 0) {

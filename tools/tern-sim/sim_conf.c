@@ -100,6 +100,9 @@ static const conf_key_t conf_keys[] = {
      "replay: each broadcast one hardware multicast from its root to its communicator (flow level)"},
     {"fidelity", G(fidelity), CT_ENUM, "flow", 0, 0, "flow|packet",
      "engine: max-min flows or MTU packets (docs/sim.md)"},
+    {"store_forward", G(store_fwd), CT_DBL, "0", 0, 1e9, NULL,
+     "flow: bytes a switch stores before forwarding (a frame; 0: cut-through): each link of a "
+     "route but its slowest adds min(bytes, this) / its bandwidth to the message's latency"},
     {"mtu", G(mtu), CT_I32, "4096", 64, 1 << 20, NULL, "packet: payload bytes per packet"},
     {"hdr", G(hdr), CT_I32, "64", 0, 4096, NULL, "packet: header bytes per packet"},
     {"buf", G(buf), CT_I32, "65536", 64, 1 << 30, NULL,

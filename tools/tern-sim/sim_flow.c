@@ -259,6 +259,22 @@ static tn_sim_status_t eng_start_mcast(tn_sim_eng_t *e, int32_t f)
 }
 
 /* A posted message's flow goes on the fabric now. */
+/* Store and forward (conf.store_fwd = P bytes): a switch sends a frame on
+ * only once it holds all of it, so a message of B bytes in frames of P
+ * reaches its destination later than its bytes drain at the bottleneck
+ * rate: each link but the slowest one holds the last frame for its own
+ * serialisation, min(B, P) / its bandwidth (a pipeline's fill; exact for
+ * frames of P bytes with the largest first, and for one frame).  The
+ * flow's own draining already counts the slowest link. */
+static double eng_store_fwd(tn_sim_eng_t *e, const int32_t *path, int n, double bytes, double bw)
+{
+    double p = bytes < e->conf.store_fwd ? bytes : e->conf.store_fwd, extra = 0;
+
+    for (int i = 0; i < n; i++)
+        extra += p / tn_sim_mm_cap(&e->mm, path[i]);
+    return extra - p / bw;
+}
+
 static tn_sim_status_t eng_start(tn_sim_eng_t *e, int32_t f)
 {
     const tn_sim_topo_t *t = e->topo;
@@ -286,6 +302,8 @@ static tn_sim_status_t eng_start(tn_sim_eng_t *e, int32_t f)
         lat += t->lat[e->path[i]];
         bw = b < bw ? b : bw;
     }
+    if (e->conf.store_fwd > 0 && n > 1 && e->pkt == NULL)
+        lat += eng_store_fwd(e, e->path, n, e->f_bytes[f], bw);
     e->f_lat[f] = lat;
     e->f_ideal[f] = n > 0 ? e->f_bytes[f] / bw + lat : 0;
     if (n == 0 || e->f_bytes[f] == 0) {

@@ -74,6 +74,8 @@ typedef struct {
     int32_t heat_bins;   /* their bins and first width, ns */
     double heat_bin_w;
     uint64_t seed;
+    double store_fwd;    /* flow level: switches store this many bytes (a frame)
+                          * before forwarding; 0: cut-through (sim_flow.c) */
 } tn_sim_eng_conf_t;
 
 struct tn_sim_eng {
