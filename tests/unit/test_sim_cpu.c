@@ -12,7 +12,13 @@
  * With a host per rank (cpu_share node, every rank its own node) nothing
  * waits: each message is done at 1000 + b + 1000.  A rank's own work
  * (TN_SIM_PROG_CPU: a collective's reduction or copy) is a delay without
- * hosts and takes a core with them. */
+ * hosts and takes a core with them.
+ * With cpu_charge = wait a message waits for a free core but not for the
+ * work (its latency holds that): on two shared cores the senders of
+ * messages 0, 1 get theirs at 0, those of 2, 3 at 1000 (sent then,
+ * arriving 208 later); the receivers queue behind them and get cores at
+ * 2000 (messages 0, 1) and 3000 (2, 3); with eight cores nobody waits and
+ * a message takes b, as without hosts. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -20,6 +26,9 @@
 #include "check.h"
 #include "sim_replay.h"
 #include "sim_run.h"
+
+/* cpu_charge of the runs below */
+static const char *ring_charge = "time";
 
 /* Runs the ring with the given host keys; done[r] is when message r's
  * receiver finished with it; returns the job's end (-1 on failure). */
@@ -32,7 +41,7 @@ static double ring_w(const char *cpu_o, const char *cores, const char *share, do
     tn_sim_conf_defaults(&c);
     const char *kv[][2] = {{"topo", "fattree"}, {"k", "4"}, {"n", "1"}, {"lat", "100"}, {"bw", "8"},
                            {"replay_slots", "rank"}, {"cpu_o", cpu_o}, {"cpu_cores", cores},
-                           {"cpu_share", share}};
+                           {"cpu_share", share}, {"cpu_charge", ring_charge}};
     for (size_t i = 0; i < sizeof(kv) / sizeof(kv[0]); i++) {
         CHECK(tn_sim_conf_set(&c, kv[i][0], kv[i][1], why, sizeof(why)) == TN_SIM_OK);
     }
@@ -112,6 +121,26 @@ int main(void)
     CHECK(job == 500 + b && d[0] == 500 + b && d[3] == 500 + b);
     job = ring_w("1000", "2", "all", 500, d);
     CHECK(d[0] == 4000 && d[1] == 4000 && d[2] == 5000 && d[3] == 5000 && job == 5000);
+    /* only the waits for a core: two shared cores, eight, four, one */
+    ring_charge = "wait";
+    job = ring("1000", "2", "all", d);
+    CHECK(d[0] == 2000 && d[1] == 2000 && d[2] == 3000 && d[3] == 3000 && job == 3000);
+    job = ring("1000", "8", "all", d);
+    CHECK(job == b && d[0] == b && d[3] == b);
+    /* four cores: the senders hold all four 0..1000 (the work goes on
+     * while its message travels), so the receivers get theirs at 1000 */
+    job = ring("1000", "4", "all", d);
+    CHECK(job == 1000 && d[0] == 1000 && d[3] == 1000);
+    /* one core: senders at 0, 1000, 2000, 3000; receivers from 4000 on */
+    job = ring("1000", "1", "all", d);
+    CHECK(d[0] == 4000 && d[1] == 5000 && d[2] == 6000 && d[3] == 7000 && job == 7000);
+    /* a rank's own work keeps its time: a core each, 500 ns of it, then
+     * the sender's work gets the core at 500 (the message leaves then,
+     * arriving at 708) and holds it to 1500, when the receiver (the next
+     * rank, the same timing) gets its own */
+    job = ring_w("1000", "1", "node", 500, d);
+    CHECK(job == 1500 && d[0] == 1500 && d[2] == 1500);
+    ring_charge = "time";
     /* a key out of range is refused */
     tn_sim_conf_t c;
     char why[256];
@@ -119,5 +148,6 @@ int main(void)
     CHECK(tn_sim_conf_set(&c, "cpu_cores", "0", why, sizeof(why)) != TN_SIM_OK);
     CHECK(tn_sim_conf_set(&c, "cpu_share", "rack", why, sizeof(why)) != TN_SIM_OK);
     CHECK(tn_sim_conf_set(&c, "cpu_o", "-1", why, sizeof(why)) != TN_SIM_OK);
+    CHECK(tn_sim_conf_set(&c, "cpu_charge", "idle", why, sizeof(why)) != TN_SIM_OK);
     return tn_check_report("test_sim_cpu");
 }

@@ -96,6 +96,9 @@ static const conf_key_t conf_keys[] = {
      "replay: cores each host has for that work"},
     {"cpu_share", G(cpu_share), CT_ENUM, "node", 0, 0, "node|all",
      "replay: a host is a traced node, or all ranks share one (namespaces on one machine)"},
+    {"cpu_charge", G(cpu_charge), CT_ENUM, "time", 0, 0, "time|wait",
+     "replay: time: a message waits for its ends' work; wait: only for a free core (the fabric's "
+     "latency holds the work, as a calibrated ping-pong's does)"},
     {"bcast_mcast", G(bcast_mcast), CT_ENUM, "off", 0, 0, "off|on",
      "replay: each broadcast one hardware multicast from its root to its communicator (flow level)"},
     {"fidelity", G(fidelity), CT_ENUM, "flow", 0, 0, "flow|packet",

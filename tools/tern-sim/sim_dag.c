@@ -133,13 +133,14 @@ tn_sim_status_t tn_sim_dag_edge(tn_sim_dag_t *g, int32_t from, int32_t to)
     return TN_SIM_OK;
 }
 
-tn_sim_status_t tn_sim_dag_pools(tn_sim_dag_t *g, int32_t npool, int32_t cores)
+tn_sim_status_t tn_sim_dag_pools(tn_sim_dag_t *g, int32_t npool, int32_t cores, int wait_only)
 {
     if (npool < 0 || cores < 1) {
         return TN_SIM_ERR_INVAL;
     }
     g->npool = npool;
     g->cores = cores;
+    g->wait_only = wait_only != 0;
     return TN_SIM_OK;
 }
 
@@ -177,6 +178,10 @@ tn_sim_status_t tn_sim_dag_seal(tn_sim_dag_t *g)
     g->e_from = g->e_to = NULL;
     return TN_SIM_OK;
 }
+
+/* A timer's argument for the release of CPU node i's core (wait_only):
+ * negative, so that it is told from a node's own timer; its own inverse. */
+#define DAG_RELEASE(i) (-2 - (i))
 
 /* Node i may start: a message is posted delay after ready, a join
  * completes then (through a timer if it has a delay), a CPU node takes a
@@ -222,6 +227,13 @@ static tn_sim_status_t dag_begin(tn_sim_dag_src_t *s, tn_sim_eng_t *e, int32_t i
         int32_t h = g->src[i];
         if (s->pfree[h] > 0) {
             s->pfree[h]--;
+            if (g->wait_only && g->bytes[i] == TN_SIM_DAG_CPU_END) {
+                /* done now (onto the stack, as a join); the core is
+                 * released by a timer of its own (dag_timer) */
+                g->ready[i] = ready;
+                s->stack[(*top)++] = i;
+                return tn_sim_eng_timer(e, ready + g->delay[i], s->base.job, DAG_RELEASE(i));
+            }
             return tn_sim_eng_timer(e, ready + g->delay[i], s->base.job, i);
         }
         s->qnext[i] = -1;
@@ -284,17 +296,25 @@ static tn_sim_status_t dag_timer(tn_sim_src_t *src, tn_sim_eng_t *e, int32_t arg
 {
     tn_sim_dag_src_t *s = (tn_sim_dag_src_t *)src;
     tn_sim_dag_t *g = s->dag;
-    if (g->dst[arg] == TN_SIM_DAG_CPU) {
-        /* its core goes to the next in its host's queue, or is free */
-        int32_t h = g->src[arg], q = s->phead[h];
+    if (arg < 0 || g->dst[arg] == TN_SIM_DAG_CPU) {
+        /* its core goes to the next in its host's queue, or is free; with
+         * wait_only the work was done when it got the core, and so is the
+         * next one now */
+        int32_t w = arg < 0 ? DAG_RELEASE(arg) : arg;
+        int32_t h = g->src[w], q = s->phead[h];
+        tn_sim_status_t st = TN_SIM_OK;
         if (q < 0) {
             s->pfree[h]++;
         } else {
             s->phead[h] = s->qnext[q];
-            tn_sim_status_t st = tn_sim_eng_timer(e, t + g->delay[q], s->base.job, q);
-            if (st != TN_SIM_OK) {
-                return st;
+            int early = g->wait_only && g->bytes[q] == TN_SIM_DAG_CPU_END;
+            st = tn_sim_eng_timer(e, t + g->delay[q], s->base.job, early ? DAG_RELEASE(q) : q);
+            if (st == TN_SIM_OK && early) {
+                st = dag_complete(s, e, q, t);
             }
+        }
+        if (st != TN_SIM_OK || arg < 0) {
+            return st;
         }
     }
     return dag_complete(s, e, arg, t);

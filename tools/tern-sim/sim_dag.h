@@ -16,7 +16,11 @@
  * TN_SIM_DAG_CPU is work on a host's cores: src[i] is the host (a pool
  * of `cores` cores), delay[i] the ns of core time it takes.  Once its
  * dependencies are done it takes a free core of its host for that long,
- * or waits for one, first come first served. */
+ * or waits for one, first come first served.  Its dependents go on when
+ * it is done, or (wait_only, tn_sim_dag_pools) as soon as it has its
+ * core: the work's time is then part of a latency measured elsewhere, and
+ * only the wait for a core adds to it (message ends only, bytes
+ * TN_SIM_DAG_CPU_END). */
 #ifndef TN_SIM_DAG_H
 #define TN_SIM_DAG_H
 
@@ -26,6 +30,10 @@
 #include "sim_work.h"
 
 enum { TN_SIM_DAG_JOIN = -1, TN_SIM_DAG_CPU = -2, TN_SIM_DAG_MCAST = -3 };
+/* A CPU node's bytes: TN_SIM_DAG_CPU_END marks the work of a message's
+ * end, which wait_only (tn_sim_dag_pools) applies to; 0 a rank's own work,
+ * which always keeps its time. */
+enum { TN_SIM_DAG_CPU_END = 1 };
 
 /* Lists of ranks kept one after another (a DAG's or a replay program's
  * multicast destinations): list k is v[off[k] .. off[k + 1]). */
@@ -58,6 +66,8 @@ typedef struct {
     int32_t done;
     double t_last;
     int32_t npool, cores;   /* hosts of the CPU nodes (0: none), cores each */
+    int wait_only;          /* CPU nodes done when they get a core (their
+                             * dependents wait for the core, not the work) */
     tn_sim_lists_t mc;      /* multicasts' destinations (ranks) */
 } tn_sim_dag_t;
 
@@ -72,8 +82,9 @@ int32_t tn_sim_dag_mcast(tn_sim_dag_t *g, int32_t src, const int32_t *dst, int32
                          double delay);
 /* "to" depends on "from" (from < to: a DAG by construction). */
 tn_sim_status_t tn_sim_dag_edge(tn_sim_dag_t *g, int32_t from, int32_t to);
-/* npool hosts of `cores` cores each for the CPU nodes (src < npool). */
-tn_sim_status_t tn_sim_dag_pools(tn_sim_dag_t *g, int32_t npool, int32_t cores);
+/* npool hosts of `cores` cores each for the CPU nodes (src < npool);
+ * wait_only: a CPU node is done when it gets its core (above). */
+tn_sim_status_t tn_sim_dag_pools(tn_sim_dag_t *g, int32_t npool, int32_t cores, int wait_only);
 /* Builds the dependents' lists; no more nodes or edges after. */
 tn_sim_status_t tn_sim_dag_seal(tn_sim_dag_t *g);
 

@@ -161,11 +161,12 @@ static int32_t prog_host(const tn_sim_prog_t *p, const tn_sim_replay_conf_t *rc,
     return p->node[rank];
 }
 
-/* A DAG node for ns of rank's work on its host's cores; -1 on no memory. */
+/* A DAG node for ns of rank's work on its host's cores, a message's end
+ * (cpu_charge applies) or the rank's own work; -1 on no memory. */
 static int32_t prog_cpu(tn_sim_dag_t *g, const tn_sim_prog_t *p, const tn_sim_replay_conf_t *rc, int32_t rank,
-                        double ns)
+                        double ns, int end)
 {
-    return tn_sim_dag_node(g, prog_host(p, rc, rank), TN_SIM_DAG_CPU, 0, ns);
+    return tn_sim_dag_node(g, prog_host(p, rc, rank), TN_SIM_DAG_CPU, end ? TN_SIM_DAG_CPU_END : 0, ns);
 }
 
 int32_t tn_sim_prog_slots(const tn_sim_prog_t *p, int slot_mode)
@@ -236,7 +237,7 @@ tn_sim_status_t tn_sim_prog_dag(tn_sim_prog_t *p, const tn_sim_replay_conf_t *rc
         p->in_dag = malloc(sizeof(int32_t) * (n + 1));
         if (p->in_dag == NULL ||
             tn_sim_dag_pools(g, rc->cpu_share ? 1 : (p->nnodes > 0 ? p->nnodes : 1),
-                             rc->cpu_cores > 0 ? rc->cpu_cores : 1) != TN_SIM_OK) {
+                             rc->cpu_cores > 0 ? rc->cpu_cores : 1, rc->cpu_wait) != TN_SIM_OK) {
             snprintf(why, whylen, "replay: out of memory for the hosts");
             goto out;
         }
@@ -266,7 +267,7 @@ tn_sim_status_t tn_sim_prog_dag(tn_sim_prog_t *p, const tn_sim_replay_conf_t *rc
             }
             /* hosts: the root's work, the multicast, every member's work;
              * done when the last member's is */
-            int32_t cs = hosts ? prog_cpu(g, p, rc, p->src[i], rc->cpu_o) : -1;
+            int32_t cs = hosts ? prog_cpu(g, p, rc, p->src[i], rc->cpu_o, 1) : -1;
             int32_t x = ns > 0 ? tn_sim_dag_mcast(g, s, sl, ns, p->bytes[i], delay)
                                : tn_sim_dag_node(g, s, TN_SIM_DAG_JOIN, 0,
                                                  delay + (local ? rc->shm_lat + (double)p->bytes[i] / rc->shm_bw : 0));
@@ -277,7 +278,7 @@ tn_sim_status_t tn_sim_prog_dag(tn_sim_prog_t *p, const tn_sim_replay_conf_t *rc
                 for (int32_t m = p->mc.off[mk]; m < p->mc.off[mk + 1] && !bad; m++) {
                     int32_t r = p->mc.v[m];
                     if (r != p->src[i]) {
-                        int32_t cr = prog_cpu(g, p, rc, r, rc->cpu_o);
+                        int32_t cr = prog_cpu(g, p, rc, r, rc->cpu_o, 1);
                         bad = cr < 0 || tn_sim_dag_edge(g, x, cr) != TN_SIM_OK;
                     }
                 }
@@ -299,7 +300,7 @@ tn_sim_status_t tn_sim_prog_dag(tn_sim_prog_t *p, const tn_sim_replay_conf_t *rc
         }
         int32_t cs = -1, cr = -1;
         if (hosts && p->dst[i] >= 0) {
-            cs = prog_cpu(g, p, rc, p->src[i], rc->cpu_o);
+            cs = prog_cpu(g, p, rc, p->src[i], rc->cpu_o, 1);
         }
         if (d >= 0 && d == s) {
             /* one node: shared memory, not the fabric */
@@ -307,10 +308,10 @@ tn_sim_status_t tn_sim_prog_dag(tn_sim_prog_t *p, const tn_sim_replay_conf_t *rc
             d = -1;
         }
         int32_t x = hosts && p->dst[i] == TN_SIM_PROG_CPU && delay > 0
-                        ? prog_cpu(g, p, rc, p->src[i], delay)
+                        ? prog_cpu(g, p, rc, p->src[i], delay, 0)
                         : tn_sim_dag_node(g, s, d, d < 0 ? 0 : p->bytes[i], delay);
         if (hosts && p->dst[i] >= 0) {
-            cr = prog_cpu(g, p, rc, p->dst[i], rc->cpu_o);
+            cr = prog_cpu(g, p, rc, p->dst[i], rc->cpu_o, 1);
         }
         if (x < 0 || (hosts && p->dst[i] >= 0 && (cs < 0 || cr < 0))) {
             snprintf(why, whylen, "replay: out of memory for the DAG");

@@ -70,6 +70,8 @@ typedef struct {
     double cpu_o;
     int32_t cpu_cores;
     int cpu_share;
+    int cpu_wait;        /* cpu_charge = wait: a message waits for a core, not
+                          * for the work, whose time its latency holds */
 } tn_sim_replay_conf_t;
 
 struct tn_sim_plan_cache;

@@ -202,6 +202,7 @@ void tn_sim_replay_conf(const tn_sim_conf_t *c, tn_sim_replay_conf_t *rc)
     rc->cpu_o = c->cpu_o;
     rc->cpu_cores = c->cpu_cores;
     rc->cpu_share = c->cpu_share;
+    rc->cpu_wait = c->cpu_charge;
     rc->bcast_mcast = c->bcast_mcast;
     rc->coll_plan = NULL;
     if (strcmp(c->coll_plan, "auto") == 0) {
