@@ -36,7 +36,9 @@
 #     a path inside a leaf is two host links, so each is half the leaf's
 #     one-way latency at its bandwidth; a path across is two host links
 #     and two leaf-spine links, so each leaf-spine link is half the extra
-#     latency (not below 0) at the measured cross-leaf bandwidth;
+#     latency (not below 0) at the measured cross-leaf bandwidth; with
+#     tern-wire's links, switches that store a frame (store_forward 1514:
+#     a 1500-byte MTU's frame and its Ethernet header);
 #  4. R-rank jobs traced (TERN_TRACE) on n0..n<R-1>, one rank each, 1 KiB
 #     .. 64 KiB, 0.05 s a size: tern_latency and tern_bw (ranks 0 and 1,
 #     on two leaves, exchange point-to-point messages; the others join the
@@ -45,11 +47,13 @@
 #     tern_alltoall (collectives only: their calls are timed instead);
 #  5. each trace replayed in tern-sim on tree.R.graph, its collectives
 #     expanded by Tern's own code (tern-coll-plan), and again with the
-#     host model (docs/sim.md "Hosts"): every message costs O us of a core
-#     at each end, the R ranks share the machine's C cores (nproc), and
-#     hosts.R.graph's host links carry the rest of the one-way latency,
-#     minus 2 O.  O is fitted (bisection) so that the replay of the busy
-#     latency's tern_halo run, traced, takes as long as that run did;
+#     host model (docs/sim.md "Hosts", cpu_charge wait): every message
+#     holds a core O us at each end, the R ranks share the machine's C
+#     cores (nproc), and a message waits when its end finds no core free
+#     (the graph's latencies, measured by ping-pongs, hold the work of an
+#     uncontended one).  O is fitted (bisection, up to the busy latency) so
+#     that the replay of the busy latency's tern_halo run, traced, takes
+#     as long as that run did;
 #  6. a table per size of job time and message-time median (for a job of
 #     collectives only, the median of its collective calls, "calls"),
 #     trace against replay (error = (replay - trace) / trace), the host
@@ -103,6 +107,11 @@ fi
 IFS=, read -r -a ns <<<"$("$cluster" nodes "$prefix")"
 mid=$((leaves > 0 ? leaves : 1))    # n<mid>: on n0's leaf, the nearest other node
 cores=$(nproc)
+# tern-wire's switches store a whole frame before sending it on (a
+# 1500-byte MTU's, with its Ethernet header); tc's bucket passes a lone
+# frame at once
+sf=0
+if [[ $TN_TREE_LINK == wire ]]; then sf=1514; fi
 
 # 2: calibration on the job's own namespaces and rank count (ranks 0 and 1
 # measure, the others wait in the benchmark's collectives, as in the traced
@@ -144,24 +153,21 @@ fabric() {
     } >"$5"
 }
 
-# the host model's graph for O us a message end: the ping-pong latencies
-# less 2 O on the host links (globals from the calibration), written to $2
-hosts_graph() {
-    fabric "$(awk -v l="$lat_near" -v o="$1" 'BEGIN { print l - 2 * o }')" "$bw_near" \
-        "$(awk -v l="$lat_far" -v o="$1" 'BEGIN { print l - 2 * o }')" "$bw_far" "$2"
+# hosts O: the host model's keys for O us of a core a message end
+hosts() {
+    echo --cpu_o "$(awk -v o="$1" 'BEGIN { print o * 1000 }')" --cpu_cores "$cores" --cpu_share all \
+        --cpu_charge wait
 }
 
-# fit_o TRACE DIR: the O (us) whose replay of TRACE on hosts_graph(O)
-# takes the traced job time, by bisection (12 steps)
+# fit_o TRACE DIR GRAPH: the O (us) whose replay of TRACE on GRAPH with
+# the host model takes the traced job time, by bisection (12 steps)
 fit_o() {
-    local lo=0 hi om k line
-    hi=$(awk -v n="$lat_near" -v f="$lat_far" 'BEGIN { print (n < f ? n : f) / 2 }')
+    local lo=0 hi=$lat_busy om k line
     for ((k = 0; k < 12; k++)); do
         om=$(awk -v a="$lo" -v b="$hi" 'BEGIN { printf "%.4f", (a + b) / 2 }')
-        hosts_graph "$om" "$2.graph"
-        "$sim" --replay "$1" --topo graph --graph "$2.graph" --eager 65536 \
-            --cpu_o "$(awk -v o="$om" 'BEGIN { print o * 1000 }')" --cpu_cores "$cores" --cpu_share all \
-            --out "$2.sim" >/dev/null
+        # shellcheck disable=SC2046  # hosts prints separate words
+        "$sim" --replay "$1" --topo graph --graph "$3" --eager 65536 --store_forward "$sf" \
+            $(hosts "$om") --out "$2.sim" >/dev/null
         line=$(grep 'job time:' "$2.sim/replay.txt")
         if echo "$line" | awk '{ exit !($4 < $7) }'; then     # "job time: sim S us trace T us ..." 
             lo=$om
@@ -201,22 +207,20 @@ for ranks in $sizes; do
         "$bin/tern_halo" -m 8:64 -t 0.2 >"$out/halo.busy.$ranks.txt"
     lat_busy=$(median "$out/halo.busy.$ranks.txt")
     graph=$out/tree.$ranks.graph
+    fabric "$lat_near" "$bw_near" "$lat_far" "$bw_far" "$graph"
     # the host model: O us of a core per message end, fitted by bisection
     # so that the replay of the traced busy run takes as long as the run
-    # (the replay's time grows with O: the ping-pong path keeps its
-    # latency, 2 O of it on the cores, while ranks that send at once
-    # queue for them); between 0 and half the shorter ping-pong latency
-    cpu_o=$(fit_o "$out/halo.busy.$ranks.trace" "$out/fit.$ranks")
-    hosts_graph "$cpu_o" "$out/hosts.$ranks.graph"
-    hosts_lat=$host_lat
-    fabric "$lat_near" "$bw_near" "$lat_far" "$bw_far" "$graph"
+    # (the replay's time grows with O: an uncontended ping-pong keeps its
+    # latency, while ranks that send at once queue for the cores); between
+    # 0 and the busy latency
+    cpu_o=$(fit_o "$out/halo.busy.$ranks.trace" "$out/fit.$ranks" "$graph")
     table=$out/table.$ranks.md
     {
         echo
         echo "$ranks ranks; calibration ($ranks ranks): inside a leaf $lat_near us one-way, $bw_near MB/s;" \
              "across leaves $lat_far us, $bw_far MB/s; busy (tern_halo) $lat_busy us"
         echo "  -> host links $host_lat ns, $host_bw Gbit/s; leaf-spine links $spine_lat ns, $spine_bw Gbit/s;" \
-             "hosts: $cpu_o us a message end on $cores cores, host links $hosts_lat ns"
+             "store_forward $sf; hosts: $cpu_o us a message end on $cores cores"
         echo
         echo "| job | trace job time (us) | replay (us) | error | trace p50 (us) | replay (us) | error |" \
              "hosts: job error | p50 error |"
@@ -227,11 +231,11 @@ for ranks in $sizes; do
         rm -rf "$t" && mkdir -p "$t"
         TERN_TRACE=$t "$bin/tern-run" -n "$ranks" --netns "$far" "$bin/$prog" -m 1024:65536 -t 0.05 \
             >"$out/$prog.$ranks.out"
-        "$sim" --replay "$t" --topo graph --graph "$graph" --eager 65536 \
+        "$sim" --replay "$t" --topo graph --graph "$graph" --eager 65536 --store_forward "$sf" \
             --out "$out/$prog.$ranks.tree.sim" >"$out/$prog.$ranks.tree.sim.log"
-        "$sim" --replay "$t" --topo graph --graph "$out/hosts.$ranks.graph" --eager 65536 \
-            --cpu_o "$(awk -v o="$cpu_o" 'BEGIN { print o * 1000 }')" --cpu_cores "$cores" --cpu_share all \
-            --out "$out/$prog.$ranks.hosts.sim" >"$out/$prog.$ranks.hosts.sim.log"
+        # shellcheck disable=SC2046  # hosts prints separate words
+        "$sim" --replay "$t" --topo graph --graph "$graph" --eager 65536 --store_forward "$sf" \
+            $(hosts "$cpu_o") --out "$out/$prog.$ranks.hosts.sim" >"$out/$prog.$ranks.hosts.sim.log"
         # the message median, or for a job of collectives only the
         # collective calls' median (marked "calls")
         # (for tern_allreduce and tern_alltoall: the median of their own
