@@ -157,7 +157,7 @@ static void eng_heat_rows(tn_sim_eng_t *e, int32_t f)
 {
     int32_t n;
     const int32_t *hl = tn_sim_mm_links(&e->mm, f, &n);
-    if (e->mm.nhop[f] != 0) {
+    if (e->mm.fl[f].nhop != 0) {
         uint8_t *row = e->f_hrow + (size_t)f * (size_t)e->rt->max_hops;
         for (int32_t i = 0; i < n; i++) {
             row[i] = (uint8_t)tn_sim_heat_row(&e->heat, hl[i]);  /* a path's links are connected */
@@ -423,8 +423,8 @@ static tn_sim_status_t eng_deliver(tn_sim_eng_t *e, int32_t f, double t, int on_
  * it started, next to its other per-flow data. */
 static void eng_heat_rate(tn_sim_eng_t *e, int32_t f, double dr, int start)
 {
-    if (e->mm.nhop[f] != 0) {
-        tn_sim_heat_rate(&e->heat, e->f_hrow + (size_t)f * (size_t)e->rt->max_hops, e->mm.nhop[f],
+    if (e->mm.fl[f].nhop != 0) {
+        tn_sim_heat_rate(&e->heat, e->f_hrow + (size_t)f * (size_t)e->rt->max_hops, e->mm.fl[f].nhop,
                          e->now, dr, start);
         return;
     }
@@ -442,9 +442,9 @@ static void eng_heat_rate(tn_sim_eng_t *e, int32_t f, double dr, int start)
 static tn_sim_status_t eng_done(tn_sim_eng_t *e, int32_t f)
 {
     tn_sim_jstats_t *js = &e->stats.job[e->f_job[f]];
-    js->rate -= e->mm.rate[f];
+    js->rate -= e->mm.fl[f].rate;
     if (e->heat.on) {
-        eng_heat_rate(e, f, -e->mm.rate[f], -1);
+        eng_heat_rate(e, f, -e->mm.fl[f].rate, -1);
     }
     if (--js->active == 0) {
         js->rate = 0;  /* no rounding left over on an idle job */
@@ -492,7 +492,7 @@ static tn_sim_status_t eng_settle(tn_sim_eng_t *e)
     for (int32_t i = 0; i < mm->naff; i++) {
         if (i + SETTLE_AHEAD < mm->naff) {
             int32_t g = mm->aff[i + SETTLE_AHEAD];
-            __builtin_prefetch(&mm->rate[g]);
+            __builtin_prefetch(&mm->fl[g].rate);
             __builtin_prefetch(&e->f_evh[g]);
             __builtin_prefetch(&e->f_rem[g]);
             __builtin_prefetch(&e->f_tlast[g]);
@@ -502,7 +502,7 @@ static tn_sim_status_t eng_settle(tn_sim_eng_t *e)
             tn_sim_evq_prefetch(&e->q, e->f_evh[mm->aff[i + SETTLE_AHEAD / 2]]);
         }
         int32_t f = mm->aff[i];
-        double old = mm->aff_old[i], r = mm->rate[f];
+        double old = mm->aff_old[i], r = mm->fl[f].rate;
         if (r == old && e->f_evh[f] >= 0) {
             continue;
         }
