@@ -21,6 +21,7 @@
 /* how much of the work was incremental (printed, not asserted) */
 static uint64_t stat_touched, stat_expansions, stat_solves, stat_active;
 static uint64_t stat_compactions;  /* asserted: the trees' cases must reach them */
+static uint64_t stat_wraps;        /* asserted: the cases started near the stamps' end wrap */
 
 static int close_enough(double a, double b)
 {
@@ -140,6 +141,10 @@ static void random_case(uint64_t seed, int shape, int full)
     tn_sim_mm_t mm;
     CHECK(tn_sim_mm_init(&mm, nl, cap, MAXH) == TN_SIM_OK);
     CHECK(tn_sim_mm_reserve(&mm, nflows) == TN_SIM_OK);
+    /* one case in five starts the links' stamps a few passes before they
+     * wrap (and restart: every mark cleared) */
+    uint32_t stamp0 = seed % 5 == 2 ? UINT32_MAX - 300 : mm.stamp;
+    mm.stamp = stamp0;
     for (int batch = 0; batch < 60; batch++) {
         int adds = (int)tn_sim_rng_below(&r, shape == 3 ? 30 : trees ? 12 : 6);
         int rems = (int)tn_sim_rng_below(&r, shape == 3 ? 25 : trees ? 11 : 5);
@@ -174,6 +179,7 @@ static void random_case(uint64_t seed, int shape, int full)
         }
         check_lists(&mm);
     }
+    stat_wraps += mm.stamp < stamp0;
     stat_touched += mm.touched;
     stat_expansions += mm.expansions;
     stat_solves += mm.solves;
@@ -283,6 +289,8 @@ int main(void)
            (unsigned long long)stat_expansions);
     printf("pool: %llu compactions\n", (unsigned long long)stat_compactions);
     CHECK(stat_compactions > 0);
+    printf("stamps: %llu cases wrapped\n", (unsigned long long)stat_wraps);
+    CHECK(stat_wraps > 0);
     for (uint64_t seed = 1; seed <= 30; seed++) {
         random_case(seed, (int)(seed % 3), 1);
     }

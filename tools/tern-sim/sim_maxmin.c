@@ -51,6 +51,28 @@ static inline void mm_prefetch_walk(const tn_sim_mm_t *mm, const int32_t *list, 
     }
 }
 
+/* The base of a pass that marks or numbers up to n links (stamp in
+ * sim_maxmin.h); the caller takes what it uses from mm->stamp.  The marks
+ * restart when the stamps would wrap. */
+static uint32_t mm_stamp(tn_sim_mm_t *mm, uint32_t n)
+{
+    if (mm->stamp > UINT32_MAX - n - 1) {
+        for (int32_t l = 0; l < mm->n_link; l++) {
+            mm->lk[l].lmark = 0;
+        }
+        mm->stamp = 1;
+    }
+    return mm->stamp;
+}
+
+/* The base of a pass that marks links with it: a search, a check. */
+static inline uint32_t mm_stamp_mark(tn_sim_mm_t *mm)
+{
+    uint32_t base = mm_stamp(mm, 1);
+    mm->stamp++;
+    return base;
+}
+
 static inline int mm_tight(const tn_sim_mm_t *mm, int32_t l)
 {
     return mm->lk[l].load >= mm->lk[l].cap * (1 - MM_EPS);
@@ -76,7 +98,6 @@ tn_sim_status_t tn_sim_mm_init(tn_sim_mm_t *mm, int32_t n_link, const double *ca
             mm->lk[l].cap = cap[l];
         }
     }
-    mm->lnum = calloc(n, sizeof(tn_sim_mm_lnum_t));
     mm->lq = malloc(n * sizeof(int32_t));
     mm->lglob = malloc(n * sizeof(int32_t));
     mm->lcnt = malloc(n * sizeof(int32_t));
@@ -85,12 +106,13 @@ tn_sim_status_t tn_sim_mm_init(tn_sim_mm_t *mm, int32_t n_link, const double *ca
     mm->lrem = malloc(n * sizeof(double));
     mm->lsum = malloc(n * sizeof(double));
     mm->lslb = malloc(n * sizeof(double));
-    if (mm->lk == NULL || mm->lnum == NULL || mm->lq == NULL ||
+    if (mm->lk == NULL || mm->lq == NULL ||
         mm->lglob == NULL || mm->lcnt == NULL || mm->ladj_off == NULL || mm->lver == NULL ||
         mm->lrem == NULL || mm->lsum == NULL || mm->lslb == NULL) {
         tn_sim_mm_fini(mm);
         return TN_SIM_ERR_NOMEM;
     }
+    mm->stamp = 1;  /* above every link's mark */
     return tn_sim_mm_reserve(mm, 1024);
 }
 
@@ -103,7 +125,7 @@ void tn_sim_mm_fini(tn_sim_mm_t *mm)
             }
         }
     }
-    void *arrays[] = {mm->lk, mm->lnum, mm->hop_link, mm->hop_pos, mm->fl,
+    void *arrays[] = {mm->lk, mm->hop_link, mm->hop_pos, mm->fl,
                       mm->added, mm->removed, mm->aff, mm->aff_old,
                       mm->lq, mm->lglob,
                       mm->lcnt, mm->ladj_off, mm->ladj, mm->lver, mm->lrem, mm->lsum, mm->lslb,
@@ -263,7 +285,7 @@ static int32_t mm_pool_alloc(tn_sim_mm_t *mm, int32_t n)
 /* A long flow's links go in the pool (checked distinct first). */
 static tn_sim_status_t mm_add_long(tn_sim_mm_t *mm, int32_t f, const int32_t *links, int n)
 {
-    uint32_t ep = ++mm->lep;
+    uint32_t ep = mm_stamp_mark(mm);
     for (int i = 0; i < n; i++) {
         int32_t l = links[i];
         if (l < 0 || l >= mm->n_link || mm->lk[l].lmark == ep) {
@@ -480,35 +502,36 @@ static inline double mm_share(const tn_sim_mm_t *mm, int32_t li)
  * per pop at most, not per change). */
 static void mm_fill(tn_sim_mm_t *mm, int full)
 {
-    mm->fep += 2;
-    uint32_t fe = mm->fep;
+    uint32_t base = mm_stamp(mm, (uint32_t)mm->n_link);
     int32_t nl = 0, naff = mm->naff;
     /* A's hops as local link numbers, once: the passes below read them in
      * order instead of looking links up all over the fabric's arrays */
     int32_t *ahl = mm->ahl, *aoff = mm->aoff;
     aoff[0] = 0;
     for (int32_t i = 0; i < naff; i++) {
-        mm_prefetch_walk(mm, mm->aff, i, naff, mm->lnum, sizeof(*mm->lnum));
+        mm_prefetch_walk(mm, mm->aff, i, naff, mm->lk, sizeof(*mm->lk));
         int32_t f = mm->aff[i], n;
         const int32_t *hl = tn_sim_mm_links(mm, f, &n);
         int32_t *row = ahl + aoff[i];
         aoff[i + 1] = aoff[i] + n;
         for (int32_t k = 0; k < n; k++) {
             int32_t l = hl[k];
-            if (mm->lnum[l].mark != fe) {
-                mm->lnum[l].mark = fe;
-                mm->lnum[l].idx = nl;
+            uint32_t m = mm->lk[l].lmark;
+            if (m < base) {
+                m = base + (uint32_t)nl;
+                mm->lk[l].lmark = m;
                 mm->lglob[nl] = l;
                 mm->lsum[nl] = 0;
                 mm->lcnt[nl] = 0;
                 nl++;
             }
-            int32_t li = mm->lnum[l].idx;
+            int32_t li = (int32_t)(m - base);
             row[k] = li;
             mm->lsum[li] += mm->aff_old[i];
             mm->lcnt[li]++;
         }
     }
+    mm->stamp = base + (uint32_t)nl;
     mm->ladj_off[0] = 0;
     for (int32_t li = 0; li < nl; li++) {
         mm->ladj_off[li + 1] = mm->ladj_off[li] + mm->lcnt[li];
@@ -627,19 +650,18 @@ static void mm_fill(tn_sim_mm_t *mm, int full)
 }
 
 /* The check of A's bottlenecks: a flow outside A with a higher rate on the
- * link where a flow of A froze joins A, and its links are enqueued for a
- * BFS (stamp lep).  Returns the queue length; *nviol_p how many joined. */
-static int32_t mm_check(tn_sim_mm_t *mm, uint32_t lep, int32_t *nviol_p)
+ * link where a flow of A froze joins A (at the end of aff).  Returns how
+ * many joined. */
+static int32_t mm_check(tn_sim_mm_t *mm)
 {
-    mm->fep += 2;
-    uint32_t ce = mm->fep;
-    int32_t nq = 0, nviol = 0, naff = mm->naff;
+    uint32_t ce = mm_stamp_mark(mm);
+    int32_t nviol = 0, naff = mm->naff;
     for (int32_t i = 0; i < naff; i++) {
         int32_t b = mm->nbneck[i];
-        if (mm->lnum[b].mark == ce) {
+        if (mm->lk[b].lmark == ce) {
             continue;
         }
-        mm->lnum[b].mark = ce;
+        mm->lk[b].lmark = ce;
         double limit = mm->nrate[i] * (1 + MM_EPS) + 1e-300;
         const int32_t *v = mm->lk[b].lvec;
         for (int32_t k = 0, n = mm->lk[b].nfl; k < n; k++) {
@@ -648,12 +670,10 @@ static int32_t mm_check(tn_sim_mm_t *mm, uint32_t lep, int32_t *nviol_p)
                 continue;
             }
             mm_aff_push(mm, g, mm->fl[g].rate);
-            nq = mm_push_links(mm, g, lep, nq);
             nviol++;
         }
     }
-    *nviol_p = nviol;
-    return nq;
+    return nviol;
 }
 
 /* The new rates become the rates; link loads follow (full: from scratch). */
@@ -691,7 +711,7 @@ tn_sim_status_t tn_sim_mm_solve(tn_sim_mm_t *mm)
     mm->aep++;
     /* seeds: the new flows, and the links of every changed flow, judged
      * tight as they were (the ending flows still on them) */
-    uint32_t lep = ++mm->lep;
+    uint32_t lep = mm_stamp_mark(mm);
     int32_t nq = 0;
     for (int32_t i = 0; i < mm->nadded; i++) {
         int32_t f = mm->added[i];
@@ -712,13 +732,16 @@ tn_sim_status_t tn_sim_mm_solve(tn_sim_mm_t *mm)
     mm->nremoved = mm->nadded = 0;
     while (mm->naff > 0) {
         mm_fill(mm, 0);
-        int32_t nviol;
-        lep = ++mm->lep;  /* a violator's links are looked at afresh, with no threshold */
-        nq = mm_check(mm, lep, &nviol);
-        if (nviol == 0) {
+        int32_t a0 = mm->naff;
+        if (mm_check(mm) == 0) {
             break;
         }
         mm->expansions++;
+        lep = mm_stamp_mark(mm);  /* the violators' links are looked at afresh */
+        nq = 0;
+        for (int32_t i = a0; i < mm->naff; i++) {
+            nq = mm_push_links(mm, mm->aff[i], lep, nq);
+        }
         mm_bfs(mm, nq, lep);
     }
     mm_commit(mm, 0);

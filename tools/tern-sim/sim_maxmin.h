@@ -68,7 +68,7 @@ typedef struct {
     double cap;
     int32_t *lvec;           /* hop slots (flow << hshift | hop) on it; lvec[-1]: capacity */
     int32_t nfl;             /* flows on it (added ones included) */
-    uint32_t lmark;          /* lep of the BFS visit */
+    uint32_t lmark;          /* stamp of the last visit or number (see stamp below) */
 } tn_sim_mm_link_t;
 
 /* What the search, the filling, the commit and the engine's rescheduling
@@ -83,12 +83,6 @@ typedef struct {
     uint8_t state;           /* TN_SIM_MM_* */
     uint8_t nhop;            /* hops in the fixed slots; 0: in the pool */
 } tn_sim_mm_flow_t;
-
-/* A link's number in the filling (and the check's visit mark). */
-typedef struct {
-    uint32_t mark;           /* fep of the fill's numbering or the check */
-    int32_t idx;             /* local index in the fill */
-} tn_sim_mm_lnum_t;
 
 typedef struct {
     /* links */
@@ -113,8 +107,14 @@ typedef struct {
     int32_t *aff, naff;
     double *aff_old;
     /* scratch */
-    uint32_t aep, lep, fep;  /* stamps: A's members, BFS visits, fill and check */
-    tn_sim_mm_lnum_t *lnum;  /* [n_link] */
+    /* stamps: aep marks A's members; stamp numbers the links' visits.  A
+     * pass over links takes a base (mm_stamp): a search or a check marks a
+     * link with the base itself, the filling numbers its links base,
+     * base + 1, ... (its local numbers: lmark - base); marks below the
+     * base are older passes'.  One field on the link's entry, which the
+     * search has brought into the cache, not a second array the filling
+     * would miss on. */
+    uint32_t aep, stamp;
     int32_t *lq;             /* BFS queue of links */
     int32_t *lglob, *lcnt, *ladj_off, *ladj;
     uint32_t *lver;          /* fill cursor of ladj */
