@@ -40,12 +40,10 @@ static tn_sim_status_t eng_grow_flows(tn_sim_eng_t *e)
         void **p;
         size_t elem;
     } arrays[] = {
-        {(void **)&e->f_job, sizeof(int32_t)},    {(void **)&e->f_evh, sizeof(int32_t)},
         {(void **)&e->f_next, sizeof(int32_t)},   {(void **)&e->f_src, sizeof(int32_t)},
         {(void **)&e->f_dst, sizeof(int32_t)},    {(void **)&e->f_cookie, sizeof(int64_t)},
         {(void **)&e->f_bytes, sizeof(double)},   {(void **)&e->f_post, sizeof(double)},
-        {(void **)&e->f_rem, sizeof(double)},     {(void **)&e->f_tlast, sizeof(double)},
-        {(void **)&e->f_lat, sizeof(double)},     {(void **)&e->f_ideal, sizeof(double)},
+        {(void **)&e->f_ideal, sizeof(double)},
         {(void **)&e->f_mc, sizeof(int32_t *)},   {(void **)&e->f_mcn, sizeof(int32_t)},
         {(void **)&e->zombie, sizeof(int32_t)},
     };
@@ -54,6 +52,16 @@ static tn_sim_status_t eng_grow_flows(tn_sim_eng_t *e)
             return TN_SIM_ERR_NOMEM;
         }
     }
+    /* the flows' records stay 64-byte aligned (realloc would not keep it) */
+    tn_sim_eng_flow_t *fl = aligned_alloc(64, c * sizeof(tn_sim_eng_flow_t));
+    if (fl == NULL) {
+        return TN_SIM_ERR_NOMEM;
+    }
+    if (e->fl != NULL) {
+        memcpy(fl, e->fl, (size_t)e->fcap * sizeof(tn_sim_eng_flow_t));
+        free(e->fl);
+    }
+    e->fl = fl;
     if (e->heat.on && eng_grow((void **)&e->f_hrow, (size_t)e->rt->max_hops, c) != 0) {
         return TN_SIM_ERR_NOMEM;
     }
@@ -132,14 +140,15 @@ void tn_sim_eng_fini(tn_sim_eng_t *e)
     tn_sim_mm_fini(&e->mm);
     tn_sim_stats_fini(&e->stats);
     tn_sim_heat_fini(&e->heat);
-    void *arrays[] = {e->f_job, e->f_evh, e->f_next, e->f_src, e->f_dst, e->f_cookie,
-                      e->f_bytes, e->f_post, e->f_rem, e->f_tlast, e->f_lat, e->f_ideal,
+    void *arrays[] = {e->fl, e->f_next, e->f_src, e->f_dst, e->f_cookie,
+                      e->f_bytes, e->f_post, e->f_ideal,
                       e->t_job, e->t_arg, e->path, e->f_hrow, (void *)e->f_mc, e->f_mcn,
                       e->mc_tree, e->mc_mark, e->mc_depth, e->zombie};
     for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++) {
         free(arrays[i]);
     }
-    e->f_job = e->t_job = e->path = e->mc_tree = NULL;
+    e->fl = NULL;
+    e->t_job = e->path = e->mc_tree = NULL;
     e->f_mc = NULL;
 }
 
@@ -178,8 +187,8 @@ static tn_sim_status_t eng_share(tn_sim_eng_t *e, int32_t f, tn_sim_jstats_t *js
     if (e->heat.on) {
         eng_heat_rows(e, f);
     }
-    e->f_rem[f] = e->f_bytes[f];
-    e->f_tlast[f] = e->now;
+    e->fl[f].rem = e->f_bytes[f];
+    e->fl[f].tlast = e->now;
     js->active++;
     e->flow_starts++;
     return TN_SIM_OK;
@@ -193,7 +202,7 @@ static tn_sim_status_t eng_share(tn_sim_eng_t *e, int32_t f, tn_sim_jstats_t *js
 static tn_sim_status_t eng_start_mcast(tn_sim_eng_t *e, int32_t f)
 {
     const tn_sim_topo_t *t = e->topo;
-    tn_sim_jstats_t *js = &e->stats.job[e->f_job[f]];
+    tn_sim_jstats_t *js = &e->stats.job[e->fl[f].job];
     int32_t s = e->f_src[f], nd = e->f_mcn[f];
     const int32_t *dst = e->f_mc[f];
     if (e->pkt != NULL) {
@@ -249,11 +258,11 @@ static tn_sim_status_t eng_start_mcast(tn_sim_eng_t *e, int32_t f)
         }
         lat = e->mc_depth[d] > lat ? e->mc_depth[d] : lat;
     }
-    e->f_lat[f] = lat;
+    e->fl[f].lat = lat;
     e->f_ideal[f] = nt > 0 ? e->f_bytes[f] / bw + lat : 0;
     if (nt == 0 || e->f_bytes[f] == 0) {
-        e->f_evh[f] = tn_sim_evq_push(&e->q, e->now + lat, EV_DELIVER, f);
-        return e->f_evh[f] < 0 ? eng_fail(e, TN_SIM_ERR_NOMEM, "event queue") : TN_SIM_OK;
+        e->fl[f].evh = tn_sim_evq_push(&e->q, e->now + lat, EV_DELIVER, f);
+        return e->fl[f].evh < 0 ? eng_fail(e, TN_SIM_ERR_NOMEM, "event queue") : TN_SIM_OK;
     }
     return eng_share(e, f, js, e->mc_tree, nt, "max-min add (multicast)");
 }
@@ -262,9 +271,9 @@ static tn_sim_status_t eng_start_mcast(tn_sim_eng_t *e, int32_t f)
 static tn_sim_status_t eng_start(tn_sim_eng_t *e, int32_t f)
 {
     const tn_sim_topo_t *t = e->topo;
-    tn_sim_jstats_t *js = &e->stats.job[e->f_job[f]];
+    tn_sim_jstats_t *js = &e->stats.job[e->fl[f].job];
     js->started++;
-    e->f_evh[f] = -1;
+    e->fl[f].evh = -1;
     int32_t s = e->f_src[f], d = e->f_dst[f];
     if (d < 0) {
         return eng_start_mcast(e, f);
@@ -286,15 +295,15 @@ static tn_sim_status_t eng_start(tn_sim_eng_t *e, int32_t f)
         lat += t->lat[e->path[i]];
         bw = b < bw ? b : bw;
     }
-    e->f_lat[f] = lat;
+    e->fl[f].lat = lat;
     e->f_ideal[f] = n > 0 ? e->f_bytes[f] / bw + lat : 0;
     if (n == 0 || e->f_bytes[f] == 0) {
         /* nothing crosses the fabric (a message to itself, an empty one) */
-        e->f_evh[f] = tn_sim_evq_push(&e->q, e->now + lat, EV_DELIVER, f);
-        return e->f_evh[f] < 0 ? eng_fail(e, TN_SIM_ERR_NOMEM, "event queue") : TN_SIM_OK;
+        e->fl[f].evh = tn_sim_evq_push(&e->q, e->now + lat, EV_DELIVER, f);
+        return e->fl[f].evh < 0 ? eng_fail(e, TN_SIM_ERR_NOMEM, "event queue") : TN_SIM_OK;
     }
     if (e->pkt != NULL) {
-        e->f_rem[f] = e->f_bytes[f];
+        e->fl[f].rem = e->f_bytes[f];
         js->active++;
         e->flow_starts++;
         tn_sim_status_t st = tn_sim_pkt_start(e, f, &h0);
@@ -316,7 +325,7 @@ static tn_sim_status_t eng_post(tn_sim_eng_t *e, double t, int job, int32_t src,
     }
     int32_t f = e->ffree;
     e->ffree = e->f_next[f];
-    e->f_job[f] = job;
+    e->fl[f].job = job;
     e->f_src[f] = src;
     e->f_dst[f] = dst;
     e->f_mc[f] = mc;
@@ -333,8 +342,8 @@ static tn_sim_status_t eng_post(tn_sim_eng_t *e, double t, int job, int32_t src,
     if (t <= e->now) {
         return eng_start(e, f);  /* part of the current batch */
     }
-    e->f_evh[f] = tn_sim_evq_push(&e->q, t, EV_START, f);
-    return e->f_evh[f] < 0 ? eng_fail(e, TN_SIM_ERR_NOMEM, "event queue") : TN_SIM_OK;
+    e->fl[f].evh = tn_sim_evq_push(&e->q, t, EV_START, f);
+    return e->fl[f].evh < 0 ? eng_fail(e, TN_SIM_ERR_NOMEM, "event queue") : TN_SIM_OK;
 }
 
 tn_sim_status_t tn_sim_eng_post(tn_sim_eng_t *e, double t, int job, int32_t src, int32_t dst,
@@ -396,7 +405,7 @@ tn_sim_status_t tn_sim_eng_timer(tn_sim_eng_t *e, double t, int job, int32_t arg
  * (the solver still holds it until then). */
 static tn_sim_status_t eng_deliver(tn_sim_eng_t *e, int32_t f, double t, int on_fabric)
 {
-    int job = e->f_job[f];
+    int job = e->fl[f].job;
     tn_sim_jstats_t *js = &e->stats.job[job];
     js->done++;
     js->last_done = t > js->last_done ? t : js->last_done;
@@ -441,7 +450,7 @@ static void eng_heat_rate(tn_sim_eng_t *e, int32_t f, double dr, int start)
  * update, the message is delivered a path latency later. */
 static tn_sim_status_t eng_done(tn_sim_eng_t *e, int32_t f)
 {
-    tn_sim_jstats_t *js = &e->stats.job[e->f_job[f]];
+    tn_sim_jstats_t *js = &e->stats.job[e->fl[f].job];
     js->rate -= e->mm.fl[f].rate;
     if (e->heat.on) {
         eng_heat_rate(e, f, -e->mm.fl[f].rate, -1);
@@ -454,15 +463,15 @@ static tn_sim_status_t eng_done(tn_sim_eng_t *e, int32_t f)
         return eng_fail(e, st, "max-min remove");
     }
     e->flow_ends++;
-    e->f_evh[f] = -1;
-    return eng_deliver(e, f, e->now + e->f_lat[f], 1);
+    e->fl[f].evh = -1;
+    return eng_deliver(e, f, e->now + e->fl[f].lat, 1);
 }
 
 tn_sim_status_t tn_sim_eng_pkt_done(tn_sim_eng_t *e, int32_t f, double t)
 {
-    e->stats.job[e->f_job[f]].active--;
+    e->stats.job[e->fl[f].job].active--;
     e->flow_ends++;
-    e->f_evh[f] = -1;
+    e->fl[f].evh = -1;
     return eng_deliver(e, f, t, 0);
 }
 
@@ -493,37 +502,34 @@ static tn_sim_status_t eng_settle(tn_sim_eng_t *e)
         if (i + SETTLE_AHEAD < mm->naff) {
             int32_t g = mm->aff[i + SETTLE_AHEAD];
             __builtin_prefetch(&mm->fl[g].rate);
-            __builtin_prefetch(&e->f_evh[g]);
-            __builtin_prefetch(&e->f_rem[g]);
-            __builtin_prefetch(&e->f_tlast[g]);
-            __builtin_prefetch(&e->f_job[g]);
+            __builtin_prefetch(&e->fl[g]);
         }
         if (i + SETTLE_AHEAD / 2 < mm->naff) {
-            tn_sim_evq_prefetch(&e->q, e->f_evh[mm->aff[i + SETTLE_AHEAD / 2]]);
+            tn_sim_evq_prefetch(&e->q, e->fl[mm->aff[i + SETTLE_AHEAD / 2]].evh);
         }
         int32_t f = mm->aff[i];
         double old = mm->aff_old[i], r = mm->fl[f].rate;
-        if (r == old && e->f_evh[f] >= 0) {
+        if (r == old && e->fl[f].evh >= 0) {
             continue;
         }
         if (e->heat.on) {
-            eng_heat_rate(e, f, r - old, e->f_evh[f] < 0);
+            eng_heat_rate(e, f, r - old, e->fl[f].evh < 0);
         }
-        e->stats.job[e->f_job[f]].rate += r - old;
-        double rem = e->f_rem[f] - old * (now - e->f_tlast[f]);
-        e->f_rem[f] = rem > 0 ? rem : 0;
-        e->f_tlast[f] = now;
+        e->stats.job[e->fl[f].job].rate += r - old;
+        double rem = e->fl[f].rem - old * (now - e->fl[f].tlast);
+        e->fl[f].rem = rem > 0 ? rem : 0;
+        e->fl[f].tlast = now;
         if (!(r > 0)) {
             return eng_fail(e, TN_SIM_ERR_INTERNAL, "a flow got no bandwidth");
         }
-        double td = now + e->f_rem[f] / r;
-        if (e->f_evh[f] < 0) {
-            e->f_evh[f] = tn_sim_evq_push(&e->q, td, EV_DONE, f);
-            if (e->f_evh[f] < 0) {
+        double td = now + e->fl[f].rem / r;
+        if (e->fl[f].evh < 0) {
+            e->fl[f].evh = tn_sim_evq_push(&e->q, td, EV_DONE, f);
+            if (e->fl[f].evh < 0) {
                 return eng_fail(e, TN_SIM_ERR_NOMEM, "event queue");
             }
         } else {
-            if (tn_sim_evq_move(&e->q, e->f_evh[f], td) != 0) {
+            if (tn_sim_evq_move(&e->q, e->fl[f].evh, td) != 0) {
                 return eng_fail(e, TN_SIM_ERR_NOMEM, "event queue");
             }
         }

@@ -45,6 +45,18 @@
 #include "sim_work.h"
 
 typedef struct tn_sim_eng tn_sim_eng_t;
+
+/* What a rate update and a flow's end read of a flow, together: 32
+ * bytes, two to a cache line (the array is 64-byte aligned), where an
+ * array per field cost a miss each for the scattered flows an update
+ * reschedules. */
+typedef struct {
+    double rem;          /* bytes left at tlast (flow level) */
+    double tlast;
+    double lat;          /* the path's (the tree's longest) latency */
+    int32_t evh;         /* its event in the queue, or -1 */
+    int32_t job;
+} tn_sim_eng_flow_t;
 typedef struct tn_sim_src tn_sim_src_t;
 
 /* A job's traffic source: open loop (sim_open.c), a DAG (sim_dag.c), a
@@ -92,12 +104,13 @@ struct tn_sim_eng {
     /* flows (= messages in flight), ids shared with mm */
     int32_t fcap, ffree;
     int32_t *zombie, nzombie;     /* [fcap] ended, the solver not told yet */
-    int32_t *f_job, *f_evh, *f_next;
+    tn_sim_eng_flow_t *fl;
+    int32_t *f_next;
     int32_t *f_src, *f_dst;  /* f_dst -1: a multicast to f_mc[f][0 .. f_mcn[f]) */
     const int32_t **f_mc;
     int32_t *f_mcn;
     int64_t *f_cookie;
-    double *f_bytes, *f_post, *f_rem, *f_tlast, *f_lat, *f_ideal;
+    double *f_bytes, *f_post, *f_ideal;
     uint8_t *f_hrow;     /* heat on, flow level: the link rows of a flow's hops [fcap * max_hops] */
     /* timers: (job, arg) by slot */
     int32_t tcap, tfree;

@@ -135,7 +135,7 @@ tn_sim_status_t tn_sim_pkt_sink(tn_sim_eng_t *e, int32_t k)
         return st;
     }
     p->m_recv[f] += pay;
-    tn_sim_stats_add(&e->stats, e->f_job[f], now, pay);
+    tn_sim_stats_add(&e->stats, e->fl[f].job, now, pay);
     int kind = -1;
     if ((p->pk[k].ecn & TN_SIM_PKT_ECN) && now - p->m_tcnp[f] >= PKT_CNP_GAP) {
         p->m_tcnp[f] = now;
@@ -146,7 +146,7 @@ tn_sim_status_t tn_sim_pkt_sink(tn_sim_eng_t *e, int32_t k)
     }
     if (kind >= 0) {
         p->pk[k].pay = (int32_t)p->m_gen[f];
-        if (tn_sim_pkt_push(e, now + e->f_lat[f], (unsigned)kind, k)) {
+        if (tn_sim_pkt_push(e, now + e->fl[f].lat, (unsigned)kind, k)) {
             return TN_SIM_ERR_NOMEM;
         }
     } else {
