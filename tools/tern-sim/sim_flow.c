@@ -118,7 +118,7 @@ tn_sim_status_t tn_sim_eng_init(tn_sim_eng_t *e, const tn_sim_topo_t *topo,
                               conf->heat_queues, conf->t_end);
     }
     if (st == TN_SIM_OK) {
-        e->path = malloc(sizeof(int32_t) * (size_t)rt->max_hops);
+        e->path = malloc(sizeof(int32_t) * (size_t)rt->max_hops * TN_SIM_ENG_START_AHEAD);
         st = e->path == NULL ? TN_SIM_ERR_NOMEM : TN_SIM_OK;
     }
     if (st == TN_SIM_OK) {
@@ -175,10 +175,9 @@ static void eng_heat_rows(tn_sim_eng_t *e, int32_t f)
 }
 
 
-/* Flow f of job stats js goes onto links[0..n) at the flow level: its
- * share comes from the next rate update. */
-static tn_sim_status_t eng_share(tn_sim_eng_t *e, int32_t f, tn_sim_jstats_t *js, const int32_t *links,
-                                 int n, const char *what)
+/* Flow f goes onto links[0..n) at the flow level: its share comes from
+ * the next rate update.  (The caller counts it started and active.) */
+static tn_sim_status_t eng_share(tn_sim_eng_t *e, int32_t f, const int32_t *links, int n, const char *what)
 {
     tn_sim_status_t st = tn_sim_mm_add(&e->mm, f, links, n);
     if (st != TN_SIM_OK) {
@@ -189,8 +188,57 @@ static tn_sim_status_t eng_share(tn_sim_eng_t *e, int32_t f, tn_sim_jstats_t *js
     }
     e->fl[f].rem = e->f_bytes[f];
     e->fl[f].tlast = e->now;
-    js->active++;
-    e->flow_starts++;
+    return TN_SIM_OK;
+}
+
+/* Flow f's path latency and its time on an idle fabric, from its links
+ * path[0 .. n). */
+static void eng_path_lat(tn_sim_eng_t *e, int32_t f, const int32_t *path, int n)
+{
+    /* the bandwidth as the solver holds it (a copy of the topology's):
+     * on the cache line the add writes */
+    double lat = 0, bw = INFINITY;
+    for (int i = 0; i < n; i++) {
+        double b = tn_sim_mm_cap(&e->mm, path[i]);
+        lat += e->topo->lat[path[i]];
+        bw = b < bw ? b : bw;
+    }
+    e->fl[f].lat = lat;
+    e->f_ideal[f] = n > 0 ? e->f_bytes[f] / bw + lat : 0;
+}
+
+/* The oldest routed flow goes on its links (its started and active
+ * counts were taken when it was routed). */
+static tn_sim_status_t eng_place(tn_sim_eng_t *e)
+{
+    int k = e->pend_hd;
+    int32_t f = e->pend_f[k], n = e->pend_n[k];
+    const int32_t *path = e->path + (size_t)k * (size_t)e->rt->max_hops;
+    e->pend_hd = (k + 1) % TN_SIM_ENG_START_AHEAD;
+    e->npend--;
+    if (e->npend > 0) {
+        /* the next one's links have come in since it was routed: their
+         * lists' heads, which its add reads */
+        int k2 = e->pend_hd;
+        const int32_t *p2 = e->path + (size_t)k2 * (size_t)e->rt->max_hops;
+        for (int32_t i = 0; i < e->pend_n[k2]; i++) {
+            __builtin_prefetch(tn_sim_mm_slots(&e->mm, p2[i]) - 1);
+        }
+    }
+    eng_path_lat(e, f, path, n);
+    return eng_share(e, f, path, n, "max-min add");
+}
+
+/* Every routed flow on its links, in the order they were routed (the
+ * solver's lists, and so its results, as if each had gone on at once). */
+static tn_sim_status_t eng_place_all(tn_sim_eng_t *e)
+{
+    while (e->npend > 0) {
+        tn_sim_status_t st = eng_place(e);
+        if (st != TN_SIM_OK) {
+            return st;
+        }
+    }
     return TN_SIM_OK;
 }
 /* A multicast's flow goes on the fabric now: its tree is the route to
@@ -218,6 +266,10 @@ static tn_sim_status_t eng_start_mcast(tn_sim_eng_t *e, int32_t f)
         if (e->mc_tree == NULL || e->mc_mark == NULL || e->mc_depth == NULL) {
             return eng_fail(e, TN_SIM_ERR_NOMEM, "multicast tree");
         }
+    }
+    tn_sim_status_t st = eng_place_all(e);  /* the adds in the order of the starts */
+    if (st != TN_SIM_OK) {
+        return st;
     }
     uint32_t ep = ++e->mc_ep;
     if (ep == 0) {
@@ -264,7 +316,9 @@ static tn_sim_status_t eng_start_mcast(tn_sim_eng_t *e, int32_t f)
         e->fl[f].evh = tn_sim_evq_push(&e->q, e->now + lat, EV_DELIVER, f);
         return e->fl[f].evh < 0 ? eng_fail(e, TN_SIM_ERR_NOMEM, "event queue") : TN_SIM_OK;
     }
-    return eng_share(e, f, js, e->mc_tree, nt, "max-min add (multicast)");
+    js->active++;
+    e->flow_starts++;
+    return eng_share(e, f, e->mc_tree, nt, "max-min add (multicast)");
 }
 
 /* A posted message's flow goes on the fabric now. */
@@ -281,27 +335,42 @@ static tn_sim_status_t eng_start(tn_sim_eng_t *e, int32_t f)
     tn_sim_rhdr_t h;
     tn_sim_route_begin(e->rt, &h, s, d, tn_sim_rng_next(&e->rng), eng_load, e);
     tn_sim_rhdr_t h0 = h;  /* the packets' header: the source's decisions only */
-    int n = tn_sim_route_path(e->rt, &h, eng_load, e, e->path, NULL, e->rt->max_hops);
+    if (e->defer && e->npend == TN_SIM_ENG_START_AHEAD) {
+        tn_sim_status_t st = eng_place(e);  /* its path's slot is the one to route into */
+        if (st != TN_SIM_OK) {
+            return st;
+        }
+    }
+    int k = (e->pend_hd + e->npend) % TN_SIM_ENG_START_AHEAD;
+    int32_t *path = e->path + (size_t)k * (size_t)e->rt->max_hops;
+    int n = tn_sim_route_path(e->rt, &h, eng_load, e, path, NULL, e->rt->max_hops);
     if (n < 0) {
         char what[96];
         snprintf(what, sizeof(what), "no route from endpoint %d to %d", s, d);
         return eng_fail(e, TN_SIM_ERR_ROUTE, what);
     }
-    /* the bandwidth as the solver holds it (a copy of the topology's):
-     * on the cache line the add below writes */
-    double lat = 0, bw = INFINITY;
-    for (int i = 0; i < n; i++) {
-        double b = tn_sim_mm_cap(&e->mm, e->path[i]);
-        lat += t->lat[e->path[i]];
-        bw = b < bw ? b : bw;
-    }
-    e->fl[f].lat = lat;
-    e->f_ideal[f] = n > 0 ? e->f_bytes[f] / bw + lat : 0;
     if (n == 0 || e->f_bytes[f] == 0) {
         /* nothing crosses the fabric (a message to itself, an empty one) */
-        e->fl[f].evh = tn_sim_evq_push(&e->q, e->now + lat, EV_DELIVER, f);
+        eng_path_lat(e, f, path, n);
+        e->fl[f].evh = tn_sim_evq_push(&e->q, e->now + e->fl[f].lat, EV_DELIVER, f);
         return e->fl[f].evh < 0 ? eng_fail(e, TN_SIM_ERR_NOMEM, "event queue") : TN_SIM_OK;
     }
+    if (e->defer) {
+        /* its links' entries and latencies come into the cache while the
+         * next flows are routed; the counts are taken now, as they would
+         * be (a job's flows that end meanwhile see it active) */
+        for (int i = 0; i < n; i++) {
+            __builtin_prefetch(&e->mm.lk[path[i]]);
+            __builtin_prefetch(&t->lat[path[i]]);
+        }
+        e->pend_f[k] = f;
+        e->pend_n[k] = n;
+        e->npend++;
+        js->active++;
+        e->flow_starts++;
+        return TN_SIM_OK;
+    }
+    eng_path_lat(e, f, path, n);
     if (e->pkt != NULL) {
         e->fl[f].rem = e->f_bytes[f];
         js->active++;
@@ -309,7 +378,9 @@ static tn_sim_status_t eng_start(tn_sim_eng_t *e, int32_t f)
         tn_sim_status_t st = tn_sim_pkt_start(e, f, &h0);
         return st != TN_SIM_OK ? eng_fail(e, st, "packet start") : TN_SIM_OK;
     }
-    return eng_share(e, f, js, e->path, n, "max-min add");
+    js->active++;
+    e->flow_starts++;
+    return eng_share(e, f, path, n, "max-min add");
 }
 
 /* A message's flow: posted now, started at t (dst -1: a multicast to
@@ -480,6 +551,9 @@ tn_sim_status_t tn_sim_eng_pkt_done(tn_sim_eng_t *e, int32_t f, double t)
 static tn_sim_status_t eng_settle(tn_sim_eng_t *e)
 {
     tn_sim_mm_t *mm = &e->mm;
+    if (eng_place_all(e) != TN_SIM_OK) {
+        return e->err;
+    }
     if (mm->nadded == 0 && mm->nremoved == 0) {
         return TN_SIM_OK;
     }
@@ -543,6 +617,8 @@ tn_sim_status_t tn_sim_eng_run(tn_sim_eng_t *e)
     clock_gettime(CLOCK_MONOTONIC, &w0);
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c0);
     e->now = 0;
+    /* routes that do not read the loads may be taken ahead of the adds */
+    e->defer = e->pkt == NULL && !tn_sim_route_adaptive(e->rt);
     for (int j = 0; j < e->njobs && e->err == TN_SIM_OK; j++) {
         if (e->src[j]->ops->start(e->src[j], e) != TN_SIM_OK) {
             eng_fail(e, TN_SIM_ERR_INVAL, "source start");

@@ -46,6 +46,10 @@
 
 typedef struct tn_sim_eng tn_sim_eng_t;
 
+/* How many flows the engine routes before it puts the first of them on
+ * its links (their links' entries come into the cache meanwhile). */
+enum { TN_SIM_ENG_START_AHEAD = 4 };
+
 /* What a rate update and a flow's end read of a flow, together: 32
  * bytes, two to a cache line (the array is 64-byte aligned), where an
  * array per field cost a miss each for the scattered flows an update
@@ -115,7 +119,12 @@ struct tn_sim_eng {
     /* timers: (job, arg) by slot */
     int32_t tcap, tfree;
     int32_t *t_job, *t_arg;
-    int32_t *path;       /* [max_hops] */
+    int32_t *path;       /* [TN_SIM_ENG_START_AHEAD * max_hops] routes of flows not on their links yet */
+    /* flows routed, not yet on their links (sim_flow.c, eng_place): a
+     * ring, oldest at pend_hd; routers that read the loads (defer 0) put
+     * each on at once */
+    int32_t pend_f[TN_SIM_ENG_START_AHEAD], pend_n[TN_SIM_ENG_START_AHEAD];
+    int pend_hd, npend, defer;
     /* multicast trees (allocated by the first one): links, the nodes on
      * the tree (stamp mc_ep) and their latency from the root */
     int32_t *mc_tree;    /* [n_node] */
