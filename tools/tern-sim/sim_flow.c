@@ -9,6 +9,8 @@
 
 enum { EV_START, EV_DONE, EV_DELIVER, EV_TIMER };
 
+_Static_assert(sizeof(tn_sim_eng_flow_t) == 64, "a flow's record is one cache line");
+
 /* How far ahead eng_settle prefetches. */
 enum { SETTLE_AHEAD = 16 };
 
@@ -41,9 +43,7 @@ static tn_sim_status_t eng_grow_flows(tn_sim_eng_t *e)
         size_t elem;
     } arrays[] = {
         {(void **)&e->f_next, sizeof(int32_t)},   {(void **)&e->f_src, sizeof(int32_t)},
-        {(void **)&e->f_dst, sizeof(int32_t)},    {(void **)&e->f_cookie, sizeof(int64_t)},
-        {(void **)&e->f_bytes, sizeof(double)},   {(void **)&e->f_post, sizeof(double)},
-        {(void **)&e->f_ideal, sizeof(double)},
+        {(void **)&e->f_dst, sizeof(int32_t)},
         {(void **)&e->f_mc, sizeof(int32_t *)},   {(void **)&e->f_mcn, sizeof(int32_t)},
         {(void **)&e->zombie, sizeof(int32_t)},
     };
@@ -140,8 +140,7 @@ void tn_sim_eng_fini(tn_sim_eng_t *e)
     tn_sim_mm_fini(&e->mm);
     tn_sim_stats_fini(&e->stats);
     tn_sim_heat_fini(&e->heat);
-    void *arrays[] = {e->fl, e->f_next, e->f_src, e->f_dst, e->f_cookie,
-                      e->f_bytes, e->f_post, e->f_ideal,
+    void *arrays[] = {e->fl, e->f_next, e->f_src, e->f_dst,
                       e->t_job, e->t_arg, e->path, e->f_hrow, (void *)e->f_mc, e->f_mcn,
                       e->mc_tree, e->mc_mark, e->mc_depth, e->zombie};
     for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++) {
@@ -186,7 +185,7 @@ static tn_sim_status_t eng_share(tn_sim_eng_t *e, int32_t f, const int32_t *link
     if (e->heat.on) {
         eng_heat_rows(e, f);
     }
-    e->fl[f].rem = e->f_bytes[f];
+    e->fl[f].rem = e->fl[f].bytes;
     e->fl[f].tlast = e->now;
     return TN_SIM_OK;
 }
@@ -204,7 +203,7 @@ static void eng_path_lat(tn_sim_eng_t *e, int32_t f, const int32_t *path, int n)
         bw = b < bw ? b : bw;
     }
     e->fl[f].lat = lat;
-    e->f_ideal[f] = n > 0 ? e->f_bytes[f] / bw + lat : 0;
+    e->fl[f].ideal = n > 0 ? e->fl[f].bytes / bw + lat : 0;
 }
 
 /* The oldest routed flow goes on its links (its started and active
@@ -311,8 +310,8 @@ static tn_sim_status_t eng_start_mcast(tn_sim_eng_t *e, int32_t f)
         lat = e->mc_depth[d] > lat ? e->mc_depth[d] : lat;
     }
     e->fl[f].lat = lat;
-    e->f_ideal[f] = nt > 0 ? e->f_bytes[f] / bw + lat : 0;
-    if (nt == 0 || e->f_bytes[f] == 0) {
+    e->fl[f].ideal = nt > 0 ? e->fl[f].bytes / bw + lat : 0;
+    if (nt == 0 || e->fl[f].bytes == 0) {
         e->fl[f].evh = tn_sim_evq_push(&e->q, e->now + lat, EV_DELIVER, f);
         return e->fl[f].evh < 0 ? eng_fail(e, TN_SIM_ERR_NOMEM, "event queue") : TN_SIM_OK;
     }
@@ -349,7 +348,7 @@ static tn_sim_status_t eng_start(tn_sim_eng_t *e, int32_t f)
         snprintf(what, sizeof(what), "no route from endpoint %d to %d", s, d);
         return eng_fail(e, TN_SIM_ERR_ROUTE, what);
     }
-    if (n == 0 || e->f_bytes[f] == 0) {
+    if (n == 0 || e->fl[f].bytes == 0) {
         /* nothing crosses the fabric (a message to itself, an empty one) */
         eng_path_lat(e, f, path, n);
         e->fl[f].evh = tn_sim_evq_push(&e->q, e->now + e->fl[f].lat, EV_DELIVER, f);
@@ -372,7 +371,7 @@ static tn_sim_status_t eng_start(tn_sim_eng_t *e, int32_t f)
     }
     eng_path_lat(e, f, path, n);
     if (e->pkt != NULL) {
-        e->fl[f].rem = e->f_bytes[f];
+        e->fl[f].rem = e->fl[f].bytes;
         js->active++;
         e->flow_starts++;
         tn_sim_status_t st = tn_sim_pkt_start(e, f, &h0);
@@ -401,9 +400,9 @@ static tn_sim_status_t eng_post(tn_sim_eng_t *e, double t, int job, int32_t src,
     e->f_dst[f] = dst;
     e->f_mc[f] = mc;
     e->f_mcn[f] = mcn;
-    e->f_cookie[f] = cookie;
-    e->f_bytes[f] = (double)bytes;
-    e->f_post[f] = t;
+    e->fl[f].cookie = cookie;
+    e->fl[f].bytes = (double)bytes;
+    e->fl[f].post = t;
     tn_sim_jstats_t *js = &e->stats.job[job];
     js->posted++;
     if (t >= e->stats.w0 && t < e->stats.w1) {
@@ -480,11 +479,11 @@ static tn_sim_status_t eng_deliver(tn_sim_eng_t *e, int32_t f, double t, int on_
     tn_sim_jstats_t *js = &e->stats.job[job];
     js->done++;
     js->last_done = t > js->last_done ? t : js->last_done;
-    tn_sim_status_t st = tn_sim_stats_sample(&e->stats, job, e->f_post[f], t, e->f_ideal[f]);
+    tn_sim_status_t st = tn_sim_stats_sample(&e->stats, job, e->fl[f].post, t, e->fl[f].ideal);
     if (st != TN_SIM_OK) {
         return eng_fail(e, st, "statistics");
     }
-    int64_t cookie = e->f_cookie[f];
+    int64_t cookie = e->fl[f].cookie;
     if (on_fabric) {
         e->zombie[e->nzombie++] = f;
     } else {

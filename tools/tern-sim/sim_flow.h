@@ -50,16 +50,20 @@ typedef struct tn_sim_eng tn_sim_eng_t;
  * its links (their links' entries come into the cache meanwhile). */
 enum { TN_SIM_ENG_START_AHEAD = 4 };
 
-/* What a rate update and a flow's end read of a flow, together: 32
- * bytes, two to a cache line (the array is 64-byte aligned), where an
- * array per field cost a miss each for the scattered flows an update
- * reschedules. */
+/* What a rate update, a flow's end and its delivery read of a flow,
+ * together: one cache line (the array is 64-byte aligned), where an array
+ * per field cost a miss each for the scattered flows an update
+ * reschedules and the flows that end. */
 typedef struct {
     double rem;          /* bytes left at tlast (flow level) */
     double tlast;
     double lat;          /* the path's (the tree's longest) latency */
     int32_t evh;         /* its event in the queue, or -1 */
     int32_t job;
+    double bytes;        /* the message's */
+    double post;         /* when it was posted */
+    double ideal;        /* its time on an idle fabric */
+    int64_t cookie;      /* the source's, for delivered() */
 } tn_sim_eng_flow_t;
 typedef struct tn_sim_src tn_sim_src_t;
 
@@ -113,8 +117,6 @@ struct tn_sim_eng {
     int32_t *f_src, *f_dst;  /* f_dst -1: a multicast to f_mc[f][0 .. f_mcn[f]) */
     const int32_t **f_mc;
     int32_t *f_mcn;
-    int64_t *f_cookie;
-    double *f_bytes, *f_post, *f_ideal;
     uint8_t *f_hrow;     /* heat on, flow level: the link rows of a flow's hops [fcap * max_hops] */
     /* timers: (job, arg) by slot */
     int32_t tcap, tfree;

@@ -7,6 +7,9 @@
 
 #define MM_EPS 1e-9
 
+_Static_assert(sizeof(tn_sim_mm_flow_t) == 32, "two flows' records to a cache line");
+_Static_assert(sizeof(tn_sim_mm_link_t) == 32, "two links' entries to a cache line");
+
 /* How far ahead the passes over scattered flows prefetch: a flow's
  * number of hops PF_AHEAD places ahead, its hops PF_AHEAD / 2 ahead, and
  * what is kept per link of those hops PF_AHEAD / 4 ahead (each level
