@@ -639,6 +639,11 @@ tn_sim_status_t tn_sim_eng_run(tn_sim_eng_t *e)
             tn_sim_ev_t ev;
             tn_sim_evq_pop(q, &ev);
             e->pops++;
+            if (ev.ahead_kind == EV_DONE) {
+                /* what the next flow end reads, while this event is handled */
+                __builtin_prefetch(&e->fl[ev.ahead_id]);
+                __builtin_prefetch(&e->mm.fl[ev.ahead_id]);
+            }
             switch (tn_sim_ev_kind(&ev)) {
             case EV_START:
                 eng_start(e, ev.id);
