@@ -221,7 +221,10 @@ static tn_sim_status_t eng_place(tn_sim_eng_t *e)
         int k2 = e->pend_hd;
         const int32_t *p2 = e->path + (size_t)k2 * (size_t)e->rt->max_hops;
         for (int32_t i = 0; i < e->pend_n[k2]; i++) {
-            __builtin_prefetch(tn_sim_mm_slots(&e->mm, p2[i]) - 1);
+            const int32_t *v = tn_sim_mm_slots(&e->mm, p2[i]);
+            if (v != NULL) {
+                __builtin_prefetch(v - 1);
+            }
         }
     }
     eng_path_lat(e, f, path, n);
