@@ -70,11 +70,11 @@ static void split(const tn_sim_run_t *r, uint64_t *in, uint64_t *across)
     const tn_sim_dag_t *g = &r->dag[0];
     *in = *across = 0;
     for (int32_t k = 0; k < g->n; k++) {
-        if (g->dst[k] < 0) {
+        if (g->nd[k].dst < 0) {
             continue;
         }
-        int32_t a = tn_sim_ep_switch(&r->topo, j->ep[g->src[k]]) / r->topo.df.per_group;
-        int32_t b = tn_sim_ep_switch(&r->topo, j->ep[g->dst[k]]) / r->topo.df.per_group;
+        int32_t a = tn_sim_ep_switch(&r->topo, j->ep[g->nd[k].src]) / r->topo.df.per_group;
+        int32_t b = tn_sim_ep_switch(&r->topo, j->ep[g->nd[k].dst]) / r->topo.df.per_group;
         *(a == b ? in : across) += g->bytes[k];
     }
 }
@@ -412,8 +412,8 @@ static void mcast_refused(void)
     char why[128];
     CHECK(tn_sim_prog_dag(&p, &rc, &g, why, sizeof(why)) == TN_SIM_OK);
     int32_t x = p.to_dag[3], y = p.to_dag[w];
-    CHECK(g.mc.n == 1 && g.dst[x] == TN_SIM_DAG_MCAST && g.mc.off[1] == 2 && g.mc.v[0] == 0 && g.mc.v[1] == 2);
-    CHECK(g.dst[y] == TN_SIM_DAG_JOIN && g.delay[y] == 100);
+    CHECK(g.mc.n == 1 && g.nd[x].dst == TN_SIM_DAG_MCAST && g.mc.off[1] == 2 && g.mc.v[0] == 0 && g.mc.v[1] == 2);
+    CHECK(g.nd[y].dst == TN_SIM_DAG_JOIN && g.nd[y].delay == 100);
     tn_sim_dag_free(&g);
     CHECK(tn_sim_prog_mcast(&p, 0, world, 0, 100, 0) == -1);
     tn_sim_prog_free(&p);

@@ -21,6 +21,7 @@
 /* how much of the work was incremental (printed, not asserted) */
 static uint64_t stat_touched, stat_expansions, stat_solves, stat_active;
 static uint64_t stat_compactions;  /* asserted: the trees' cases must reach them */
+static uint64_t stat_wraps;        /* asserted: the cases started near the stamps' end wrap */
 
 static int close_enough(double a, double b)
 {
@@ -38,7 +39,7 @@ static int compare(const tn_sim_mm_t *mm, int32_t nl, const double *cap, const i
     int32_t n = 0, k = 0;
     off[0] = 0;
     for (int32_t f = 0; f < nflows; f++) {
-        if (mm->state[f] != TN_SIM_MM_ACTIVE) {
+        if (mm->fl[f].state != TN_SIM_MM_ACTIVE) {
             continue;
         }
         for (int i = 0; i < plen[f]; i++) {
@@ -50,10 +51,10 @@ static int compare(const tn_sim_mm_t *mm, int32_t nl, const double *cap, const i
     CHECK(tn_sim_mm_reference(nl, cap, n, off, links, ref) == TN_SIM_OK);
     int bad = 0;
     for (int32_t i = 0; i < n; i++) {
-        if (!close_enough(ref[i], mm->rate[ids[i]])) {
+        if (!close_enough(ref[i], mm->fl[ids[i]].rate)) {
             if (bad < 5) {
                 fprintf(stderr, "%s: flow %d: %.17g, reference %.17g\n", what, ids[i],
-                        mm->rate[ids[i]], ref[i]);
+                        mm->fl[ids[i]].rate, ref[i]);
             }
             bad++;
         }
@@ -76,14 +77,14 @@ static void check_lists(const tn_sim_mm_t *mm)
         for (int32_t i = 0; i < tn_sim_mm_nflows(mm, l); i++) {
             int32_t s = tn_sim_mm_slots(mm, l)[i], f = tn_sim_mm_slot_flow(mm, s);
             if (s >= 0) {
-                bad += mm->hop_link[s] != l || mm->hop_pos[s] != i || mm->nhop[f] == 0;
+                bad += mm->hop_link[s] != l || mm->hop_pos[s] != i || mm->fl[f].nhop == 0;
             } else {
                 int32_t p = -1 - s;
-                bad += p >= mm->xend || mm->xlink[p] != l || mm->xpos[p] != i || mm->nhop[f] != 0 ||
-                       p < mm->xoff[f] || p >= mm->xoff[f] + mm->xn[f];
+                bad += p >= mm->xend || mm->xlink[p] != l || mm->xpos[p] != i || mm->fl[f].nhop != 0 ||
+                       p < mm->fl[f].xoff || p >= mm->fl[f].xoff + mm->fl[f].xn;
                 xheld++;
             }
-            bad += mm->state[f] == TN_SIM_MM_FREE;
+            bad += mm->fl[f].state == TN_SIM_MM_FREE;
         }
     }
     CHECK(bad == 0 && xheld == mm->xlive);
@@ -140,18 +141,22 @@ static void random_case(uint64_t seed, int shape, int full)
     tn_sim_mm_t mm;
     CHECK(tn_sim_mm_init(&mm, nl, cap, MAXH) == TN_SIM_OK);
     CHECK(tn_sim_mm_reserve(&mm, nflows) == TN_SIM_OK);
+    /* one case in five starts the links' stamps a few passes before they
+     * wrap (and restart: every mark cleared) */
+    uint32_t stamp0 = seed % 5 == 2 ? UINT32_MAX - 300 : mm.stamp;
+    mm.stamp = stamp0;
     for (int batch = 0; batch < 60; batch++) {
         int adds = (int)tn_sim_rng_below(&r, shape == 3 ? 30 : trees ? 12 : 6);
         int rems = (int)tn_sim_rng_below(&r, shape == 3 ? 25 : trees ? 11 : 5);
         for (int i = 0; i < adds; i++) {
             int32_t f = (int32_t)tn_sim_rng_below(&r, (uint64_t)nflows);
-            if (mm.state[f] == TN_SIM_MM_FREE) {
+            if (mm.fl[f].state == TN_SIM_MM_FREE) {
                 CHECK(tn_sim_mm_add(&mm, f, paths + f * MAXL, plen[f]) == TN_SIM_OK);
             }
         }
         for (int i = 0; i < rems; i++) {
             int32_t f = (int32_t)tn_sim_rng_below(&r, (uint64_t)nflows);
-            if (mm.state[f] == TN_SIM_MM_ACTIVE) {
+            if (mm.fl[f].state == TN_SIM_MM_ACTIVE) {
                 CHECK(tn_sim_mm_remove(&mm, f) == TN_SIM_OK);
             }
         }
@@ -167,13 +172,14 @@ static void random_case(uint64_t seed, int shape, int full)
         for (int32_t l = 0; l < nl; l++) {
             double sum = 0;
             for (int32_t i = 0; i < tn_sim_mm_nflows(&mm, l); i++) {
-                sum += mm.rate[tn_sim_mm_slot_flow(&mm, tn_sim_mm_slots(&mm, l)[i])];
+                sum += mm.fl[tn_sim_mm_slot_flow(&mm, tn_sim_mm_slots(&mm, l)[i])].rate;
             }
             CHECK(fabs(sum - tn_sim_mm_load(&mm, l)) <= 1e-9 * cap[l]);
             CHECK(tn_sim_mm_load(&mm, l) <= cap[l] * (1 + 1e-9));
         }
         check_lists(&mm);
     }
+    stat_wraps += mm.stamp < stamp0;
     stat_touched += mm.touched;
     stat_expansions += mm.expansions;
     stat_solves += mm.solves;
@@ -201,21 +207,21 @@ static void parking_lot(void)
     }
     CHECK(tn_sim_mm_solve(&mm) == TN_SIM_OK);
     for (int32_t f = 0; f <= N; f++) {
-        CHECK(mm.rate[f] == 0.5);
+        CHECK(mm.fl[f].rate == 0.5);
     }
     CHECK(tn_sim_mm_add(&mm, 10, &all[0], 1) == TN_SIM_OK);
     CHECK(tn_sim_mm_solve(&mm) == TN_SIM_OK);
-    CHECK(close_enough(mm.rate[0], 1.0 / 3));
-    CHECK(close_enough(mm.rate[1], 1.0 / 3) && close_enough(mm.rate[10], 1.0 / 3));
+    CHECK(close_enough(mm.fl[0].rate, 1.0 / 3));
+    CHECK(close_enough(mm.fl[1].rate, 1.0 / 3) && close_enough(mm.fl[10].rate, 1.0 / 3));
     for (int32_t i = 1; i < N; i++) {
-        CHECK(close_enough(mm.rate[1 + i], 2.0 / 3));
+        CHECK(close_enough(mm.fl[1 + i].rate, 2.0 / 3));
     }
     /* the long flow ends: every short flow has its link to share */
     CHECK(tn_sim_mm_remove(&mm, 0) == TN_SIM_OK);
     CHECK(tn_sim_mm_solve(&mm) == TN_SIM_OK);
-    CHECK(mm.rate[1] == 0.5 && mm.rate[10] == 0.5);
+    CHECK(mm.fl[1].rate == 0.5 && mm.fl[10].rate == 0.5);
     for (int32_t i = 1; i < N; i++) {
-        CHECK(mm.rate[1 + i] == 1.0);
+        CHECK(mm.fl[1 + i].rate == 1.0);
     }
     tn_sim_mm_fini(&mm);
 }
@@ -240,19 +246,19 @@ static void tree_shares_link(void)
     tn_sim_mm_t mm;
     CHECK(tn_sim_mm_init(&mm, N, cap, 4) == TN_SIM_OK);
     CHECK(tn_sim_mm_add(&mm, 0, tree, 9) == TN_SIM_OK);
-    CHECK(mm.nhop[0] == 0 && mm.xn[0] == 9);  /* in the pool */
+    CHECK(mm.fl[0].nhop == 0 && mm.fl[0].xn == 9);  /* in the pool */
     int32_t route1[2] = {up, other};
     CHECK(tn_sim_mm_add(&mm, 1, route1, 2) == TN_SIM_OK);
     CHECK(tn_sim_mm_solve(&mm) == TN_SIM_OK);
-    CHECK(mm.rate[0] == 0.5 && mm.rate[1] == 0.5);
+    CHECK(mm.fl[0].rate == 0.5 && mm.fl[1].rate == 0.5);
     CHECK(tn_sim_mm_load(&mm, up) == 1.0 && tn_sim_mm_load(&mm, down) == 0.5 && tn_sim_mm_load(&mm, other) == 0.5);
     int32_t route2[1] = {down};
     CHECK(tn_sim_mm_add(&mm, 2, route2, 1) == TN_SIM_OK);
     CHECK(tn_sim_mm_solve(&mm) == TN_SIM_OK);
-    CHECK(mm.rate[0] == 0.5 && mm.rate[1] == 0.5 && mm.rate[2] == 0.5);
+    CHECK(mm.fl[0].rate == 0.5 && mm.fl[1].rate == 0.5 && mm.fl[2].rate == 0.5);
     CHECK(tn_sim_mm_remove(&mm, 0) == TN_SIM_OK);
     CHECK(tn_sim_mm_solve(&mm) == TN_SIM_OK);
-    CHECK(mm.rate[1] == 1.0 && mm.rate[2] == 1.0 && mm.xlive == 0);
+    CHECK(mm.fl[1].rate == 1.0 && mm.fl[2].rate == 1.0 && mm.xlive == 0);
     check_lists(&mm);
     int32_t twice[8] = {0, 1, 2, 3, 4, 5, 6, 0};
     CHECK(tn_sim_mm_add(&mm, 3, twice, 8) == TN_SIM_ERR_INVAL);
@@ -263,7 +269,7 @@ static void tree_shares_link(void)
         many[i] = i % N;
     }
     CHECK(tn_sim_mm_add(&mm, 3, many, N + 1) == TN_SIM_ERR_INVAL);
-    CHECK(mm.state[3] == TN_SIM_MM_FREE && tn_sim_mm_nflows(&mm, 0) == 1);
+    CHECK(mm.fl[3].state == TN_SIM_MM_FREE && tn_sim_mm_nflows(&mm, 0) == 1);
     tn_sim_mm_fini(&mm);
 }
 
@@ -283,6 +289,8 @@ int main(void)
            (unsigned long long)stat_expansions);
     printf("pool: %llu compactions\n", (unsigned long long)stat_compactions);
     CHECK(stat_compactions > 0);
+    printf("stamps: %llu cases wrapped\n", (unsigned long long)stat_wraps);
+    CHECK(stat_wraps > 0);
     for (uint64_t seed = 1; seed <= 30; seed++) {
         random_case(seed, (int)(seed % 3), 1);
     }

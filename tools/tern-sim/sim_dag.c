@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+_Static_assert(sizeof(tn_sim_dag_node_t) == 32, "two DAG nodes to a cache line");
+
 void tn_sim_dag_init(tn_sim_dag_t *g)
 {
     memset(g, 0, sizeof(*g));
@@ -11,8 +13,7 @@ void tn_sim_dag_init(tn_sim_dag_t *g)
 
 void tn_sim_dag_free(tn_sim_dag_t *g)
 {
-    void *arrays[] = {g->src, g->dst, g->bytes, g->delay, g->deps, g->e_from, g->e_to,
-                      g->out_off, g->out, g->ready};
+    void *arrays[] = {g->nd, g->bytes, g->e_from, g->e_to, g->out_off, g->out};
     for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++) {
         free(arrays[i]);
     }
@@ -37,21 +38,27 @@ int32_t tn_sim_dag_node(tn_sim_dag_t *g, int32_t src, int32_t dst, uint64_t byte
             return -1;
         }
         size_t c = g->cap ? (size_t)g->cap * 2 : 1024;
-        if (dag_grow((void **)&g->src, sizeof(int32_t), c) ||
-            dag_grow((void **)&g->dst, sizeof(int32_t), c) ||
-            dag_grow((void **)&g->bytes, sizeof(uint64_t), c) ||
-            dag_grow((void **)&g->delay, sizeof(double), c) ||
-            dag_grow((void **)&g->deps, sizeof(int32_t), c)) {
+        /* the nodes 64-byte aligned (realloc would not keep it): a node
+         * never straddles two cache lines */
+        tn_sim_dag_node_t *nd = aligned_alloc(64, c * sizeof(tn_sim_dag_node_t));
+        if (nd == NULL || dag_grow((void **)&g->bytes, sizeof(uint64_t), c)) {
+            free(nd);
             return -1;
         }
+        if (g->nd != NULL) {
+            memcpy(nd, g->nd, (size_t)g->n * sizeof(tn_sim_dag_node_t));
+            free(g->nd);
+        }
+        g->nd = nd;
         g->cap = (int32_t)c;
     }
     int32_t i = g->n++;
-    g->src[i] = src;
-    g->dst[i] = dst;
+    g->nd[i].src = src;
+    g->nd[i].dst = dst;
     g->bytes[i] = bytes;
-    g->delay[i] = delay;
-    g->deps[i] = 0;
+    g->nd[i].delay = delay;
+    g->nd[i].deps = 0;
+    g->nd[i].ready = 0;
     return i;
 }
 
@@ -129,7 +136,7 @@ tn_sim_status_t tn_sim_dag_edge(tn_sim_dag_t *g, int32_t from, int32_t to)
     g->e_from[g->nedge] = from;
     g->e_to[g->nedge] = to;
     g->nedge++;
-    g->deps[to]++;
+    g->nd[to].deps++;
     return TN_SIM_OK;
 }
 
@@ -147,14 +154,13 @@ tn_sim_status_t tn_sim_dag_pools(tn_sim_dag_t *g, int32_t npool, int32_t cores, 
 tn_sim_status_t tn_sim_dag_seal(tn_sim_dag_t *g)
 {
     for (int32_t i = 0; i < g->n; i++) {
-        if (g->dst[i] == TN_SIM_DAG_CPU && (g->src[i] < 0 || g->src[i] >= g->npool)) {
+        if (g->nd[i].dst == TN_SIM_DAG_CPU && (g->nd[i].src < 0 || g->nd[i].src >= g->npool)) {
             return TN_SIM_ERR_INVAL;    /* a CPU node on a host that is not there */
         }
     }
     g->out_off = calloc((size_t)g->n + 1, sizeof(int32_t));
     g->out = malloc(sizeof(int32_t) * ((size_t)g->nedge + 1));
-    g->ready = calloc((size_t)g->n + 1, sizeof(double));
-    if (g->out_off == NULL || g->out == NULL || g->ready == NULL) {
+    if (g->out_off == NULL || g->out == NULL) {
         return TN_SIM_ERR_NOMEM;
     }
     for (int64_t k = 0; k < g->nedge; k++) {
@@ -194,17 +200,17 @@ static tn_sim_status_t dag_complete(tn_sim_dag_src_t *s, tn_sim_eng_t *e, int32_
     tn_sim_dag_t *g = s->dag;
     int32_t top = 0;
     s->stack[top++] = i;
-    g->ready[i] = t;
+    g->nd[i].ready = t;
     while (top > 0) {
         int32_t v = s->stack[--top];
-        double tv = g->ready[v];
+        double tv = g->nd[v].ready;
         g->done++;
         g->t_last = tv > g->t_last ? tv : g->t_last;
         for (int32_t k = g->out_off[v]; k < g->out_off[v + 1]; k++) {
             int32_t d = g->out[k];
-            g->ready[d] = tv > g->ready[d] ? tv : g->ready[d];
-            if (--g->deps[d] == 0) {
-                tn_sim_status_t st = dag_begin(s, e, d, g->ready[d], &top);
+            g->nd[d].ready = tv > g->nd[d].ready ? tv : g->nd[d].ready;
+            if (--g->nd[d].deps == 0) {
+                tn_sim_status_t st = dag_begin(s, e, d, g->nd[d].ready, &top);
                 if (st != TN_SIM_OK) {
                     return st;
                 }
@@ -218,23 +224,23 @@ static tn_sim_status_t dag_begin(tn_sim_dag_src_t *s, tn_sim_eng_t *e, int32_t i
                                  int32_t *top)
 {
     tn_sim_dag_t *g = s->dag;
-    double t = ready + g->delay[i];
-    if (g->dst[i] >= 0) {
-        return tn_sim_eng_post(e, t, s->base.job, s->job->ep[g->src[i]], s->job->ep[g->dst[i]],
+    double t = ready + g->nd[i].delay;
+    if (g->nd[i].dst >= 0) {
+        return tn_sim_eng_post(e, t, s->base.job, s->job->ep[g->nd[i].src], s->job->ep[g->nd[i].dst],
                                g->bytes[i], i);
     }
-    if (g->dst[i] == TN_SIM_DAG_CPU) {
-        int32_t h = g->src[i];
+    if (g->nd[i].dst == TN_SIM_DAG_CPU) {
+        int32_t h = g->nd[i].src;
         if (s->pfree[h] > 0) {
             s->pfree[h]--;
             if (g->wait_only && g->bytes[i] == TN_SIM_DAG_CPU_END) {
                 /* done now (onto the stack, as a join); the core is
                  * released by a timer of its own (dag_timer) */
-                g->ready[i] = ready;
+                g->nd[i].ready = ready;
                 s->stack[(*top)++] = i;
-                return tn_sim_eng_timer(e, ready + g->delay[i], s->base.job, DAG_RELEASE(i));
+                return tn_sim_eng_timer(e, ready + g->nd[i].delay, s->base.job, DAG_RELEASE(i));
             }
-            return tn_sim_eng_timer(e, ready + g->delay[i], s->base.job, i);
+            return tn_sim_eng_timer(e, ready + g->nd[i].delay, s->base.job, i);
         }
         s->qnext[i] = -1;
         if (s->phead[h] < 0) {
@@ -245,16 +251,16 @@ static tn_sim_status_t dag_begin(tn_sim_dag_src_t *s, tn_sim_eng_t *e, int32_t i
         s->ptail[h] = i;
         return TN_SIM_OK;
     }
-    if (g->dst[i] <= TN_SIM_DAG_MCAST) {
-        int32_t k = TN_SIM_DAG_MCAST - g->dst[i];
-        return tn_sim_eng_post_mcast(e, t, s->base.job, s->job->ep[g->src[i]], s->mc_ep + g->mc.off[k],
+    if (g->nd[i].dst <= TN_SIM_DAG_MCAST) {
+        int32_t k = TN_SIM_DAG_MCAST - g->nd[i].dst;
+        return tn_sim_eng_post_mcast(e, t, s->base.job, s->job->ep[g->nd[i].src], s->mc_ep + g->mc.off[k],
                                      g->mc.off[k + 1] - g->mc.off[k], g->bytes[i], i);
     }
-    if (g->delay[i] > 0) {
+    if (g->nd[i].delay > 0) {
         return tn_sim_eng_timer(e, t, s->base.job, i);
     }
     /* a join with no delay completes now: onto the stack, no recursion */
-    g->ready[i] = t;
+    g->nd[i].ready = t;
     s->stack[(*top)++] = i;
     return TN_SIM_OK;
 }
@@ -272,7 +278,7 @@ static tn_sim_status_t dag_start(tn_sim_src_t *src, tn_sim_eng_t *e)
         return TN_SIM_ERR_NOMEM;
     }
     for (int32_t i = 0; i < g->n; i++) {
-        if (g->deps[i] == 0) {
+        if (g->nd[i].deps == 0) {
             roots[nroots++] = i;
         }
     }
@@ -296,19 +302,19 @@ static tn_sim_status_t dag_timer(tn_sim_src_t *src, tn_sim_eng_t *e, int32_t arg
 {
     tn_sim_dag_src_t *s = (tn_sim_dag_src_t *)src;
     tn_sim_dag_t *g = s->dag;
-    if (arg < 0 || g->dst[arg] == TN_SIM_DAG_CPU) {
+    if (arg < 0 || g->nd[arg].dst == TN_SIM_DAG_CPU) {
         /* its core goes to the next in its host's queue, or is free; with
          * wait_only the work was done when it got the core, and so is the
          * next one now */
         int32_t w = arg < 0 ? DAG_RELEASE(arg) : arg;
-        int32_t h = g->src[w], q = s->phead[h];
+        int32_t h = g->nd[w].src, q = s->phead[h];
         tn_sim_status_t st = TN_SIM_OK;
         if (q < 0) {
             s->pfree[h]++;
         } else {
             s->phead[h] = s->qnext[q];
             int early = g->wait_only && g->bytes[q] == TN_SIM_DAG_CPU_END;
-            st = tn_sim_eng_timer(e, t + g->delay[q], s->base.job, early ? DAG_RELEASE(q) : q);
+            st = tn_sim_eng_timer(e, t + g->nd[q].delay, s->base.job, early ? DAG_RELEASE(q) : q);
             if (st == TN_SIM_OK && early) {
                 st = dag_complete(s, e, q, t);
             }

@@ -51,18 +51,25 @@ int32_t tn_sim_lists_add(tn_sim_lists_t *l, const int32_t *v, int32_t n);
 void tn_sim_lists_pop(tn_sim_lists_t *l);
 void tn_sim_lists_free(tn_sim_lists_t *l);
 
+/* A node: what its completion and its start read, together (32 bytes,
+ * two to a cache line), where an array per field cost a miss each on the
+ * scattered dependents a completion releases. */
+typedef struct {
+    double ready;           /* latest completion among its dependencies so far */
+    double delay;
+    int32_t src, dst;       /* dst: a rank, or TN_SIM_DAG_* (<= MCAST: multicast MCAST - dst) */
+    int32_t deps;           /* dependencies not completed yet */
+} tn_sim_dag_node_t;
+
 /* DAGs up to 2^31 nodes and edges. */
 typedef struct {
     int32_t n, cap;
-    int32_t *src, *dst;     /* dst: a rank, or TN_SIM_DAG_* (<= MCAST: multicast MCAST - dst) */
-    uint64_t *bytes;
-    double *delay;
-    int32_t *deps;          /* dependencies not completed yet */
+    tn_sim_dag_node_t *nd;  /* [cap] */
+    uint64_t *bytes;        /* [cap] */
     int64_t nedge, ecap;
     int32_t *e_from, *e_to; /* while building */
     int32_t *out_off;       /* [n + 1] after tn_sim_dag_seal */
     int32_t *out;
-    double *ready;          /* latest completion among its dependencies so far */
     int32_t done;
     double t_last;
     int32_t npool, cores;   /* hosts of the CPU nodes (0: none), cores each */

@@ -464,6 +464,16 @@ int tn_sim_evq_pop(tn_sim_evq_t *q, tn_sim_ev_t *ev)
     ev->arg = x->arg;
     ev->slot_kind = (uint32_t)e << 4 | x->kind;
     ev->ahead_kind = 16;
+    if (!q->lanes_on && x->next >= 0) {
+        /* the next pop, most often: named, and the one after it fetched
+         * (a batch's flow ends are a bucket's chain of scattered entries) */
+        const tn_sim_evq_ent_t *y = &q->ev[x->next];
+        ev->ahead_id = y->id;
+        ev->ahead_kind = y->kind;
+        if (y->next >= 0) {
+            __builtin_prefetch(&q->ev[y->next]);
+        }
+    }
     q->now = ev->t;
     tn_sim_evq_cancel(q, e);
     return 1;

@@ -53,7 +53,9 @@ typedef struct {
     uint32_t slot_kind;  /* handle << 4 | kind */
     /* a lane's event: the one TN_SIM_EVQ_AHEAD places behind it in its
      * lane (it comes out later), for the caller to prefetch what that
-     * one will touch; kind 16: none */
+     * one will touch; with lanes off, a bucket's event: the next one in
+     * its bucket (the next pop, unless something is pushed before it);
+     * kind 16: none */
     int32_t ahead_id;
     uint32_t ahead_kind;
 } tn_sim_ev_t;

@@ -9,6 +9,8 @@
 
 enum { EV_START, EV_DONE, EV_DELIVER, EV_TIMER };
 
+_Static_assert(sizeof(tn_sim_eng_flow_t) == 64, "a flow's record is one cache line");
+
 /* How far ahead eng_settle prefetches. */
 enum { SETTLE_AHEAD = 16 };
 
@@ -40,12 +42,8 @@ static tn_sim_status_t eng_grow_flows(tn_sim_eng_t *e)
         void **p;
         size_t elem;
     } arrays[] = {
-        {(void **)&e->f_job, sizeof(int32_t)},    {(void **)&e->f_evh, sizeof(int32_t)},
         {(void **)&e->f_next, sizeof(int32_t)},   {(void **)&e->f_src, sizeof(int32_t)},
-        {(void **)&e->f_dst, sizeof(int32_t)},    {(void **)&e->f_cookie, sizeof(int64_t)},
-        {(void **)&e->f_bytes, sizeof(double)},   {(void **)&e->f_post, sizeof(double)},
-        {(void **)&e->f_rem, sizeof(double)},     {(void **)&e->f_tlast, sizeof(double)},
-        {(void **)&e->f_lat, sizeof(double)},     {(void **)&e->f_ideal, sizeof(double)},
+        {(void **)&e->f_dst, sizeof(int32_t)},
         {(void **)&e->f_mc, sizeof(int32_t *)},   {(void **)&e->f_mcn, sizeof(int32_t)},
         {(void **)&e->zombie, sizeof(int32_t)},
     };
@@ -54,6 +52,16 @@ static tn_sim_status_t eng_grow_flows(tn_sim_eng_t *e)
             return TN_SIM_ERR_NOMEM;
         }
     }
+    /* the flows' records stay 64-byte aligned (realloc would not keep it) */
+    tn_sim_eng_flow_t *fl = aligned_alloc(64, c * sizeof(tn_sim_eng_flow_t));
+    if (fl == NULL) {
+        return TN_SIM_ERR_NOMEM;
+    }
+    if (e->fl != NULL) {
+        memcpy(fl, e->fl, (size_t)e->fcap * sizeof(tn_sim_eng_flow_t));
+        free(e->fl);
+    }
+    e->fl = fl;
     if (e->heat.on && eng_grow((void **)&e->f_hrow, (size_t)e->rt->max_hops, c) != 0) {
         return TN_SIM_ERR_NOMEM;
     }
@@ -110,7 +118,7 @@ tn_sim_status_t tn_sim_eng_init(tn_sim_eng_t *e, const tn_sim_topo_t *topo,
                               conf->heat_queues, conf->t_end);
     }
     if (st == TN_SIM_OK) {
-        e->path = malloc(sizeof(int32_t) * (size_t)rt->max_hops);
+        e->path = malloc(sizeof(int32_t) * (size_t)rt->max_hops * TN_SIM_ENG_START_AHEAD);
         st = e->path == NULL ? TN_SIM_ERR_NOMEM : TN_SIM_OK;
     }
     if (st == TN_SIM_OK) {
@@ -132,14 +140,14 @@ void tn_sim_eng_fini(tn_sim_eng_t *e)
     tn_sim_mm_fini(&e->mm);
     tn_sim_stats_fini(&e->stats);
     tn_sim_heat_fini(&e->heat);
-    void *arrays[] = {e->f_job, e->f_evh, e->f_next, e->f_src, e->f_dst, e->f_cookie,
-                      e->f_bytes, e->f_post, e->f_rem, e->f_tlast, e->f_lat, e->f_ideal,
+    void *arrays[] = {e->fl, e->f_next, e->f_src, e->f_dst,
                       e->t_job, e->t_arg, e->path, e->f_hrow, (void *)e->f_mc, e->f_mcn,
                       e->mc_tree, e->mc_mark, e->mc_depth, e->zombie};
     for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++) {
         free(arrays[i]);
     }
-    e->f_job = e->t_job = e->path = e->mc_tree = NULL;
+    e->fl = NULL;
+    e->t_job = e->path = e->mc_tree = NULL;
     e->f_mc = NULL;
 }
 
@@ -157,7 +165,7 @@ static void eng_heat_rows(tn_sim_eng_t *e, int32_t f)
 {
     int32_t n;
     const int32_t *hl = tn_sim_mm_links(&e->mm, f, &n);
-    if (e->mm.nhop[f] != 0) {
+    if (e->mm.fl[f].nhop != 0) {
         uint8_t *row = e->f_hrow + (size_t)f * (size_t)e->rt->max_hops;
         for (int32_t i = 0; i < n; i++) {
             row[i] = (uint8_t)tn_sim_heat_row(&e->heat, hl[i]);  /* a path's links are connected */
@@ -166,10 +174,9 @@ static void eng_heat_rows(tn_sim_eng_t *e, int32_t f)
 }
 
 
-/* Flow f of job stats js goes onto links[0..n) at the flow level: its
- * share comes from the next rate update. */
-static tn_sim_status_t eng_share(tn_sim_eng_t *e, int32_t f, tn_sim_jstats_t *js, const int32_t *links,
-                                 int n, const char *what)
+/* Flow f goes onto links[0..n) at the flow level: its share comes from
+ * the next rate update.  (The caller counts it started and active.) */
+static tn_sim_status_t eng_share(tn_sim_eng_t *e, int32_t f, const int32_t *links, int n, const char *what)
 {
     tn_sim_status_t st = tn_sim_mm_add(&e->mm, f, links, n);
     if (st != TN_SIM_OK) {
@@ -178,10 +185,82 @@ static tn_sim_status_t eng_share(tn_sim_eng_t *e, int32_t f, tn_sim_jstats_t *js
     if (e->heat.on) {
         eng_heat_rows(e, f);
     }
-    e->f_rem[f] = e->f_bytes[f];
-    e->f_tlast[f] = e->now;
-    js->active++;
-    e->flow_starts++;
+    e->fl[f].rem = e->fl[f].bytes;
+    e->fl[f].tlast = e->now;
+    return TN_SIM_OK;
+}
+
+/* Store and forward (conf.store_fwd = P bytes): a switch sends a frame on
+ * only once it holds all of it, so a message of B bytes in frames of P
+ * reaches its destination later than its bytes drain at the bottleneck
+ * rate: each link but the slowest one holds the last frame for its own
+ * serialisation, min(B, P) / its bandwidth (a pipeline's fill; exact for
+ * frames of P bytes with the largest first, and for one frame).  The
+ * flow's own draining already counts the slowest link. */
+static double eng_store_fwd(tn_sim_eng_t *e, const int32_t *path, int n, double bytes, double bw)
+{
+    double p = bytes < e->conf.store_fwd ? bytes : e->conf.store_fwd, extra = 0;
+
+    for (int i = 0; i < n; i++) {
+        extra += p / tn_sim_mm_cap(&e->mm, path[i]);
+    }
+    return extra - p / bw;
+}
+
+/* Flow f's path latency and its time on an idle fabric, from its links
+ * path[0 .. n). */
+static void eng_path_lat(tn_sim_eng_t *e, int32_t f, const int32_t *path, int n)
+{
+    /* the bandwidth as the solver holds it (a copy of the topology's):
+     * on the cache line the add writes */
+    double lat = 0, bw = INFINITY;
+    for (int i = 0; i < n; i++) {
+        double b = tn_sim_mm_cap(&e->mm, path[i]);
+        lat += e->topo->lat[path[i]];
+        bw = b < bw ? b : bw;
+    }
+    if (e->conf.store_fwd > 0 && n > 1 && e->pkt == NULL) {
+        lat += eng_store_fwd(e, path, n, e->fl[f].bytes, bw);
+    }
+    e->fl[f].lat = lat;
+    e->fl[f].ideal = n > 0 ? e->fl[f].bytes / bw + lat : 0;
+}
+
+/* The oldest routed flow goes on its links (its started and active
+ * counts were taken when it was routed). */
+static tn_sim_status_t eng_place(tn_sim_eng_t *e)
+{
+    int k = e->pend_hd;
+    int32_t f = e->pend_f[k], n = e->pend_n[k];
+    const int32_t *path = e->path + (size_t)k * (size_t)e->rt->max_hops;
+    e->pend_hd = (k + 1) % TN_SIM_ENG_START_AHEAD;
+    e->npend--;
+    if (e->npend > 0) {
+        /* the next one's links have come in since it was routed: their
+         * lists' heads, which its add reads */
+        int k2 = e->pend_hd;
+        const int32_t *p2 = e->path + (size_t)k2 * (size_t)e->rt->max_hops;
+        for (int32_t i = 0; i < e->pend_n[k2]; i++) {
+            const int32_t *v = tn_sim_mm_slots(&e->mm, p2[i]);
+            if (v != NULL) {
+                __builtin_prefetch(v - 1);
+            }
+        }
+    }
+    eng_path_lat(e, f, path, n);
+    return eng_share(e, f, path, n, "max-min add");
+}
+
+/* Every routed flow on its links, in the order they were routed (the
+ * solver's lists, and so its results, as if each had gone on at once). */
+static tn_sim_status_t eng_place_all(tn_sim_eng_t *e)
+{
+    while (e->npend > 0) {
+        tn_sim_status_t st = eng_place(e);
+        if (st != TN_SIM_OK) {
+            return st;
+        }
+    }
     return TN_SIM_OK;
 }
 /* A multicast's flow goes on the fabric now: its tree is the route to
@@ -193,7 +272,7 @@ static tn_sim_status_t eng_share(tn_sim_eng_t *e, int32_t f, tn_sim_jstats_t *js
 static tn_sim_status_t eng_start_mcast(tn_sim_eng_t *e, int32_t f)
 {
     const tn_sim_topo_t *t = e->topo;
-    tn_sim_jstats_t *js = &e->stats.job[e->f_job[f]];
+    tn_sim_jstats_t *js = &e->stats.job[e->fl[f].job];
     int32_t s = e->f_src[f], nd = e->f_mcn[f];
     const int32_t *dst = e->f_mc[f];
     if (e->pkt != NULL) {
@@ -209,6 +288,10 @@ static tn_sim_status_t eng_start_mcast(tn_sim_eng_t *e, int32_t f)
         if (e->mc_tree == NULL || e->mc_mark == NULL || e->mc_depth == NULL) {
             return eng_fail(e, TN_SIM_ERR_NOMEM, "multicast tree");
         }
+    }
+    tn_sim_status_t st = eng_place_all(e);  /* the adds in the order of the starts */
+    if (st != TN_SIM_OK) {
+        return st;
     }
     uint32_t ep = ++e->mc_ep;
     if (ep == 0) {
@@ -249,38 +332,24 @@ static tn_sim_status_t eng_start_mcast(tn_sim_eng_t *e, int32_t f)
         }
         lat = e->mc_depth[d] > lat ? e->mc_depth[d] : lat;
     }
-    e->f_lat[f] = lat;
-    e->f_ideal[f] = nt > 0 ? e->f_bytes[f] / bw + lat : 0;
-    if (nt == 0 || e->f_bytes[f] == 0) {
-        e->f_evh[f] = tn_sim_evq_push(&e->q, e->now + lat, EV_DELIVER, f);
-        return e->f_evh[f] < 0 ? eng_fail(e, TN_SIM_ERR_NOMEM, "event queue") : TN_SIM_OK;
+    e->fl[f].lat = lat;
+    e->fl[f].ideal = nt > 0 ? e->fl[f].bytes / bw + lat : 0;
+    if (nt == 0 || e->fl[f].bytes == 0) {
+        e->fl[f].evh = tn_sim_evq_push(&e->q, e->now + lat, EV_DELIVER, f);
+        return e->fl[f].evh < 0 ? eng_fail(e, TN_SIM_ERR_NOMEM, "event queue") : TN_SIM_OK;
     }
-    return eng_share(e, f, js, e->mc_tree, nt, "max-min add (multicast)");
+    js->active++;
+    e->flow_starts++;
+    return eng_share(e, f, e->mc_tree, nt, "max-min add (multicast)");
 }
 
 /* A posted message's flow goes on the fabric now. */
-/* Store and forward (conf.store_fwd = P bytes): a switch sends a frame on
- * only once it holds all of it, so a message of B bytes in frames of P
- * reaches its destination later than its bytes drain at the bottleneck
- * rate: each link but the slowest one holds the last frame for its own
- * serialisation, min(B, P) / its bandwidth (a pipeline's fill; exact for
- * frames of P bytes with the largest first, and for one frame).  The
- * flow's own draining already counts the slowest link. */
-static double eng_store_fwd(tn_sim_eng_t *e, const int32_t *path, int n, double bytes, double bw)
-{
-    double p = bytes < e->conf.store_fwd ? bytes : e->conf.store_fwd, extra = 0;
-
-    for (int i = 0; i < n; i++)
-        extra += p / tn_sim_mm_cap(&e->mm, path[i]);
-    return extra - p / bw;
-}
-
 static tn_sim_status_t eng_start(tn_sim_eng_t *e, int32_t f)
 {
     const tn_sim_topo_t *t = e->topo;
-    tn_sim_jstats_t *js = &e->stats.job[e->f_job[f]];
+    tn_sim_jstats_t *js = &e->stats.job[e->fl[f].job];
     js->started++;
-    e->f_evh[f] = -1;
+    e->fl[f].evh = -1;
     int32_t s = e->f_src[f], d = e->f_dst[f];
     if (d < 0) {
         return eng_start_mcast(e, f);
@@ -288,37 +357,52 @@ static tn_sim_status_t eng_start(tn_sim_eng_t *e, int32_t f)
     tn_sim_rhdr_t h;
     tn_sim_route_begin(e->rt, &h, s, d, tn_sim_rng_next(&e->rng), eng_load, e);
     tn_sim_rhdr_t h0 = h;  /* the packets' header: the source's decisions only */
-    int n = tn_sim_route_path(e->rt, &h, eng_load, e, e->path, NULL, e->rt->max_hops);
+    if (e->defer && e->npend == TN_SIM_ENG_START_AHEAD) {
+        tn_sim_status_t st = eng_place(e);  /* its path's slot is the one to route into */
+        if (st != TN_SIM_OK) {
+            return st;
+        }
+    }
+    int k = (e->pend_hd + e->npend) % TN_SIM_ENG_START_AHEAD;
+    int32_t *path = e->path + (size_t)k * (size_t)e->rt->max_hops;
+    int n = tn_sim_route_path(e->rt, &h, eng_load, e, path, NULL, e->rt->max_hops);
     if (n < 0) {
         char what[96];
         snprintf(what, sizeof(what), "no route from endpoint %d to %d", s, d);
         return eng_fail(e, TN_SIM_ERR_ROUTE, what);
     }
-    /* the bandwidth as the solver holds it (a copy of the topology's):
-     * on the cache line the add below writes */
-    double lat = 0, bw = INFINITY;
-    for (int i = 0; i < n; i++) {
-        double b = tn_sim_mm_cap(&e->mm, e->path[i]);
-        lat += t->lat[e->path[i]];
-        bw = b < bw ? b : bw;
-    }
-    if (e->conf.store_fwd > 0 && n > 1 && e->pkt == NULL)
-        lat += eng_store_fwd(e, e->path, n, e->f_bytes[f], bw);
-    e->f_lat[f] = lat;
-    e->f_ideal[f] = n > 0 ? e->f_bytes[f] / bw + lat : 0;
-    if (n == 0 || e->f_bytes[f] == 0) {
+    if (n == 0 || e->fl[f].bytes == 0) {
         /* nothing crosses the fabric (a message to itself, an empty one) */
-        e->f_evh[f] = tn_sim_evq_push(&e->q, e->now + lat, EV_DELIVER, f);
-        return e->f_evh[f] < 0 ? eng_fail(e, TN_SIM_ERR_NOMEM, "event queue") : TN_SIM_OK;
+        eng_path_lat(e, f, path, n);
+        e->fl[f].evh = tn_sim_evq_push(&e->q, e->now + e->fl[f].lat, EV_DELIVER, f);
+        return e->fl[f].evh < 0 ? eng_fail(e, TN_SIM_ERR_NOMEM, "event queue") : TN_SIM_OK;
     }
+    if (e->defer) {
+        /* its links' entries and latencies come into the cache while the
+         * next flows are routed; the counts are taken now, as they would
+         * be (a job's flows that end meanwhile see it active) */
+        for (int i = 0; i < n; i++) {
+            __builtin_prefetch(&e->mm.lk[path[i]]);
+            __builtin_prefetch(&t->lat[path[i]]);
+        }
+        e->pend_f[k] = f;
+        e->pend_n[k] = n;
+        e->npend++;
+        js->active++;
+        e->flow_starts++;
+        return TN_SIM_OK;
+    }
+    eng_path_lat(e, f, path, n);
     if (e->pkt != NULL) {
-        e->f_rem[f] = e->f_bytes[f];
+        e->fl[f].rem = e->fl[f].bytes;
         js->active++;
         e->flow_starts++;
         tn_sim_status_t st = tn_sim_pkt_start(e, f, &h0);
         return st != TN_SIM_OK ? eng_fail(e, st, "packet start") : TN_SIM_OK;
     }
-    return eng_share(e, f, js, e->path, n, "max-min add");
+    js->active++;
+    e->flow_starts++;
+    return eng_share(e, f, path, n, "max-min add");
 }
 
 /* A message's flow: posted now, started at t (dst -1: a multicast to
@@ -334,14 +418,14 @@ static tn_sim_status_t eng_post(tn_sim_eng_t *e, double t, int job, int32_t src,
     }
     int32_t f = e->ffree;
     e->ffree = e->f_next[f];
-    e->f_job[f] = job;
+    e->fl[f].job = job;
     e->f_src[f] = src;
     e->f_dst[f] = dst;
     e->f_mc[f] = mc;
     e->f_mcn[f] = mcn;
-    e->f_cookie[f] = cookie;
-    e->f_bytes[f] = (double)bytes;
-    e->f_post[f] = t;
+    e->fl[f].cookie = cookie;
+    e->fl[f].bytes = (double)bytes;
+    e->fl[f].post = t;
     tn_sim_jstats_t *js = &e->stats.job[job];
     js->posted++;
     if (t >= e->stats.w0 && t < e->stats.w1) {
@@ -351,8 +435,8 @@ static tn_sim_status_t eng_post(tn_sim_eng_t *e, double t, int job, int32_t src,
     if (t <= e->now) {
         return eng_start(e, f);  /* part of the current batch */
     }
-    e->f_evh[f] = tn_sim_evq_push(&e->q, t, EV_START, f);
-    return e->f_evh[f] < 0 ? eng_fail(e, TN_SIM_ERR_NOMEM, "event queue") : TN_SIM_OK;
+    e->fl[f].evh = tn_sim_evq_push(&e->q, t, EV_START, f);
+    return e->fl[f].evh < 0 ? eng_fail(e, TN_SIM_ERR_NOMEM, "event queue") : TN_SIM_OK;
 }
 
 tn_sim_status_t tn_sim_eng_post(tn_sim_eng_t *e, double t, int job, int32_t src, int32_t dst,
@@ -414,15 +498,15 @@ tn_sim_status_t tn_sim_eng_timer(tn_sim_eng_t *e, double t, int job, int32_t arg
  * (the solver still holds it until then). */
 static tn_sim_status_t eng_deliver(tn_sim_eng_t *e, int32_t f, double t, int on_fabric)
 {
-    int job = e->f_job[f];
+    int job = e->fl[f].job;
     tn_sim_jstats_t *js = &e->stats.job[job];
     js->done++;
     js->last_done = t > js->last_done ? t : js->last_done;
-    tn_sim_status_t st = tn_sim_stats_sample(&e->stats, job, e->f_post[f], t, e->f_ideal[f]);
+    tn_sim_status_t st = tn_sim_stats_sample(&e->stats, job, e->fl[f].post, t, e->fl[f].ideal);
     if (st != TN_SIM_OK) {
         return eng_fail(e, st, "statistics");
     }
-    int64_t cookie = e->f_cookie[f];
+    int64_t cookie = e->fl[f].cookie;
     if (on_fabric) {
         e->zombie[e->nzombie++] = f;
     } else {
@@ -441,8 +525,8 @@ static tn_sim_status_t eng_deliver(tn_sim_eng_t *e, int32_t f, double t, int on_
  * it started, next to its other per-flow data. */
 static void eng_heat_rate(tn_sim_eng_t *e, int32_t f, double dr, int start)
 {
-    if (e->mm.nhop[f] != 0) {
-        tn_sim_heat_rate(&e->heat, e->f_hrow + (size_t)f * (size_t)e->rt->max_hops, e->mm.nhop[f],
+    if (e->mm.fl[f].nhop != 0) {
+        tn_sim_heat_rate(&e->heat, e->f_hrow + (size_t)f * (size_t)e->rt->max_hops, e->mm.fl[f].nhop,
                          e->now, dr, start);
         return;
     }
@@ -459,10 +543,10 @@ static void eng_heat_rate(tn_sim_eng_t *e, int32_t f, double dr, int start)
  * update, the message is delivered a path latency later. */
 static tn_sim_status_t eng_done(tn_sim_eng_t *e, int32_t f)
 {
-    tn_sim_jstats_t *js = &e->stats.job[e->f_job[f]];
-    js->rate -= e->mm.rate[f];
+    tn_sim_jstats_t *js = &e->stats.job[e->fl[f].job];
+    js->rate -= e->mm.fl[f].rate;
     if (e->heat.on) {
-        eng_heat_rate(e, f, -e->mm.rate[f], -1);
+        eng_heat_rate(e, f, -e->mm.fl[f].rate, -1);
     }
     if (--js->active == 0) {
         js->rate = 0;  /* no rounding left over on an idle job */
@@ -472,15 +556,15 @@ static tn_sim_status_t eng_done(tn_sim_eng_t *e, int32_t f)
         return eng_fail(e, st, "max-min remove");
     }
     e->flow_ends++;
-    e->f_evh[f] = -1;
-    return eng_deliver(e, f, e->now + e->f_lat[f], 1);
+    e->fl[f].evh = -1;
+    return eng_deliver(e, f, e->now + e->fl[f].lat, 1);
 }
 
 tn_sim_status_t tn_sim_eng_pkt_done(tn_sim_eng_t *e, int32_t f, double t)
 {
-    e->stats.job[e->f_job[f]].active--;
+    e->stats.job[e->fl[f].job].active--;
     e->flow_ends++;
-    e->f_evh[f] = -1;
+    e->fl[f].evh = -1;
     return eng_deliver(e, f, t, 0);
 }
 
@@ -489,6 +573,9 @@ tn_sim_status_t tn_sim_eng_pkt_done(tn_sim_eng_t *e, int32_t f, double t)
 static tn_sim_status_t eng_settle(tn_sim_eng_t *e)
 {
     tn_sim_mm_t *mm = &e->mm;
+    if (eng_place_all(e) != TN_SIM_OK) {
+        return e->err;
+    }
     if (mm->nadded == 0 && mm->nremoved == 0) {
         return TN_SIM_OK;
     }
@@ -510,38 +597,35 @@ static tn_sim_status_t eng_settle(tn_sim_eng_t *e)
     for (int32_t i = 0; i < mm->naff; i++) {
         if (i + SETTLE_AHEAD < mm->naff) {
             int32_t g = mm->aff[i + SETTLE_AHEAD];
-            __builtin_prefetch(&mm->rate[g]);
-            __builtin_prefetch(&e->f_evh[g]);
-            __builtin_prefetch(&e->f_rem[g]);
-            __builtin_prefetch(&e->f_tlast[g]);
-            __builtin_prefetch(&e->f_job[g]);
+            __builtin_prefetch(&mm->fl[g].rate);
+            __builtin_prefetch(&e->fl[g]);
         }
         if (i + SETTLE_AHEAD / 2 < mm->naff) {
-            tn_sim_evq_prefetch(&e->q, e->f_evh[mm->aff[i + SETTLE_AHEAD / 2]]);
+            tn_sim_evq_prefetch(&e->q, e->fl[mm->aff[i + SETTLE_AHEAD / 2]].evh);
         }
         int32_t f = mm->aff[i];
-        double old = mm->aff_old[i], r = mm->rate[f];
-        if (r == old && e->f_evh[f] >= 0) {
+        double old = mm->aff_old[i], r = mm->fl[f].rate;
+        if (r == old && e->fl[f].evh >= 0) {
             continue;
         }
         if (e->heat.on) {
-            eng_heat_rate(e, f, r - old, e->f_evh[f] < 0);
+            eng_heat_rate(e, f, r - old, e->fl[f].evh < 0);
         }
-        e->stats.job[e->f_job[f]].rate += r - old;
-        double rem = e->f_rem[f] - old * (now - e->f_tlast[f]);
-        e->f_rem[f] = rem > 0 ? rem : 0;
-        e->f_tlast[f] = now;
+        e->stats.job[e->fl[f].job].rate += r - old;
+        double rem = e->fl[f].rem - old * (now - e->fl[f].tlast);
+        e->fl[f].rem = rem > 0 ? rem : 0;
+        e->fl[f].tlast = now;
         if (!(r > 0)) {
             return eng_fail(e, TN_SIM_ERR_INTERNAL, "a flow got no bandwidth");
         }
-        double td = now + e->f_rem[f] / r;
-        if (e->f_evh[f] < 0) {
-            e->f_evh[f] = tn_sim_evq_push(&e->q, td, EV_DONE, f);
-            if (e->f_evh[f] < 0) {
+        double td = now + e->fl[f].rem / r;
+        if (e->fl[f].evh < 0) {
+            e->fl[f].evh = tn_sim_evq_push(&e->q, td, EV_DONE, f);
+            if (e->fl[f].evh < 0) {
                 return eng_fail(e, TN_SIM_ERR_NOMEM, "event queue");
             }
         } else {
-            if (tn_sim_evq_move(&e->q, e->f_evh[f], td) != 0) {
+            if (tn_sim_evq_move(&e->q, e->fl[f].evh, td) != 0) {
                 return eng_fail(e, TN_SIM_ERR_NOMEM, "event queue");
             }
         }
@@ -555,6 +639,8 @@ tn_sim_status_t tn_sim_eng_run(tn_sim_eng_t *e)
     clock_gettime(CLOCK_MONOTONIC, &w0);
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c0);
     e->now = 0;
+    /* routes that do not read the loads may be taken ahead of the adds */
+    e->defer = e->pkt == NULL && !tn_sim_route_adaptive(e->rt);
     for (int j = 0; j < e->njobs && e->err == TN_SIM_OK; j++) {
         if (e->src[j]->ops->start(e->src[j], e) != TN_SIM_OK) {
             eng_fail(e, TN_SIM_ERR_INVAL, "source start");
@@ -576,6 +662,11 @@ tn_sim_status_t tn_sim_eng_run(tn_sim_eng_t *e)
             tn_sim_ev_t ev;
             tn_sim_evq_pop(q, &ev);
             e->pops++;
+            if (ev.ahead_kind == EV_DONE) {
+                /* what the next flow end reads, while this event is handled */
+                __builtin_prefetch(&e->fl[ev.ahead_id]);
+                __builtin_prefetch(&e->mm.fl[ev.ahead_id]);
+            }
             switch (tn_sim_ev_kind(&ev)) {
             case EV_START:
                 eng_start(e, ev.id);

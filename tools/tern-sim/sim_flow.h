@@ -45,6 +45,26 @@
 #include "sim_work.h"
 
 typedef struct tn_sim_eng tn_sim_eng_t;
+
+/* How many flows the engine routes before it puts the first of them on
+ * its links (their links' entries come into the cache meanwhile). */
+enum { TN_SIM_ENG_START_AHEAD = 4 };
+
+/* What a rate update, a flow's end and its delivery read of a flow,
+ * together: one cache line (the array is 64-byte aligned), where an array
+ * per field cost a miss each for the scattered flows an update
+ * reschedules and the flows that end. */
+typedef struct {
+    double rem;          /* bytes left at tlast (flow level) */
+    double tlast;
+    double lat;          /* the path's (the tree's longest) latency */
+    int32_t evh;         /* its event in the queue, or -1 */
+    int32_t job;
+    double bytes;        /* the message's */
+    double post;         /* when it was posted */
+    double ideal;        /* its time on an idle fabric */
+    int64_t cookie;      /* the source's, for delivered() */
+} tn_sim_eng_flow_t;
 typedef struct tn_sim_src tn_sim_src_t;
 
 /* A job's traffic source: open loop (sim_open.c), a DAG (sim_dag.c), a
@@ -94,17 +114,21 @@ struct tn_sim_eng {
     /* flows (= messages in flight), ids shared with mm */
     int32_t fcap, ffree;
     int32_t *zombie, nzombie;     /* [fcap] ended, the solver not told yet */
-    int32_t *f_job, *f_evh, *f_next;
+    tn_sim_eng_flow_t *fl;
+    int32_t *f_next;
     int32_t *f_src, *f_dst;  /* f_dst -1: a multicast to f_mc[f][0 .. f_mcn[f]) */
     const int32_t **f_mc;
     int32_t *f_mcn;
-    int64_t *f_cookie;
-    double *f_bytes, *f_post, *f_rem, *f_tlast, *f_lat, *f_ideal;
     uint8_t *f_hrow;     /* heat on, flow level: the link rows of a flow's hops [fcap * max_hops] */
     /* timers: (job, arg) by slot */
     int32_t tcap, tfree;
     int32_t *t_job, *t_arg;
-    int32_t *path;       /* [max_hops] */
+    int32_t *path;       /* [TN_SIM_ENG_START_AHEAD * max_hops] routes of flows not on their links yet */
+    /* flows routed, not yet on their links (sim_flow.c, eng_place): a
+     * ring, oldest at pend_hd; routers that read the loads (defer 0) put
+     * each on at once */
+    int32_t pend_f[TN_SIM_ENG_START_AHEAD], pend_n[TN_SIM_ENG_START_AHEAD];
+    int pend_hd, npend, defer;
     /* multicast trees (allocated by the first one): links, the nodes on
      * the tree (stamp mc_ep) and their latency from the root */
     int32_t *mc_tree;    /* [n_node] */

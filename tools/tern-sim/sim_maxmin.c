@@ -7,6 +7,9 @@
 
 #define MM_EPS 1e-9
 
+_Static_assert(sizeof(tn_sim_mm_flow_t) == 32, "two flows' records to a cache line");
+_Static_assert(sizeof(tn_sim_mm_link_t) == 32, "two links' entries to a cache line");
+
 /* How far ahead the passes over scattered flows prefetch: a flow's
  * number of hops PF_AHEAD places ahead, its hops PF_AHEAD / 2 ahead, and
  * what is kept per link of those hops PF_AHEAD / 4 ahead (each level
@@ -16,10 +19,10 @@ enum { PF_AHEAD = 16 };
 /* Flow f's hop slots (fixed or in the pool) into the cache; reads nhop[f]. */
 static inline void mm_prefetch_hops(const tn_sim_mm_t *mm, int32_t f)
 {
-    if (mm->nhop[f] != 0) {
+    if (mm->fl[f].nhop != 0) {
         __builtin_prefetch(mm->hop_link + ((size_t)f << mm->hshift));
     } else {
-        __builtin_prefetch(mm->xlink + mm->xoff[f]);
+        __builtin_prefetch(mm->xlink + mm->fl[f].xoff);
     }
 }
 
@@ -41,7 +44,7 @@ static inline void mm_prefetch_walk(const tn_sim_mm_t *mm, const int32_t *list, 
                                     const void *arr, size_t elem)
 {
     if (i + PF_AHEAD < n) {
-        __builtin_prefetch(&mm->nhop[list[i + PF_AHEAD]]);
+        __builtin_prefetch(&mm->fl[list[i + PF_AHEAD]].nhop);
     }
     if (i + PF_AHEAD / 2 < n) {
         mm_prefetch_hops(mm, list[i + PF_AHEAD / 2]);
@@ -49,6 +52,28 @@ static inline void mm_prefetch_walk(const tn_sim_mm_t *mm, const int32_t *list, 
     if (arr != NULL && i + PF_AHEAD / 4 < n) {
         mm_prefetch_links(mm, list[i + PF_AHEAD / 4], arr, elem);
     }
+}
+
+/* The base of a pass that marks or numbers up to n links (stamp in
+ * sim_maxmin.h); the caller takes what it uses from mm->stamp.  The marks
+ * restart when the stamps would wrap. */
+static uint32_t mm_stamp(tn_sim_mm_t *mm, uint32_t n)
+{
+    if (mm->stamp > UINT32_MAX - n - 1) {
+        for (int32_t l = 0; l < mm->n_link; l++) {
+            mm->lk[l].lmark = 0;
+        }
+        mm->stamp = 1;
+    }
+    return mm->stamp;
+}
+
+/* The base of a pass that marks links with it: a search, a check. */
+static inline uint32_t mm_stamp_mark(tn_sim_mm_t *mm)
+{
+    uint32_t base = mm_stamp(mm, 1);
+    mm->stamp++;
+    return base;
 }
 
 static inline int mm_tight(const tn_sim_mm_t *mm, int32_t l)
@@ -76,7 +101,6 @@ tn_sim_status_t tn_sim_mm_init(tn_sim_mm_t *mm, int32_t n_link, const double *ca
             mm->lk[l].cap = cap[l];
         }
     }
-    mm->lnum = calloc(n, sizeof(tn_sim_mm_lnum_t));
     mm->lq = malloc(n * sizeof(int32_t));
     mm->lglob = malloc(n * sizeof(int32_t));
     mm->lcnt = malloc(n * sizeof(int32_t));
@@ -85,12 +109,13 @@ tn_sim_status_t tn_sim_mm_init(tn_sim_mm_t *mm, int32_t n_link, const double *ca
     mm->lrem = malloc(n * sizeof(double));
     mm->lsum = malloc(n * sizeof(double));
     mm->lslb = malloc(n * sizeof(double));
-    if (mm->lk == NULL || mm->lnum == NULL || mm->lq == NULL ||
+    if (mm->lk == NULL || mm->lq == NULL ||
         mm->lglob == NULL || mm->lcnt == NULL || mm->ladj_off == NULL || mm->lver == NULL ||
         mm->lrem == NULL || mm->lsum == NULL || mm->lslb == NULL) {
         tn_sim_mm_fini(mm);
         return TN_SIM_ERR_NOMEM;
     }
+    mm->stamp = 1;  /* above every link's mark */
     return tn_sim_mm_reserve(mm, 1024);
 }
 
@@ -103,12 +128,12 @@ void tn_sim_mm_fini(tn_sim_mm_t *mm)
             }
         }
     }
-    void *arrays[] = {mm->lk, mm->lnum, mm->hop_link, mm->hop_pos, mm->nhop,
-                      mm->state, mm->rate, mm->bneck, mm->added, mm->removed, mm->aff, mm->aff_old,
-                      mm->fmark, mm->apos, mm->lq, mm->lglob,
+    void *arrays[] = {mm->lk, mm->hop_link, mm->hop_pos, mm->fl,
+                      mm->added, mm->removed, mm->aff, mm->aff_old,
+                      mm->lq, mm->lglob,
                       mm->lcnt, mm->ladj_off, mm->ladj, mm->lver, mm->lrem, mm->lsum, mm->lslb,
                       mm->nrate, mm->aff_tmp, mm->ahl, mm->aoff, mm->nbneck, mm->frozen, mm->heap,
-                      mm->xoff, mm->xn, mm->xlink, mm->xpos, mm->xflow};
+                      mm->xlink, mm->xpos, mm->xflow};
     for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++) {
         free(arrays[i]);
     }
@@ -143,16 +168,12 @@ tn_sim_status_t tn_sim_mm_reserve(tn_sim_mm_t *mm, int32_t n)
         size_t elem, n;
     } arrays[] = {
         {(void **)&mm->hop_link, sizeof(int32_t), ch}, {(void **)&mm->hop_pos, sizeof(int32_t), ch},
-        {(void **)&mm->nhop, 1, c},                    {(void **)&mm->state, 1, c},
-        {(void **)&mm->rate, sizeof(double), c},       {(void **)&mm->bneck, sizeof(int32_t), c},
         {(void **)&mm->added, sizeof(int32_t), c},     {(void **)&mm->removed, sizeof(int32_t), c},
         {(void **)&mm->aff, sizeof(int32_t), c},       {(void **)&mm->aff_old, sizeof(double), c},
-        {(void **)&mm->fmark, sizeof(uint32_t), c},    {(void **)&mm->apos, sizeof(int32_t), c},
         {(void **)&mm->nrate, sizeof(double), c},      {(void **)&mm->nbneck, sizeof(int32_t), c},
         {(void **)&mm->aff_tmp, sizeof(double), c},    {(void **)&mm->aoff, sizeof(int32_t), c + 1},
         {(void **)&mm->ahl, sizeof(int32_t), ca},      {(void **)&mm->frozen, 1, c},
-        {(void **)&mm->ladj, sizeof(int32_t), ca},     {(void **)&mm->xoff, sizeof(int32_t), c},
-        {(void **)&mm->xn, sizeof(int32_t), c},
+        {(void **)&mm->ladj, sizeof(int32_t), ca},
         {(void **)&mm->heap, sizeof(tn_sim_mm_hent_t), ch + (size_t)mm->n_link},
     };
     for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++) {
@@ -160,11 +181,19 @@ tn_sim_status_t tn_sim_mm_reserve(tn_sim_mm_t *mm, int32_t n)
             return TN_SIM_ERR_NOMEM;
         }
     }
+    /* the flows' records stay 64-byte aligned (realloc would not keep it) */
+    tn_sim_mm_flow_t *fl = aligned_alloc(64, c * sizeof(tn_sim_mm_flow_t));
+    if (fl == NULL) {
+        return TN_SIM_ERR_NOMEM;
+    }
+    if (mm->fl != NULL) {
+        memcpy(fl, mm->fl, (size_t)mm->fcap * sizeof(tn_sim_mm_flow_t));
+        free(mm->fl);
+    }
+    mm->fl = fl;
+    memset(fl + mm->fcap, 0, (c - (size_t)mm->fcap) * sizeof(tn_sim_mm_flow_t));
     for (int32_t f = mm->fcap; f < cap; f++) {
-        mm->state[f] = TN_SIM_MM_FREE;
-        mm->fmark[f] = 0;
-        mm->rate[f] = 0;
-        mm->nhop[f] = 0;
+        mm->fl[f].state = TN_SIM_MM_FREE;
     }
     mm->fcap = cap;
     return TN_SIM_OK;
@@ -203,7 +232,7 @@ static void mm_pool_compact(tn_sim_mm_t *mm)
             p++;
             continue;
         }
-        int32_t n = mm->xn[f];  /* p is xoff[f]: ranges are whole and in order */
+        int32_t n = mm->fl[f].xn;  /* p is xoff[f]: ranges are whole and in order */
         for (int32_t k = 0; k < n; k++) {
             int32_t l = mm->xlink[p + k], pos = mm->xpos[p + k];
             mm->xlink[w + k] = l;
@@ -211,7 +240,7 @@ static void mm_pool_compact(tn_sim_mm_t *mm)
             mm->xflow[w + k] = f;
             mm->lk[l].lvec[pos] = -1 - (w + k);
         }
-        mm->xoff[f] = w;
+        mm->fl[f].xoff = w;
         w += n;
         p += n;
     }
@@ -259,7 +288,7 @@ static int32_t mm_pool_alloc(tn_sim_mm_t *mm, int32_t n)
 /* A long flow's links go in the pool (checked distinct first). */
 static tn_sim_status_t mm_add_long(tn_sim_mm_t *mm, int32_t f, const int32_t *links, int n)
 {
-    uint32_t ep = ++mm->lep;
+    uint32_t ep = mm_stamp_mark(mm);
     for (int i = 0; i < n; i++) {
         int32_t l = links[i];
         if (l < 0 || l >= mm->n_link || mm->lk[l].lmark == ep) {
@@ -281,15 +310,15 @@ static tn_sim_status_t mm_add_long(tn_sim_mm_t *mm, int32_t f, const int32_t *li
         mm->xlink[p] = l;
         mm->xflow[p] = f;
     }
-    mm->nhop[f] = 0;
-    mm->xoff[f] = off;
-    mm->xn[f] = n;
+    mm->fl[f].nhop = 0;
+    mm->fl[f].xoff = off;
+    mm->fl[f].xn = n;
     return TN_SIM_OK;
 }
 
 tn_sim_status_t tn_sim_mm_add(tn_sim_mm_t *mm, int32_t f, const int32_t *links, int n)
 {
-    if (f < 0 || f >= mm->fcap || mm->state[f] != TN_SIM_MM_FREE || n < 1 || n > mm->n_link) {
+    if (f < 0 || f >= mm->fcap || mm->fl[f].state != TN_SIM_MM_FREE || n < 1 || n > mm->n_link) {
         return TN_SIM_ERR_INVAL;
     }
     if (n <= (1 << mm->hshift)) {
@@ -309,15 +338,15 @@ tn_sim_status_t tn_sim_mm_add(tn_sim_mm_t *mm, int32_t f, const int32_t *links, 
             mm->hop_pos[base + i] = mm->lk[l].nfl++;
             mm->hop_link[base + i] = l;
         }
-        mm->nhop[f] = (uint8_t)n;
+        mm->fl[f].nhop = (uint8_t)n;
     } else {
         tn_sim_status_t st = mm_add_long(mm, f, links, n);
         if (st != TN_SIM_OK) {
             return st;
         }
     }
-    mm->rate[f] = 0;
-    mm->state[f] = TN_SIM_MM_ADDED;
+    mm->fl[f].rate = 0;
+    mm->fl[f].state = TN_SIM_MM_ADDED;
     mm->added[mm->nadded++] = f;
     mm->nactive++;
     return TN_SIM_OK;
@@ -325,10 +354,10 @@ tn_sim_status_t tn_sim_mm_add(tn_sim_mm_t *mm, int32_t f, const int32_t *links, 
 
 tn_sim_status_t tn_sim_mm_remove(tn_sim_mm_t *mm, int32_t f)
 {
-    if (f < 0 || f >= mm->fcap || mm->state[f] != TN_SIM_MM_ACTIVE) {
+    if (f < 0 || f >= mm->fcap || mm->fl[f].state != TN_SIM_MM_ACTIVE) {
         return TN_SIM_ERR_INVAL;
     }
-    mm->state[f] = TN_SIM_MM_REMOVED;
+    mm->fl[f].state = TN_SIM_MM_REMOVED;
     mm->removed[mm->nremoved++] = f;
     return TN_SIM_OK;
 }
@@ -336,12 +365,12 @@ tn_sim_status_t tn_sim_mm_remove(tn_sim_mm_t *mm, int32_t f)
 /* Takes a removed flow off its links for good. */
 static void mm_unlink(tn_sim_mm_t *mm, int32_t f)
 {
-    int32_t n = mm->nhop[f], base = f << mm->hshift;
+    int32_t n = mm->fl[f].nhop, base = f << mm->hshift;
     int32_t *hl = mm->hop_link + base, *hp = mm->hop_pos + base;
     if (n == 0) {
-        n = mm->xn[f];
-        hl = mm->xlink + mm->xoff[f];
-        hp = mm->xpos + mm->xoff[f];
+        n = mm->fl[f].xn;
+        hl = mm->xlink + mm->fl[f].xoff;
+        hp = mm->xpos + mm->fl[f].xoff;
     }
     for (int32_t i = 0; i < n; i++) {
         int32_t l = hl[i], pos = hp[i];
@@ -354,23 +383,22 @@ static void mm_unlink(tn_sim_mm_t *mm, int32_t f)
             mm->xpos[-1 - moved] = pos;
         }
         /* an empty link's load is exactly 0: rounding does not pile up */
-        mm->lk[l].load = mm->lk[l].nfl == 0 ? 0 : mm->lk[l].load - mm->rate[f];
+        mm->lk[l].load = mm->lk[l].nfl == 0 ? 0 : mm->lk[l].load - mm->fl[f].rate;
     }
-    if (mm->nhop[f] == 0) {
+    if (mm->fl[f].nhop == 0) {
         for (int32_t i = 0; i < n; i++) {
-            mm->xflow[mm->xoff[f] + i] = -1;
+            mm->xflow[mm->fl[f].xoff + i] = -1;
         }
         mm->xlive -= n;
     }
-    mm->state[f] = TN_SIM_MM_FREE;
-    mm->rate[f] = 0;
+    mm->fl[f].state = TN_SIM_MM_FREE;
+    mm->fl[f].rate = 0;
     mm->nactive--;
 }
 
 static inline void mm_aff_push(tn_sim_mm_t *mm, int32_t f, double old)
 {
-    mm->fmark[f] = mm->aep;
-    mm->apos[f] = mm->naff;
+    mm->fl[f].fmark = mm->aep;
     mm->aff_old[mm->naff] = old;
     mm->aff[mm->naff++] = f;
 }
@@ -413,15 +441,15 @@ static void mm_bfs(tn_sim_mm_t *mm, int32_t nq, uint32_t lep)
         int32_t a0 = mm->naff;
         for (int32_t i = 0, n = mm->lk[l].nfl; i < n; i++) {
             if (i + PF_AHEAD < n && v[i + PF_AHEAD] >= 0) {
-                __builtin_prefetch(&mm->bneck[v[i + PF_AHEAD] >> mm->hshift]);
+                __builtin_prefetch(&mm->fl[v[i + PF_AHEAD] >> mm->hshift].bneck);
             }
             int32_t g = tn_sim_mm_slot_flow(mm, v[i]);
             /* the bottleneck first: one load per flow for most of them */
-            if (mm->bneck[g] != l || mm->state[g] != TN_SIM_MM_ACTIVE ||
-                mm->fmark[g] == mm->aep) {
+            if (mm->fl[g].bneck != l || mm->fl[g].state != TN_SIM_MM_ACTIVE ||
+                mm->fl[g].fmark == mm->aep) {
                 continue;
             }
-            mm_aff_push(mm, g, mm->rate[g]);
+            mm_aff_push(mm, g, mm->fl[g].rate);
         }
         for (int32_t i = a0, n = mm->naff; i < n; i++) {
             mm_prefetch_walk(mm, mm->aff, i, n, mm->lk, sizeof(*mm->lk));
@@ -477,35 +505,36 @@ static inline double mm_share(const tn_sim_mm_t *mm, int32_t li)
  * per pop at most, not per change). */
 static void mm_fill(tn_sim_mm_t *mm, int full)
 {
-    mm->fep += 2;
-    uint32_t fe = mm->fep;
+    uint32_t base = mm_stamp(mm, (uint32_t)mm->n_link);
     int32_t nl = 0, naff = mm->naff;
     /* A's hops as local link numbers, once: the passes below read them in
      * order instead of looking links up all over the fabric's arrays */
     int32_t *ahl = mm->ahl, *aoff = mm->aoff;
     aoff[0] = 0;
     for (int32_t i = 0; i < naff; i++) {
-        mm_prefetch_walk(mm, mm->aff, i, naff, mm->lnum, sizeof(*mm->lnum));
+        mm_prefetch_walk(mm, mm->aff, i, naff, mm->lk, sizeof(*mm->lk));
         int32_t f = mm->aff[i], n;
         const int32_t *hl = tn_sim_mm_links(mm, f, &n);
         int32_t *row = ahl + aoff[i];
         aoff[i + 1] = aoff[i] + n;
         for (int32_t k = 0; k < n; k++) {
             int32_t l = hl[k];
-            if (mm->lnum[l].mark != fe) {
-                mm->lnum[l].mark = fe;
-                mm->lnum[l].idx = nl;
+            uint32_t m = mm->lk[l].lmark;
+            if (m < base) {
+                m = base + (uint32_t)nl;
+                mm->lk[l].lmark = m;
                 mm->lglob[nl] = l;
                 mm->lsum[nl] = 0;
                 mm->lcnt[nl] = 0;
                 nl++;
             }
-            int32_t li = mm->lnum[l].idx;
+            int32_t li = (int32_t)(m - base);
             row[k] = li;
             mm->lsum[li] += mm->aff_old[i];
             mm->lcnt[li]++;
         }
     }
+    mm->stamp = base + (uint32_t)nl;
     mm->ladj_off[0] = 0;
     for (int32_t li = 0; li < nl; li++) {
         mm->ladj_off[li + 1] = mm->ladj_off[li] + mm->lcnt[li];
@@ -624,33 +653,30 @@ static void mm_fill(tn_sim_mm_t *mm, int full)
 }
 
 /* The check of A's bottlenecks: a flow outside A with a higher rate on the
- * link where a flow of A froze joins A, and its links are enqueued for a
- * BFS (stamp lep).  Returns the queue length; *nviol_p how many joined. */
-static int32_t mm_check(tn_sim_mm_t *mm, uint32_t lep, int32_t *nviol_p)
+ * link where a flow of A froze joins A (at the end of aff).  Returns how
+ * many joined. */
+static int32_t mm_check(tn_sim_mm_t *mm)
 {
-    mm->fep += 2;
-    uint32_t ce = mm->fep;
-    int32_t nq = 0, nviol = 0, naff = mm->naff;
+    uint32_t ce = mm_stamp_mark(mm);
+    int32_t nviol = 0, naff = mm->naff;
     for (int32_t i = 0; i < naff; i++) {
         int32_t b = mm->nbneck[i];
-        if (mm->lnum[b].mark == ce) {
+        if (mm->lk[b].lmark == ce) {
             continue;
         }
-        mm->lnum[b].mark = ce;
+        mm->lk[b].lmark = ce;
         double limit = mm->nrate[i] * (1 + MM_EPS) + 1e-300;
         const int32_t *v = mm->lk[b].lvec;
         for (int32_t k = 0, n = mm->lk[b].nfl; k < n; k++) {
             int32_t g = tn_sim_mm_slot_flow(mm, v[k]);
-            if (mm->fmark[g] == mm->aep || mm->state[g] != TN_SIM_MM_ACTIVE || mm->rate[g] <= limit) {
+            if (mm->fl[g].fmark == mm->aep || mm->fl[g].state != TN_SIM_MM_ACTIVE || mm->fl[g].rate <= limit) {
                 continue;
             }
-            mm_aff_push(mm, g, mm->rate[g]);
-            nq = mm_push_links(mm, g, lep, nq);
+            mm_aff_push(mm, g, mm->fl[g].rate);
             nviol++;
         }
     }
-    *nviol_p = nviol;
-    return nq;
+    return nviol;
 }
 
 /* The new rates become the rates; link loads follow (full: from scratch). */
@@ -673,8 +699,8 @@ static void mm_commit(tn_sim_mm_t *mm, int full)
         for (int32_t k = 0; k < n; k++) {
             mm->lk[hl[k]].load += d;
         }
-        mm->rate[f] = mm->nrate[i];
-        mm->bneck[f] = mm->nbneck[i];
+        mm->fl[f].rate = mm->nrate[i];
+        mm->fl[f].bneck = mm->nbneck[i];
     }
 }
 
@@ -688,7 +714,7 @@ tn_sim_status_t tn_sim_mm_solve(tn_sim_mm_t *mm)
     mm->aep++;
     /* seeds: the new flows, and the links of every changed flow, judged
      * tight as they were (the ending flows still on them) */
-    uint32_t lep = ++mm->lep;
+    uint32_t lep = mm_stamp_mark(mm);
     int32_t nq = 0;
     for (int32_t i = 0; i < mm->nadded; i++) {
         int32_t f = mm->added[i];
@@ -704,18 +730,21 @@ tn_sim_status_t tn_sim_mm_solve(tn_sim_mm_t *mm)
         mm_unlink(mm, mm->removed[i]);
     }
     for (int32_t i = 0; i < mm->nadded; i++) {
-        mm->state[mm->added[i]] = TN_SIM_MM_ACTIVE;
+        mm->fl[mm->added[i]].state = TN_SIM_MM_ACTIVE;
     }
     mm->nremoved = mm->nadded = 0;
     while (mm->naff > 0) {
         mm_fill(mm, 0);
-        int32_t nviol;
-        lep = ++mm->lep;  /* a violator's links are looked at afresh, with no threshold */
-        nq = mm_check(mm, lep, &nviol);
-        if (nviol == 0) {
+        int32_t a0 = mm->naff;
+        if (mm_check(mm) == 0) {
             break;
         }
         mm->expansions++;
+        lep = mm_stamp_mark(mm);  /* the violators' links are looked at afresh */
+        nq = 0;
+        for (int32_t i = a0; i < mm->naff; i++) {
+            nq = mm_push_links(mm, mm->aff[i], lep, nq);
+        }
         mm_bfs(mm, nq, lep);
     }
     mm_commit(mm, 0);
@@ -729,15 +758,15 @@ tn_sim_status_t tn_sim_mm_solve_full(tn_sim_mm_t *mm)
         mm_unlink(mm, mm->removed[i]);
     }
     for (int32_t i = 0; i < mm->nadded; i++) {
-        mm->state[mm->added[i]] = TN_SIM_MM_ACTIVE;
+        mm->fl[mm->added[i]].state = TN_SIM_MM_ACTIVE;
     }
     mm->nremoved = mm->nadded = 0;
     mm->naff = 0;
     mm->solves++;
     mm->aep++;
     for (int32_t f = 0; f < mm->fcap; f++) {
-        if (mm->state[f] == TN_SIM_MM_ACTIVE) {
-            mm_aff_push(mm, f, mm->rate[f]);
+        if (mm->fl[f].state == TN_SIM_MM_ACTIVE) {
+            mm_aff_push(mm, f, mm->fl[f].rate);
         }
     }
     if (mm->naff > 0) {

@@ -38,7 +38,7 @@
  * fixed slots, 1 << hshift per flow: slot f << hshift | h, found by a
  * shift.  A longer one (a multicast tree: its rate charged once on each
  * of its links) keeps them in a pool, a contiguous range per flow
- * (xoff, xn), nhop[f] = 0 marking it; its slots on the links' lists are
+ * (xoff, xn), nhop 0 marking it; its slots on the links' lists are
  * negative, -1 - (pool index), and xflow maps them back.  Freed ranges
  * are reclaimed by compaction when the pool runs out (the moved slots
  * are renumbered on their links).  Routes never pay for trees: their
@@ -68,14 +68,21 @@ typedef struct {
     double cap;
     int32_t *lvec;           /* hop slots (flow << hshift | hop) on it; lvec[-1]: capacity */
     int32_t nfl;             /* flows on it (added ones included) */
-    uint32_t lmark;          /* lep of the BFS visit */
+    uint32_t lmark;          /* stamp of the last visit or number (see stamp below) */
 } tn_sim_mm_link_t;
 
-/* A link's number in the filling (and the check's visit mark). */
+/* What the search, the filling, the commit and the engine's rescheduling
+ * read of a flow, together: 32 bytes, two to a cache line (the array is
+ * 64-byte aligned), where an array per field cost a miss each for
+ * flows whose ids are scattered over a million. */
 typedef struct {
-    uint32_t mark;           /* fep of the fill's numbering or the check */
-    int32_t idx;             /* local index in the fill */
-} tn_sim_mm_lnum_t;
+    double rate;
+    int32_t bneck;           /* link it froze on */
+    uint32_t fmark;          /* aep when in A */
+    int32_t xoff, xn;        /* a long flow's range in the pool */
+    uint8_t state;           /* TN_SIM_MM_* */
+    uint8_t nhop;            /* hops in the fixed slots; 0: in the pool */
+} tn_sim_mm_flow_t;
 
 typedef struct {
     /* links */
@@ -86,15 +93,11 @@ typedef struct {
     int32_t fcap;
     int32_t *hop_link;       /* [fcap << hshift] */
     int32_t *hop_pos;        /* [fcap << hshift] index in lvec */
-    uint8_t *nhop;           /* [fcap] hops in the fixed slots; 0: in the pool */
+    tn_sim_mm_flow_t *fl;    /* [fcap] */
     /* the pool of long flows' hops */
-    int32_t *xoff, *xn;      /* [fcap] a long flow's range */
     int32_t *xlink, *xpos;   /* [xcap] link, index in lvec */
     int32_t *xflow;          /* [xcap] owner, -1: free */
     int32_t xcap, xend, xlive;  /* capacity, end of the used part, hops held */
-    uint8_t *state;          /* [fcap] TN_SIM_MM_* */
-    double *rate;            /* [fcap] */
-    int32_t *bneck;          /* [fcap] link it froze on */
     int32_t nactive;
     /* the pending batch */
     int32_t *added, nadded, cap_added;
@@ -104,10 +107,14 @@ typedef struct {
     int32_t *aff, naff;
     double *aff_old;
     /* scratch */
-    uint32_t aep, lep, fep;  /* stamps: A's members, BFS visits, fill and check */
-    uint32_t *fmark;         /* [fcap] aep when in A */
-    int32_t *apos;           /* [fcap] index in aff */
-    tn_sim_mm_lnum_t *lnum;  /* [n_link] */
+    /* stamps: aep marks A's members; stamp numbers the links' visits.  A
+     * pass over links takes a base (mm_stamp): a search or a check marks a
+     * link with the base itself, the filling numbers its links base,
+     * base + 1, ... (its local numbers: lmark - base); marks below the
+     * base are older passes'.  One field on the link's entry, which the
+     * search has brought into the cache, not a second array the filling
+     * would miss on. */
+    uint32_t aep, stamp;
     int32_t *lq;             /* BFS queue of links */
     int32_t *lglob, *lcnt, *ladj_off, *ladj;
     uint32_t *lver;          /* fill cursor of ladj */
@@ -144,13 +151,13 @@ tn_sim_status_t tn_sim_mm_solve_full(tn_sim_mm_t *mm);
 /* The links of flow f (active, added or removed) and their number. */
 static inline const int32_t *tn_sim_mm_links(const tn_sim_mm_t *mm, int32_t f, int32_t *n_p)
 {
-    int32_t n = mm->nhop[f];
+    int32_t n = mm->fl[f].nhop;
     if (n != 0) {
         *n_p = n;
         return mm->hop_link + ((size_t)f << mm->hshift);
     }
-    *n_p = mm->xn[f];
-    return mm->xlink + mm->xoff[f];
+    *n_p = mm->fl[f].xn;
+    return mm->xlink + mm->fl[f].xoff;
 }
 
 /* The flow of a slot on a link's list (lvec). */
@@ -161,7 +168,7 @@ static inline int32_t tn_sim_mm_slot_flow(const tn_sim_mm_t *mm, int32_t s)
 
 static inline double tn_sim_mm_rate(const tn_sim_mm_t *mm, int32_t f)
 {
-    return mm->rate[f];
+    return mm->fl[f].rate;
 }
 
 /* Flows on a link: the flow engine's load oracle for adaptive routing. */

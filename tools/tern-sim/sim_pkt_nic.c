@@ -69,7 +69,7 @@ tn_sim_status_t tn_sim_pkt_nic_kick(tn_sim_eng_t *e, int32_t ep)
             p->pk[k].pay = pay;
             p->pk[k].bytes = bytes;
             p->pk[k].h = p->m_h[f];
-            p->pk[k].ecn = (uint8_t)((p->m_left[f] == e->f_bytes[f] ? TN_SIM_PKT_FIRST : 0) |
+            p->pk[k].ecn = (uint8_t)((p->m_left[f] == e->fl[f].bytes ? TN_SIM_PKT_FIRST : 0) |
                                      (p->m_left[f] <= pay ? TN_SIM_PKT_LAST : 0));
             p->pk[k].tail = now;
             if (p->c.cc == TN_SIM_CC_ACC) {
@@ -112,7 +112,7 @@ tn_sim_status_t tn_sim_pkt_start(tn_sim_eng_t *e, int32_t f, const tn_sim_rhdr_t
     int32_t ep = e->f_src[f];
     p->m_gen[f]++;
     p->m_h[f] = *h;
-    p->m_left[f] = e->f_bytes[f];
+    p->m_left[f] = e->fl[f].bytes;
     p->m_recv[f] = 0;
     p->m_tnext[f] = e->now;
     tn_sim_cc_begin(p, f, e->topo->bw[ep]);
@@ -135,7 +135,7 @@ tn_sim_status_t tn_sim_pkt_sink(tn_sim_eng_t *e, int32_t k)
         return st;
     }
     p->m_recv[f] += pay;
-    tn_sim_stats_add(&e->stats, e->f_job[f], now, pay);
+    tn_sim_stats_add(&e->stats, e->fl[f].job, now, pay);
     int kind = -1;
     if ((p->pk[k].ecn & TN_SIM_PKT_ECN) && now - p->m_tcnp[f] >= PKT_CNP_GAP) {
         p->m_tcnp[f] = now;
@@ -146,13 +146,13 @@ tn_sim_status_t tn_sim_pkt_sink(tn_sim_eng_t *e, int32_t k)
     }
     if (kind >= 0) {
         p->pk[k].pay = (int32_t)p->m_gen[f];
-        if (tn_sim_pkt_push(e, now + e->f_lat[f], (unsigned)kind, k)) {
+        if (tn_sim_pkt_push(e, now + e->fl[f].lat, (unsigned)kind, k)) {
             return TN_SIM_ERR_NOMEM;
         }
     } else {
         tn_sim_pkt_free(p, k);
     }
-    if (p->m_recv[f] >= e->f_bytes[f]) {
+    if (p->m_recv[f] >= e->fl[f].bytes) {
         return tn_sim_eng_pkt_done(e, f, now);
     }
     return TN_SIM_OK;

@@ -364,7 +364,7 @@ tn_sim_status_t tn_sim_prog_collect(tn_sim_prog_t *p, const tn_sim_dag_t *g)
         return TN_SIM_ERR_NOMEM;
     }
     for (int32_t i = 0; i < p->n; i++) {
-        p->t_done[i] = g->ready[p->to_dag[i]];
+        p->t_done[i] = g->nd[p->to_dag[i]].ready;
     }
     return TN_SIM_OK;
 }

@@ -103,6 +103,13 @@ static inline int32_t tn_sim_route_next(const tn_sim_router_t *rt, int32_t sw, t
  * Returns the number of ports (0 when src == dst), or -1 when the router
  * went astray (a bug: a loop, a dead port, another endpoint) or the path
  * is longer than max. */
+/* Whether routes read the port loads (adaptive routers, UGAL): a caller
+ * whose loads change between routes must route in the order they change. */
+static inline int tn_sim_route_adaptive(const tn_sim_router_t *rt)
+{
+    return rt->alg == TN_SIM_RT_ADAPTIVE || rt->alg == TN_SIM_RT_UGAL || rt->alg == TN_SIM_RT_UGAL_G;
+}
+
 int tn_sim_route_path(const tn_sim_router_t *rt, tn_sim_rhdr_t *h, tn_sim_load_fn_t load, void *ctx,
                       int32_t *ports, uint8_t *vcs, int max);
 
