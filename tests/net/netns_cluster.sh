@@ -32,7 +32,8 @@
 # bucket (tc tbf) behind an optional fixed delay (tc netem), from
 #   TN_TREE_RATE   bucket rate, tc units (default 400mbit; none: no limit)
 #   TN_TREE_DELAY  one-way delay of each leaf-spine link, tc units (e.g.
-#                  100us; default none; needs the kernel's sch_netem)
+#                  100us; default none; with tbf it needs the kernel's
+#                  sch_netem, tern-wire (TN_TREE_LINK=wire) delays itself)
 #   TN_TREE_BURST  bucket size in bytes (default 1600: one frame at MTU 1500,
 #                  so each frame waits for its tokens, as on a link of that
 #                  rate; a larger bucket passes a short burst at the host
