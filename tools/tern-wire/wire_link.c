@@ -110,8 +110,8 @@ void wire_link_pop(wire_link_t *l)
         l->data_head = l->frames[l->head].off;
 }
 
-/* a decimal number (digits, at most one '.', digits), then a unit from
- * UNITS (NULL-terminated names and their scale); the value * scale,
+/* "none" (0), or a decimal number (digits, at most one '.', digits), then
+ * a unit from NAMES (NULL-terminated) with its scale; the value * scale,
  * rounded, must lie in [lo, hi] */
 static int parse_units(const char *s, const char *const *names, const double *scales, double lo,
                        double hi, uint64_t *v_p)
@@ -120,6 +120,12 @@ static int parse_units(const char *s, const char *const *names, const double *sc
     int digits = 0, dot = 0;
     const char *p = s;
 
+    if (s == NULL)
+        return -1;
+    if (strcmp(s, "none") == 0) {
+        *v_p = 0;
+        return 0;
+    }
     for (; *p != '\0'; p++) {
         if (*p >= '0' && *p <= '9') {
             if (dot) {
@@ -159,12 +165,6 @@ int wire_parse_rate(const char *s, uint64_t *bps_p)
     static const char *const names[] = {"bit", "kbit", "mbit", "gbit", NULL};
     static const double scales[] = {1, 1e3, 1e6, 1e9};
 
-    if (s == NULL)
-        return -1;
-    if (strcmp(s, "none") == 0) {
-        *bps_p = 0;
-        return 0;
-    }
     return parse_units(s, names, scales, 1, 1e13, bps_p);
 }
 
@@ -173,11 +173,5 @@ int wire_parse_time(const char *s, uint64_t *ns_p)
     static const char *const names[] = {"ns", "us", "ms", "s", NULL};
     static const double scales[] = {1, 1e3, 1e6, 1e9};
 
-    if (s == NULL)
-        return -1;
-    if (strcmp(s, "none") == 0) {
-        *ns_p = 0;
-        return 0;
-    }
     return parse_units(s, names, scales, 0, 3600e9, ns_p);
 }
