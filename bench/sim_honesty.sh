@@ -38,7 +38,9 @@
 #     and two leaf-spine links, so each leaf-spine link is half the extra
 #     latency (not below 0) at the measured cross-leaf bandwidth; with
 #     tern-wire's links, switches that store a frame (store_forward 1514:
-#     a 1500-byte MTU's frame and its Ethernet header);
+#     a 1500-byte MTU's frame and its Ethernet header); links that serve
+#     messages first come, first served (share fifo), as a FIFO queue
+#     does messages that arrive as bursts of frames;
 #  4. R-rank jobs traced (TERN_TRACE) on n0..n<R-1>, one rank each, 1 KiB
 #     .. 64 KiB, 0.05 s a size: tern_latency and tern_bw (ranks 0 and 1,
 #     on two leaves, exchange point-to-point messages; the others join the
@@ -166,7 +168,7 @@ fit_o() {
     for ((k = 0; k < 12; k++)); do
         om=$(awk -v a="$lo" -v b="$hi" 'BEGIN { printf "%.4f", (a + b) / 2 }')
         # shellcheck disable=SC2046  # hosts prints separate words
-        "$sim" --replay "$1" --topo graph --graph "$3" --eager 65536 --store_forward "$sf" \
+        "$sim" --replay "$1" --topo graph --graph "$3" --eager 65536 --store_forward "$sf" --share fifo \
             $(hosts "$om") --out "$2.sim" >/dev/null
         line=$(grep 'job time:' "$2.sim/replay.txt")
         if echo "$line" | awk '{ exit !($4 < $7) }'; then     # "job time: sim S us trace T us ..." 
@@ -231,10 +233,10 @@ for ranks in $sizes; do
         rm -rf "$t" && mkdir -p "$t"
         TERN_TRACE=$t "$bin/tern-run" -n "$ranks" --netns "$far" "$bin/$prog" -m 1024:65536 -t 0.05 \
             >"$out/$prog.$ranks.out"
-        "$sim" --replay "$t" --topo graph --graph "$graph" --eager 65536 --store_forward "$sf" \
+        "$sim" --replay "$t" --topo graph --graph "$graph" --eager 65536 --store_forward "$sf" --share fifo \
             --out "$out/$prog.$ranks.tree.sim" >"$out/$prog.$ranks.tree.sim.log"
         # shellcheck disable=SC2046  # hosts prints separate words
-        "$sim" --replay "$t" --topo graph --graph "$graph" --eager 65536 --store_forward "$sf" \
+        "$sim" --replay "$t" --topo graph --graph "$graph" --eager 65536 --store_forward "$sf" --share fifo \
             $(hosts "$cpu_o") --out "$out/$prog.$ranks.hosts.sim" >"$out/$prog.$ranks.hosts.sim.log"
         # the message median, or for a job of collectives only the
         # collective calls' median (marked "calls")

@@ -7,6 +7,7 @@
  *   parking-lot      rates of a parking lot are exactly the max-min ones
  *   victim           a flow beside an incast gets exactly what is left
  *   store-forward    store_forward's last-frame term, worked out by hand
+ *   fifo             share = fifo on the parking lot, by hand
  *   torus-tornado    8x8 torus, dimension order, tornado: accepted 1/3 +- 0.02
  *   torus-uniform    8x8 torus, uniform random: accepted >= 0.8 x the
  *                    bisection bound
@@ -119,8 +120,9 @@ static double dfly(const char *route)
 /* ---- exact max-min checks on small graph fabrics, flows posted by hand */
 
 
-/* store_forward of the runs below (0: cut-through) */
+/* store_forward of the runs below (0: cut-through), and share = fifo */
 static double hand_store_fwd;
+static int hand_fifo;
 
 /* Runs flows i: src[i] -> dst[i] (endpoint ids) of bytes[i] on a graph
  * fabric, all from t = 0; done[i] their delivery times. */
@@ -140,7 +142,7 @@ static void hand_run(const char *graph, int nf, const int32_t *src, const int32_
     hand_src_t hs = {.base = {.ops = &hand_ops, .job = 0}, .nf = nf, .src = src, .dst = dst, .bytes = bytes};
     tn_sim_src_t *srcs[1] = {&hs.base};
     tn_sim_eng_conf_t ec = {.t_end = INFINITY, .w0 = 0, .bins = 10, .bin_w = 1000, .seed = 1,
-                            .store_fwd = hand_store_fwd};
+                            .store_fwd = hand_store_fwd, .fifo = hand_fifo};
     tn_sim_eng_t e;
     CHECK(tn_sim_eng_init(&e, t, &rt, &job, srcs, 1, &ec) == TN_SIM_OK);
     CHECK(tn_sim_eng_run(&e) == TN_SIM_OK);
@@ -223,6 +225,39 @@ static void store_forward(void)
            one, cut, big, two[0]);
 }
 
+/* First come, first served (share = fifo) on the parking lot: the long
+ * flow L -> D posted first gets the row's 10 B/ns whole and ends at
+ * 100 000 ns (delivered 300 later); the three short ones, one a link,
+ * wait at rate 0, then get 10 B/ns each: 200 000 + 100.  Posted the other
+ * way round the shorts go first (100 100) and the long flow waits
+ * (200 300).  Max-min would give everyone 5 B/ns (parking-lot above). */
+static void fifo(void)
+{
+    const char *g = SIM_HAND_PARKING_LOT;
+    const uint64_t S = 1000000;
+    int32_t src[4] = {0, 2, 4, 6}, dst[4] = {1, 3, 5, 7};
+    int32_t rsrc[4] = {2, 4, 6, 0}, rdst[4] = {3, 5, 7, 1};
+    uint64_t bytes[4] = {S, S, S, S};
+    double done[4], rdone[4];
+    tn_sim_topo_t t;
+    hand_fifo = 1;
+    hand_run(g, 4, src, dst, bytes, done, &t);
+    tn_sim_topo_free(&t);
+    CHECK(same(done[0], 100300));
+    for (int i = 1; i < 4; i++) {
+        CHECK(same(done[i], 200100));
+    }
+    hand_run(g, 4, rsrc, rdst, bytes, rdone, &t);
+    tn_sim_topo_free(&t);
+    CHECK(same(rdone[3], 200300));
+    for (int i = 0; i < 3; i++) {
+        CHECK(same(rdone[i], 100100));
+    }
+    hand_fifo = 0;
+    printf("fifo: long first %.1f ns, shorts %.1f ns; shorts first %.1f ns, long %.1f ns\n", done[0],
+           done[1], rdone[0], rdone[3]);
+}
+
 /* Victim: one switch, 100 Gbit/s host links (12.5 B/ns, 50 ns).  A, B, C
  * send to X (incast: 12.5/3 each at X); A also sends to Y, the victim,
  * whose share is what A's link has left: 2 x 12.5/3.  When the incast
@@ -253,6 +288,8 @@ int main(int argc, char **argv)
         fattree_uniform();
     } else if (strcmp(w, "parking-lot") == 0) {
         parking_lot();
+    } else if (strcmp(w, "fifo") == 0) {
+        fifo();
     } else if (strcmp(w, "store-forward") == 0) {
         store_forward();
     } else if (strcmp(w, "victim") == 0) {

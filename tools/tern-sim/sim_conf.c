@@ -106,6 +106,9 @@ static const conf_key_t conf_keys[] = {
     {"store_forward", G(store_fwd), CT_DBL, "0", 0, 1e9, NULL,
      "flow: bytes a switch stores before forwarding (a frame; 0: cut-through): each link of a "
      "route but its slowest adds min(bytes, this) / its bandwidth to the message's latency"},
+    {"share", G(share), CT_ENUM, "maxmin", 0, 0, "maxmin|fifo",
+     "flow: how links share their bandwidth: max-min fair, or first come first served (a flow gets "
+     "what the flows that started before it left; small fabrics)"},
     {"mtu", G(mtu), CT_I32, "4096", 64, 1 << 20, NULL, "packet: payload bytes per packet"},
     {"hdr", G(hdr), CT_I32, "64", 0, 4096, NULL, "packet: header bytes per packet"},
     {"buf", G(buf), CT_I32, "65536", 64, 1 << 30, NULL,

@@ -68,6 +68,7 @@ typedef struct {
     int bcast_mcast;              /* replay: 1: each broadcast one multicast */
     int fidelity;                 /* 0 flow, 1 packet */
     double store_fwd;             /* flow: store-and-forward unit, bytes; 0 cut-through */
+    int share;                    /* flow: 0 max-min, 1 first come first served */
     int32_t mtu, hdr, buf;        /* packet: payload and header bytes, buffer per port and VC */
     int cc;                       /* packet: tn_sim_cc_t */
     double ecn_kmin, ecn_kmax, ecn_pmax;  /* packet, dcqcn: marking ramp (bytes, probability) */

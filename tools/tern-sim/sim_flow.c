@@ -579,7 +579,9 @@ static tn_sim_status_t eng_settle(tn_sim_eng_t *e)
     if (mm->nadded == 0 && mm->nremoved == 0) {
         return TN_SIM_OK;
     }
-    tn_sim_status_t st = e->conf.full ? tn_sim_mm_solve_full(mm) : tn_sim_mm_solve(mm);
+    tn_sim_status_t st = e->conf.fifo   ? tn_sim_mm_solve_fifo(mm)
+                         : e->conf.full ? tn_sim_mm_solve_full(mm)
+                                        : tn_sim_mm_solve(mm);
     if (st != TN_SIM_OK) {
         return eng_fail(e, st, "max-min solve");
     }
@@ -616,7 +618,16 @@ static tn_sim_status_t eng_settle(tn_sim_eng_t *e)
         e->fl[f].rem = rem > 0 ? rem : 0;
         e->fl[f].tlast = now;
         if (!(r > 0)) {
-            return eng_fail(e, TN_SIM_ERR_INTERNAL, "a flow got no bandwidth");
+            if (!e->conf.fifo) {
+                return eng_fail(e, TN_SIM_ERR_INTERNAL, "a flow got no bandwidth");
+            }
+            /* first come, first served: it waits for earlier flows, with
+             * no end in sight until it gets a rate */
+            if (e->fl[f].evh >= 0) {
+                tn_sim_evq_cancel(&e->q, e->fl[f].evh);
+                e->fl[f].evh = -1;
+            }
+            continue;
         }
         double td = now + e->fl[f].rem / r;
         if (e->fl[f].evh < 0) {

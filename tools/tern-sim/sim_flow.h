@@ -96,6 +96,9 @@ typedef struct {
     uint64_t seed;
     double store_fwd;    /* flow level: switches store this many bytes (a frame)
                           * before forwarding; 0: cut-through (sim_flow.c) */
+    int fifo;            /* flow level: first come, first served instead of
+                          * max-min (tn_sim_mm_solve_fifo); a flow may wait
+                          * at rate 0 */
 } tn_sim_eng_conf_t;
 
 struct tn_sim_eng {

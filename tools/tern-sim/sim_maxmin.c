@@ -133,7 +133,7 @@ void tn_sim_mm_fini(tn_sim_mm_t *mm)
                       mm->lq, mm->lglob,
                       mm->lcnt, mm->ladj_off, mm->ladj, mm->lver, mm->lrem, mm->lsum, mm->lslb,
                       mm->nrate, mm->aff_tmp, mm->ahl, mm->aoff, mm->nbneck, mm->frozen, mm->heap,
-                      mm->xlink, mm->xpos, mm->xflow};
+                      mm->xlink, mm->xpos, mm->xflow, mm->fseq, mm->fres};
     for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++) {
         free(arrays[i]);
     }
@@ -173,7 +173,7 @@ tn_sim_status_t tn_sim_mm_reserve(tn_sim_mm_t *mm, int32_t n)
         {(void **)&mm->nrate, sizeof(double), c},      {(void **)&mm->nbneck, sizeof(int32_t), c},
         {(void **)&mm->aff_tmp, sizeof(double), c},    {(void **)&mm->aoff, sizeof(int32_t), c + 1},
         {(void **)&mm->ahl, sizeof(int32_t), ca},      {(void **)&mm->frozen, 1, c},
-        {(void **)&mm->ladj, sizeof(int32_t), ca},
+        {(void **)&mm->ladj, sizeof(int32_t), ca},      {(void **)&mm->fseq, sizeof(uint64_t), c},
         {(void **)&mm->heap, sizeof(tn_sim_mm_hent_t), ch + (size_t)mm->n_link},
     };
     for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++) {
@@ -347,6 +347,7 @@ tn_sim_status_t tn_sim_mm_add(tn_sim_mm_t *mm, int32_t f, const int32_t *links, 
     }
     mm->fl[f].rate = 0;
     mm->fl[f].state = TN_SIM_MM_ADDED;
+    mm->fseq[f] = mm->seq++;
     mm->added[mm->nadded++] = f;
     mm->nactive++;
     return TN_SIM_OK;
@@ -773,6 +774,76 @@ tn_sim_status_t tn_sim_mm_solve_full(tn_sim_mm_t *mm)
         mm_fill(mm, 1);
         mm_commit(mm, 1);
     }
+    mm->touched += (uint64_t)mm->naff;
+    return TN_SIM_OK;
+}
+
+/* aff[] (with aff_old[]) in add order: an insertion sort, the flows being
+ * mostly in that order already (ids are reused, so not quite) */
+static void mm_fifo_order(tn_sim_mm_t *mm)
+{
+    for (int32_t i = 1; i < mm->naff; i++) {
+        int32_t f = mm->aff[i], j = i;
+        double old = mm->aff_old[i];
+        uint64_t q = mm->fseq[f];
+        while (j > 0 && mm->fseq[mm->aff[j - 1]] > q) {
+            mm->aff[j] = mm->aff[j - 1];
+            mm->aff_old[j] = mm->aff_old[j - 1];
+            j--;
+        }
+        mm->aff[j] = f;
+        mm->aff_old[j] = old;
+    }
+}
+
+tn_sim_status_t tn_sim_mm_solve_fifo(tn_sim_mm_t *mm)
+{
+    int32_t n;
+
+    if (mm->fres == NULL && (mm->fres = malloc(sizeof(double) * ((size_t)mm->n_link + 1))) == NULL) {
+        return TN_SIM_ERR_NOMEM;
+    }
+    for (int32_t i = 0; i < mm->nremoved; i++) {
+        mm_unlink(mm, mm->removed[i]);
+    }
+    for (int32_t i = 0; i < mm->nadded; i++) {
+        mm->fl[mm->added[i]].state = TN_SIM_MM_ACTIVE;
+    }
+    mm->nremoved = mm->nadded = 0;
+    mm->naff = 0;
+    mm->solves++;
+    mm->aep++;
+    for (int32_t f = 0; f < mm->fcap; f++) {
+        if (mm->fl[f].state == TN_SIM_MM_ACTIVE) {
+            mm_aff_push(mm, f, mm->fl[f].rate);
+        }
+    }
+    mm_fifo_order(mm);
+    for (int32_t i = 0; i < mm->naff; i++) {
+        const int32_t *hl = tn_sim_mm_links(mm, mm->aff[i], &n);
+        for (int32_t k = 0; k < n; k++) {
+            mm->fres[hl[k]] = mm->lk[hl[k]].cap;
+        }
+    }
+    for (int32_t i = 0; i < mm->naff; i++) {
+        const int32_t *hl = tn_sim_mm_links(mm, mm->aff[i], &n);
+        double r = INFINITY;
+        int32_t b = hl[0];
+        for (int32_t k = 0; k < n; k++) {
+            if (mm->fres[hl[k]] < r) {
+                r = mm->fres[hl[k]];
+                b = hl[k];
+            }
+        }
+        /* what is left below the tolerance is nothing (rounding) */
+        r = r > 1e-9 * mm->lk[b].cap ? r : 0;
+        for (int32_t k = 0; k < n; k++) {
+            mm->fres[hl[k]] -= r;
+        }
+        mm->nrate[i] = r;
+        mm->nbneck[i] = b;
+    }
+    mm_commit(mm, 1);
     mm->touched += (uint64_t)mm->naff;
     return TN_SIM_OK;
 }

@@ -106,6 +106,10 @@ typedef struct {
      * before (0 for a flow that started) and rate[aff[i]] now */
     int32_t *aff, naff;
     double *aff_old;
+    /* first come, first served (tn_sim_mm_solve_fifo): each flow's add
+     * number, and the links' residuals (allocated at its first solve) */
+    uint64_t *fseq, seq;
+    double *fres;
     /* scratch */
     /* stamps: aep marks A's members; stamp numbers the links' visits.  A
      * pass over links takes a base (mm_stamp): a search or a check marks a
@@ -147,6 +151,12 @@ tn_sim_status_t tn_sim_mm_remove(tn_sim_mm_t *mm, int32_t f);
 tn_sim_status_t tn_sim_mm_solve(tn_sim_mm_t *mm);
 /* The same from scratch (every active flow refilled); for comparison. */
 tn_sim_status_t tn_sim_mm_solve_full(tn_sim_mm_t *mm);
+/* Not max-min: first come, first served (the flow level's share = fifo).
+ * Every active flow, in the order it was added, gets what its links have
+ * left after the flows added before it (the least residual on its path,
+ * greedily); a flow may get 0 until earlier ones end.  From scratch at
+ * every solve: O(flows x hops), for replays and small fabrics. */
+tn_sim_status_t tn_sim_mm_solve_fifo(tn_sim_mm_t *mm);
 
 /* The links of flow f (active, added or removed) and their number. */
 static inline const int32_t *tn_sim_mm_links(const tn_sim_mm_t *mm, int32_t f, int32_t *n_p)

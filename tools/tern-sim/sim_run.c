@@ -47,6 +47,12 @@ tn_sim_status_t tn_sim_setup(tn_sim_run_t *r, tn_sim_conf_t *c, const char *grap
             return TN_SIM_ERR_UNSUPP;
         }
     }
+    if (c->share == 1 && (c->fidelity == 1 || c->heatmap == 1)) {
+        snprintf(why, whylen, "share = fifo is a flow-level discipline without heatmaps (the packet "
+                              "engine queues its packets itself): it needs fidelity = flow, heatmap = off");
+        tn_sim_teardown(r);
+        return TN_SIM_ERR_UNSUPP;
+    }
     if (c->fidelity == 1 && c->store_fwd > 0) {
         snprintf(why, whylen, "store_forward is a flow-level term: the packet engine forwards its "
                               "packets whole already (it needs fidelity = flow)");
@@ -137,6 +143,7 @@ tn_sim_status_t tn_sim_run_once(tn_sim_run_t *r, const tn_sim_conf_t *c, double 
         .heat_bin_w = open ? c->time / (c->bins < TN_SIM_HEAT_BINS ? c->bins : TN_SIM_HEAT_BINS) : 1000,
         .seed = c->seed,
         .store_fwd = c->store_fwd,
+        .fifo = c->share == 1,
     };
     st = tn_sim_eng_init(&r->eng, &r->topo, &r->rt, r->jobs, r->src, r->njobs, &ec);
     if (st != TN_SIM_OK) {
