@@ -753,7 +753,9 @@ tn_sim_status_t tn_sim_mm_solve(tn_sim_mm_t *mm)
     return TN_SIM_OK;
 }
 
-tn_sim_status_t tn_sim_mm_solve_full(tn_sim_mm_t *mm)
+/* A solve from scratch begins: the batch's ends unlinked, its starts
+ * active, every active flow affected (with its rate before). */
+static void mm_take_all(tn_sim_mm_t *mm)
 {
     for (int32_t i = 0; i < mm->nremoved; i++) {
         mm_unlink(mm, mm->removed[i]);
@@ -770,6 +772,11 @@ tn_sim_status_t tn_sim_mm_solve_full(tn_sim_mm_t *mm)
             mm_aff_push(mm, f, mm->fl[f].rate);
         }
     }
+}
+
+tn_sim_status_t tn_sim_mm_solve_full(tn_sim_mm_t *mm)
+{
+    mm_take_all(mm);
     if (mm->naff > 0) {
         mm_fill(mm, 1);
         mm_commit(mm, 1);
@@ -803,21 +810,7 @@ tn_sim_status_t tn_sim_mm_solve_fifo(tn_sim_mm_t *mm)
     if (mm->fres == NULL && (mm->fres = malloc(sizeof(double) * ((size_t)mm->n_link + 1))) == NULL) {
         return TN_SIM_ERR_NOMEM;
     }
-    for (int32_t i = 0; i < mm->nremoved; i++) {
-        mm_unlink(mm, mm->removed[i]);
-    }
-    for (int32_t i = 0; i < mm->nadded; i++) {
-        mm->fl[mm->added[i]].state = TN_SIM_MM_ACTIVE;
-    }
-    mm->nremoved = mm->nadded = 0;
-    mm->naff = 0;
-    mm->solves++;
-    mm->aep++;
-    for (int32_t f = 0; f < mm->fcap; f++) {
-        if (mm->fl[f].state == TN_SIM_MM_ACTIVE) {
-            mm_aff_push(mm, f, mm->fl[f].rate);
-        }
-    }
+    mm_take_all(mm);
     mm_fifo_order(mm);
     for (int32_t i = 0; i < mm->naff; i++) {
         const int32_t *hl = tn_sim_mm_links(mm, mm->aff[i], &n);
