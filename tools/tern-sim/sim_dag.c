@@ -1,5 +1,6 @@
 /* DAG storage and the DAG source (sim_dag.h). */
 #include "sim_dag.h"
+#include "sim_mem.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -21,16 +22,6 @@ void tn_sim_dag_free(tn_sim_dag_t *g)
     memset(g, 0, sizeof(*g));
 }
 
-static int dag_grow(void **p, size_t elem, size_t n)
-{
-    void *q = realloc(*p, elem * n);
-    if (q == NULL) {
-        return -1;
-    }
-    *p = q;
-    return 0;
-}
-
 int32_t tn_sim_dag_node(tn_sim_dag_t *g, int32_t src, int32_t dst, uint64_t bytes, double delay)
 {
     if (g->n == g->cap) {
@@ -38,18 +29,11 @@ int32_t tn_sim_dag_node(tn_sim_dag_t *g, int32_t src, int32_t dst, uint64_t byte
             return -1;
         }
         size_t c = g->cap ? (size_t)g->cap * 2 : 1024;
-        /* the nodes 64-byte aligned (realloc would not keep it): a node
-         * never straddles two cache lines */
-        tn_sim_dag_node_t *nd = aligned_alloc(64, c * sizeof(tn_sim_dag_node_t));
-        if (nd == NULL || dag_grow((void **)&g->bytes, sizeof(uint64_t), c)) {
-            free(nd);
+        /* the nodes 64-byte aligned: a node never straddles two cache lines */
+        if (tn_sim_grow_aligned((void **)&g->nd, sizeof(tn_sim_dag_node_t), (size_t)g->n, c) != 0 ||
+            tn_sim_grow((void **)&g->bytes, sizeof(uint64_t), c) != 0) {
             return -1;
         }
-        if (g->nd != NULL) {
-            memcpy(nd, g->nd, (size_t)g->n * sizeof(tn_sim_dag_node_t));
-            free(g->nd);
-        }
-        g->nd = nd;
         g->cap = (int32_t)c;
     }
     int32_t i = g->n++;
@@ -69,7 +53,7 @@ int32_t tn_sim_lists_add(tn_sim_lists_t *l, const int32_t *v, int32_t n)
     }
     if (l->n + 2 > l->cap) {
         size_t c = l->cap ? (size_t)l->cap * 2 : 64;
-        if (dag_grow((void **)&l->off, sizeof(int32_t), c)) {
+        if (tn_sim_grow((void **)&l->off, sizeof(int32_t), c)) {
             return -1;
         }
         l->cap = (int32_t)c;
@@ -80,7 +64,7 @@ int32_t tn_sim_lists_add(tn_sim_lists_t *l, const int32_t *v, int32_t n)
         while (c < l->nv + n) {
             c *= 2;
         }
-        if (dag_grow((void **)&l->v, sizeof(int32_t), (size_t)c)) {
+        if (tn_sim_grow((void **)&l->v, sizeof(int32_t), (size_t)c)) {
             return -1;
         }
         l->vcap = c;
@@ -127,8 +111,8 @@ tn_sim_status_t tn_sim_dag_edge(tn_sim_dag_t *g, int32_t from, int32_t to)
             return TN_SIM_ERR_LIMIT;
         }
         size_t c = g->ecap ? (size_t)g->ecap * 2 : 1024;
-        if (dag_grow((void **)&g->e_from, sizeof(int32_t), c) ||
-            dag_grow((void **)&g->e_to, sizeof(int32_t), c)) {
+        if (tn_sim_grow((void **)&g->e_from, sizeof(int32_t), c) ||
+            tn_sim_grow((void **)&g->e_to, sizeof(int32_t), c)) {
             return TN_SIM_ERR_NOMEM;
         }
         g->ecap = (int64_t)c;

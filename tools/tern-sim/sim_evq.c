@@ -1,19 +1,10 @@
 /* Time-bucketed event queue (sim_evq.h). */
 #include "sim_evq.h"
+#include "sim_mem.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int evq_grow(void **p, size_t elem, size_t n)
-{
-    void *q = realloc(*p, elem * n);
-    if (q == NULL) {
-        return -1;
-    }
-    *p = q;
-    return 0;
-}
 
 /* ---- heap of buckets: 4-ary, by (time, sequence number opened with),
  * the keys in the heap itself */
@@ -90,9 +81,9 @@ static int evq_bucket_reserve(tn_sim_evq_t *q)
     if (q->bfree < 0) {
         int32_t cap = q->bcap * 2;
         if (q->bcap >= TN_SIM_EVQ_MAX ||
-            evq_grow((void **)&q->bk, sizeof(tn_sim_evq_bkt_t), (size_t)cap) ||
-            evq_grow((void **)&q->b_hpos, sizeof(int32_t), (size_t)cap) ||
-            evq_grow((void **)&q->heap, sizeof(tn_sim_evq_key_t), (size_t)cap)) {
+            tn_sim_grow((void **)&q->bk, sizeof(tn_sim_evq_bkt_t), (size_t)cap) ||
+            tn_sim_grow((void **)&q->b_hpos, sizeof(int32_t), (size_t)cap) ||
+            tn_sim_grow((void **)&q->heap, sizeof(tn_sim_evq_key_t), (size_t)cap)) {
             return -1;
         }
         for (int32_t i = cap - 1; i >= q->bcap; i--) {
@@ -352,8 +343,8 @@ int32_t tn_sim_evq_push_arg(tn_sim_evq_t *q, double t, unsigned kind, int32_t id
     if (q->efree < 0) {
         int32_t cap = q->ecap * 2;
         if (q->ecap >= TN_SIM_EVQ_MAX ||
-            evq_grow((void **)&q->ev, sizeof(tn_sim_evq_ent_t), (size_t)cap) ||
-            evq_grow((void **)&q->e_free, sizeof(int32_t), (size_t)cap)) {
+            tn_sim_grow((void **)&q->ev, sizeof(tn_sim_evq_ent_t), (size_t)cap) ||
+            tn_sim_grow((void **)&q->e_free, sizeof(int32_t), (size_t)cap)) {
             return -1;
         }
         for (int32_t i = cap - 1; i >= q->ecap; i--) {

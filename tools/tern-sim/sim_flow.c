@@ -1,5 +1,6 @@
 /* The flow-level engine (sim_flow.h). */
 #include "sim_flow.h"
+#include "sim_mem.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -21,16 +22,6 @@ static double eng_load(void *ctx, int32_t port)
     return tn_sim_mm_nflows(&e->mm, port);
 }
 
-static int eng_grow(void **p, size_t elem, size_t n)
-{
-    void *q = realloc(*p, elem * n);
-    if (q == NULL) {
-        return -1;
-    }
-    *p = q;
-    return 0;
-}
-
 static tn_sim_status_t eng_grow_flows(tn_sim_eng_t *e)
 {
     int32_t cap = e->fcap ? e->fcap * 2 : 1024;
@@ -48,21 +39,15 @@ static tn_sim_status_t eng_grow_flows(tn_sim_eng_t *e)
         {(void **)&e->zombie, sizeof(int32_t)},
     };
     for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++) {
-        if (eng_grow(arrays[i].p, arrays[i].elem, c) != 0) {
+        if (tn_sim_grow(arrays[i].p, arrays[i].elem, c) != 0) {
             return TN_SIM_ERR_NOMEM;
         }
     }
-    /* the flows' records stay 64-byte aligned (realloc would not keep it) */
-    tn_sim_eng_flow_t *fl = aligned_alloc(64, c * sizeof(tn_sim_eng_flow_t));
-    if (fl == NULL) {
+    /* the flows' records stay 64-byte aligned */
+    if (tn_sim_grow_aligned((void **)&e->fl, sizeof(tn_sim_eng_flow_t), (size_t)e->fcap, c) != 0) {
         return TN_SIM_ERR_NOMEM;
     }
-    if (e->fl != NULL) {
-        memcpy(fl, e->fl, (size_t)e->fcap * sizeof(tn_sim_eng_flow_t));
-        free(e->fl);
-    }
-    e->fl = fl;
-    if (e->heat.on && eng_grow((void **)&e->f_hrow, (size_t)e->rt->max_hops, c) != 0) {
+    if (e->heat.on && tn_sim_grow((void **)&e->f_hrow, (size_t)e->rt->max_hops, c) != 0) {
         return TN_SIM_ERR_NOMEM;
     }
     tn_sim_status_t st = tn_sim_mm_reserve(&e->mm, cap);
@@ -81,8 +66,8 @@ static tn_sim_status_t eng_grow_flows(tn_sim_eng_t *e)
 static tn_sim_status_t eng_grow_timers(tn_sim_eng_t *e)
 {
     int32_t cap = e->tcap ? e->tcap * 2 : 1024;
-    if (e->tcap > (1 << 26) || eng_grow((void **)&e->t_job, sizeof(int32_t), (size_t)cap) ||
-        eng_grow((void **)&e->t_arg, sizeof(int32_t), (size_t)cap)) {
+    if (e->tcap > (1 << 26) || tn_sim_grow((void **)&e->t_job, sizeof(int32_t), (size_t)cap) ||
+        tn_sim_grow((void **)&e->t_arg, sizeof(int32_t), (size_t)cap)) {
         return TN_SIM_ERR_NOMEM;
     }
     for (int32_t i = cap - 1; i >= e->tcap; i--) {

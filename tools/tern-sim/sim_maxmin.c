@@ -1,5 +1,6 @@
 /* Incremental max-min fair rates (sim_maxmin.h has the argument). */
 #include "sim_maxmin.h"
+#include "sim_mem.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -140,16 +141,6 @@ void tn_sim_mm_fini(tn_sim_mm_t *mm)
     memset(mm, 0, sizeof(*mm));
 }
 
-static int mm_grow(void **p, size_t elem, size_t n)
-{
-    void *q = realloc(*p, elem * n);
-    if (q == NULL) {
-        return -1;
-    }
-    *p = q;
-    return 0;
-}
-
 tn_sim_status_t tn_sim_mm_reserve(tn_sim_mm_t *mm, int32_t n)
 {
     if (n <= mm->fcap) {
@@ -177,20 +168,15 @@ tn_sim_status_t tn_sim_mm_reserve(tn_sim_mm_t *mm, int32_t n)
         {(void **)&mm->heap, sizeof(tn_sim_mm_hent_t), ch + (size_t)mm->n_link},
     };
     for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++) {
-        if (mm_grow(arrays[i].p, arrays[i].elem, arrays[i].n) != 0) {
+        if (tn_sim_grow(arrays[i].p, arrays[i].elem, arrays[i].n) != 0) {
             return TN_SIM_ERR_NOMEM;
         }
     }
-    /* the flows' records stay 64-byte aligned (realloc would not keep it) */
-    tn_sim_mm_flow_t *fl = aligned_alloc(64, c * sizeof(tn_sim_mm_flow_t));
-    if (fl == NULL) {
+    /* the flows' records stay 64-byte aligned */
+    if (tn_sim_grow_aligned((void **)&mm->fl, sizeof(tn_sim_mm_flow_t), (size_t)mm->fcap, c) != 0) {
         return TN_SIM_ERR_NOMEM;
     }
-    if (mm->fl != NULL) {
-        memcpy(fl, mm->fl, (size_t)mm->fcap * sizeof(tn_sim_mm_flow_t));
-        free(mm->fl);
-    }
-    mm->fl = fl;
+    tn_sim_mm_flow_t *fl = mm->fl;
     memset(fl + mm->fcap, 0, (c - (size_t)mm->fcap) * sizeof(tn_sim_mm_flow_t));
     for (int32_t f = mm->fcap; f < cap; f++) {
         mm->fl[f].state = TN_SIM_MM_FREE;
@@ -212,7 +198,7 @@ static int mm_lvec_grow(tn_sim_mm_t *mm, int32_t l)
     tn_sim_mm_link_t *k = &mm->lk[l];
     int32_t c = k->lvec != NULL ? k->lvec[-1] * 2 : 4;
     int32_t *base = k->lvec != NULL ? k->lvec - 1 : NULL;
-    if (mm_grow((void **)&base, sizeof(int32_t), (size_t)c + 1) != 0) {
+    if (tn_sim_grow((void **)&base, sizeof(int32_t), (size_t)c + 1) != 0) {
         return -1;
     }
     base[0] = c;
@@ -269,9 +255,9 @@ static int32_t mm_pool_alloc(tn_sim_mm_t *mm, int32_t n)
             return -1;
         }
         size_t c = (size_t)cap, ca = ((size_t)mm->fcap << mm->hshift) + c;
-        if (mm_grow((void **)&mm->xlink, sizeof(int32_t), c) || mm_grow((void **)&mm->xpos, sizeof(int32_t), c) ||
-            mm_grow((void **)&mm->xflow, sizeof(int32_t), c) || mm_grow((void **)&mm->ahl, sizeof(int32_t), ca) ||
-            mm_grow((void **)&mm->ladj, sizeof(int32_t), ca)) {
+        if (tn_sim_grow((void **)&mm->xlink, sizeof(int32_t), c) || tn_sim_grow((void **)&mm->xpos, sizeof(int32_t), c) ||
+            tn_sim_grow((void **)&mm->xflow, sizeof(int32_t), c) || tn_sim_grow((void **)&mm->ahl, sizeof(int32_t), ca) ||
+            tn_sim_grow((void **)&mm->ladj, sizeof(int32_t), ca)) {
             return -1;
         }
         for (int32_t p = mm->xcap; p < (int32_t)cap; p++) {

@@ -9,16 +9,7 @@
 #include <string.h>
 
 #include "sim_flow.h"
-
-static int pkt_grow(void **a, size_t elem, size_t n)
-{
-    void *q = realloc(*a, elem * n);
-    if (q == NULL) {
-        return -1;
-    }
-    *a = q;
-    return 0;
-}
+#include "sim_mem.h"
 
 _Static_assert(sizeof(tn_sim_pkt_ent_t) == 64, "a pool entry is one cache line");
 
@@ -31,16 +22,10 @@ static tn_sim_status_t pkt_grow_pool(tn_sim_pkt_t *p)
     }
     int32_t cap = p->pcap ? p->pcap * 2 : 4096;
     size_t c = (size_t)cap;
-    tn_sim_pkt_ent_t *pk = aligned_alloc(64, c * sizeof(*pk));
-    if (pk == NULL || pkt_grow((void **)&p->pk_cc, sizeof(tn_sim_pkt_cc_t), c)) {
-        free(pk);
+    if (tn_sim_grow_aligned((void **)&p->pk, sizeof(tn_sim_pkt_ent_t), (size_t)p->pcap, c) != 0 ||
+        tn_sim_grow((void **)&p->pk_cc, sizeof(tn_sim_pkt_cc_t), c) != 0) {
         return TN_SIM_ERR_NOMEM;
     }
-    if (p->pcap > 0) {
-        memcpy(pk, p->pk, (size_t)p->pcap * sizeof(*pk));
-    }
-    free(p->pk);
-    p->pk = pk;
     for (int32_t i = cap - 1; i >= p->pcap; i--) {
         p->pk[i].next = p->pfree;
         p->pfree = i;
@@ -56,13 +41,13 @@ tn_sim_status_t tn_sim_pkt_grow_msgs(tn_sim_pkt_t *p, int32_t need)
         cap *= 2;
     }
     size_t c = (size_t)cap;
-    if (pkt_grow((void **)&p->m_rn, 4, c) || pkt_grow((void **)&p->m_rp, 4, c) ||
-        pkt_grow((void **)&p->m_gen, 4, c) || pkt_grow((void **)&p->m_left, 8, c) ||
-        pkt_grow((void **)&p->m_recv, 8, c) || pkt_grow((void **)&p->m_tnext, 8, c) ||
-        pkt_grow((void **)&p->m_h, sizeof(tn_sim_rhdr_t), c) || pkt_grow((void **)&p->m_rc, 8, c) ||
-        pkt_grow((void **)&p->m_rt, 8, c) || pkt_grow((void **)&p->m_alpha, 8, c) ||
-        pkt_grow((void **)&p->m_tcut, 8, c) || pkt_grow((void **)&p->m_tcnp, 8, c) ||
-        pkt_grow((void **)&p->m_stamp, 8, c) || pkt_grow((void **)&p->m_steps, 4, c)) {
+    if (tn_sim_grow((void **)&p->m_rn, 4, c) || tn_sim_grow((void **)&p->m_rp, 4, c) ||
+        tn_sim_grow((void **)&p->m_gen, 4, c) || tn_sim_grow((void **)&p->m_left, 8, c) ||
+        tn_sim_grow((void **)&p->m_recv, 8, c) || tn_sim_grow((void **)&p->m_tnext, 8, c) ||
+        tn_sim_grow((void **)&p->m_h, sizeof(tn_sim_rhdr_t), c) || tn_sim_grow((void **)&p->m_rc, 8, c) ||
+        tn_sim_grow((void **)&p->m_rt, 8, c) || tn_sim_grow((void **)&p->m_alpha, 8, c) ||
+        tn_sim_grow((void **)&p->m_tcut, 8, c) || tn_sim_grow((void **)&p->m_tcnp, 8, c) ||
+        tn_sim_grow((void **)&p->m_stamp, 8, c) || tn_sim_grow((void **)&p->m_steps, 4, c)) {
         return TN_SIM_ERR_NOMEM;
     }
     memset(p->m_gen + p->mcap, 0, 4 * (c - (size_t)p->mcap));

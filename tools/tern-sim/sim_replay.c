@@ -3,6 +3,7 @@
 
 #include "sim_plan.h"
 #include "sim_replay_coll.h"
+#include "sim_mem.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -26,16 +27,6 @@ void tn_sim_prog_free(tn_sim_prog_t *p)
     memset(p, 0, sizeof(*p));
 }
 
-static int prog_grow(void **a, size_t elem, size_t n)
-{
-    void *q = realloc(*a, elem * n);
-    if (q == NULL) {
-        return -1;
-    }
-    *a = q;
-    return 0;
-}
-
 int32_t tn_sim_prog_node(tn_sim_prog_t *p, int32_t src, int32_t dst, uint64_t bytes, double delay)
 {
     if (p->n == p->cap) {
@@ -43,9 +34,9 @@ int32_t tn_sim_prog_node(tn_sim_prog_t *p, int32_t src, int32_t dst, uint64_t by
             return -1;
         }
         size_t c = p->cap ? (size_t)p->cap * 2 : 1024;
-        if (prog_grow((void **)&p->src, sizeof(int32_t), c) || prog_grow((void **)&p->dst, sizeof(int32_t), c) ||
-            prog_grow((void **)&p->bytes, sizeof(uint64_t), c) ||
-            prog_grow((void **)&p->delay, sizeof(double), c)) {
+        if (tn_sim_grow((void **)&p->src, sizeof(int32_t), c) || tn_sim_grow((void **)&p->dst, sizeof(int32_t), c) ||
+            tn_sim_grow((void **)&p->bytes, sizeof(uint64_t), c) ||
+            tn_sim_grow((void **)&p->delay, sizeof(double), c)) {
             return -1;
         }
         p->cap = (int32_t)c;
@@ -79,8 +70,8 @@ tn_sim_status_t tn_sim_prog_edge(tn_sim_prog_t *p, int32_t from, int32_t to)
             return TN_SIM_ERR_LIMIT;
         }
         size_t c = p->ecap ? (size_t)p->ecap * 2 : 1024;
-        if (prog_grow((void **)&p->e_from, sizeof(int32_t), c) ||
-            prog_grow((void **)&p->e_to, sizeof(int32_t), c)) {
+        if (tn_sim_grow((void **)&p->e_from, sizeof(int32_t), c) ||
+            tn_sim_grow((void **)&p->e_to, sizeof(int32_t), c)) {
             return TN_SIM_ERR_NOMEM;
         }
         p->ecap = (int64_t)c;
@@ -95,10 +86,10 @@ int tn_sim_prog_measure(tn_sim_prog_t *p, int32_t begin, int32_t end, double tra
 {
     if (p->nmsg == p->mcap) {
         size_t c = p->mcap ? p->mcap * 2 : 256;
-        if (prog_grow((void **)&p->m_begin, sizeof(int32_t), c) ||
-            prog_grow((void **)&p->m_end, sizeof(int32_t), c) ||
-            prog_grow((void **)&p->m_trace, sizeof(double), c) ||
-            prog_grow((void **)&p->m_bytes, sizeof(uint64_t), c)) {
+        if (tn_sim_grow((void **)&p->m_begin, sizeof(int32_t), c) ||
+            tn_sim_grow((void **)&p->m_end, sizeof(int32_t), c) ||
+            tn_sim_grow((void **)&p->m_trace, sizeof(double), c) ||
+            tn_sim_grow((void **)&p->m_bytes, sizeof(uint64_t), c)) {
             return -1;
         }
         p->mcap = c;
@@ -115,10 +106,10 @@ int tn_sim_prog_measure_call(tn_sim_prog_t *p, int32_t begin, int32_t end, doubl
 {
     if (p->ncall == p->ccap) {
         size_t c = p->ccap ? p->ccap * 2 : 256;
-        if (prog_grow((void **)&p->c_begin, sizeof(int32_t), c) ||
-            prog_grow((void **)&p->c_end, sizeof(int32_t), c) ||
-            prog_grow((void **)&p->c_trace, sizeof(double), c) ||
-            prog_grow((void **)&p->c_kind, sizeof(uint8_t), c)) {
+        if (tn_sim_grow((void **)&p->c_begin, sizeof(int32_t), c) ||
+            tn_sim_grow((void **)&p->c_end, sizeof(int32_t), c) ||
+            tn_sim_grow((void **)&p->c_trace, sizeof(double), c) ||
+            tn_sim_grow((void **)&p->c_kind, sizeof(uint8_t), c)) {
             return -1;
         }
         p->ccap = c;
