@@ -121,13 +121,15 @@ enum {
     TERN_TRACE_I_DONE    = 5,   /* tern_trace_done_t: a request the call completed */
     TERN_TRACE_I_START   = 6,   /* tern_trace_req_t: a persistent request started */
     TERN_TRACE_I_COLL    = 7,   /* tern_trace_coll_t */
-    TERN_TRACE_I_SCOUNTS = 8,   /* uint64_t bytes[] sent to each rank (vector forms) */
-    TERN_TRACE_I_RCOUNTS = 9,   /* uint64_t bytes[] received from each rank */
+    TERN_TRACE_I_SCOUNTS = 8,   /* uint64_t bytes[] sent to each rank (vector forms; per
+                                 * destination of a neighbourhood collective) */
+    TERN_TRACE_I_RCOUNTS = 9,   /* uint64_t bytes[] received from each rank (per source) */
     TERN_TRACE_I_NEWCOMM = 10,  /* tern_trace_newcomm_t: a communicator the call made */
     TERN_TRACE_I_COMMDEF = 11,  /* tern_trace_commdef_t, then int32 world ranks */
     TERN_TRACE_I_RMA     = 12,  /* tern_trace_rma_t */
     TERN_TRACE_I_FREE    = 13,  /* tern_trace_req_t: a request freed (MPI_Request_free) */
     TERN_TRACE_I_EVENT   = 14,  /* tern_trace_event_t: a transport event during the call */
+    TERN_TRACE_I_NBRS    = 15,  /* tern_trace_nbrs_t: a neighbourhood collective's neighbours */
 };
 
 /* send mode (SEND.mode) */
@@ -215,6 +217,23 @@ typedef struct __attribute__((packed)) {
 } tern_trace_coll_t;            /* 44 bytes */
 
 #define TERN_TRACE_ALGO_UNKNOWN 0xffffu
+
+/* NBRS, after the COLL item of a neighbourhood collective: this rank's
+ * neighbours in its topology's order, indegree sources then outdegree
+ * destinations (int32 communicator ranks or TERN_TRACE_PROC_NULL).  The
+ * collective's SCOUNTS then hold the bytes sent to each destination and
+ * its RCOUNTS the bytes received from each source, in the same order.
+ * On a Cartesian grid (TERN_TRACE_NBRS_CART) the message sent to
+ * destination 2d (2d + 1) is received as source 2d + 1 (2d); on graphs
+ * messages between two ranks match in the order of the lists. */
+#define TERN_TRACE_NBRS_CART 0x01
+
+typedef struct __attribute__((packed)) {
+    uint32_t comm;
+    uint32_t indegree;
+    uint32_t outdegree;
+    uint32_t flags;             /* TERN_TRACE_NBRS_* */
+} tern_trace_nbrs_t;            /* 16 bytes, then int32 ranks[indegree + outdegree] */
 
 enum {
     TERN_TRACE_BARRIER = 1, TERN_TRACE_BCAST, TERN_TRACE_REDUCE, TERN_TRACE_ALLREDUCE,

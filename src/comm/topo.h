@@ -64,6 +64,12 @@ typedef struct tn_topo {
     int  data[];                 /* every array above points in here */
 } tn_topo_t;
 
+/* A topology of kind with its arrays laid out for a, b (cart: ndims;
+ * graph: nnodes, nedges; dist: indegree, outdegree), zeroed header, the
+ * arrays unset; NULL when out of memory. */
+tn_topo_t *tn_topo_alloc(tn_topo_kind_t kind, int a, int b);
+/* Copy n ints; from may be NULL when n is 0 (MPI allows empty lists). */
+void tn_topo_ints(int *to, const int *from, int n);
 /* Free a topology (NULL is fine). */
 void tn_topo_free(struct tn_topo *t);
 /* A copy of t, or NULL when t is NULL or memory is short. */

@@ -1032,6 +1032,9 @@ static int alltoallw(const char *fn, const void *sendbuf, const void *sendcounts
                                     blocks_bytes(sendbuf == MPI_IN_PLACE ? &rb : &sb, c->size),
                                     blocks_bytes(&rb, c->size), NB_FORM(nb),
                                     IP(sendbuf) | TERN_TRACE_C_VECTOR));
+    TN_MPI_TRACE(tn_mpi_trace_blocks_(TERN_TRACE_I_SCOUNTS,
+                                      sendbuf == MPI_IN_PLACE ? &rb : &sb, c->size));
+    TN_MPI_TRACE(tn_mpi_trace_blocks_(TERN_TRACE_I_RCOUNTS, &rb, c->size));
     if (nb != NULL) {
         tn_mpi_enter();
         tn_sched_t *s = tn_sched_new(c);
@@ -1286,6 +1289,12 @@ static int nbr_allgather(const char *fn, const void *sendbuf, int64_t sendcount,
                                     dt_bytes(total, rdt), NB_FORM(nb),
                                     TERN_TRACE_C_NEIGHBOR |
                                     (recvcounts != NULL ? TERN_TRACE_C_VECTOR : 0)));
+    if (__builtin_expect(tn_trace_on, 0)) {
+        tn_coll_blocks_t one = { NULL, NULL, 0, (size_t)sendcount, sdt, NULL, 0 };
+        tn_mpi_trace_nbrs_(c);
+        tn_mpi_trace_blocks_(TERN_TRACE_I_SCOUNTS, &one, outdeg);
+        tn_mpi_trace_blocks_(TERN_TRACE_I_RCOUNTS, &rb, indeg);
+    }
     tn_mpi_enter();
     tn_sched_t *s = tn_sched_new(c);
     if (s != NULL) {
@@ -1390,6 +1399,9 @@ static int nbr_alltoall(const char *fn, const void *sendbuf, int64_t sendcount,
                                     NB_FORM(nb),
                                     TERN_TRACE_C_NEIGHBOR |
                                     (sendcounts != NULL ? TERN_TRACE_C_VECTOR : 0)));
+    TN_MPI_TRACE(tn_mpi_trace_nbrs_(c));
+    TN_MPI_TRACE(tn_mpi_trace_blocks_(TERN_TRACE_I_SCOUNTS, &sb, outdeg));
+    TN_MPI_TRACE(tn_mpi_trace_blocks_(TERN_TRACE_I_RCOUNTS, &rb, indeg));
     tn_mpi_enter();
     tn_sched_t *s = tn_sched_new(c);
     if (s != NULL) {

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "coll/coll_util.h"
+#include "comm/topo.h"
 #include "mpi/mpi_impl.h"
 
 static int32_t tn_mpi_trace_rank(int r)
@@ -180,6 +182,51 @@ void tn_mpi_trace_counts_(unsigned type, const void *counts, int wide, int n,
     }
     tn_trace_item(type, b, sizeof(uint64_t) * (size_t)n, NULL, 0);
     free(b);
+}
+
+/* The bytes of each of n blocks, whatever their layout (one count and
+ * type, counts, counts and a type each). */
+void tn_mpi_trace_blocks_(unsigned type, const tn_coll_blocks_t *b, int n)
+{
+    if (n <= 0 || !tn_trace_active()) {
+        return;
+    }
+    uint64_t *v = malloc(sizeof(uint64_t) * (size_t)n);
+    if (v == NULL) {
+        return;
+    }
+    for (int i = 0; i < n; i++) {
+        const tn_dt_t *dt = tn_coll_blk_dt(b, i);
+        v[i] = dt != NULL ? (uint64_t)tn_coll_blk_count(b, i) * dt->size : 0;
+    }
+    tn_trace_item(type, v, sizeof(uint64_t) * (size_t)n, NULL, 0);
+    free(v);
+}
+
+void tn_mpi_trace_nbrs_(tn_comm_t *c)
+{
+    int indeg = 0, outdeg = 0;
+    if (c->topo == NULL || !tn_trace_active()) {
+        return;
+    }
+    tn_topo_neighbors(c->topo, c->rank, &indeg, &outdeg, NULL, NULL);
+    int32_t *r = malloc(sizeof(int32_t) * ((size_t)indeg + (size_t)outdeg + 1));
+    int *tmp = malloc(sizeof(int) * ((size_t)indeg + (size_t)outdeg + 1));
+    if (r != NULL && tmp != NULL) {
+        tn_topo_neighbors(c->topo, c->rank, &indeg, &outdeg, tmp, tmp + indeg);
+        for (int i = 0; i < indeg + outdeg; i++) {
+            r[i] = tmp[i] == TN_TOPO_PROC_NULL ? TERN_TRACE_PROC_NULL : tmp[i];
+        }
+        tern_trace_nbrs_t h = {
+            .comm = tn_mpi_trace_comm(c), .indegree = (uint32_t)indeg,
+            .outdegree = (uint32_t)outdeg,
+            .flags = c->topo->kind == TN_TOPO_CART ? TERN_TRACE_NBRS_CART : 0,
+        };
+        tn_trace_item(TERN_TRACE_I_NBRS, &h, sizeof(h), r,
+                      sizeof(int32_t) * ((size_t)indeg + (size_t)outdeg));
+    }
+    free(tmp);
+    free(r);
 }
 
 void tn_mpi_trace_newcomm_(tn_comm_t *c)

@@ -6,6 +6,7 @@
 
 #include <stdint.h>
 #include "base/trace.h"
+#include "coll/coll.h"
 #include "comm/comm.h"
 #include "dt/dt.h"
 #include "dt/op.h"
@@ -22,6 +23,10 @@ void tn_mpi_trace_coll_(tn_comm_t *c, int kind, int root, const tn_op_t *op, uin
                         uint64_t rbytes, int form, int flags);
 void tn_mpi_trace_counts_(unsigned type, const void *counts, int wide, int n,
                           const tn_dt_t *dt);
+/* A counts item (SCOUNTS/RCOUNTS) of n blocks of any layout, in bytes. */
+void tn_mpi_trace_blocks_(unsigned type, const tn_coll_blocks_t *b, int n);
+/* The NBRS item of a neighbourhood collective on c (its topology's lists). */
+void tn_mpi_trace_nbrs_(tn_comm_t *c);
 void tn_mpi_trace_newcomm_(tn_comm_t *c);
 void tn_mpi_trace_rma_(tn_comm_t *c, int op, int target, uint64_t bytes);
 

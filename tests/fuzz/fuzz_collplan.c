@@ -13,7 +13,11 @@
  * --counts decode step instead (tools/tern-coll-plan/plan_counts.c): the
  * second byte picks how many blocks (1..64), the rest is the text.  An
  * accepted text gives exactly that many counts in range, and printing
- * them and reading them back gives the same. */
+ * them and reading them back gives the same.  0xC1 goes to its
+ * --neighbors decode step: the second byte picks the ranks (1..16); an
+ * accepted text gives every rank its lists, neighbours in range and
+ * never itself, degrees and bytes in range, and printing the lists and
+ * reading them back gives the same. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,11 +57,64 @@ static int fuzz_counts(const uint8_t *data, size_t size)
     return 0;
 }
 
+static int fuzz_nbrs(const uint8_t *data, size_t size)
+{
+    if (size < 2) {
+        return 0;
+    }
+    int n = data[1] % 16 + 1;
+    pl_nbrs_t nb, back;
+    const char *why = NULL;
+    if (pl_nbrs_parse((const char *)data + 2, size - 2, n, &nb, &why) != 0) {
+        if (why == NULL || nb.v != NULL || nb.first != NULL) {
+            abort();
+        }
+        return 0;
+    }
+    size_t total = nb.first[n];
+    char *text = malloc(total * 16 + 1);
+    if (text == NULL) {
+        abort();
+    }
+    size_t o = 0;
+    for (int r = 0; r < n; r++) {
+        const int64_t *v = nb.v + nb.first[r];
+        int64_t in = v[0], out = v[1];
+        if (in < 0 || out < 0 || in > PL_NBR_MAX || out > PL_NBR_MAX ||
+            nb.first[r + 1] - nb.first[r] != 2 + 2 * (size_t)(in + out)) {
+            abort();
+        }
+        for (int64_t k = 0; k < 2 * (in + out); k++) {
+            int64_t x = v[2 + k];
+            if (x < 0 || (k < in + out && (x >= n || x == r)) || x > PL_COUNT_MAX) {
+                abort();
+            }
+        }
+        for (size_t k = nb.first[r]; k < nb.first[r + 1]; k++) {
+            o += (size_t)snprintf(text + o, 16, "%lld ", (long long)nb.v[k]);
+        }
+    }
+    if (pl_nbrs_parse(text, o, n, &back, &why) != 0 || back.first[n] != total ||
+        memcmp(back.v, nb.v, sizeof(int64_t) * total) != 0 ||
+        memcmp(back.first, nb.first, sizeof(size_t) * ((size_t)n + 1)) != 0) {
+        abort();
+    }
+    free(text);
+    free(nb.v);
+    free(nb.first);
+    free(back.v);
+    free(back.first);
+    return 0;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     tn_sim_plan_t pl;
     if (size > 0 && data[0] == 0xC0) {
         return fuzz_counts(data, size);
+    }
+    if (size > 0 && data[0] == 0xC1) {
+        return fuzz_nbrs(data, size);
     }
     char why[256] = "";
 

@@ -245,6 +245,67 @@ def main():
                 else:
                     for i in range(n):
                         check(cv[0][i] == 0 or got[i] >= cv[0][i], "%s: rank %d receives %d" % (tag, i, got[i]))
+    # neighbourhood collectives (--neighbors): random distributed graphs
+    # (repeated edges, empty lists; no self edges, which are refused), every
+    # rank's sends and receives exactly its lists' edges and blocks
+    for kind in ("neighbor_alltoall", "neighbor_allgather"):
+        for n in (1, 2, 5, 8):
+            outs = []
+            for i in range(n):
+                deg = rng.choice((0, 1, 2, 3, 5))
+                blk = rng.choice((0, 24, 70000))
+                outs.append([((i + rng.randrange(1, n)) % n, blk if kind == "neighbor_allgather" else
+                              rng.choice((0, 1, 24, 4096, 70000))) for _ in range(deg if n > 1 else 0)])
+            ins = [[] for _ in range(n)]
+            for i in range(n):
+                for d, b in outs[i]:
+                    ins[d].append((i, b))
+            for i in range(n):
+                # another order across sources, the same order per source
+                keyed = sorted(enumerate(ins[i]), key=lambda e: (rng.random(), 0))
+                per = {}
+                for k, (src, b) in enumerate(ins[i]):
+                    per.setdefault(src, []).append(b)
+                order = [src for _, (src, _) in keyed]
+                ins[i] = [(src, per[src].pop(0)) for src in order]
+            text = "".join("%d %d %s %s %s %s\n" % (len(ins[i]), len(outs[i]),
+                                                     " ".join(str(s) for s, _ in ins[i]),
+                                                     " ".join(str(d) for d, _ in outs[i]),
+                                                     " ".join(str(b) for _, b in outs[i]),
+                                                     " ".join(str(b) for _, b in ins[i])) for i in range(n))
+            for algo in ("auto", "nbc"):
+                hd, ranks, tag = plan(a.tool, kind, algo, n, 0, ("--neighbors", "-"), text)
+                if hd is None:
+                    continue
+                count += 1
+                tag += " neighbors " + text.replace("\n", "/")
+                check(hd["algo"] == "nbc", "%s: ran %s" % (tag, hd["algo"]))
+                if not consistent(hd, ranks, tag):
+                    continue
+                runs_to_end(ranks, tag)
+                for i in range(n):
+                    sends = sorted((int(o[2]), int(o[3])) for o in ranks[i] if o[0] == "s")
+                    recvs = sorted((int(o[2]), int(o[3])) for o in ranks[i] if o[0] == "r")
+                    check(sends == sorted(outs[i]) and recvs == sorted(ins[i]),
+                          "%s: rank %d sends %s, receives %s" % (tag, i, sends, recvs))
+    for bad, stdin in ((["--kind", "neighbor_alltoall", "--ranks", "2", "--neighbors", "-"], "1 1 1 1 5 5\n"),
+                       (["--kind", "neighbor_alltoall", "--ranks", "1", "--neighbors", "-"], "1 1 1 0 5 5\n"),
+                       (["--kind", "neighbor_alltoall", "--ranks", "1", "--neighbors", "-"], "1 1 0 0 5\n"),
+                       (["--kind", "neighbor_alltoall", "--ranks", "1", "--neighbors", "-"], "1 1 0 0 5 5\n"),
+                       (["--kind", "neighbor_alltoall", "--ranks", "1", "--neighbors", "-"], "0 0 7\n"),
+                       (["--kind", "neighbor_alltoall", "--ranks", "1", "--neighbors", "-"], "2000000 0\n"),
+                       (["--kind", "neighbor_alltoall", "--ranks", "1", "--neighbors", "-"], "1 1 0 0 -5 5\n"),
+                       (["--kind", "neighbor_allgather", "--ranks", "2", "--neighbors", "-"],
+                        "2 2 1 1 1 1 5 6 5 6\n2 2 0 0 0 0 5 6 5 6\n")):
+        p = subprocess.run([a.tool] + bad, capture_output=True, text=True, input=stdin)
+        check(p.returncode == 1 and p.stderr.startswith("tern-coll-plan: --neighbors") and p.stdout == "",
+              "%s %r: rc %d, %r" % (bad, stdin, p.returncode, p.stderr))
+    for bad in (["--kind", "neighbor_alltoall", "--ranks", "2"],
+                ["--kind", "bcast", "--ranks", "2", "--neighbors", "-"],
+                ["--kind", "neighbor_alltoall", "--ranks", "2", "--algo", "ring", "--neighbors", "-"]):
+        p = subprocess.run([a.tool] + bad, capture_output=True, text=True, input="0 0\n0 0\n")
+        check(p.returncode == 1 and p.stderr.startswith("tern-coll-plan: ") and p.stdout == "",
+              "%s: rc %d, %r" % (bad, p.returncode, p.stderr))
     for bad, stdin in ((["--kind", "bcast", "--ranks", "2", "--counts", "-"], "1 2\n"),
                        (["--kind", "gather", "--ranks", "3", "--counts", "-"], "1 2\n"),
                        (["--kind", "gather", "--ranks", "2", "--counts", "-"], "1 2 3\n"),

@@ -5,6 +5,8 @@
  *                  [--root R] [--elem 1|2|4|8] [--nodes 0,0,1,1,... | --ppn P]
  *                  [--noncommutative] [--no-shm] [--shm-slot BYTES] [--oversubscribed]
  *                  [--max-ops N] [--counts FILE|-]
+ *   tern-coll-plan --kind neighbor_alltoall|neighbor_allgather --ranks N
+ *                  --neighbors FILE|-
  *   tern-coll-plan --list          every algorithm, with its restrictions
  *
  * --algo auto is Tern's automatic choice; a name forces the algorithm the
@@ -21,6 +23,14 @@
  * sends to each rank; for gather (gatherv), scatter (scatterv), allgather
  * (allgatherv) and reduce_scatter (with recvcounts) one number per rank,
  * its block.  --bytes is then ignored; the header gives the largest block.
+ *
+ * --neighbors gives a neighbourhood collective every rank's neighbours and
+ * blocks (plan_counts.h: for each rank, indegree outdegree, its sources,
+ * its destinations, the bytes it sends to each destination, the bytes it
+ * receives from each source).  Each rank runs Tern's schedule builder
+ * (coll/nbc/nbc_neighbor.c, the one its blocking, nonblocking and
+ * persistent forms use) on a distributed-graph topology of those lists;
+ * neighbor_allgather sends one block, the same to every destination.
  *
  * Output (text, one operation per line, ranks in order):
  *   tern-coll-plan 1
@@ -47,6 +57,7 @@
 #include "coll/coll.h"
 #include "coll/coll_sched.h"
 #include "comm/comm.h"
+#include "comm/topo.h"
 #include "dt/dt.h"
 #include "dt/op.h"
 #include "runtime/rt.h"
@@ -58,10 +69,11 @@
 
 static const char *const kinds[] = {
     "barrier", "bcast", "reduce", "allreduce", "gather", "scatter", "allgather", "alltoall",
-    "reduce_scatter", "scan", "exscan",
+    "reduce_scatter", "scan", "exscan", "neighbor_allgather", "neighbor_alltoall",
 };
 enum { K_BARRIER, K_BCAST, K_REDUCE, K_ALLREDUCE, K_GATHER, K_SCATTER, K_ALLGATHER,
-       K_ALLTOALL, K_REDUCE_SCATTER, K_SCAN, K_EXSCAN, K_COUNT };
+       K_ALLTOALL, K_REDUCE_SCATTER, K_SCAN, K_EXSCAN, K_NBR_ALLGATHER, K_NBR_ALLTOALL,
+       K_COUNT };
 
 typedef struct {
     int         kind;
@@ -72,6 +84,7 @@ typedef struct {
     int         elem;
     int         commutative;
     int64_t    *counts;     /* --counts: [n] or [n * n] (alltoall), bytes; NULL: none */
+    pl_nbrs_t   nbrs;       /* --neighbors (v NULL: none) */
 } pl_args_t;
 
 static void die(const char *fmt, const char *arg)
@@ -140,33 +153,65 @@ static void nodes_number(void)
     free(map);
 }
 
-/* --counts: the file (or standard input) whole, then its decode step. */
-static int64_t *counts_read(const char *path, size_t want)
+/* The blocks of the vector and neighbourhood forms: this member's counts
+ * and displacements, in bytes. */
+static struct {
+    int64_t *scount, *sdispl, *rcount, *rdispl;
+} vblk;
+
+/* The file (or standard input) of option opt whole, at most cap bytes;
+ * *n_p its length. */
+static char *file_read(const char *opt, const char *path, size_t cap, size_t *n_p)
 {
     FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "r");
     if (f == NULL) {
-        die("--counts %s: cannot open it", path);
+        fprintf(stderr, "tern-coll-plan: %s %s: cannot open it\n", opt, path);
+        exit(1);
     }
-    /* 2^40 is 13 digits: anything longer than want of them and a blank
-     * each, with room for CRLF, cannot be right */
-    size_t cap = want * 16 + 4096, n = 0;
-    char *buf = malloc(cap);
-    int64_t *v = malloc(sizeof(int64_t) * (want + 1));
-    if (buf == NULL || v == NULL) {
-        die("%s", "out of memory");
-    }
-    size_t k;
-    while ((k = fread(buf + n, 1, cap - n, f)) > 0) {
+    size_t have = 4096, n = 0, k;
+    char *buf = malloc(have);
+    for (;;) {
+        if (buf == NULL) {
+            die("%s", "out of memory");
+        }
+        if ((k = fread(buf + n, 1, have - n, f)) == 0) {
+            break;
+        }
         n += k;
-        if (n == cap) {
-            die("--counts %s: longer than its numbers can be", path);
+        if (n == have) {
+            if (have >= cap) {
+                fprintf(stderr, "tern-coll-plan: %s %s: longer than its numbers can be\n", opt, path);
+                exit(1);
+            }
+            have = have * 2 < cap ? have * 2 : cap;
+            char *nb = realloc(buf, have);
+            if (nb == NULL) {
+                free(buf);
+            }
+            buf = nb;
         }
     }
     if (ferror(f)) {
-        die("--counts %s: cannot read it", path);
+        fprintf(stderr, "tern-coll-plan: %s %s: cannot read it\n", opt, path);
+        exit(1);
     }
     if (f != stdin) {
         fclose(f);
+    }
+    *n_p = n;
+    return buf;
+}
+
+/* --counts: the file whole, then its decode step. */
+static int64_t *counts_read(const char *path, size_t want)
+{
+    /* 2^40 is 13 digits: anything longer than want of them and a blank
+     * each, with room for CRLF, cannot be right */
+    size_t n = 0;
+    char *buf = file_read("--counts", path, want * 16 + 4096, &n);
+    int64_t *v = malloc(sizeof(int64_t) * (want + 1));
+    if (v == NULL) {
+        die("%s", "out of memory");
     }
     const char *why = NULL;
     if (pl_counts_parse(buf, n, want, v, &why) != 0) {
@@ -175,6 +220,52 @@ static int64_t *counts_read(const char *path, size_t want)
     }
     free(buf);
     return v;
+}
+
+/* --neighbors: the file whole (at most 1 GiB), then its decode step; the
+ * largest block into a->bytes, the most a rank sends or receives back. */
+static size_t nbrs_read(const char *path, pl_args_t *a)
+{
+    size_t n = 0;
+    char *buf = file_read("--neighbors", path, (size_t)1 << 30, &n);
+    const char *why = NULL;
+    if (pl_nbrs_parse(buf, n, a->n, &a->nbrs, &why) != 0) {
+        fprintf(stderr, "tern-coll-plan: --neighbors %s: %s\n", path, why);
+        exit(1);
+    }
+    free(buf);
+    uint64_t most = 0, block = 0;
+    int64_t deg = 1;
+    for (int r = 0; r < a->n; r++) {
+        const int64_t *v = a->nbrs.v + a->nbrs.first[r];
+        int64_t in = v[0], out = v[1];
+        const int64_t *sent = v + 2 + in + out, *got = sent + out;
+        uint64_t s = 0, g = 0;
+        for (int64_t j = 0; j < out; j++) {
+            if (a->kind == K_NBR_ALLGATHER && sent[j] != sent[0]) {
+                die("%s", "--neighbors: a neighbour allgather sends the same block to all");
+            }
+            s += (uint64_t)sent[j];
+            block = (uint64_t)sent[j] > block ? (uint64_t)sent[j] : block;
+        }
+        for (int64_t i = 0; i < in; i++) {
+            g += (uint64_t)got[i];
+        }
+        most = s > most ? s : most;
+        most = g > most ? g : most;
+        deg = in > deg ? in : deg;
+        deg = out > deg ? out : deg;
+    }
+    vblk.scount = malloc(sizeof(int64_t) * (size_t)deg);
+    vblk.sdispl = malloc(sizeof(int64_t) * (size_t)deg);
+    vblk.rcount = malloc(sizeof(int64_t) * (size_t)deg);
+    vblk.rdispl = malloc(sizeof(int64_t) * (size_t)deg);
+    if (vblk.scount == NULL || vblk.sdispl == NULL || vblk.rcount == NULL || vblk.rdispl == NULL) {
+        die("%s", "out of memory");
+    }
+    a->bytes = block;
+    a->elem = 1;
+    return (size_t)most;
 }
 
 static const tn_dt_t *elem_type(int elem)
@@ -208,12 +299,7 @@ static const char **forced_slot(int kind)
 }
 
 /* The vector forms, blocking (s NULL) or as a schedule's builder: every
- * rank's blocks from --counts, in bytes.  vblk holds this member's
- * counts and displacements. */
-static struct {
-    int64_t *scount, *sdispl, *rcount, *rdispl;
-} vblk;
-
+ * rank's blocks from --counts, in bytes. */
 static tn_status_t run_member_v(const pl_args_t *a, char *sbuf, char *rbuf, tn_comm_t *comm,
                                 const tn_op_t *op, tn_sched_t *s)
 {
@@ -280,6 +366,47 @@ static tn_status_t run_member(const pl_args_t *a, const tn_dt_t *dt, size_t coun
     }
 }
 
+/* A neighbourhood collective's schedule for this member: its lists from
+ * --neighbors as a distributed-graph topology on the world communicator. */
+static void run_member_nbr(const pl_args_t *a, char *sbuf, char *rbuf, tn_comm_t *comm,
+                           tn_sched_t *s)
+{
+    const tn_dt_t *b = tn_dt_byte();
+    const int64_t *v = a->nbrs.v + a->nbrs.first[comm->rank];
+    int in = (int)v[0], out = (int)v[1];
+    const int64_t *src = v + 2, *dst = src + in, *sent = dst + out, *got = sent + out;
+    tn_topo_t *t = tn_topo_alloc(TN_TOPO_DIST_GRAPH, in, out);
+    if (t == NULL) {
+        tn_sched_fail(s, TN_ERR_NOMEM);
+        return;
+    }
+    int64_t so = 0, ro = 0;
+    for (int i = 0; i < in; i++) {
+        t->u.dist.sources[i] = (int)src[i];
+        t->u.dist.sweights[i] = 1;
+        vblk.rcount[i] = got[i];
+        vblk.rdispl[i] = ro;
+        ro += got[i];
+    }
+    for (int j = 0; j < out; j++) {
+        t->u.dist.dests[j] = (int)dst[j];
+        t->u.dist.dweights[j] = 1;
+        vblk.scount[j] = sent[j];
+        vblk.sdispl[j] = so;
+        so += sent[j];
+    }
+    tn_coll_blocks_t sb = { vblk.scount, vblk.sdispl, 1, 0, b, NULL, 1 };
+    tn_coll_blocks_t rb = { vblk.rcount, vblk.rdispl, 1, 0, b, NULL, 1 };
+    comm->topo = t;
+    if (a->kind == K_NBR_ALLGATHER) {
+        tn_nbc_neighbor_allgather(s, sbuf, out > 0 ? (size_t)sent[0] : 0, b, rbuf, &rb, comm);
+    } else {
+        tn_nbc_neighbor_alltoall(s, sbuf, &sb, rbuf, &rb, comm);
+    }
+    comm->topo = NULL;
+    tn_topo_free(t);
+}
+
 /* One member's call as a nonblocking collective: the schedule its
  * builder (coll/nbc) makes. */
 static tn_status_t run_member_nbc(const pl_args_t *a, const tn_dt_t *dt, size_t count, char *sbuf,
@@ -295,7 +422,9 @@ static tn_status_t run_member_nbc(const pl_args_t *a, const tn_dt_t *dt, size_t 
     }
     op.commutative = a->commutative;
     op.name = a->commutative ? "MPI_SUM" : "user";
-    if (a->counts != NULL) {
+    if (a->nbrs.v != NULL) {
+        run_member_nbr(a, sbuf, rbuf, comm, s);
+    } else if (a->counts != NULL) {
         run_member_v(a, sbuf, rbuf, comm, &op, s);
     } else switch (a->kind) {
     case K_BARRIER:   tn_nbc_barrier(s, comm); break;
@@ -443,8 +572,8 @@ static int pair(int64_t *nmsg_p, int64_t *ngroups_p, const char **why)
 
 int main(int argc, char **argv)
 {
-    pl_args_t a = { -1, "auto", 0, 0, -1, 0, 1, NULL };
-    const char *nodes = NULL, *counts_path = NULL;
+    pl_args_t a = { -1, "auto", 0, 0, -1, 0, 1, NULL, { NULL, NULL } };
+    const char *nodes = NULL, *counts_path = NULL, *nbrs_path = NULL;
     int ppn = 0;
 
     pl_run.shm = 1;
@@ -485,7 +614,8 @@ int main(int argc, char **argv)
             }
             if (a.kind < 0) {
                 die("--kind %s: barrier, bcast, reduce, allreduce, gather, scatter, allgather, "
-                    "alltoall, reduce_scatter, scan or exscan", v);
+                    "alltoall, reduce_scatter, scan, exscan, neighbor_allgather or "
+                    "neighbor_alltoall", v);
             }
         } else if (strcmp(o, "--algo") == 0) {
             a.algo = v;
@@ -505,6 +635,8 @@ int main(int argc, char **argv)
             pl_run.slot = (uint64_t)num(v, "--shm-slot", 0, 16 << 20);
         } else if (strcmp(o, "--counts") == 0) {
             counts_path = v;
+        } else if (strcmp(o, "--neighbors") == 0) {
+            nbrs_path = v;
         } else if (strcmp(o, "--max-ops") == 0) {
             pl_run.max_ops = (size_t)num(v, "--max-ops", 1, (long long)1 << 40);
         } else {
@@ -527,6 +659,19 @@ int main(int argc, char **argv)
         die("%s", "--root: not a rank");
     }
     size_t big_v = 0;
+    int nbr = a.kind == K_NBR_ALLGATHER || a.kind == K_NBR_ALLTOALL;
+    if (nbr != (nbrs_path != NULL)) {
+        die("%s", nbr ? "--neighbors: a neighbourhood collective needs its lists"
+                      : "--neighbors: only for neighbor_allgather and neighbor_alltoall");
+    }
+    if (nbr) {
+        if (counts_path != NULL || (strcmp(a.algo, "auto") != 0 && strcmp(a.algo, "nbc") != 0)) {
+            die("%s", "a neighbourhood collective has one schedule (--algo auto or nbc), its "
+                      "blocks in --neighbors");
+        }
+        a.algo = "nbc";     /* the blocking forms run the same schedule */
+        big_v = nbrs_read(nbrs_path, &a);
+    }
     if (counts_path != NULL) {
         if (a.kind != K_GATHER && a.kind != K_SCATTER && a.kind != K_ALLGATHER &&
             a.kind != K_ALLTOALL && a.kind != K_REDUCE_SCATTER) {
@@ -609,7 +754,7 @@ int main(int argc, char **argv)
 
     const tn_dt_t *dt = elem_type(a.elem);
     size_t count = (size_t)(a.bytes / (uint64_t)a.elem);
-    size_t big = a.counts != NULL ? big_v
+    size_t big = a.counts != NULL || nbr ? big_v
                  : (size_t)a.bytes * (rooted || a.kind == K_ALLGATHER || a.kind == K_ALLTOALL ||
                                       a.kind == K_REDUCE_SCATTER ? (size_t)a.n : 1);
     /* untouched pages of a large calloc cost nothing: nothing is copied */
@@ -641,6 +786,8 @@ int main(int argc, char **argv)
     free(sbuf);
     free(rbuf);
     free(a.counts);
+    free(a.nbrs.v);
+    free(a.nbrs.first);
     free(vblk.scount);
     free(vblk.sdispl);
     free(vblk.rcount);

@@ -344,6 +344,20 @@ static int cx_algo(tn_sim_rounds_t *x, tn_sim_ckind_t kind, const char *a)
             return 1;
         }
         return 0;
+    case TN_SIM_C_NBR_ALLGATHER:
+    case TN_SIM_C_NBR_ALLTOALL:
+        if (c->nbrs == NULL) {
+            return 0;
+        }
+        for (int32_t i = 0; i < n; i++) {
+            const int64_t *v = c->nbrs + c->nbr_first[i];
+            const int64_t *dst = v + 2 + v[0], *sent = dst + v[1];
+            for (int64_t j = 0; j < v[1]; j++) {
+                tn_sim_rounds_send(x, i, (int32_t)dst[j], (uint64_t)sent[j]);
+            }
+        }
+        tn_sim_rounds_step(x);
+        return 1;
     default:
         return 0;
     }
@@ -412,6 +426,7 @@ static const char *const plan_kinds[] = {
     [TN_SIM_C_ALLREDUCE] = "allreduce", [TN_SIM_C_ALLGATHER] = "allgather",
     [TN_SIM_C_ALLTOALL] = "alltoall", [TN_SIM_C_GATHER] = "gather", [TN_SIM_C_SCATTER] = "scatter",
     [TN_SIM_C_REDUCE_SCATTER] = "reduce_scatter", [TN_SIM_C_SCAN] = "scan", [TN_SIM_C_EXSCAN] = "exscan",
+    [TN_SIM_C_NBR_ALLGATHER] = "neighbor_allgather", [TN_SIM_C_NBR_ALLTOALL] = "neighbor_alltoall",
     [TN_SIM_C_OTHER] = "other",
 };
 
@@ -470,9 +485,27 @@ tn_sim_status_t tn_sim_coll_plan(tn_sim_prog_t *p, tn_sim_ckind_t kind, const ch
         c->n < 2 || c->n > rc->coll_plan_max) {
         return TN_SIM_OK;
     }
-    /* a vector form: its blocks go to the planner's standard input */
+    /* a vector form: its blocks go to the planner's standard input; a
+     * neighbourhood collective: its lists and blocks */
     char *counts = NULL;
-    if (c->vector) {
+    int nbr = kind == TN_SIM_C_NBR_ALLGATHER || kind == TN_SIM_C_NBR_ALLTOALL;
+    if (nbr) {
+        if (c->nbrs == NULL || c->nbr_first[c->n] > (rc->coll_plan_ops > 0 ? rc->coll_plan_ops : 20000000)) {
+            return TN_SIM_OK;
+        }
+        size_t nv = c->nbr_first[c->n], cl = nv * 21 + 1, co = 0;
+        counts = malloc(cl);
+        if (counts == NULL) {
+            return TN_SIM_ERR_NOMEM;
+        }
+        for (int32_t i = 0; i < c->n; i++) {
+            for (size_t k = c->nbr_first[i]; k < c->nbr_first[i + 1]; k++) {
+                co += (size_t)snprintf(counts + co, cl - co, "%" PRId64 "%c", c->nbrs[k],
+                                       k + 1 == c->nbr_first[i + 1] ? '\n' : ' ');
+            }
+        }
+        counts[co] = '\0';
+    } else if (c->vector) {
         int rows = kind == TN_SIM_C_ALLTOALL ? (int)c->n : 1;
         uint64_t ops = rc->coll_plan_ops > 0 ? rc->coll_plan_ops : (uint64_t)20000000;
         if (c->counts == NULL || (uint64_t)rows * (uint64_t)c->n > ops ||
@@ -531,7 +564,7 @@ tn_sim_status_t tn_sim_coll_plan(tn_sim_prog_t *p, tn_sim_ckind_t kind, const ch
         argv[a++] = "--noncommutative";
     }
     if (counts != NULL) {
-        argv[a++] = "--counts";
+        argv[a++] = nbr ? "--neighbors" : "--counts";
         argv[a++] = "-";
     }
     argv[a] = NULL;

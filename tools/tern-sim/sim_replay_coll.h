@@ -38,9 +38,12 @@
  * own code instead (tn_sim_coll_plan, sim_plan.h) whenever the planner is
  * there (nonblocking and persistent ones as algorithm "nbc": their
  * coll/nbc schedules; vector forms with the blocks the trace recorded);
- * the models serve VEF traces, neighbourhood collectives, vector forms
- * whose blocks are not known (alltoallw) and communicators above
- * coll_plan_max ranks. */
+ * neighbourhood collectives with the lists and blocks their trace
+ * recorded) whenever the planner is there; the models serve VEF traces,
+ * vector forms whose blocks are not known and communicators above
+ * coll_plan_max ranks, and run a neighbourhood collective whose lists
+ * are known as its one round (a send along every edge, as Tern's
+ * schedule does). */
 #ifndef TN_SIM_REPLAY_COLL_H
 #define TN_SIM_REPLAY_COLL_H
 
@@ -49,7 +52,7 @@
 typedef enum {
     TN_SIM_C_BARRIER, TN_SIM_C_BCAST, TN_SIM_C_REDUCE, TN_SIM_C_ALLREDUCE, TN_SIM_C_ALLGATHER,
     TN_SIM_C_ALLTOALL, TN_SIM_C_GATHER, TN_SIM_C_SCATTER, TN_SIM_C_REDUCE_SCATTER, TN_SIM_C_SCAN,
-    TN_SIM_C_EXSCAN, TN_SIM_C_OTHER
+    TN_SIM_C_EXSCAN, TN_SIM_C_NBR_ALLGATHER, TN_SIM_C_NBR_ALLTOALL, TN_SIM_C_OTHER
 } tn_sim_ckind_t;
 
 typedef struct {
@@ -66,6 +69,13 @@ typedef struct {
      * others one row (member i's block) */
     const uint64_t *counts;
     int noncommutative;     /* a user op (it may not commute) */
+    /* a neighbourhood collective's lists (NULL: not known, the fallback
+     * runs it): member i's numbers from nbrs[nbr_first[i]] on, as
+     * tern-coll-plan's --neighbors takes them: indegree, outdegree, the
+     * sources, the destinations (members), the bytes sent to each
+     * destination, the bytes received from each source */
+    const int64_t *nbrs;
+    const size_t *nbr_first;   /* [n + 1] */
 } tn_sim_coll_t;
 
 /* A kind's name ("allreduce"; "other" for anything else). */

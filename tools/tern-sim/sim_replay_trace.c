@@ -144,6 +144,8 @@ static tn_sim_ckind_t rt_kind(unsigned kind)
     case TERN_TRACE_REDUCE_SCATTER: return TN_SIM_C_REDUCE_SCATTER;
     case TERN_TRACE_SCAN:      return TN_SIM_C_SCAN;
     case TERN_TRACE_EXSCAN:    return TN_SIM_C_EXSCAN;
+    case TERN_TRACE_NBR_ALLGATHER: return TN_SIM_C_NBR_ALLGATHER;
+    case TERN_TRACE_NBR_ALLTOALL:  return TN_SIM_C_NBR_ALLTOALL;
     default:                   return TN_SIM_C_OTHER;
     }
 }
@@ -203,6 +205,99 @@ static uint64_t *rt_vcounts(const rt_t *t, const tm_coll_t *co, uint32_t n, tn_s
     return cv;
 }
 
+/* The item of the given type in a member's collective record (NULL: none). */
+static const tl_item_t *rt_ritem(const rt_t *t, const tm_member_t *mb, unsigned type)
+{
+    const tl_rank_t *rk = &t->j->ranks[mb->rank];
+    const tl_rec_t *r = &rk->recs[mb->rec];
+    for (uint32_t k = r->item; k < r->item + r->nitems && k < rk->nitems; k++) {
+        if (rk->items[k].type == type) {
+            return &rk->items[k];
+        }
+    }
+    return NULL;
+}
+
+/* A neighbourhood collective's lists and blocks (tn_sim_coll_t.nbrs) from
+ * its members' NBRS, SCOUNTS and RCOUNTS items, without the neighbours
+ * that are MPI_PROC_NULL or the member itself, and their blocks (a
+ * message to oneself is a local copy in Tern): 0 with *v_p and *first_p
+ * malloc'ed, or -1 when a member's items are missing or disagree (older
+ * traces: the fallback runs it). */
+static int rt_nbrs(const rt_t *t, const tm_coll_t *co, uint32_t n, int64_t **v_p, size_t **first_p)
+{
+    const tm_member_t *mb = &t->m->members[co->first];
+    size_t total = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        const tl_item_t *it = rt_ritem(t, &mb[i], TERN_TRACE_I_NBRS);
+        if (it == NULL || it->comm != co->comm) {
+            return -1;
+        }
+        total += 2 + 2 * (size_t)(it->bytes + it->rbytes);
+    }
+    if (total > (t->rc->coll_plan_ops > 0 ? t->rc->coll_plan_ops : 20000000) + 2 * (size_t)n) {
+        return -1;
+    }
+    int64_t *v = malloc(sizeof(int64_t) * (total + 1));
+    size_t *first = malloc(sizeof(size_t) * ((size_t)n + 1));
+    if (v == NULL || first == NULL) {
+        free(v);
+        free(first);
+        return -1;
+    }
+    size_t o = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        const tl_rank_t *rk = &t->j->ranks[mb[i].rank];
+        const tl_item_t *nb = rt_ritem(t, &mb[i], TERN_TRACE_I_NBRS);
+        uint32_t in = (uint32_t)nb->bytes, out = (uint32_t)nb->rbytes;
+        const uint64_t *sent = rt_citem(t, &mb[i], TERN_TRACE_I_SCOUNTS, out);
+        const uint64_t *got = rt_citem(t, &mb[i], TERN_TRACE_I_RCOUNTS, in);
+        if ((out > 0 && sent == NULL) || (in > 0 && got == NULL) ||
+            nb->id + (uint64_t)in + out > rk->ncounts) {
+            free(v);
+            free(first);
+            return -1;
+        }
+        first[i] = o;
+        size_t hdr = o;
+#define RT_NBR_KEPT(r) ((r) >= 0 && (uint32_t)(r) < n && (uint32_t)(r) != i)
+        int64_t kin = 0, kout = 0;
+        o += 2;
+        /* sources, destinations (members), then their blocks, without
+         * the MPI_PROC_NULL ones */
+        for (int side = 0; side < 2; side++) {
+            for (uint32_t k = side ? in : 0; k < (side ? in + out : in); k++) {
+                int32_t r = tl_nbr(rk, nb, k);
+                if (RT_NBR_KEPT(r)) {
+                    v[o++] = r;
+                    *(side ? &kout : &kin) += 1;
+                } else if (r != TERN_TRACE_PROC_NULL && (r < 0 || (uint32_t)r >= n)) {
+                    free(v);
+                    free(first);
+                    return -1;
+                }
+            }
+        }
+        for (uint32_t k = 0; k < out; k++) {
+            if (RT_NBR_KEPT(tl_nbr(rk, nb, in + k))) {
+                v[o++] = (int64_t)sent[k];
+            }
+        }
+        for (uint32_t k = 0; k < in; k++) {
+            if (RT_NBR_KEPT(tl_nbr(rk, nb, k))) {
+                v[o++] = (int64_t)got[k];
+            }
+        }
+#undef RT_NBR_KEPT
+        v[hdr] = kin;
+        v[hdr + 1] = kout;
+    }
+    first[n] = o;
+    *v_p = v;
+    *first_p = first;
+    return 0;
+}
+
 static tn_sim_status_t rt_coll(rt_t *t, const tm_coll_t *co, rt_cbuf_t *b)
 {
     const tl_job_t *j = t->j;
@@ -254,6 +349,15 @@ static tn_sim_status_t rt_coll(rt_t *t, const tm_coll_t *co, rt_cbuf_t *b)
             name = "nbc";
         }
     }
+    int64_t *nv = NULL;
+    size_t *nfirst = NULL;
+    if (rt_kind(co->kind) == TN_SIM_C_NBR_ALLGATHER || rt_kind(co->kind) == TN_SIM_C_NBR_ALLTOALL) {
+        name = "nbc";   /* blocking or not, Tern runs the coll/nbc schedule */
+        if (rt_nbrs(t, co, cm->size, &nv, &nfirst) == 0) {
+            c.nbrs = nv;
+            c.nbr_first = nfirst;
+        }
+    }
     const char *colon = strchr(name, ':');
     int fb = 0, planned = 0;
     tn_sim_status_t st = TN_SIM_OK;
@@ -274,6 +378,8 @@ static tn_sim_status_t rt_coll(rt_t *t, const tm_coll_t *co, rt_cbuf_t *b)
         st = tn_sim_coll_expand(t->p, rt_kind(co->kind), colon ? colon + 1 : name, &c, &fb);
         t->p->fallback_colls += (uint64_t)fb;
     }
+    free(nv);
+    free(nfirst);
     for (uint32_t i = 0; i < cm->size && st == TN_SIM_OK; i++) {
         st = tn_sim_prog_edge(t->p, b->state[i], b->exit[i]);
         /* the call's time, from its entry to the exit of the call that

@@ -96,6 +96,26 @@ static void tc_item(FILE *o, const tt_file_t *t, const tt_item_t *it)
             fputs(",...", o);
         }
         break;
+    case TERN_TRACE_I_NBRS: {
+        uint32_t in = it->u.nbrs.h.indegree, out = it->u.nbrs.h.outdegree;
+        fprintf(o, " neighbours(comm=%u%s", it->u.nbrs.h.comm,
+                it->u.nbrs.h.flags & TERN_TRACE_NBRS_CART ? " cart" : "");
+        for (int side = 0; side < 2; side++) {
+            uint32_t first = side ? in : 0, n = side ? out : in;
+            fputs(side ? " out=" : " in=", o);
+            for (uint32_t i = 0; i < n && i < 16; i++) {
+                if (i > 0) {
+                    fputc(',', o);
+                }
+                tc_rank(o, tt_nbr(it, first + i));
+            }
+            if (n > 16) {
+                fputs(",...", o);
+            }
+        }
+        fputc(')', o);
+        break;
+    }
     case TERN_TRACE_I_NEWCOMM:
         fprintf(o, " newcomm=%u", it->u.newcomm.comm);
         break;

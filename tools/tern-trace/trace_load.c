@@ -135,10 +135,10 @@ static int tl_job_comm(const tl_reading_t *rd, uint32_t id, tl_item_t *o)
     return 0;
 }
 
-static int tl_push_counts(tl_reading_t *rd, const tt_item_t *it, tl_item_t *o)
+/* Room for n more values in the rank's counts. */
+static int tl_counts_room(tl_reading_t *rd, size_t n)
 {
     tl_rank_t *r = rd->r;
-    size_t n = it->u.counts.n;
     if (r->ncounts + n > rd->ccap) {
         size_t nc = rd->ccap ? rd->ccap : 1024;
         while (nc < r->ncounts + n) {
@@ -151,10 +151,39 @@ static int tl_push_counts(tl_reading_t *rd, const tt_item_t *it, tl_item_t *o)
         r->counts = c;
         rd->ccap = nc;
     }
+    return 0;
+}
+
+static int tl_push_counts(tl_reading_t *rd, const tt_item_t *it, tl_item_t *o)
+{
+    tl_rank_t *r = rd->r;
+    size_t n = it->u.counts.n;
+    if (tl_counts_room(rd, n) != 0) {
+        return -1;
+    }
     for (size_t i = 0; i < n; i++) {
         r->counts[r->ncounts + i] = tt_count(it, (uint32_t)i);
     }
     o->bytes = n;
+    o->id = r->ncounts;
+    r->ncounts += n;
+    return 0;
+}
+
+/* NBRS: the ranks go into the counts as int64 values (tl_nbr). */
+static int tl_push_nbrs(tl_reading_t *rd, const tt_item_t *it, tl_item_t *o)
+{
+    tl_rank_t *r = rd->r;
+    size_t n = (size_t)it->u.nbrs.h.indegree + it->u.nbrs.h.outdegree;
+    if (tl_job_comm(rd, it->u.nbrs.h.comm, o) != 0 || tl_counts_room(rd, n) != 0) {
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        r->counts[r->ncounts + i] = (uint64_t)(int64_t)tt_nbr(it, (uint32_t)i);
+    }
+    o->bytes = it->u.nbrs.h.indegree;
+    o->rbytes = it->u.nbrs.h.outdegree;
+    o->mode = (uint8_t)it->u.nbrs.h.flags;
     o->id = r->ncounts;
     r->ncounts += n;
     return 0;
@@ -237,6 +266,8 @@ static int tl_item(tl_reading_t *rd, const tt_item_t *it, const tl_item_t *recv,
     case TERN_TRACE_I_SCOUNTS:
     case TERN_TRACE_I_RCOUNTS:
         return tl_push_counts(rd, it, o);
+    case TERN_TRACE_I_NBRS:
+        return tl_push_nbrs(rd, it, o);
     case TERN_TRACE_I_NEWCOMM:
         if (it->u.newcomm.comm != 0 && tl_job_comm(rd, it->u.newcomm.comm, o) != 0) {
             return -1;

@@ -66,6 +66,9 @@
  *           TERN_TRACE_NONE) id(seq) bytes(sent) rbytes(received)
  *           form mode(TERN_TRACE_C_* flags)
  *   SCOUNTS, RCOUNTS   bytes(n) id(index of the first in the rank's counts)
+ *   NBRS    comm bytes(indegree) rbytes(outdegree) mode(TERN_TRACE_NBRS_*)
+ *           id(index of the first neighbour in the rank's counts, sources
+ *           then destinations: tl_nbr)
  *   NEWCOMM comm (TL_NONE: MPI_COMM_NULL)
  *   RMA     comm side peer(target) world bytes mode(TERN_TRACE_PUT..)
  *   EVENT   mode(TERN_TRACE_EV_*) world(the peer) peer(packets; rail;
@@ -114,7 +117,7 @@ typedef struct {
     uint32_t   nrecs;
     tl_item_t *items;
     uint32_t   nitems;
-    uint64_t  *counts;                  /* SCOUNTS/RCOUNTS values */
+    uint64_t  *counts;                  /* SCOUNTS/RCOUNTS values, NBRS ranks */
     size_t     ncounts;
     int64_t    init_exit;               /* when it left MPI_Init (job clock) */
 } tl_rank_t;
@@ -183,6 +186,13 @@ int32_t tl_peer_world(const tl_job_t *j, uint32_t comm, unsigned side, int32_t p
 static inline const char *tl_call_name(const tl_job_t *j, unsigned call)
 {
     return call < j->ncalls ? j->calls[call] : "?";
+}
+
+/* Neighbour k of an NBRS item of rank r (sources, then destinations): a
+ * communicator rank or TERN_TRACE_PROC_NULL. */
+static inline int32_t tl_nbr(const tl_rank_t *r, const tl_item_t *it, uint32_t k)
+{
+    return (int32_t)(int64_t)r->counts[it->id + k];
 }
 
 static inline const char *tl_algo_name(const tl_job_t *j, unsigned algo)

@@ -395,6 +395,27 @@ static int tt_decode_item(tt_file_t *t, unsigned kind, unsigned type, const unsi
         it->u.counts.n = (uint32_t)(n / sizeof(uint64_t));
         it->u.counts.raw = p;
         return 0;
+    case TERN_TRACE_I_NBRS:
+        TT_NEED(tern_trace_nbrs_t);
+        memcpy(&it->u.nbrs.h, p, sizeof(it->u.nbrs.h));
+        if ((c = tt_need_comm(t, it->u.nbrs.h.comm)) == NULL) {
+            return -1;
+        }
+        if (c->def.remote_size != 0 || (it->u.nbrs.h.flags & ~TERN_TRACE_NBRS_CART) != 0 ||
+            (uint64_t)it->u.nbrs.h.indegree + it->u.nbrs.h.outdegree >
+                (n - sizeof(tern_trace_nbrs_t)) / sizeof(int32_t) ||
+            sizeof(tern_trace_nbrs_t) + sizeof(int32_t) * ((uint64_t)it->u.nbrs.h.indegree +
+                                                         it->u.nbrs.h.outdegree) != n) {
+            return tt_fail(t, "neighbours item of %zu bytes: %u in, %u out, flags %u", n,
+                           it->u.nbrs.h.indegree, it->u.nbrs.h.outdegree, it->u.nbrs.h.flags);
+        }
+        it->u.nbrs.raw = p + sizeof(tern_trace_nbrs_t);
+        for (uint32_t k = 0; k < it->u.nbrs.h.indegree + it->u.nbrs.h.outdegree; k++) {
+            if (!tt_rank_ok(c, tt_nbr(it, k), 0, 1)) {
+                return tt_fail(t, "neighbour %u is rank %d", k, tt_nbr(it, k));
+            }
+        }
+        return 0;
     case TERN_TRACE_I_NEWCOMM:
         TT_NEED(tern_trace_newcomm_t);
         memcpy(&it->u.newcomm, p, sizeof(it->u.newcomm));

@@ -49,6 +49,10 @@ typedef struct {
             uint32_t             n;
             const unsigned char *raw;   /* into the record's buffer: tt_count() */
         } counts;                       /* SCOUNTS, RCOUNTS */
+        struct {
+            tern_trace_nbrs_t    h;
+            const unsigned char *raw;   /* the int32 ranks: tt_nbr() */
+        } nbrs;                         /* NBRS */
     } u;
 } tt_item_t;
 
@@ -88,6 +92,14 @@ static inline uint64_t tt_count(const tt_item_t *it, uint32_t i)
 {
     uint64_t v;
     memcpy(&v, it->u.counts.raw + (size_t)i * sizeof(v), sizeof(v));
+    return v;
+}
+
+/* Neighbour k of an NBRS item: sources first, then destinations. */
+static inline int32_t tt_nbr(const tt_item_t *it, uint32_t k)
+{
+    int32_t v;
+    memcpy(&v, it->u.nbrs.raw + (size_t)k * sizeof(v), sizeof(v));
     return v;
 }
 
