@@ -13,7 +13,10 @@
  *   4. the same graph: MPI_Ineighbor_alltoallw, destination 0 gets r + 1
  *      doubles, destination 1 r + 2 ints;
  *   5. MPI_Alltoallw on the world: to rank p, r + p + 1 elements, doubles
- *      to even ranks and ints to odd ones. */
+ *      to even ranks and ints to odd ones;
+ *   6. a communicator in the reverse order of the world (rank 3 - r):
+ *      MPI_Allreduce of 4 ints, and on a periodic ring over it
+ *      MPI_Ineighbor_alltoall, 8 ints to each side. */
 #include <mpi.h>
 #include <stdio.h>
 #include <string.h>
@@ -71,6 +74,15 @@ int main(int argc, char **argv)
         asd[p] = ard[p] = 64 * p;
     }
     MPI_Alltoallw(sbuf, asc, asd, ast, rbuf, arc, ard, art, MPI_COMM_WORLD);
+
+    MPI_Comm rev, rring;
+    MPI_Comm_split(MPI_COMM_WORLD, 0, size - rank, &rev);
+    MPI_Allreduce(sbuf, rbuf, 4, MPI_INT, MPI_SUM, rev);
+    MPI_Cart_create(rev, 1, dims1, per1, 0, &rring);
+    MPI_Ineighbor_alltoall(sbuf, 8, MPI_INT, rbuf, 8, MPI_INT, rring, &req);
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
+    MPI_Comm_free(&rring);
+    MPI_Comm_free(&rev);
 
     MPI_Comm_free(&graph);
     MPI_Comm_free(&grid);

@@ -7,8 +7,9 @@
  * nobody received, a wildcard receive that never completed, collectives
  * (one with a member missing); then the same job with a rank's file cut.
  * The report's numbers (trace_stats.c) and the critical path
- * (trace_cpath.c) are checked on it too.  --corpus DIR writes the job as
- * seeds of fuzz_tracejob. */
+ * (trace_cpath.c) are checked on it too, and on a job with a neighbourhood
+ * collective, where a member waits for its in-neighbours only.  --corpus
+ * DIR writes the job as seeds of fuzz_tracejob. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -378,6 +379,51 @@ static int corpus(const sy_t *f, const char *dir)
     return 0;
 }
 
+/* Three ranks in a neighbourhood alltoall, each with one in-neighbour:
+ * 0 <- 1 <- 2 <- 0.  Rank 0 is in it from 50 to 300 us; rank 1 enters at
+ * 100 us, rank 2 last at 250 us; rank 0's MPI_Finalize is the job's end.
+ * Rank 0 waited for rank 1, its in-neighbour, not for rank 2 that entered
+ * last: the path's last hop is 1 -> 0 from 100 us.  Without the
+ * neighbour lists (lists = 0, an older trace) it is taken as a collective
+ * of all: 2 -> 0 from 250 us. */
+static void nbr_job(int lists)
+{
+    static const uint64_t t[3][4] = {
+        { 50000, 300000, 600000, 600100 }, { 100000, 150000, 200000, 200100 },
+        { 250000, 260000, 270000, 270100 },
+    };
+    sy_t f[3];
+    for (uint32_t r = 0; r < 3; r++) {
+        begin(&f[r], r);
+        int32_t nb[2] = { (int32_t)(r + 1) % 3, (int32_t)(r + 2) % 3 };   /* in, out */
+        sy_call(&f[r], SY_NBR_ALLTOALL, t[r][0], t[r][1]);
+        sy_coll(&f[r], 1, TERN_TRACE_NBR_ALLTOALL, TERN_TRACE_ALGO_UNKNOWN, TERN_TRACE_NONE, 0, 8, 8, B);
+        if (lists) {
+            sy_nbrs(&f[r], 1, 1, 1, nb);
+        }
+        sy_end(&f[r]);
+        sy_call(&f[r], SY_FINALIZE, t[r][2], t[r][3]);
+        sy_end(&f[r]);
+    }
+    tl_job_t j;
+    tm_match_t m;
+    CHECK(load(&j, f, SIZE_MAX) == 0);
+    CHECK(tm_match(&j, &m) == 0 && m.ncolls == 1 && m.colls[0].n == 3);
+    tc_model_t mod;
+    tc_model_default(&mod);
+    tc_path_t p;
+    CHECK(tc_path(&j, &m, &mod, &p) == 0);
+    CHECK(p.end_rank == 0 && p.end == 600000 && p.compute + p.mpi + p.transfer == p.end - p.start);
+    CHECK(p.nhops >= 1 && p.hops[0].to == 0 && p.hops[0].from == (lists ? 1u : 2u) &&
+          p.hops[0].t0 == (lists ? 100000 : 250000));
+    tc_free(&p);
+    tm_free(&m);
+    tl_job_free(&j);
+    for (int r = 0; r < 3; r++) {
+        sy_free(&f[r]);
+    }
+}
+
 int main(int argc, char **argv)
 {
     sy_t f[3];
@@ -393,6 +439,8 @@ int main(int argc, char **argv)
     }
     whole(f);
     cut(f);
+    nbr_job(1);
+    nbr_job(0);
     for (int r = 0; r < 3; r++) {
         sy_free(&f[r]);
     }

@@ -9,7 +9,7 @@ int sy_one_host;
 static const char *const sy_calls[SY_NCALLS] = {
     "MPI_Init", "MPI_Finalize", "MPI_Send", "MPI_Recv", "MPI_Isend", "MPI_Irecv", "MPI_Wait",
     "MPI_Waitall", "MPI_Barrier", "MPI_Allreduce", "MPI_Ibarrier", "MPI_Ssend",
-    "MPI_Send_init", "MPI_Start", "MPI_Bcast",
+    "MPI_Send_init", "MPI_Start", "MPI_Bcast", "MPI_Neighbor_alltoall",
 };
 static const char *const sy_algos[] = { "allreduce:ring", "barrier:shm", "bcast:binomial" };
 
@@ -163,6 +163,12 @@ void sy_coll(sy_t *w, uint32_t comm, unsigned kind, unsigned algo, int32_t root,
                             kind == TERN_TRACE_ALLREDUCE ? TERN_TRACE_OP_SUM : TERN_TRACE_NONE,
                             seq, sbytes, rbytes, (uint8_t)form, 0, 0 };
     sy_item(w, TERN_TRACE_I_COLL, &c, sizeof(c), NULL, 0);
+}
+
+void sy_nbrs(sy_t *w, uint32_t comm, uint32_t in, uint32_t out, const int32_t *ranks)
+{
+    tern_trace_nbrs_t h = { comm, in, out, 0 };
+    sy_item(w, TERN_TRACE_I_NBRS, &h, sizeof(h), ranks, sizeof(int32_t) * ((size_t)in + out));
 }
 
 /* fmemopen does not own its buffer: a cookie stream over a copy does. */

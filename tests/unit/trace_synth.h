@@ -15,7 +15,7 @@
 enum {
     SY_INIT, SY_FINALIZE, SY_SEND, SY_RECV, SY_ISEND, SY_IRECV, SY_WAIT, SY_WAITALL,
     SY_BARRIER, SY_ALLREDUCE, SY_IBARRIER, SY_SSEND, SY_SEND_INIT, SY_START, SY_BCAST,
-    SY_NCALLS
+    SY_NBR_ALLTOALL, SY_NCALLS
 };
 /* algorithms: 0 allreduce:ring, 1 barrier:shm, 2 bcast:binomial */
 
@@ -54,6 +54,9 @@ void sy_req(sy_t *w, unsigned type, uint64_t id);             /* REQ, START, FRE
 void sy_done(sy_t *w, uint64_t id, int32_t source, int32_t tag, uint64_t bytes, int cancelled);
 void sy_coll(sy_t *w, uint32_t comm, unsigned kind, unsigned algo, int32_t root, uint64_t seq,
              uint64_t sbytes, uint64_t rbytes, unsigned form);
+/* A neighbourhood collective's NBRS item: in sources, then out
+ * destinations, in ranks[]. */
+void sy_nbrs(sy_t *w, uint32_t comm, uint32_t in, uint32_t out, const int32_t *ranks);
 void sy_end(sy_t *w);
 
 /* A stream over a copy of the first n bytes (all: n = SIZE_MAX); the

@@ -150,12 +150,30 @@ static tn_sim_ckind_t rt_kind(unsigned kind)
     }
 }
 
-/* Member arrays for a communicator of up to n members. */
+/* Member arrays for a communicator of up to n members, by communicator
+ * rank (mem: the collective's member of that rank). */
 typedef struct {
     int32_t *world, *state;
     uint64_t *sb, *rb;
     int32_t *exit;
+    const tm_member_t **mem;
 } rt_cbuf_t;
+
+/* The member of world rank w among a collective's members (sorted by
+ * world rank), or NULL. */
+static const tm_member_t *rt_member(const rt_t *t, const tm_coll_t *co, int32_t w)
+{
+    uint32_t lo = co->first, hi = co->first + co->n;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if ((int64_t)t->m->members[mid].rank < (int64_t)w) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    return lo < co->first + co->n && (int64_t)t->m->members[lo].rank == (int64_t)w ? &t->m->members[lo] : NULL;
+}
 
 /* The n counts of the given type (TERN_TRACE_I_SCOUNTS / RCOUNTS) in a
  * member's record of a collective, or NULL. */
@@ -175,9 +193,9 @@ static const uint64_t *rt_citem(const rt_t *t, const tm_member_t *mb, unsigned t
 /* A vector collective's blocks as the planner takes them (sim_replay_coll.h,
  * tn_sim_coll_t.counts): malloc'ed, or NULL when the trace does not hold
  * them (alltoallw, a root's counts missing). */
-static uint64_t *rt_vcounts(const rt_t *t, const tm_coll_t *co, uint32_t n, tn_sim_ckind_t kind, int32_t root)
+static uint64_t *rt_vcounts(const rt_t *t, const tm_member_t *const *mb, uint32_t n, tn_sim_ckind_t kind,
+                            int32_t root)
 {
-    const tm_member_t *mb = &t->m->members[co->first];
     int rows = kind == TN_SIM_C_ALLTOALL ? (int)n : 1;
     if ((uint64_t)rows * n > t->rc->coll_plan_ops) {
         return NULL;
@@ -189,11 +207,11 @@ static uint64_t *rt_vcounts(const rt_t *t, const tm_coll_t *co, uint32_t n, tn_s
     for (int i = 0; i < rows; i++) {
         const uint64_t *row = NULL;
         switch (kind) {
-        case TN_SIM_C_ALLTOALL:  row = rt_citem(t, &mb[i], TERN_TRACE_I_SCOUNTS, n); break;
-        case TN_SIM_C_GATHER:    row = root >= 0 ? rt_citem(t, &mb[root], TERN_TRACE_I_RCOUNTS, n) : NULL; break;
-        case TN_SIM_C_SCATTER:   row = root >= 0 ? rt_citem(t, &mb[root], TERN_TRACE_I_SCOUNTS, n) : NULL; break;
+        case TN_SIM_C_ALLTOALL:  row = rt_citem(t, mb[i], TERN_TRACE_I_SCOUNTS, n); break;
+        case TN_SIM_C_GATHER:    row = root >= 0 ? rt_citem(t, mb[root], TERN_TRACE_I_RCOUNTS, n) : NULL; break;
+        case TN_SIM_C_SCATTER:   row = root >= 0 ? rt_citem(t, mb[root], TERN_TRACE_I_SCOUNTS, n) : NULL; break;
         case TN_SIM_C_ALLGATHER:
-        case TN_SIM_C_REDUCE_SCATTER: row = rt_citem(t, &mb[0], TERN_TRACE_I_RCOUNTS, n); break;
+        case TN_SIM_C_REDUCE_SCATTER: row = rt_citem(t, mb[0], TERN_TRACE_I_RCOUNTS, n); break;
         default: break;
         }
         if (row == NULL) {
@@ -224,12 +242,12 @@ static const tl_item_t *rt_ritem(const rt_t *t, const tm_member_t *mb, unsigned 
  * message to oneself is a local copy in Tern): 0 with *v_p and *first_p
  * malloc'ed, or -1 when a member's items are missing or disagree (older
  * traces: the fallback runs it). */
-static int rt_nbrs(const rt_t *t, const tm_coll_t *co, uint32_t n, int64_t **v_p, size_t **first_p)
+static int rt_nbrs(const rt_t *t, const tm_coll_t *co, const tm_member_t *const *mb, uint32_t n, int64_t **v_p,
+                   size_t **first_p)
 {
-    const tm_member_t *mb = &t->m->members[co->first];
     size_t total = 0;
     for (uint32_t i = 0; i < n; i++) {
-        const tl_item_t *it = rt_ritem(t, &mb[i], TERN_TRACE_I_NBRS);
+        const tl_item_t *it = rt_ritem(t, mb[i], TERN_TRACE_I_NBRS);
         if (it == NULL || it->comm != co->comm) {
             return -1;
         }
@@ -247,11 +265,11 @@ static int rt_nbrs(const rt_t *t, const tm_coll_t *co, uint32_t n, int64_t **v_p
     }
     size_t o = 0;
     for (uint32_t i = 0; i < n; i++) {
-        const tl_rank_t *rk = &t->j->ranks[mb[i].rank];
-        const tl_item_t *nb = rt_ritem(t, &mb[i], TERN_TRACE_I_NBRS);
+        const tl_rank_t *rk = &t->j->ranks[mb[i]->rank];
+        const tl_item_t *nb = rt_ritem(t, mb[i], TERN_TRACE_I_NBRS);
         uint32_t in = (uint32_t)nb->bytes, out = (uint32_t)nb->rbytes;
-        const uint64_t *sent = rt_citem(t, &mb[i], TERN_TRACE_I_SCOUNTS, out);
-        const uint64_t *got = rt_citem(t, &mb[i], TERN_TRACE_I_RCOUNTS, in);
+        const uint64_t *sent = rt_citem(t, mb[i], TERN_TRACE_I_SCOUNTS, out);
+        const uint64_t *got = rt_citem(t, mb[i], TERN_TRACE_I_RCOUNTS, in);
         if ((out > 0 && sent == NULL) || (in > 0 && got == NULL) ||
             nb->id + (uint64_t)in + out > rk->ncounts) {
             free(v);
@@ -313,9 +331,10 @@ static tn_sim_status_t rt_coll(rt_t *t, const tm_coll_t *co, rt_cbuf_t *b)
     tn_sim_coll_t c = {.n = (int32_t)cm->size, .world = b->world, .state = b->state, .sbytes = b->sb,
                        .rbytes = b->rb, .root = -1, .one_node = 1, .shm_lat = t->rc->shm_lat};
     for (uint32_t i = 0; i < cm->size; i++) {
-        const tm_member_t *mb = &t->m->members[co->first + i];
-        if (mb->rank != (uint32_t)cm->world[i] || mb->item >= j->ranks[mb->rank].nitems ||
-            mb->done == TL_NONE) {
+        /* members are in world rank order, the communicator's may differ */
+        const tm_member_t *mb = rt_member(t, co, cm->world[i]);
+        b->mem[i] = mb;
+        if (mb == NULL || mb->item >= j->ranks[mb->rank].nitems || mb->done == TL_NONE) {
             t->p->opaque_colls++;
             return TN_SIM_OK;
         }
@@ -342,7 +361,7 @@ static tn_sim_status_t rt_coll(rt_t *t, const tm_coll_t *co, rt_cbuf_t *b)
     if (co->algo == TERN_TRACE_ALGO_UNKNOWN) {
         /* a nonblocking (MPI_I...) or persistent (..._init) collective
          * records no algorithm: its schedule is the coll/nbc builder's */
-        const tm_member_t *m0 = &t->m->members[co->first];
+        const tm_member_t *m0 = b->mem[0];
         const char *call = tl_call_name(j, j->ranks[m0->rank].recs[m0->rec].call);
         size_t cl = strlen(call);
         if (strncmp(call, "MPI_I", 5) == 0 || (cl > 5 && strcmp(call + cl - 5, "_init") == 0)) {
@@ -353,7 +372,7 @@ static tn_sim_status_t rt_coll(rt_t *t, const tm_coll_t *co, rt_cbuf_t *b)
     size_t *nfirst = NULL;
     if (rt_kind(co->kind) == TN_SIM_C_NBR_ALLGATHER || rt_kind(co->kind) == TN_SIM_C_NBR_ALLTOALL) {
         name = "nbc";   /* blocking or not, Tern runs the coll/nbc schedule */
-        if (rt_nbrs(t, co, cm->size, &nv, &nfirst) == 0) {
+        if (rt_nbrs(t, co, b->mem, cm->size, &nv, &nfirst) == 0) {
             c.nbrs = nv;
             c.nbr_first = nfirst;
         }
@@ -368,7 +387,7 @@ static tn_sim_status_t rt_coll(rt_t *t, const tm_coll_t *co, rt_cbuf_t *b)
     } else {
         uint64_t *cv = NULL;
         if (c.vector && t->rc->coll_plan != NULL) {
-            cv = rt_vcounts(t, co, cm->size, rt_kind(co->kind), c.root);
+            cv = rt_vcounts(t, b->mem, cm->size, rt_kind(co->kind), c.root);
             c.counts = cv;
         }
         st = tn_sim_coll_plan(t->p, rt_kind(co->kind), colon ? colon + 1 : name, &c, t->rc, &planned);
@@ -385,7 +404,7 @@ static tn_sim_status_t rt_coll(rt_t *t, const tm_coll_t *co, rt_cbuf_t *b)
         /* the call's time, from its entry to the exit of the call that
          * completed it (both checked above; state[i] has moved on to the
          * member's last step) */
-        const tm_member_t *mb = &t->m->members[co->first + i];
+        const tm_member_t *mb = b->mem[i];
         const tl_rec_t *recs = j->ranks[mb->rank].recs;
         int64_t tr = recs[mb->done].t_exit - recs[mb->rec].t_enter;
         if (st == TN_SIM_OK && tn_sim_prog_measure_call(t->p, rt_entry(t, mb->rank, mb->rec), b->exit[i],
@@ -403,9 +422,10 @@ static tn_sim_status_t rt_colls(rt_t *t)
         maxn = t->j->comms[c].size > maxn ? t->j->comms[c].size : maxn;
     }
     rt_cbuf_t b = {malloc(sizeof(int32_t) * maxn), malloc(sizeof(int32_t) * maxn), malloc(sizeof(uint64_t) * maxn),
-                   malloc(sizeof(uint64_t) * maxn), malloc(sizeof(int32_t) * maxn)};
+                   malloc(sizeof(uint64_t) * maxn), malloc(sizeof(int32_t) * maxn),
+                   malloc(sizeof(tm_member_t *) * maxn)};
     tn_sim_status_t st = TN_SIM_ERR_NOMEM;
-    if (b.world != NULL && b.state != NULL && b.sb != NULL && b.rb != NULL && b.exit != NULL) {
+    if (b.world != NULL && b.state != NULL && b.sb != NULL && b.rb != NULL && b.exit != NULL && b.mem != NULL) {
         st = TN_SIM_OK;
         for (size_t k = 0; k < t->m->ncolls && st == TN_SIM_OK; k++) {
             st = rt_coll(t, &t->m->colls[k], &b);
@@ -416,6 +436,7 @@ static tn_sim_status_t rt_colls(rt_t *t)
     free(b.sb);
     free(b.rb);
     free(b.exit);
+    free(b.mem);
     return st;
 }
 
