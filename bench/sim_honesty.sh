@@ -48,7 +48,10 @@
 #     neighbours, all across the spine on 2 leaves), tern_allreduce,
 #     tern_alltoall (collectives only: their calls are timed instead);
 #  5. each trace replayed in tern-sim on tree.R.graph, its collectives
-#     expanded by Tern's own code (tern-coll-plan), and again with the
+#     expanded by Tern's own code (tern-coll-plan), their reductions and
+#     local copies at the speeds tern_local measures on one rank (the
+#     median over 1..64 KiB, the jobs' sizes: coll_op_bw, coll_copy_bw),
+#     and again with the
 #     host model (docs/sim.md "Hosts", cpu_charge wait): every message
 #     holds a core O us at each end, the R ranks share the machine's C
 #     cores (nproc), and a message waits when its end finds no core free
@@ -169,7 +172,7 @@ fit_o() {
         om=$(awk -v a="$lo" -v b="$hi" 'BEGIN { printf "%.4f", (a + b) / 2 }')
         # shellcheck disable=SC2046  # hosts prints separate words
         "$sim" --replay "$1" --topo graph --graph "$3" --eager 65536 --store_forward "$sf" --share fifo \
-            $(hosts "$om") --out "$2.sim" >/dev/null
+            "${work[@]}" $(hosts "$om") --out "$2.sim" >/dev/null
         line=$(grep 'job time:' "$2.sim/replay.txt")
         if echo "$line" | awk '{ exit !($4 < $7) }'; then     # "job time: sim S us trace T us ..." 
             lo=$om
@@ -189,6 +192,13 @@ echo "TERN_WAIT=$TERN_WAIT; $nodes_n nodes, $leaves leaves (0: one bridge); leaf
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 # a first job on the new cluster, discarded
 "$bin/tern-run" -n 2 --netns "${ns[0]},${ns[1]}" "$bin/tern_latency" -m 8:64 -t 0.1 >/dev/null
+# the collectives' own work: reduction and copy speed (Gbit/s), one rank,
+# the median over the jobs' sizes
+"$bin/tern-run" -n 1 "$bin/tern_local" -m 1024:65536 -t 0.1 >"$out/local.txt"
+op_bw=$(awk '!/^#/ { print $2 }' "$out/local.txt" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
+copy_bw=$(awk '!/^#/ { print $4 }' "$out/local.txt" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
+echo "collectives' own work (tern_local, 1..64 KiB): reductions $op_bw Gbit/s, copies $copy_bw Gbit/s"
+work=(--coll_op_bw "$op_bw" --coll_copy_bw "$copy_bw")
 for ranks in $sizes; do
     job=("${ns[@]:0:ranks}")
     far=$(IFS=,; echo "${job[*]}")
@@ -234,10 +244,10 @@ for ranks in $sizes; do
         TERN_TRACE=$t "$bin/tern-run" -n "$ranks" --netns "$far" "$bin/$prog" -m 1024:65536 -t 0.05 \
             >"$out/$prog.$ranks.out"
         "$sim" --replay "$t" --topo graph --graph "$graph" --eager 65536 --store_forward "$sf" --share fifo \
-            --out "$out/$prog.$ranks.tree.sim" >"$out/$prog.$ranks.tree.sim.log"
+            "${work[@]}" --out "$out/$prog.$ranks.tree.sim" >"$out/$prog.$ranks.tree.sim.log"
         # shellcheck disable=SC2046  # hosts prints separate words
         "$sim" --replay "$t" --topo graph --graph "$graph" --eager 65536 --store_forward "$sf" --share fifo \
-            $(hosts "$cpu_o") --out "$out/$prog.$ranks.hosts.sim" >"$out/$prog.$ranks.hosts.sim.log"
+            "${work[@]}" $(hosts "$cpu_o") --out "$out/$prog.$ranks.hosts.sim" >"$out/$prog.$ranks.hosts.sim.log"
         # the message median, or for a job of collectives only the
         # collective calls' median (marked "calls")
         # (for tern_allreduce and tern_alltoall: the median of their own
