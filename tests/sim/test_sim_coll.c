@@ -15,9 +15,16 @@
  *               takes the whole link when the route is gone; multicasts
  *               among routes on a fat-tree give the same figures with
  *               rates updated incrementally and from scratch;
- *   mcast-refused  a multicast at packet level, for a kind other than
- *               bcast, with no destination, to an endpoint that is not
- *               there, from a root that is not a member: clear errors.
+ *   mcast-packet the multicast of mcast-hand at packet level, by hand:
+ *               replicated at the switches, every tree link carries each
+ *               packet once (the root's up-link too), none elsewhere, the
+ *               last packet's cut-through to the nanosecond; the same
+ *               under PFC; mcast-share's multicast and route sharing a
+ *               link at packet level; broadcast jobs among a uniform one;
+ *   mcast-refused  a multicast with congestion control at packet level,
+ *               for a kind other than bcast, with no destination, to an
+ *               endpoint that is not there, from a root that is not a
+ *               member: clear errors.
  * Usage: test_sim_coll SCENARIO TERN_COLL_PLAN */
 #include <math.h>
 
@@ -265,9 +272,10 @@ static tn_sim_status_t mc_delivered(tn_sim_src_t *s, tn_sim_eng_t *e, int64_t co
 
 static const tn_sim_src_ops_t mc_ops = {.start = mc_start, .delivered = mc_delivered};
 
-/* Runs m on a graph fabric; returns the engine's status, why in e->why. */
-static tn_sim_status_t mc_run(mc_src_t *m, const char *graph, tn_sim_eng_t *e, tn_sim_topo_t *t,
-                              tn_sim_router_t *rt)
+/* Runs m on a graph fabric (at packet level when pk is not NULL);
+ * returns the engine's status, why in e->why. */
+static tn_sim_status_t mc_run_on(mc_src_t *m, const char *graph, tn_sim_eng_t *e, tn_sim_topo_t *t,
+                                 tn_sim_router_t *rt, tn_sim_pkt_t *pk)
 {
     sim_graph_fabric(graph, t, rt);
     static int32_t ep[64];
@@ -284,7 +292,20 @@ static tn_sim_status_t mc_run(mc_src_t *m, const char *graph, tn_sim_eng_t *e, t
         fprintf(stderr, "engine: %s\n", e->why);
         exit(2);
     }
+    if (pk != NULL) {
+        tn_sim_pkt_conf_t pc = {.mtu = 4096, .hdr = 64, .buf = 65536};
+        if (tn_sim_pkt_init(pk, t, rt, &pc, 1) != TN_SIM_OK) {
+            exit(2);
+        }
+        e->pkt = pk;
+    }
     return tn_sim_eng_run(e);
+}
+
+static tn_sim_status_t mc_run(mc_src_t *m, const char *graph, tn_sim_eng_t *e, tn_sim_topo_t *t,
+                              tn_sim_router_t *rt)
+{
+    return mc_run_on(m, graph, e, t, rt, NULL);
 }
 
 static void mc_free(tn_sim_eng_t *e, tn_sim_topo_t *t, tn_sim_router_t *rt)
@@ -354,14 +375,109 @@ static void mcast_share(void)
     CHECK(res[0][0].job_time > 6 * (50000 + 600.0));
 }
 
+/* mcast-hand's broadcast at packet level (4096-byte payloads, 64-byte
+ * headers): 245 packets, 1 015 680 bytes on the wire.  The root's NIC
+ * sends them back to back; every tree link carries each packet once at
+ * the same 1 byte/ns, so the last one (576 + 64 bytes, leaving the NIC at
+ * t0 = 1 015 040) goes through by cut-through: its head is at the first
+ * switch at t0 + 100 + 64, its tail at t0 + 740; each switch sends it on
+ * as soon as its head is in, and ends when its tail is through (640 ns
+ * after it started, or 100 ns after the tail arrived): done at t0 + 804,
+ * t0 + 968, and at the farthest endpoint its last byte is in at t0 + 492
+ * + 100 + 640 = 1 016 272 ns. */
+static void mcast_packet(void)
+{
+    enum { WIRE = 1000000 + 245 * 64 };
+    for (int pfc = 0; pfc < 2; pfc++) {
+        const char *kv[] = {"topo=fattree", "k=4", "n=2", "lat=100", "bw=8", "pattern=coll", "coll=bcast",
+                            "coll_algo=mcast", "size=1000000", "fidelity=packet", pfc ? "pfc=on" : "pfc=off",
+                            "heatmap=on", "bins=200", NULL};
+        tn_sim_run_t *r = sim_run_words(kv, "mcast-packet");
+        double t_mc = r->res[0].job_time;
+        printf("mcast-packet: %s: multicast %.3f ns (hand: 1016272), %llu packets made, %llu hops\n",
+               pfc ? "pfc" : "credits", t_mc, (unsigned long long)r->pkt.pkts, (unsigned long long)r->pkt.hops);
+        CHECK(fabs(t_mc - 1016272) < 1e-6);
+        /* 245 from the NIC, 14 more copies of each at the switches; one
+         * hop per tree link per packet */
+        CHECK(r->pkt.pkts == 245 * 15 && r->pkt.hops == 245 * 20);
+        double bytes[256];
+        CHECK(r->topo.n_port <= 256);
+        link_bytes(r, bytes);
+        int on = 0, off = 0, bad = 0;
+        for (int32_t p = 0; p < r->topo.n_port; p++) {
+            if (r->topo.peer[p] < 0) {
+                continue;
+            }
+            if (bytes[p] > 0) {
+                on++;
+                bad += fabs(bytes[p] - WIRE) > 1e-6 * WIRE;
+            } else {
+                off++;
+            }
+        }
+        printf("mcast-packet: %d links carried %d bytes each (%d off), %d idle\n", on, WIRE, bad, off);
+        CHECK(on == 20 && off == 44 && bad == 0);
+        done(r);
+    }
+    /* mcast-share's one switch at packet level: the multicast and the
+     * route, 31 packets each (30 of 4160 wire bytes, one of 2184: 126 984
+     * bytes), alternate on sw>B (round-robin over its inputs), which is
+     * busy from the first head's arrival (50 + 64 / 12.5 = 55.12 ns) until
+     * all 253 968 bytes have left at 12.5 B/ns (20 372.56 ns): the route's
+     * last packet, the last out, is in at B at 20 422.56 ns; the
+     * multicast's, out just before it, 2184 / 12.5 ns earlier, at
+     * 20 247.84 ns (its copies to C are in before) */
+    static const int32_t mc_dst[4] = {1, 0, 2, 1}, src[1] = {3}, dst[1] = {1};
+    const uint64_t bytes[1] = {125000};
+    mc_src_t m = {.mc_src = 0, .mc_n = 4, .mc_dst = mc_dst, .mc_bytes = 125000, .nf = 1, .src = src,
+                  .dst = dst, .bytes = bytes};
+    tn_sim_eng_t e;
+    tn_sim_topo_t t;
+    tn_sim_router_t rt;
+    tn_sim_pkt_t pk;
+    CHECK(mc_run_on(&m, SIM_HAND_VICTIM, &e, &t, &rt, &pk) == TN_SIM_OK);
+    printf("mcast-packet: share: multicast %.2f ns, route %.2f ns (hand: 20247.84, 20422.56)\n", m.done[0],
+           m.done[1]);
+    CHECK(fabs(m.done[0] - 20247.84) < 1e-6 && fabs(m.done[1] - 20422.56) < 1e-6);
+    CHECK(e.flow_starts == 2 && e.flow_ends == 2 && pk.pkts == 31 * 3);
+    tn_sim_pkt_fini(&pk);
+    mc_free(&e, &t, &rt);
+    /* mcast-share's broadcast jobs as multicasts among a uniform job, at
+     * both levels: every message delivered at each, the job times within
+     * a quarter of each other (max-min against round-robin; were the
+     * multicasts sent as a unicast per destination they would take up to
+     * 23 and 19 times longer) */
+    tn_sim_jres_t res[2][3];
+    for (int pkt = 0; pkt < 2; pkt++) {
+        const char *kv[] = {"topo=fattree", "k=4", "n=3", "lat=100", "bw=8", pkt ? "fidelity=packet" : "fidelity=flow",
+                            "pattern=coll", "coll=bcast", "coll_algo=mcast", "ranks=24", "map=random",
+                            "iters=6", "size=50000", "job", "pattern=coll", "coll=bcast", "coll_algo=mcast",
+                            "ranks=20", "root=5", "map=random", "iters=9", "size=20000", "job", "pattern=uniform",
+                            "count=30", "window=3", "size=30000", NULL};
+        tn_sim_run_t *r = sim_run_words(kv, "mcast-packet (jobs)");
+        for (int j = 0; j < 3; j++) {
+            res[pkt][j] = r->res[j];
+        }
+        printf("mcast-packet: jobs at %s level: %.1f %.1f %.1f ns, %llu %llu %llu messages\n",
+               pkt ? "packet" : "flow", r->res[0].job_time, r->res[1].job_time, r->res[2].job_time,
+               (unsigned long long)r->res[0].done, (unsigned long long)r->res[1].done,
+               (unsigned long long)r->res[2].done);
+        done(r);
+    }
+    for (int j = 0; j < 3; j++) {
+        CHECK(res[1][j].done == res[0][j].done && res[0][j].done > 0);
+        CHECK(res[1][j].job_time > 0.75 * res[0][j].job_time && res[1][j].job_time < 1.25 * res[0][j].job_time);
+    }
+}
+
 static void mcast_refused(void)
 {
     const char *pkt[] = {"topo=fattree", "k=4", "n=2", "pattern=coll", "coll=bcast", "coll_algo=mcast",
-                         "fidelity=packet", NULL};
-    expect_refused(pkt, "fidelity = flow");
+                         "fidelity=packet", "cc=dcqcn", NULL};
+    expect_refused(pkt, "cc = none");
     expect_refused(pkt, "coll_algo = mcast");
     const char *pkt_replay[] = {"topo=fattree", "k=4", "n=2", "replay=x.vef", "bcast_mcast=on",
-                                "fidelity=packet", NULL};
+                                "fidelity=packet", "cc=acc", NULL};
     expect_refused(pkt_replay, "bcast_mcast = on");
     const char *kind[] = {"topo=fattree", "k=4", "n=2", "pattern=coll", "coll=allreduce", "coll_algo=mcast",
                           NULL};
@@ -422,7 +538,8 @@ static void mcast_refused(void)
 int main(int argc, char **argv)
 {
     if (argc < 3) {
-        fprintf(stderr, "usage: test_sim_coll ring-hand|llf-glf|refused|mcast-hand|mcast-share|mcast-refused "
+        fprintf(stderr, "usage: test_sim_coll ring-hand|llf-glf|refused|mcast-hand|mcast-share|mcast-packet|"
+                        "mcast-refused "
                         "TERN_COLL_PLAN\n");
         return 2;
     }
@@ -437,6 +554,8 @@ int main(int argc, char **argv)
         mcast_hand();
     } else if (strcmp(argv[1], "mcast-share") == 0) {
         mcast_share();
+    } else if (strcmp(argv[1], "mcast-packet") == 0) {
+        mcast_packet();
     } else if (strcmp(argv[1], "mcast-refused") == 0) {
         mcast_refused();
     } else {

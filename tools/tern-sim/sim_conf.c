@@ -100,7 +100,7 @@ static const conf_key_t conf_keys[] = {
      "replay: time: a message waits for its ends' work; wait: only for a free core (the fabric's "
      "latency holds the work, as a calibrated ping-pong's does)"},
     {"bcast_mcast", G(bcast_mcast), CT_ENUM, "off", 0, 0, "off|on",
-     "replay: each broadcast one hardware multicast from its root to its communicator (flow level)"},
+     "replay: each broadcast one hardware multicast from its root to its communicator"},
     {"fidelity", G(fidelity), CT_ENUM, "flow", 0, 0, "flow|packet",
      "engine: max-min flows or MTU packets (docs/sim.md)"},
     {"store_forward", G(store_fwd), CT_DBL, "0", 0, 1e9, NULL,
@@ -141,7 +141,7 @@ static const conf_key_t conf_keys[] = {
      "job, coll: the collective (size: its vector, or one block per rank)"},
     {"coll_algo", J(coll_algo), CT_ENUM, "auto", 0, 0, TN_SIM_COLL_ALGO_CHOICES,
      "job, coll: Tern's algorithm (auto: Tern's choice; nbc: the nonblocking schedule) or mcast "
-     "(bcast: hardware multicast, flow level), llf, glf"},
+     "(bcast: hardware multicast), llf, glf"},
     {"root", J(root), CT_I32, "0", 0, TN_SIM_MAX_EP, NULL, "job, coll: the root"},
     {"delay", J(delay), CT_DBL, "0", 0, 1e12, NULL, "job, batch: compute ns before each dependent step"},
     {"start", J(start), CT_DBL, "0", 0, 1e15, NULL, "job: start time, ns"},

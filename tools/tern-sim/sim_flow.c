@@ -127,12 +127,13 @@ void tn_sim_eng_fini(tn_sim_eng_t *e)
     tn_sim_heat_fini(&e->heat);
     void *arrays[] = {e->fl, e->f_next, e->f_src, e->f_dst,
                       e->t_job, e->t_arg, e->path, e->f_hrow, (void *)e->f_mc, e->f_mcn,
-                      e->mc_tree, e->mc_mark, e->mc_depth, e->zombie};
+                      e->mc_tree, e->mc_vc, e->mc_mark, e->mc_depth, e->zombie};
     for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++) {
         free(arrays[i]);
     }
     e->fl = NULL;
     e->t_job = e->path = e->mc_tree = NULL;
+    e->mc_vc = NULL;
     e->f_mc = NULL;
 }
 
@@ -260,17 +261,13 @@ static tn_sim_status_t eng_start_mcast(tn_sim_eng_t *e, int32_t f)
     tn_sim_jstats_t *js = &e->stats.job[e->fl[f].job];
     int32_t s = e->f_src[f], nd = e->f_mcn[f];
     const int32_t *dst = e->f_mc[f];
-    if (e->pkt != NULL) {
-        return eng_fail(e, TN_SIM_ERR_UNSUPP,
-                        "a multicast (coll_algo = mcast, bcast_mcast = on) at fidelity = packet: the packet "
-                        "engine has no switch replication; use fidelity = flow");
-    }
     if (e->mc_tree == NULL) {
         size_t nn = (size_t)t->n_node;
         e->mc_tree = malloc(sizeof(int32_t) * nn);
+        e->mc_vc = malloc(nn);
         e->mc_mark = calloc(nn, sizeof(uint32_t));
         e->mc_depth = malloc(sizeof(double) * nn);
-        if (e->mc_tree == NULL || e->mc_mark == NULL || e->mc_depth == NULL) {
+        if (e->mc_tree == NULL || e->mc_vc == NULL || e->mc_mark == NULL || e->mc_depth == NULL) {
             return eng_fail(e, TN_SIM_ERR_NOMEM, "multicast tree");
         }
     }
@@ -283,8 +280,9 @@ static tn_sim_status_t eng_start_mcast(tn_sim_eng_t *e, int32_t f)
         memset(e->mc_mark, 0, sizeof(uint32_t) * (size_t)t->n_node);
         ep = e->mc_ep = 1;
     }
-    int32_t nt = 0;
+    int32_t nt = 0, reached = 0;
     double lat = 0, bw = INFINITY;
+    uint8_t vcs[256];   /* max_hops <= 255 */
     e->mc_mark[s] = ep;
     e->mc_depth[s] = 0;
     for (int32_t k = 0; k < nd; k++) {
@@ -294,7 +292,8 @@ static tn_sim_status_t eng_start_mcast(tn_sim_eng_t *e, int32_t f)
         }
         tn_sim_rhdr_t h;
         tn_sim_route_begin(e->rt, &h, s, d, tn_sim_rng_next(&e->rng), eng_load, e);
-        int n = tn_sim_route_path(e->rt, &h, eng_load, e, e->path, NULL, e->rt->max_hops);
+        int n = tn_sim_route_path(e->rt, &h, eng_load, e, e->path, vcs,
+                                  e->rt->max_hops < 256 ? e->rt->max_hops : 255);
         if (n < 0) {
             char what[96];
             snprintf(what, sizeof(what), "no route from endpoint %d to %d (multicast)", s, d);
@@ -307,8 +306,10 @@ static tn_sim_status_t eng_start_mcast(tn_sim_eng_t *e, int32_t f)
             i--;
         }
         int32_t v = i == 0 ? s : t->peer[e->path[i - 1]];
+        reached++;
         for (; i < n; i++) {
             int32_t l = e->path[i], u = t->peer[l];
+            e->mc_vc[nt] = vcs[i];
             e->mc_tree[nt++] = l;
             e->mc_mark[u] = ep;
             e->mc_depth[u] = e->mc_depth[v] + t->lat[l];
@@ -325,6 +326,11 @@ static tn_sim_status_t eng_start_mcast(tn_sim_eng_t *e, int32_t f)
     }
     js->active++;
     e->flow_starts++;
+    if (e->pkt != NULL) {
+        e->fl[f].rem = e->fl[f].bytes;
+        st = tn_sim_pkt_start_mcast(e, f, e->mc_tree, e->mc_vc, nt, reached);
+        return st != TN_SIM_OK ? eng_fail(e, st, "packet start (multicast)") : TN_SIM_OK;
+    }
     return eng_share(e, f, e->mc_tree, nt, "max-min add (multicast)");
 }
 
@@ -448,11 +454,6 @@ tn_sim_status_t tn_sim_eng_post_mcast(tn_sim_eng_t *e, double t, int job, int32_
             snprintf(what, sizeof(what), "a multicast to endpoint %d (of %d)", dst[k], e->topo->n_ep);
             return eng_fail(e, TN_SIM_ERR_INVAL, what);
         }
-    }
-    if (e->pkt != NULL) {
-        return eng_fail(e, TN_SIM_ERR_UNSUPP,
-                        "a multicast (coll_algo = mcast, bcast_mcast = on) at fidelity = packet: the packet "
-                        "engine has no switch replication; use fidelity = flow");
     }
     return eng_post(e, t, job, src, -1, dst, n, bytes, cookie);
 }

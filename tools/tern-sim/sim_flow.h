@@ -132,9 +132,11 @@ struct tn_sim_eng {
      * each on at once */
     int32_t pend_f[TN_SIM_ENG_START_AHEAD], pend_n[TN_SIM_ENG_START_AHEAD];
     int pend_hd, npend, defer;
-    /* multicast trees (allocated by the first one): links, the nodes on
-     * the tree (stamp mc_ep) and their latency from the root */
+    /* multicast trees (allocated by the first one): links and their VCs
+     * (the packet engine's), the nodes on the tree (stamp mc_ep) and
+     * their latency from the root */
     int32_t *mc_tree;    /* [n_node] */
+    uint8_t *mc_vc;      /* [n_node] */
     uint32_t *mc_mark;   /* [n_node] */
     double *mc_depth;    /* [n_node] */
     uint32_t mc_ep;

@@ -23,12 +23,14 @@ static tn_sim_status_t pkt_grow_pool(tn_sim_pkt_t *p)
     int32_t cap = p->pcap ? p->pcap * 2 : 4096;
     size_t c = (size_t)cap;
     if (tn_sim_grow_aligned((void **)&p->pk, sizeof(tn_sim_pkt_ent_t), (size_t)p->pcap, c) != 0 ||
-        tn_sim_grow((void **)&p->pk_cc, sizeof(tn_sim_pkt_cc_t), c) != 0) {
+        tn_sim_grow((void **)&p->pk_cc, sizeof(tn_sim_pkt_cc_t), c) != 0 ||
+        tn_sim_grow((void **)&p->pk_grp, sizeof(int32_t), c) != 0) {
         return TN_SIM_ERR_NOMEM;
     }
     for (int32_t i = cap - 1; i >= p->pcap; i--) {
         p->pk[i].next = p->pfree;
         p->pfree = i;
+        p->pk_grp[i] = -1;
     }
     p->pcap = cap;
     return TN_SIM_OK;
@@ -47,10 +49,14 @@ tn_sim_status_t tn_sim_pkt_grow_msgs(tn_sim_pkt_t *p, int32_t need)
         tn_sim_grow((void **)&p->m_h, sizeof(tn_sim_rhdr_t), c) || tn_sim_grow((void **)&p->m_rc, 8, c) ||
         tn_sim_grow((void **)&p->m_rt, 8, c) || tn_sim_grow((void **)&p->m_alpha, 8, c) ||
         tn_sim_grow((void **)&p->m_tcut, 8, c) || tn_sim_grow((void **)&p->m_tcnp, 8, c) ||
-        tn_sim_grow((void **)&p->m_stamp, 8, c) || tn_sim_grow((void **)&p->m_steps, 4, c)) {
+        tn_sim_grow((void **)&p->m_stamp, 8, c) || tn_sim_grow((void **)&p->m_steps, 4, c) ||
+        tn_sim_grow((void **)&p->m_tree, sizeof(int32_t *), c) || tn_sim_grow((void **)&p->m_ndst, 4, c)) {
         return TN_SIM_ERR_NOMEM;
     }
     memset(p->m_gen + p->mcap, 0, 4 * (c - (size_t)p->mcap));
+    for (size_t i = (size_t)p->mcap; i < c; i++) {
+        p->m_tree[i] = NULL;
+    }
     p->mcap = cap;
     return TN_SIM_OK;
 }
@@ -65,6 +71,7 @@ tn_sim_status_t tn_sim_pkt_init(tn_sim_pkt_t *p, const tn_sim_topo_t *topo,
     p->rt = rt;
     p->nvc = rt->n_vc;
     p->pfree = -1;
+    p->gfree = -1;
     tn_sim_rng_seed(&p->rng, seed ^ 0x9ac4e7u);
     size_t np = (size_t)topo->n_port, nep = (size_t)topo->n_ep;
     p->o_free = calloc(np, 8);
@@ -131,7 +138,10 @@ tn_sim_status_t tn_sim_pkt_init(tn_sim_pkt_t *p, const tn_sim_topo_t *topo,
 
 void tn_sim_pkt_fini(tn_sim_pkt_t *p)
 {
-    void *a[] = {p->pk, p->pk_cc, p->o_free, p->o_txev, p->o_rr,
+    for (int32_t i = 0; p->m_tree != NULL && i < p->mcap; i++) {
+        free(p->m_tree[i]);
+    }
+    void *a[] = {p->m_tree, p->m_ndst, p->pk_grp, p->grp_left, p->grp_out, p->pk, p->pk_cc, p->o_free, p->o_txev, p->o_rr,
                  p->o_npk, p->o_credit, p->o_qbytes, p->o_share, p->o_sum, p->o_cnt, p->o_nc,
                  p->o_max, p->o_t0, p->voq_off, p->in_occ, p->in_psent, p->o_paused, p->voq_head,
                  p->voq_tail, p->nic_cur, p->nic_wake, p->m_rn, p->m_rp,
@@ -152,6 +162,28 @@ int32_t tn_sim_pkt_alloc(tn_sim_eng_t *e)
     int32_t k = p->pfree;
     p->pfree = p->pk[k].next;
     return k;
+}
+
+/* A replication group for n copies, -1 out of memory. */
+static int32_t pkt_grp_alloc(tn_sim_pkt_t *p, int32_t n)
+{
+    if (p->gfree < 0) {
+        int32_t cap = p->gcap ? p->gcap * 2 : 256;
+        if (p->gcap > (1 << 27) || tn_sim_grow((void **)&p->grp_left, sizeof(int32_t), (size_t)cap) != 0 ||
+            tn_sim_grow((void **)&p->grp_out, sizeof(double), (size_t)cap) != 0) {
+            return -1;
+        }
+        for (int32_t i = cap - 1; i >= p->gcap; i--) {
+            p->grp_left[i] = p->gfree;
+            p->gfree = i;
+        }
+        p->gcap = cap;
+    }
+    int32_t g = p->gfree;
+    p->gfree = p->grp_left[g];
+    p->grp_left[g] = n;
+    p->grp_out[g] = -INFINITY;
+    return g;
 }
 
 void tn_sim_pkt_free(tn_sim_pkt_t *p, int32_t k)
@@ -246,9 +278,23 @@ static tn_sim_status_t pkt_out_send(tn_sim_eng_t *e, int32_t o, int32_t k, int32
     if (st == TN_SIM_OK && p->o_npk[o] > 0) {
         tn_sim_pkt_busy(e, o, &st);  /* the next one goes when this one is out */
     }
+    double out = p->pk[k].tail - e->topo->lat[o];   /* its tail has left */
+    int32_t g = p->pk[k].ecn & TN_SIM_PKT_MCAST ? p->pk_grp[k] : -1;
+    if (g >= 0) {
+        /* a multicast copy: the buffer it shares frees when the last
+         * one's tail has left */
+        p->pk_grp[k] = -1;
+        p->grp_out[g] = out > p->grp_out[g] ? out : p->grp_out[g];
+        if (--p->grp_left[g] > 0) {
+            return st;
+        }
+        out = p->grp_out[g];
+        p->grp_left[g] = p->gfree;
+        p->gfree = g;
+    }
     if (st == TN_SIM_OK) {
         st = p->c.pfc ? tn_sim_pfc_drain(e, in, vin, p->pk[k].bytes)
-                      : tn_sim_pkt_credit(e, in, vin, p->pk[k].bytes, p->pk[k].tail - e->topo->lat[o]);
+                      : tn_sim_pkt_credit(e, in, vin, p->pk[k].bytes, out);
     }
     return st;
 }
@@ -288,6 +334,135 @@ tn_sim_status_t tn_sim_pkt_out_kick(tn_sim_eng_t *e, int32_t o)
     return TN_SIM_OK;
 }
 
+/* Packet k, arrived at switch node v on link (its input i_in), goes to
+ * output o: at once when o is idle with nothing queued and room
+ * downstream, else into its VOQ.  fill: it joins the ingress queue
+ * (PFC's count; a multicast's copies after the first do not). */
+static tn_sim_status_t pkt_forward(tn_sim_eng_t *e, int32_t k, int32_t v, int32_t link, int32_t i_in, int32_t o,
+                                   int fill)
+{
+    tn_sim_pkt_t *p = e->pkt;
+    const tn_sim_topo_t *t = e->topo;
+    int32_t sw = v - t->n_ep;
+    int32_t rel = i_in * p->nvc + p->pk[k].vc;  /* its queue among o's */
+    size_t ov = (size_t)o * (size_t)p->nvc + p->pk[k].h.vc;
+    if (p->o_npk[o] == 0 && !(e->now < p->o_free[o]) &&
+        !(p->o_credit[ov] < p->pk[k].bytes) && !p->o_paused[ov]) {
+        /* o idle with nothing queued and room downstream: the queue
+         * and the round-robin would pick k at once; it leaves without
+         * touching the VOQs (their counts are integers: no rounding
+         * skipped).  The heatmap hears the same as if it had queued. */
+        if (e->heat.queues) {
+            tn_sim_heat_queue(&e->heat, sw, e->now, p->pk[k].bytes);
+        }
+        if (p->c.pfc && fill) {
+            tn_sim_status_t st = tn_sim_pfc_fill(e, link, p->pk[k].vc, p->pk[k].bytes);
+            if (st != TN_SIM_OK) {
+                return st;
+            }
+        }
+        if (e->heat.queues) {
+            tn_sim_heat_queue(&e->heat, sw, e->now, -p->pk[k].bytes);
+        }
+        return pkt_out_send(e, o, k, rel, (t->port_off[v + 1] - t->port_off[v]) * p->nvc);
+    }
+    int64_t qi = p->voq_off[o] + rel;
+    p->pk[k].next = -1;
+    if (p->voq_head[qi] < 0) {
+        p->voq_head[qi] = k;
+    } else {
+        p->pk[p->voq_tail[qi]].next = k;
+    }
+    p->voq_tail[qi] = k;
+    p->o_npk[o]++;
+    p->o_qbytes[o] += p->pk[k].bytes;
+    if (e->heat.queues) {
+        tn_sim_heat_queue(&e->heat, sw, e->now, p->pk[k].bytes);
+    }
+    if (p->c.pfc && fill) {
+        tn_sim_status_t st = tn_sim_pfc_fill(e, link, p->pk[k].vc, p->pk[k].bytes);
+        if (st != TN_SIM_OK) {
+            return st;
+        }
+    }
+    return tn_sim_pkt_out_kick(e, o);
+}
+
+/* Multicast packet k arrived at switch node v on link: a copy onto each
+ * of v's links in its message's tree (k itself the first), sharing the
+ * buffer it arrived in (pkt_out_send frees it with the last). */
+static tn_sim_status_t pkt_replicate(tn_sim_eng_t *e, int32_t k, int32_t v, int32_t link, int32_t i_in)
+{
+    tn_sim_pkt_t *p = e->pkt;
+    const tn_sim_topo_t *t = e->topo;
+    const int32_t *tr = p->m_tree[p->pk[k].msg];
+    int32_t n = tr[0];
+    const int32_t *tl = tr + 1, *tv = tr + 1 + n;
+    /* v's tree links: the run of tl (sorted) inside v's ports */
+    int32_t lo = 0, hi = n;
+    while (lo < hi) {
+        int32_t mid = lo + (hi - lo) / 2;
+        if (tl[mid] < t->port_off[v]) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    int32_t end = lo;
+    while (end < n && tl[end] < t->port_off[v + 1]) {
+        end++;
+    }
+    int32_t nc = end - lo;
+    if (nc == 0) {
+        return TN_SIM_ERR_INTERNAL;   /* a switch of the tree with no way on */
+    }
+    if (p->c.pfc) {
+        tn_sim_status_t st = tn_sim_pfc_fill(e, link, p->pk[k].vc, p->pk[k].bytes);
+        if (st != TN_SIM_OK) {
+            return st;
+        }
+    }
+    if (nc == 1) {
+        p->pk_grp[k] = -1;
+        p->pk[k].h.vc = (uint8_t)tv[lo];
+        return pkt_forward(e, k, v, link, i_in, tl[lo], 0);
+    }
+    int32_t g = pkt_grp_alloc(p, nc);
+    if (g < 0) {
+        return TN_SIM_ERR_NOMEM;
+    }
+    /* every copy made before any leaves (a send moves k's fields on) */
+    int32_t copies[64], *cp = nc <= 64 ? copies : malloc(sizeof(int32_t) * (size_t)nc);
+    if (cp == NULL) {
+        return TN_SIM_ERR_NOMEM;
+    }
+    cp[0] = k;
+    for (int32_t j = 1; j < nc; j++) {
+        int32_t c = tn_sim_pkt_alloc(e);
+        if (c < 0) {
+            if (cp != copies) {
+                free(cp);
+            }
+            return TN_SIM_ERR_NOMEM;
+        }
+        p->pk[c] = p->pk[k];
+        p->pkts++;
+        cp[j] = c;
+    }
+    tn_sim_status_t st = TN_SIM_OK;
+    for (int32_t j = 0; j < nc; j++) {
+        p->pk_grp[cp[j]] = g;
+        p->pk[cp[j]].h.vc = (uint8_t)tv[lo + j];
+    }
+    for (int32_t j = 0; j < nc && st == TN_SIM_OK; j++) {
+        st = pkt_forward(e, cp[j], v, link, i_in, tl[lo + j], 0);
+    }
+    if (cp != copies) {
+        free(cp);
+    }
+    return st;
+}
+
 void tn_sim_pkt_prefetch(tn_sim_eng_t *e, unsigned kind, int32_t id)
 {
     tn_sim_pkt_t *p = e->pkt;
@@ -320,6 +495,9 @@ tn_sim_status_t tn_sim_pkt_event(tn_sim_eng_t *e, unsigned kind, int32_t id, uin
         }
         int32_t sw = v - t->n_ep;
         int32_t i_in = t->peer_port[link] - t->port_off[v];
+        if (p->pk[k].ecn & TN_SIM_PKT_MCAST) {
+            return pkt_replicate(e, k, v, link, i_in);
+        }
         int32_t o = tn_sim_route_next(e->rt, sw, &p->pk[k].h, pkt_load, p);
         if (o < t->port_off[v] || o >= t->port_off[v + 1] || t->peer[o] < 0) {
             return TN_SIM_ERR_ROUTE;
@@ -329,48 +507,7 @@ tn_sim_status_t tn_sim_pkt_event(tn_sim_eng_t *e, unsigned kind, int32_t id, uin
             p->pk[k].ecn |= TN_SIM_PKT_ECN;
             p->marks++;
         }
-        int32_t rel = i_in * p->nvc + p->pk[k].vc;  /* its queue among o's */
-        size_t ov = (size_t)o * (size_t)p->nvc + p->pk[k].h.vc;
-        if (p->o_npk[o] == 0 && !(e->now < p->o_free[o]) &&
-            !(p->o_credit[ov] < p->pk[k].bytes) && !p->o_paused[ov]) {
-            /* o idle with nothing queued and room downstream: the queue
-             * and the round-robin would pick k at once; it leaves without
-             * touching the VOQs (their counts are integers: no rounding
-             * skipped).  The heatmap hears the same as if it had queued. */
-            if (e->heat.queues) {
-                tn_sim_heat_queue(&e->heat, sw, e->now, p->pk[k].bytes);
-            }
-            if (p->c.pfc) {
-                tn_sim_status_t st = tn_sim_pfc_fill(e, link, p->pk[k].vc, p->pk[k].bytes);
-                if (st != TN_SIM_OK) {
-                    return st;
-                }
-            }
-            if (e->heat.queues) {
-                tn_sim_heat_queue(&e->heat, sw, e->now, -p->pk[k].bytes);
-            }
-            return pkt_out_send(e, o, k, rel, (t->port_off[v + 1] - t->port_off[v]) * p->nvc);
-        }
-        int64_t qi = p->voq_off[o] + rel;
-        p->pk[k].next = -1;
-        if (p->voq_head[qi] < 0) {
-            p->voq_head[qi] = k;
-        } else {
-            p->pk[p->voq_tail[qi]].next = k;
-        }
-        p->voq_tail[qi] = k;
-        p->o_npk[o]++;
-        p->o_qbytes[o] += p->pk[k].bytes;
-        if (e->heat.queues) {
-            tn_sim_heat_queue(&e->heat, sw, e->now, p->pk[k].bytes);
-        }
-        if (p->c.pfc) {
-            tn_sim_status_t st = tn_sim_pfc_fill(e, link, p->pk[k].vc, p->pk[k].bytes);
-            if (st != TN_SIM_OK) {
-                return st;
-            }
-        }
-        return tn_sim_pkt_out_kick(e, o);
+        return pkt_forward(e, k, v, link, i_in, o, 1);
     }
     case PE_TXDONE:
         p->o_txev[id] = 0;

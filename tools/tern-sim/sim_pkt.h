@@ -26,6 +26,14 @@
  *    once; its tail cannot leave before it has arrived;
  *  - VCs are the router's (h->vc); the fat-tree needs 1, tori 2
  *    (datelines), dragonflies 2-3.
+ *  - a multicast (hardware replication) follows the tree the flow engine
+ *    builds for it (each destination's route from the source, grafted
+ *    where it meets the tree): a packet arriving at a switch of the tree
+ *    is copied onto each of the switch's tree links, each copy queued,
+ *    credited and sent as a packet of its own; the input buffer it
+ *    arrived in frees when the last copy's tail has left.  The message
+ *    is delivered when every destination has all its bytes.  No
+ *    congestion control with it (the run refuses cc other than none).
  *  - PFC (pfc = 1) replaces credits: an ingress queue (link, VC) that
  *    reaches xoff bytes sends a pause to the link's sender (it stops
  *    that VC a latency later), one that falls to xon a resume; nothing is
@@ -56,6 +64,7 @@ typedef struct tn_sim_eng tn_sim_eng_t;
 #define TN_SIM_PKT_ECN   1u  /* congestion experienced */
 #define TN_SIM_PKT_FIRST 2u  /* the message's first packet */
 #define TN_SIM_PKT_LAST  4u  /* its last */
+#define TN_SIM_PKT_MCAST 8u  /* a multicast's (copies follow its tree; pk_grp holds their group) */
 
 typedef enum { TN_SIM_CC_NONE, TN_SIM_CC_DCQCN, TN_SIM_CC_ACC } tn_sim_cc_t;
 
@@ -127,6 +136,18 @@ typedef struct tn_sim_pkt {
     int32_t *m_rn, *m_rp; /* NIC ring */
     uint32_t *m_gen;
     double *m_left, *m_recv, *m_tnext;
+    /* multicast: the tree (NULL for a unicast): n, then its n links in
+     * port order, then their n VCs; the destinations it reaches (1 for a
+     * unicast) */
+    int32_t **m_tree;
+    int32_t *m_ndst;
+    /* copies of one arriving packet: their replication group ([pcap],
+     * -1 none; read only for TN_SIM_PKT_MCAST packets), and per group the
+     * copies yet to leave the switch (a free group holds the next free one) */
+    int32_t *pk_grp;
+    int32_t *grp_left;
+    double *grp_out;      /* when the latest copy's tail has left */
+    int32_t gcap, gfree;
     tn_sim_rhdr_t *m_h;
     /* congestion control state per message */
     double *m_rc, *m_rt, *m_alpha, *m_tcut, *m_tcnp, *m_stamp;
@@ -144,6 +165,11 @@ void tn_sim_pkt_fini(tn_sim_pkt_t *p);
 /* The engine hands over message f (route begun in h, bytes > 0, src !=
  * dst) at e->now. */
 tn_sim_status_t tn_sim_pkt_start(tn_sim_eng_t *e, int32_t f, const tn_sim_rhdr_t *h);
+/* The engine hands over multicast f at e->now: its tree's n links
+ * (distinct; the first one the source's) and their VCs, in any order,
+ * reaching ndst destinations. */
+tn_sim_status_t tn_sim_pkt_start_mcast(tn_sim_eng_t *e, int32_t f, const int32_t *links, const uint8_t *vcs,
+                                       int32_t n, int32_t ndst);
 /* The engine's event kinds from TN_SIM_PKT_EV0 on go here, with the
  * event's id and arg. */
 #define TN_SIM_PKT_EV0 8

@@ -2,6 +2,8 @@
  * round-robin, paced by congestion control; destinations sinking packets
  * and returning CNPs and rate stamps. */
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "sim_flow.h"
 #include "sim_pkt.h"
@@ -70,7 +72,8 @@ tn_sim_status_t tn_sim_pkt_nic_kick(tn_sim_eng_t *e, int32_t ep)
             p->pk[k].bytes = bytes;
             p->pk[k].h = p->m_h[f];
             p->pk[k].ecn = (uint8_t)((p->m_left[f] == e->fl[f].bytes ? TN_SIM_PKT_FIRST : 0) |
-                                     (p->m_left[f] <= pay ? TN_SIM_PKT_LAST : 0));
+                                     (p->m_left[f] <= pay ? TN_SIM_PKT_LAST : 0) |
+                                     (p->m_tree[f] != NULL ? TN_SIM_PKT_MCAST : 0));
             p->pk[k].tail = now;
             if (p->c.cc == TN_SIM_CC_ACC) {
                 p->pk_cc[k].rate = rate < line ? rate : line;
@@ -103,7 +106,8 @@ tn_sim_status_t tn_sim_pkt_nic_kick(tn_sim_eng_t *e, int32_t ep)
     return TN_SIM_OK;
 }
 
-tn_sim_status_t tn_sim_pkt_start(tn_sim_eng_t *e, int32_t f, const tn_sim_rhdr_t *h)
+/* Message f's state at its start, a unicast's; on its NIC's ring. */
+static tn_sim_status_t pkt_begin(tn_sim_eng_t *e, int32_t f, const tn_sim_rhdr_t *h)
 {
     tn_sim_pkt_t *p = e->pkt;
     if (f >= p->mcap && tn_sim_pkt_grow_msgs(p, f) != TN_SIM_OK) {
@@ -112,11 +116,75 @@ tn_sim_status_t tn_sim_pkt_start(tn_sim_eng_t *e, int32_t f, const tn_sim_rhdr_t
     int32_t ep = e->f_src[f];
     p->m_gen[f]++;
     p->m_h[f] = *h;
+    free(p->m_tree[f]);   /* an earlier multicast's under this flow id */
+    p->m_tree[f] = NULL;
+    p->m_ndst[f] = 1;
     p->m_left[f] = e->fl[f].bytes;
     p->m_recv[f] = 0;
     p->m_tnext[f] = e->now;
     tn_sim_cc_begin(p, f, e->topo->bw[ep]);
     nic_ring_add(p, ep, f);
+    return TN_SIM_OK;
+}
+
+tn_sim_status_t tn_sim_pkt_start(tn_sim_eng_t *e, int32_t f, const tn_sim_rhdr_t *h)
+{
+    tn_sim_status_t st = pkt_begin(e, f, h);
+    return st != TN_SIM_OK ? st : tn_sim_pkt_nic_kick(e, e->f_src[f]);
+}
+
+static int pkt_cmp_link(const void *a, const void *b)
+{
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+tn_sim_status_t tn_sim_pkt_start_mcast(tn_sim_eng_t *e, int32_t f, const int32_t *links, const uint8_t *vcs,
+                                       int32_t n, int32_t ndst)
+{
+    tn_sim_pkt_t *p = e->pkt;
+    if (f >= p->mcap && tn_sim_pkt_grow_msgs(p, f) != TN_SIM_OK) {
+        return TN_SIM_ERR_NOMEM;
+    }
+    int32_t ep = e->f_src[f];
+    /* sorted by port: pairs (link, vc) side by side, then split */
+    int32_t *pair = malloc(sizeof(int32_t) * 2 * (size_t)n);
+    int32_t *tr = malloc(sizeof(int32_t) * (1 + 2 * (size_t)n));
+    if (pair == NULL || tr == NULL) {
+        free(pair);
+        free(tr);
+        return TN_SIM_ERR_NOMEM;
+    }
+    int src_vc = -1;
+    for (int32_t i = 0; i < n; i++) {
+        pair[2 * i] = links[i];
+        pair[2 * i + 1] = vcs[i];
+        src_vc = links[i] == ep ? vcs[i] : src_vc;
+    }
+    qsort(pair, (size_t)n, 2 * sizeof(int32_t), pkt_cmp_link);
+    tr[0] = n;
+    for (int32_t i = 0; i < n; i++) {
+        tr[1 + i] = pair[2 * i];
+        tr[1 + n + i] = pair[2 * i + 1];
+    }
+    free(pair);
+    if (src_vc < 0) {
+        free(tr);
+        return TN_SIM_ERR_INTERNAL;   /* the tree does not leave the source */
+    }
+    tn_sim_rhdr_t h;
+    memset(&h, 0, sizeof(h));
+    h.src = ep;
+    h.dst = -1;
+    h.inter = -1;
+    h.vc = (uint8_t)src_vc;
+    tn_sim_status_t st = pkt_begin(e, f, &h);
+    if (st != TN_SIM_OK) {
+        free(tr);
+        return st;
+    }
+    p->m_tree[f] = tr;
+    p->m_ndst[f] = ndst;
     return tn_sim_pkt_nic_kick(e, ep);
 }
 
@@ -135,7 +203,8 @@ tn_sim_status_t tn_sim_pkt_sink(tn_sim_eng_t *e, int32_t k)
         return st;
     }
     p->m_recv[f] += pay;
-    tn_sim_stats_add(&e->stats, e->fl[f].job, now, pay);
+    /* a multicast's bytes count once, as the flow engine counts them */
+    tn_sim_stats_add(&e->stats, e->fl[f].job, now, pay / (double)p->m_ndst[f]);
     int kind = -1;
     if ((p->pk[k].ecn & TN_SIM_PKT_ECN) && now - p->m_tcnp[f] >= PKT_CNP_GAP) {
         p->m_tcnp[f] = now;
@@ -152,7 +221,9 @@ tn_sim_status_t tn_sim_pkt_sink(tn_sim_eng_t *e, int32_t k)
     } else {
         tn_sim_pkt_free(p, k);
     }
-    if (p->m_recv[f] >= e->fl[f].bytes) {
+    if (p->m_recv[f] >= e->fl[f].bytes * (double)p->m_ndst[f]) {
+        free(p->m_tree[f]);
+        p->m_tree[f] = NULL;
         return tn_sim_eng_pkt_done(e, f, now);
     }
     return TN_SIM_OK;

@@ -39,10 +39,11 @@ tn_sim_status_t tn_sim_setup(tn_sim_run_t *r, tn_sim_conf_t *c, const char *grap
     }
     for (int j = 0; j < c->njobs && c->fidelity == 1; j++) {
         int mc = c->job[j].pattern == TN_SIM_PAT_COLL && c->job[j].coll_algo == TN_SIM_CA_MCAST;
-        if (mc || (j == 0 && c->bcast_mcast && c->replay[0] != '\0')) {
+        if ((mc || (j == 0 && c->bcast_mcast && c->replay[0] != '\0')) && c->cc != TN_SIM_CC_NONE) {
             snprintf(why, whylen,
-                     "%s: a hardware multicast is flow level only (the packet engine has no switch "
-                     "replication): it needs fidelity = flow", mc ? "coll_algo = mcast" : "bcast_mcast = on");
+                     "%s: a hardware multicast at fidelity = packet has no congestion control (DCQCN's "
+                     "notifications and ACC's stamps come back from one destination): it needs cc = none",
+                     mc ? "coll_algo = mcast" : "bcast_mcast = on");
             tn_sim_teardown(r);
             return TN_SIM_ERR_UNSUPP;
         }
