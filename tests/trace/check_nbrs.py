@@ -7,7 +7,9 @@ neighbours in its topology's order (MPI_PROC_NULL as null; a Cartesian
 grid marked cart) and the bytes to each destination and from each
 source; for the alltoallw the bytes to and from each rank, whatever
 their types.  All of them computed here from the program's rules, not
-read from a run.  Then the traces are replayed: every collective must
+read from a run.  `tern-trace report` must put every neighbourhood
+edge's bytes in its communication matrix (and nothing else: the program
+sends no point-to-point message).  Then the traces are replayed: every collective must
 come from Tern's own code (the neighbourhood ones through coll/nbc's
 schedule with the recorded lists, the alltoallw as an alltoallv of its
 byte blocks), and with --coll_plan off from the models without their
@@ -78,6 +80,27 @@ def check_rank(tern_trace, path, r):
         check(got.get(call) == want, "rank %d %s: %s, want %s" % (r, call, got.get(call), want))
 
 
+def check_matrix(tern_trace, tdir):
+    """The report's byte matrix: each rank's neighbourhood sends, mapped to
+    world ranks (the reversed communicator's rank c is world N - 1 - c)."""
+    want = [[0] * N for _ in range(N)]
+    for r in range(N):
+        for call, (_, _, dst, sent, _) in expected(r).items():
+            if dst is None:
+                continue
+            for d, b in zip(dst, sent):
+                if d != "null":
+                    want[r][N - 1 - d if call == "MPI_Ineighbor_alltoall" else d] += b
+    p = run([tern_trace, "report", tdir])
+    check(p.returncode == 0, "report: rc %d %s" % (p.returncode, p.stderr))
+    lines = p.stdout.split("\n")
+    got = None
+    for i, line in enumerate(lines):
+        if line.startswith("matrix bytes"):
+            got = [[int(x) for x in lines[i + 2 + r].split()[1:]] for r in range(N)]
+    check(got == want, "report matrix %s, want %s" % (got, want))
+
+
 def replay(sim, src, out, extra, planned, fallback):
     p = run([sim, "--replay", src, "--out", out] + extra)
     check(p.returncode == 0, "replay %s: rc %d %s" % (extra, p.returncode, p.stderr))
@@ -107,6 +130,7 @@ def main():
             m = re.search(r"\.(\d+)\.ttr$", f)
             check_rank(tern_trace, f, int(m.group(1)))
         if files:
+            check_matrix(tern_trace, tdir)
             replay(sim, tdir, os.path.join(tmp, "o1"), [], 7, 0)
             replay(sim, tdir, os.path.join(tmp, "o2"),
                    ["--replay_slots", "rank", "--topo", "fattree", "--k", "4", "--n", "2"], 7, 0)

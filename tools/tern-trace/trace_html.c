@@ -191,7 +191,8 @@ static void th_matrix(FILE *o, const tv_report_t *r)
     th_chart(o, r, "p2p_sizes");
     th_chart(o, r, "coll_sizes");
     fputs("<h2 id=\"matrix\">Communication matrix</h2>\n<p>Matched point-to-point messages "
-          "only; collectives' bytes are per rank below.</p>\n", o);
+          "and the edges of neighbourhood collectives (from their recorded neighbours); other "
+          "collectives' bytes are per rank below.</p>\n", o);
     th_chart(o, r, "matrix_bytes");
     th_chart(o, r, "matrix_msgs");
     /* the pairs with the most bytes */

@@ -166,8 +166,41 @@ static ts_pair_t *ts_pair_get(ts_pairs_t *t, uint32_t src, uint32_t dst)
     return &t->p[t->n - 1];
 }
 
-/* Messages: per rank, by pair, by size. */
-static int ts_msgs(const tm_match_t *m, ts_stats_t *s)
+/* The edges of rank rk's neighbourhood collectives (an NBRS item and the
+ * SCOUNTS of its record: bytes to each destination) into the pairs. */
+static int ts_nbr_edges(const tl_job_t *j, uint32_t w, ts_pairs_t *t)
+{
+    const tl_rank_t *rk = &j->ranks[w];
+    for (uint32_t q = 0; q < rk->nrecs; q++) {
+        const tl_rec_t *r = &rk->recs[q];
+        const tl_item_t *nb = NULL, *sc = NULL;
+        for (uint32_t k = r->item; k < r->item + r->nitems && k < rk->nitems; k++) {
+            nb = rk->items[k].type == TERN_TRACE_I_NBRS ? &rk->items[k] : nb;
+            sc = rk->items[k].type == TERN_TRACE_I_SCOUNTS ? &rk->items[k] : sc;
+        }
+        if (nb == NULL || sc == NULL || sc->bytes != nb->rbytes || nb->comm >= j->ncomms ||
+            nb->id + nb->bytes + nb->rbytes > rk->ncounts || sc->id + sc->bytes > rk->ncounts) {
+            continue;
+        }
+        for (uint32_t k = 0; k < (uint32_t)nb->rbytes; k++) {
+            int32_t d = tl_peer_world(j, nb->comm, 0, tl_nbr(rk, nb, (uint32_t)nb->bytes + k));
+            if (d < 0 || (uint32_t)d >= j->size) {
+                continue;                       /* MPI_PROC_NULL */
+            }
+            ts_pair_t *p = ts_pair_get(t, w, (uint32_t)d);
+            if (p == NULL) {
+                return -1;
+            }
+            p->bytes = ts_add(p->bytes, rk->counts[sc->id + k]);
+            p->msgs++;
+        }
+    }
+    return 0;
+}
+
+/* Messages: per rank, by pair, by size; the pairs also get the edges of
+ * neighbourhood collectives. */
+static int ts_msgs(const tl_job_t *j, const tm_match_t *m, ts_stats_t *s)
 {
     ts_pairs_t t = { 0 };
     for (size_t i = 0; i < m->nmsgs; i++) {
@@ -188,6 +221,13 @@ static int ts_msgs(const tm_match_t *m, ts_stats_t *s)
     }
     for (size_t i = 0; i < m->nlone_sends; i++) {
         s->p2p_hist[ts_bin(m->lone_sends[i].bytes)]++;
+    }
+    for (uint32_t w = 0; w < j->nranks; w++) {
+        if (ts_nbr_edges(j, w, &t) != 0) {
+            free(t.p);
+            free(t.slot);
+            return -1;
+        }
     }
     free(t.slot);
     if (t.n > 1) {
@@ -358,7 +398,7 @@ int ts_compute(const tl_job_t *j, const tm_match_t *m, ts_stats_t *s)
     s->size = j->size;
     s->t_end = j->t_end;
     s->ranks = calloc(j->size + 1, sizeof(*s->ranks));
-    if (s->ranks == NULL || ts_calls(j, s) != 0 || ts_msgs(m, s) != 0 ||
+    if (s->ranks == NULL || ts_calls(j, s) != 0 || ts_msgs(j, m, s) != 0 ||
         ts_colls(j, m, s) != 0 || ts_timeline(j, s) != 0 || ts_events(j, s) != 0) {
         ts_free(s);
         return -1;

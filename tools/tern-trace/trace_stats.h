@@ -61,7 +61,8 @@ typedef struct {
     uint32_t   ntop;
     uint64_t   p2p_hist[TS_HBINS];      /* messages (matched and lone sends) by size */
     uint64_t   coll_hist[TS_HBINS];     /* collective calls by the larger of sent/received */
-    ts_pair_t *pairs;                   /* matched messages by (src, dst) */
+    ts_pair_t *pairs;                   /* matched messages and neighbourhood
+                                         * collectives' edges by (src, dst) */
     size_t     npairs;
     ts_coll_t *colls;                   /* by kind, then algorithm */
     uint32_t   ncolls;
