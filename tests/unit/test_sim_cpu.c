@@ -18,7 +18,12 @@
  * messages 0, 1 get theirs at 0, those of 2, 3 at 1000 (sent then,
  * arriving 208 later); the receivers queue behind them and get cores at
  * 2000 (messages 0, 1) and 3000 (2, 3); with eight cores nobody waits and
- * a message takes b, as without hosts. */
+ * a message takes b, as without hosts.
+ * Forwarding on the hosts (cpu_fwd): the ring on a 2-ary 2-tree, ranks 0,
+ * 1 on one leaf and 2, 3 on the other, so messages 1 and 3 cross two
+ * switch-to-switch links (4 links: 408 ns) and 0 and 2 none (208 ns);
+ * 1000 ns a frame of 4 bytes: messages 1 and 3 cost their receivers
+ * 2 frames x 2 links x 1000 = 4000 ns, the others nothing. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -27,8 +32,8 @@
 #include "sim_replay.h"
 #include "sim_run.h"
 
-/* cpu_charge of the runs below */
-static const char *ring_charge = "time";
+/* cpu_charge, the fat-tree's k and n, cpu_fwd and cpu_frame of the runs below */
+static const char *ring_charge = "time", *ring_k = "4", *ring_n = "1", *ring_fwd = "0", *ring_frame = "1472";
 
 /* Runs the ring with the given host keys; done[r] is when message r's
  * receiver finished with it; returns the job's end (-1 on failure). */
@@ -39,9 +44,10 @@ static double ring_w(const char *cpu_o, const char *cores, const char *share, do
     static tn_sim_prog_t prog;
     char why[512] = "";
     tn_sim_conf_defaults(&c);
-    const char *kv[][2] = {{"topo", "fattree"}, {"k", "4"}, {"n", "1"}, {"lat", "100"}, {"bw", "8"},
+    const char *kv[][2] = {{"topo", "fattree"}, {"k", ring_k}, {"n", ring_n}, {"lat", "100"}, {"bw", "8"},
                            {"replay_slots", "rank"}, {"cpu_o", cpu_o}, {"cpu_cores", cores},
-                           {"cpu_share", share}, {"cpu_charge", ring_charge}};
+                           {"cpu_share", share}, {"cpu_charge", ring_charge}, {"cpu_fwd", ring_fwd},
+                           {"cpu_frame", ring_frame}};
     for (size_t i = 0; i < sizeof(kv) / sizeof(kv[0]); i++) {
         CHECK(tn_sim_conf_set(&c, kv[i][0], kv[i][1], why, sizeof(why)) == TN_SIM_OK);
     }
@@ -141,6 +147,35 @@ int main(void)
     job = ring_w("1000", "1", "node", 500, d);
     CHECK(job == 1500 && d[0] == 1500 && d[2] == 1500);
     ring_charge = "time";
+    /* forwarding on the hosts, four cores for all: nobody waits; the
+     * crossing messages' receivers work 4000 ns */
+    ring_k = "2";
+    ring_n = "2";
+    job = ring("0", "4", "all", d);
+    CHECK(d[0] == 208 && d[1] == 408 && d[2] == 208 && d[3] == 408 && job == 408);
+    ring_fwd = "1000";
+    ring_frame = "4";
+    job = ring("0", "4", "all", d);
+    CHECK(d[0] == 208 && d[1] == 4408 && d[2] == 208 && d[3] == 4408 && job == 4408);
+    /* with cpu_o as well: 1000 at each end on top */
+    job = ring("1000", "4", "all", d);
+    CHECK(d[0] == 2208 && d[1] == 6408 && d[2] == 2208 && d[3] == 6408);
+    /* waits only.  The engine hears of a delivery at its flow's end,
+     * before the delivery time; the receivers still ask for cores in the
+     * order their messages arrive (208: 0 and 2, 408: 1 and 3).  Two
+     * cores: nobody waits; message 3 is not done before it is in */
+    ring_charge = "wait";
+    job = ring("0", "2", "all", d);
+    CHECK(d[0] == 208 && d[1] == 408 && d[2] == 208 && d[3] == 408 && job == 408);
+    /* one core: message 1's receiver holds it 408..4408, and message 3,
+     * in at 408 too (it was posted after 1), waits for it */
+    job = ring("0", "1", "all", d);
+    CHECK(d[0] == 208 && d[1] == 408 && d[2] == 208 && d[3] == 4408 && job == 4408);
+    ring_charge = "time";
+    ring_fwd = "0";
+    ring_frame = "1472";
+    ring_k = "4";
+    ring_n = "1";
     /* a key out of range is refused */
     tn_sim_conf_t c;
     char why[256];
@@ -149,5 +184,7 @@ int main(void)
     CHECK(tn_sim_conf_set(&c, "cpu_share", "rack", why, sizeof(why)) != TN_SIM_OK);
     CHECK(tn_sim_conf_set(&c, "cpu_o", "-1", why, sizeof(why)) != TN_SIM_OK);
     CHECK(tn_sim_conf_set(&c, "cpu_charge", "idle", why, sizeof(why)) != TN_SIM_OK);
+    CHECK(tn_sim_conf_set(&c, "cpu_fwd", "-5", why, sizeof(why)) != TN_SIM_OK);
+    CHECK(tn_sim_conf_set(&c, "cpu_frame", "0", why, sizeof(why)) != TN_SIM_OK);
     return tn_check_report("test_sim_cpu");
 }

@@ -99,6 +99,11 @@ static const conf_key_t conf_keys[] = {
     {"cpu_charge", G(cpu_charge), CT_ENUM, "time", 0, 0, "time|wait",
      "replay: time: a message waits for its ends' work; wait: only for a free core (the fabric's "
      "latency holds the work, as a calibrated ping-pong's does)"},
+    {"cpu_fwd", G(cpu_fwd), CT_DBL, "0", 0, 1e9, NULL,
+     "replay: core time per frame for each switch-to-switch link a message crosses, ns, at its "
+     "receiver (switches or link emulators that run on the hosts' cores; 0: none)"},
+    {"cpu_frame", G(cpu_frame), CT_DBL, "1472", 1, 1e9, NULL,
+     "replay: a message's bytes per frame for cpu_fwd (1472: UDP over a 1500-byte MTU)"},
     {"bcast_mcast", G(bcast_mcast), CT_ENUM, "off", 0, 0, "off|on",
      "replay: each broadcast one hardware multicast from its root to its communicator"},
     {"fidelity", G(fidelity), CT_ENUM, "flow", 0, 0, "flow|packet",

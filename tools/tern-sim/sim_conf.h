@@ -65,6 +65,8 @@ typedef struct {
     int32_t cpu_cores;
     int cpu_share;               /* 0 a traced node, 1 every rank */
     int cpu_charge;              /* 0 time: the work delays its message; 1 wait: only the wait for a core */
+    double cpu_fwd;              /* replay: ns of core time per frame per switch-to-switch link crossed */
+    double cpu_frame;            /* bytes per frame for cpu_fwd */
     int bcast_mcast;              /* replay: 1: each broadcast one multicast */
     int fidelity;                 /* 0 flow, 1 packet */
     double store_fwd;             /* flow: store-and-forward unit, bytes; 0 cut-through */

@@ -172,6 +172,9 @@ tn_sim_status_t tn_sim_dag_seal(tn_sim_dag_t *g)
 /* A timer's argument for the release of CPU node i's core (wait_only):
  * negative, so that it is told from a node's own timer; its own inverse. */
 #define DAG_RELEASE(i) (-2 - (i))
+/* A timer's argument for CPU node i asking for a core at its ready time:
+ * above the nodes' own (DAGs have at most 2^30 nodes). */
+#define DAG_ASK(g, i) ((g)->n + (i))
 
 /* Node i may start: a message is posted delay after ready, a join
  * completes then (through a timer if it has a delay), a CPU node takes a
@@ -204,6 +207,39 @@ static tn_sim_status_t dag_complete(tn_sim_dag_src_t *s, tn_sim_eng_t *e, int32_
     return TN_SIM_OK;
 }
 
+/* CPU node i asks its host for a core at time t (the engine's now): it
+ * takes a free one, or queues.  A wait_only message end is done when it
+ * has the core: onto the caller's stack (top), or completed here when
+ * there is none (a timer's). */
+static tn_sim_status_t dag_cpu_ask(tn_sim_dag_src_t *s, tn_sim_eng_t *e, int32_t i, double t, int32_t *top)
+{
+    tn_sim_dag_t *g = s->dag;
+    int32_t h = g->nd[i].src;
+    if (s->pfree[h] > 0) {
+        s->pfree[h]--;
+        if (g->wait_only && g->bytes[i] == TN_SIM_DAG_CPU_END) {
+            /* done now (as a join); the core is released by a timer of its
+             * own (dag_timer) */
+            tn_sim_status_t st = tn_sim_eng_timer(e, t + g->nd[i].delay, s->base.job, DAG_RELEASE(i));
+            if (st != TN_SIM_OK || top == NULL) {
+                return st != TN_SIM_OK ? st : dag_complete(s, e, i, t);
+            }
+            g->nd[i].ready = t;
+            s->stack[(*top)++] = i;
+            return TN_SIM_OK;
+        }
+        return tn_sim_eng_timer(e, t + g->nd[i].delay, s->base.job, i);
+    }
+    s->qnext[i] = -1;
+    if (s->phead[h] < 0) {
+        s->phead[h] = i;
+    } else {
+        s->qnext[s->ptail[h]] = i;
+    }
+    s->ptail[h] = i;
+    return TN_SIM_OK;
+}
+
 static tn_sim_status_t dag_begin(tn_sim_dag_src_t *s, tn_sim_eng_t *e, int32_t i, double ready,
                                  int32_t *top)
 {
@@ -214,26 +250,13 @@ static tn_sim_status_t dag_begin(tn_sim_dag_src_t *s, tn_sim_eng_t *e, int32_t i
                                g->bytes[i], i);
     }
     if (g->nd[i].dst == TN_SIM_DAG_CPU) {
-        int32_t h = g->nd[i].src;
-        if (s->pfree[h] > 0) {
-            s->pfree[h]--;
-            if (g->wait_only && g->bytes[i] == TN_SIM_DAG_CPU_END) {
-                /* done now (onto the stack, as a join); the core is
-                 * released by a timer of its own (dag_timer) */
-                g->nd[i].ready = ready;
-                s->stack[(*top)++] = i;
-                return tn_sim_eng_timer(e, ready + g->nd[i].delay, s->base.job, DAG_RELEASE(i));
-            }
-            return tn_sim_eng_timer(e, ready + g->nd[i].delay, s->base.job, i);
+        /* a host's cores go in the order the work is ready: a message
+         * delivered later than now (the engine reports a delivery at its
+         * flow's end) asks at its delivery time */
+        if (ready > e->now) {
+            return tn_sim_eng_timer(e, ready, s->base.job, DAG_ASK(g, i));
         }
-        s->qnext[i] = -1;
-        if (s->phead[h] < 0) {
-            s->phead[h] = i;
-        } else {
-            s->qnext[s->ptail[h]] = i;
-        }
-        s->ptail[h] = i;
-        return TN_SIM_OK;
+        return dag_cpu_ask(s, e, i, e->now, top);
     }
     if (g->nd[i].dst <= TN_SIM_DAG_MCAST) {
         int32_t k = TN_SIM_DAG_MCAST - g->nd[i].dst;
@@ -286,6 +309,9 @@ static tn_sim_status_t dag_timer(tn_sim_src_t *src, tn_sim_eng_t *e, int32_t arg
 {
     tn_sim_dag_src_t *s = (tn_sim_dag_src_t *)src;
     tn_sim_dag_t *g = s->dag;
+    if (arg >= g->n) {
+        return dag_cpu_ask(s, e, arg - g->n, t, NULL);
+    }
     if (arg < 0 || g->nd[arg].dst == TN_SIM_DAG_CPU) {
         /* its core goes to the next in its host's queue, or is free; with
          * wait_only the work was done when it got the core, and so is the

@@ -222,7 +222,7 @@ tn_sim_status_t tn_sim_prog_dag(tn_sim_prog_t *p, const tn_sim_replay_conf_t *rc
         st = TN_SIM_ERR_PARSE;
         goto out;
     }
-    int hosts = rc->cpu_o > 0;
+    int hosts = rc->cpu_o > 0 || rc->cpu_fwd > 0;
     if (hosts) {
         free(p->in_dag);
         p->in_dag = malloc(sizeof(int32_t) * (n + 1));
@@ -302,7 +302,13 @@ tn_sim_status_t tn_sim_prog_dag(tn_sim_prog_t *p, const tn_sim_replay_conf_t *rc
                         ? prog_cpu(g, p, rc, p->src[i], delay, 0)
                         : tn_sim_dag_node(g, s, d, d < 0 ? 0 : p->bytes[i], delay);
         if (hosts && p->dst[i] >= 0) {
-            cr = prog_cpu(g, p, rc, p->dst[i], rc->cpu_o, 1);
+            double fwd = 0;
+            if (d >= 0 && rc->cpu_fwd > 0 && rc->ss_hops != NULL) {
+                /* the frames of its bytes, forwarded on the hosts' cores */
+                double frames = p->bytes[i] > 0 ? ceil((double)p->bytes[i] / rc->cpu_frame) : 1;
+                fwd = rc->cpu_fwd * frames * rc->ss_hops(rc->ss_ctx, s, d);
+            }
+            cr = prog_cpu(g, p, rc, p->dst[i], rc->cpu_o + fwd, 1);
         }
         if (x < 0 || (hosts && p->dst[i] >= 0 && (cs < 0 || cr < 0))) {
             snprintf(why, whylen, "replay: out of memory for the DAG");

@@ -72,6 +72,13 @@ typedef struct {
     int cpu_share;
     int cpu_wait;        /* cpu_charge = wait: a message waits for a core, not
                           * for the work, whose time its latency holds */
+    /* hosts that also forward frames (software switches, link emulators):
+     * a message's receiver work grows by cpu_fwd ns per frame (cpu_frame
+     * bytes, at least one) for each switch-to-switch link on its route,
+     * ss_hops(ss_ctx, from slot, to slot) of them (NULL: none) */
+    double cpu_fwd, cpu_frame;
+    int (*ss_hops)(void *ctx, int32_t s, int32_t d);
+    void *ss_ctx;
 } tn_sim_replay_conf_t;
 
 struct tn_sim_plan_cache;

@@ -94,6 +94,40 @@ void tn_sim_run_clear(tn_sim_run_t *r)
     }
 }
 
+/* The switch-to-switch links on the route between a replay's slots
+ * (their job's endpoints), as the router takes it with no load. */
+typedef struct {
+    const tn_sim_run_t *r;
+    int32_t path[256];
+} run_hops_t;
+
+static double run_no_load(void *ctx, int32_t port)
+{
+    (void)ctx;
+    (void)port;
+    return 0;
+}
+
+static int run_ss_hops(void *ctx, int32_t s, int32_t d)
+{
+    run_hops_t *x = ctx;
+    const tn_sim_topo_t *t = &x->r->topo;
+    const tn_sim_job_t *job = &x->r->jobs[0];
+    if (s < 0 || d < 0 || s >= job->n || d >= job->n) {
+        return 0;
+    }
+    tn_sim_rhdr_t h;
+    tn_sim_route_begin(&x->r->rt, &h, job->ep[s], job->ep[d], 0, run_no_load, NULL);
+    int n = tn_sim_route_path(&x->r->rt, &h, run_no_load, NULL, x->path, NULL,
+                              x->r->rt.max_hops < 256 ? x->r->rt.max_hops : 256);
+    int k = 0;
+    for (int i = 0; i < n; i++) {
+        int32_t l = x->path[i];
+        k += t->peer[l] >= t->n_ep && t->peer[t->peer_port[l]] >= t->n_ep;
+    }
+    return k;
+}
+
 tn_sim_status_t tn_sim_run_once(tn_sim_run_t *r, const tn_sim_conf_t *c, double load, char *why,
                                 size_t whylen)
 {
@@ -110,7 +144,11 @@ tn_sim_status_t tn_sim_run_once(tn_sim_run_t *r, const tn_sim_conf_t *c, double 
         } else {
             if (j == 0 && r->prog != NULL) {
                 tn_sim_replay_conf_t rc;
+                static run_hops_t hops;
                 tn_sim_replay_conf(c, &rc);
+                hops.r = r;
+                rc.ss_hops = run_ss_hops;
+                rc.ss_ctx = &hops;
                 st = tn_sim_prog_dag(r->prog, &rc, &r->dag[j], why, whylen);
             } else if (r->jobs[j].c.pattern == TN_SIM_PAT_COLL) {
                 tn_sim_replay_conf_t rc;
@@ -211,6 +249,10 @@ void tn_sim_replay_conf(const tn_sim_conf_t *c, tn_sim_replay_conf_t *rc)
     rc->cpu_cores = c->cpu_cores;
     rc->cpu_share = c->cpu_share;
     rc->cpu_wait = c->cpu_charge;
+    rc->cpu_fwd = c->cpu_fwd;
+    rc->cpu_frame = c->cpu_frame;
+    rc->ss_hops = NULL;
+    rc->ss_ctx = NULL;
     rc->bcast_mcast = c->bcast_mcast;
     rc->coll_plan = NULL;
     if (strcmp(c->coll_plan, "auto") == 0) {
