@@ -53,7 +53,11 @@
 #     median over 1..64 KiB, the jobs' sizes: coll_op_bw, coll_copy_bw),
 #     and again with the
 #     host model (docs/sim.md "Hosts", cpu_charge wait): every message
-#     holds a core O us at each end, the R ranks share the machine's C
+#     holds a core O us at each end, and with tern-wire every frame of a
+#     message (1472 bytes) costs its receiver the forwarders' core time
+#     per frame on each leaf-spine link it crosses (cpu_fwd: their CPU
+#     time over the frames they forwarded during the busy latency's run),
+#     the R ranks share the machine's C
 #     cores (nproc), and a message waits when its end finds no core free
 #     (the graph's latencies, measured by ping-pongs, hold the work of an
 #     uncontended one).  O is fitted (bisection, up to the busy latency) so
@@ -118,6 +122,23 @@ cores=$(nproc)
 sf=0
 if [[ $TN_TREE_LINK == wire ]]; then sf=1514; fi
 
+# fwd_sample: "ns frames": the CPU time the switch namespace's forwarders
+# (tern-wire) have used so far (schedstat), and the frames they have
+# written into their TAP devices (rx_packets); "0 0" without tern-wire
+fwd_sample() {
+    if [[ $TN_TREE_LINK != wire ]]; then
+        echo "0 0"
+        return
+    fi
+    local ns=0 frames p
+    for p in $(ip netns pids "$prefix-sw"); do
+        ns=$((ns + $(cut -d' ' -f1 "/proc/$p/schedstat" 2>/dev/null || echo 0)))
+    done
+    frames=$(ip netns exec "$prefix-sw" sh -c 'cat /sys/class/net/up*/statistics/rx_packets \
+             /sys/class/net/dn*/statistics/rx_packets' | awk '{ s += $1 } END { print s + 0 }')
+    echo "$ns $frames"
+}
+
 # 2: calibration on the job's own namespaces and rank count (ranks 0 and 1
 # measure, the others wait in the benchmark's collectives, as in the traced
 # tern_latency and tern_bw); prints "one-way-us MB/s", the medians of
@@ -158,10 +179,11 @@ fabric() {
     } >"$5"
 }
 
-# hosts O: the host model's keys for O us of a core a message end
+# hosts O: the host model's keys for O us of a core a message end, and
+# the forwarders' core time per frame on each leaf-spine link (cpu_fwd)
 hosts() {
     echo --cpu_o "$(awk -v o="$1" 'BEGIN { print o * 1000 }')" --cpu_cores "$cores" --cpu_share all \
-        --cpu_charge wait
+        --cpu_charge wait --cpu_fwd "$cpu_fwd" --cpu_frame 1472
 }
 
 # fit_o TRACE DIR GRAPH: the O (us) whose replay of TRACE on GRAPH with
@@ -214,9 +236,14 @@ for ranks in $sizes; do
     # the busy latency: an exchange's time while every rank sends and
     # receives at once (tern_halo, 8..64 bytes, median; on R ranks)
     # (traced: the host model's core time is fitted to this run, below)
+    # (and the forwarders' core time per frame, over the same run)
     rm -rf "$out/halo.busy.$ranks.trace" && mkdir -p "$out/halo.busy.$ranks.trace"
+    read -r fwd_ns0 fwd_fr0 < <(fwd_sample)
     TERN_TRACE=$out/halo.busy.$ranks.trace "$bin/tern-run" -n "$ranks" --netns "$far" \
         "$bin/tern_halo" -m 8:64 -t 0.2 >"$out/halo.busy.$ranks.txt"
+    read -r fwd_ns1 fwd_fr1 < <(fwd_sample)
+    cpu_fwd=$(awk -v c=$((fwd_ns1 - fwd_ns0)) -v f=$((fwd_fr1 - fwd_fr0)) \
+        'BEGIN { printf "%.0f", (f > 0 ? c / f : 0) }')
     lat_busy=$(median "$out/halo.busy.$ranks.txt")
     graph=$out/tree.$ranks.graph
     fabric "$lat_near" "$bw_near" "$lat_far" "$bw_far" "$graph"
@@ -232,7 +259,8 @@ for ranks in $sizes; do
         echo "$ranks ranks; calibration ($ranks ranks): inside a leaf $lat_near us one-way, $bw_near MB/s;" \
              "across leaves $lat_far us, $bw_far MB/s; busy (tern_halo) $lat_busy us"
         echo "  -> host links $host_lat ns, $host_bw Gbit/s; leaf-spine links $spine_lat ns, $spine_bw Gbit/s;" \
-             "store_forward $sf; hosts: $cpu_o us a message end on $cores cores"
+             "store_forward $sf; hosts: $cpu_o us a message end on $cores cores," \
+             "forwarding $cpu_fwd ns a frame a leaf-spine link"
         echo
         echo "| job | trace job time (us) | replay (us) | error | trace p50 (us) | replay (us) | error |" \
              "hosts: job error | p50 error |"
