@@ -195,6 +195,26 @@ static void link_bytes(const tn_sim_run_t *r, double *bytes)
  * links, B bytes each, the other 44 idle.  Time: B / 1 + 4 x 100 ns =
  * 1 000 400 ns.  The binomial model takes 4 rounds of B (4 001 200 ns);
  * Tern's own binomial broadcast (tern-coll-plan) is slower still. */
+/* The bytes each link of r carried (its heatmap), and how many links
+ * carried `want` bytes (on; bad: off by more than 1e-6) or none (off). */
+static void tree_links(tn_sim_run_t *r, double want, double *bytes, int *on, int *off, int *bad)
+{
+    CHECK(r->topo.n_port <= 256);
+    link_bytes(r, bytes);
+    *on = *off = *bad = 0;
+    for (int32_t p = 0; p < r->topo.n_port; p++) {
+        if (r->topo.peer[p] < 0) {
+            continue;
+        }
+        if (bytes[p] > 0) {
+            (*on)++;
+            *bad += fabs(bytes[p] - want) > 1e-6 * want;
+        } else {
+            (*off)++;
+        }
+    }
+}
+
 static void mcast_hand(void)
 {
     enum { B = 1000000 };
@@ -205,20 +225,8 @@ static void mcast_hand(void)
     printf("mcast-hand: multicast %.1f ns (hand: 1000400)\n", t_mc);
     CHECK(t_mc == B + 400);
     double bytes[256];
-    CHECK(r->topo.n_port <= 256);
-    link_bytes(r, bytes);
-    int on = 0, off = 0, bad = 0;
-    for (int32_t p = 0; p < r->topo.n_port; p++) {
-        if (r->topo.peer[p] < 0) {
-            continue;
-        }
-        if (bytes[p] > 0) {
-            on++;
-            bad += fabs(bytes[p] - B) > 1e-6 * B;
-        } else {
-            off++;
-        }
-    }
+    int on, off, bad;
+    tree_links(r, B, bytes, &on, &off, &bad);
     printf("mcast-hand: %d links carried %d bytes each (%d off by more than 1e-6), %d idle\n", on, B, bad, off);
     CHECK(on == 20 && off == 44 && bad == 0);
     CHECK(bytes[0] == B || fabs(bytes[0] - B) <= 1e-6 * B);  /* the root's up-link */
@@ -401,20 +409,8 @@ static void mcast_packet(void)
          * hop per tree link per packet */
         CHECK(r->pkt.pkts == 245 * 15 && r->pkt.hops == 245 * 20);
         double bytes[256];
-        CHECK(r->topo.n_port <= 256);
-        link_bytes(r, bytes);
-        int on = 0, off = 0, bad = 0;
-        for (int32_t p = 0; p < r->topo.n_port; p++) {
-            if (r->topo.peer[p] < 0) {
-                continue;
-            }
-            if (bytes[p] > 0) {
-                on++;
-                bad += fabs(bytes[p] - WIRE) > 1e-6 * WIRE;
-            } else {
-                off++;
-            }
-        }
+        int on, off, bad;
+        tree_links(r, WIRE, bytes, &on, &off, &bad);
         printf("mcast-packet: %d links carried %d bytes each (%d off), %d idle\n", on, WIRE, bad, off);
         CHECK(on == 20 && off == 44 && bad == 0);
         done(r);

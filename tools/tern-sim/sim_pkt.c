@@ -346,6 +346,12 @@ static tn_sim_status_t pkt_forward(tn_sim_eng_t *e, int32_t k, int32_t v, int32_
     int32_t sw = v - t->n_ep;
     int32_t rel = i_in * p->nvc + p->pk[k].vc;  /* its queue among o's */
     size_t ov = (size_t)o * (size_t)p->nvc + p->pk[k].h.vc;
+    if (p->c.pfc && fill) {
+        tn_sim_status_t st = tn_sim_pfc_fill(e, link, p->pk[k].vc, p->pk[k].bytes);
+        if (st != TN_SIM_OK) {
+            return st;
+        }
+    }
     if (p->o_npk[o] == 0 && !(e->now < p->o_free[o]) &&
         !(p->o_credit[ov] < p->pk[k].bytes) && !p->o_paused[ov]) {
         /* o idle with nothing queued and room downstream: the queue
@@ -354,14 +360,6 @@ static tn_sim_status_t pkt_forward(tn_sim_eng_t *e, int32_t k, int32_t v, int32_
          * skipped).  The heatmap hears the same as if it had queued. */
         if (e->heat.queues) {
             tn_sim_heat_queue(&e->heat, sw, e->now, p->pk[k].bytes);
-        }
-        if (p->c.pfc && fill) {
-            tn_sim_status_t st = tn_sim_pfc_fill(e, link, p->pk[k].vc, p->pk[k].bytes);
-            if (st != TN_SIM_OK) {
-                return st;
-            }
-        }
-        if (e->heat.queues) {
             tn_sim_heat_queue(&e->heat, sw, e->now, -p->pk[k].bytes);
         }
         return pkt_out_send(e, o, k, rel, (t->port_off[v + 1] - t->port_off[v]) * p->nvc);
@@ -378,12 +376,6 @@ static tn_sim_status_t pkt_forward(tn_sim_eng_t *e, int32_t k, int32_t v, int32_
     p->o_qbytes[o] += p->pk[k].bytes;
     if (e->heat.queues) {
         tn_sim_heat_queue(&e->heat, sw, e->now, p->pk[k].bytes);
-    }
-    if (p->c.pfc && fill) {
-        tn_sim_status_t st = tn_sim_pfc_fill(e, link, p->pk[k].vc, p->pk[k].bytes);
-        if (st != TN_SIM_OK) {
-            return st;
-        }
     }
     return tn_sim_pkt_out_kick(e, o);
 }
