@@ -384,7 +384,7 @@ static void tc_walk(const tc_state_t *s, tc_path_t *p, uint32_t rec)
             t = rc->t_exit;
         }
         int64_t e = rc->t_enter < t ? rc->t_enter : t;
-        tc_wait_t w;
+        tc_wait_t w = { 0 };  /* (tc_waited fills it when it finds one) */
         if (tc_waited(s, r, (uint32_t)idx, t, &w) && w.a > e) {
             int64_t a = w.a < t ? w.a : t;
             tc_mark(p, width, r, w.ts, t);
