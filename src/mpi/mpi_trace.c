@@ -210,22 +210,20 @@ void tn_mpi_trace_nbrs_(tn_comm_t *c)
         return;
     }
     tn_topo_neighbors(c->topo, c->rank, &indeg, &outdeg, NULL, NULL);
-    int32_t *r = malloc(sizeof(int32_t) * ((size_t)indeg + (size_t)outdeg + 1));
-    int *tmp = malloc(sizeof(int) * ((size_t)indeg + (size_t)outdeg + 1));
-    if (r != NULL && tmp != NULL) {
-        tn_topo_neighbors(c->topo, c->rank, &indeg, &outdeg, tmp, tmp + indeg);
-        for (int i = 0; i < indeg + outdeg; i++) {
-            r[i] = tmp[i] == TN_TOPO_PROC_NULL ? TERN_TRACE_PROC_NULL : tmp[i];
-        }
-        tern_trace_nbrs_t h = {
-            .comm = tn_mpi_trace_comm(c), .indegree = (uint32_t)indeg,
-            .outdegree = (uint32_t)outdeg,
-            .flags = c->topo->kind == TN_TOPO_CART ? TERN_TRACE_NBRS_CART : 0,
-        };
-        tn_trace_item(TERN_TRACE_I_NBRS, &h, sizeof(h), r,
-                      sizeof(int32_t) * ((size_t)indeg + (size_t)outdeg));
+    _Static_assert(sizeof(int) == sizeof(int32_t), "the lists go out as they are");
+    int *r = malloc(sizeof(int) * ((size_t)indeg + (size_t)outdeg + 1));
+    if (r == NULL) {
+        return;
     }
-    free(tmp);
+    tn_topo_neighbors(c->topo, c->rank, &indeg, &outdeg, r, r + indeg);
+    for (int i = 0; i < indeg + outdeg; i++) {
+        r[i] = r[i] == TN_TOPO_PROC_NULL ? TERN_TRACE_PROC_NULL : r[i];
+    }
+    tern_trace_nbrs_t h = {
+        .comm = tn_mpi_trace_comm(c), .indegree = (uint32_t)indeg, .outdegree = (uint32_t)outdeg,
+        .flags = c->topo->kind == TN_TOPO_CART ? TERN_TRACE_NBRS_CART : 0,
+    };
+    tn_trace_item(TERN_TRACE_I_NBRS, &h, sizeof(h), r, sizeof(int32_t) * ((size_t)indeg + (size_t)outdeg));
     free(r);
 }
 

@@ -159,22 +159,6 @@ typedef struct {
     const tm_member_t **mem;
 } rt_cbuf_t;
 
-/* The member of world rank w among a collective's members (sorted by
- * world rank), or NULL. */
-static const tm_member_t *rt_member(const rt_t *t, const tm_coll_t *co, int32_t w)
-{
-    uint32_t lo = co->first, hi = co->first + co->n;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if ((int64_t)t->m->members[mid].rank < (int64_t)w) {
-            lo = mid + 1;
-        } else {
-            hi = mid;
-        }
-    }
-    return lo < co->first + co->n && (int64_t)t->m->members[lo].rank == (int64_t)w ? &t->m->members[lo] : NULL;
-}
-
 /* The n counts of the given type (TERN_TRACE_I_SCOUNTS / RCOUNTS) in a
  * member's record of a collective, or NULL. */
 static const uint64_t *rt_citem(const rt_t *t, const tm_member_t *mb, unsigned type, uint32_t n)
@@ -226,14 +210,7 @@ static uint64_t *rt_vcounts(const rt_t *t, const tm_member_t *const *mb, uint32_
 /* The item of the given type in a member's collective record (NULL: none). */
 static const tl_item_t *rt_ritem(const rt_t *t, const tm_member_t *mb, unsigned type)
 {
-    const tl_rank_t *rk = &t->j->ranks[mb->rank];
-    const tl_rec_t *r = &rk->recs[mb->rec];
-    for (uint32_t k = r->item; k < r->item + r->nitems && k < rk->nitems; k++) {
-        if (rk->items[k].type == type) {
-            return &rk->items[k];
-        }
-    }
-    return NULL;
+    return tl_rec_item(&t->j->ranks[mb->rank], mb->rec, type);
 }
 
 /* A neighbourhood collective's lists and blocks (tn_sim_coll_t.nbrs) from
@@ -332,7 +309,8 @@ static tn_sim_status_t rt_coll(rt_t *t, const tm_coll_t *co, rt_cbuf_t *b)
                        .rbytes = b->rb, .root = -1, .one_node = 1, .shm_lat = t->rc->shm_lat};
     for (uint32_t i = 0; i < cm->size; i++) {
         /* members are in world rank order, the communicator's may differ */
-        const tm_member_t *mb = rt_member(t, co, cm->world[i]);
+        uint32_t k = tm_member_of(t->m, co, cm->world[i]);
+        const tm_member_t *mb = k == TL_NONE ? NULL : &t->m->members[k];
         b->mem[i] = mb;
         if (mb == NULL || mb->item >= j->ranks[mb->rank].nitems || mb->done == TL_NONE) {
             t->p->opaque_colls++;

@@ -163,22 +163,6 @@ static int64_t tc_arrive(int64_t ts, double extra)
     return a >= 9.0e18 ? INT64_MAX : (int64_t)a;
 }
 
-/* The member of world rank w among a collective's (sorted by world
- * rank), or TL_NONE. */
-static uint32_t tc_member_of(const tc_state_t *s, const tm_coll_t *cl, int32_t w)
-{
-    uint32_t lo = cl->first, hi = cl->first + cl->n;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if ((int64_t)s->m->members[mid].rank < (int64_t)w) {
-            lo = mid + 1;
-        } else {
-            hi = mid;
-        }
-    }
-    return lo < cl->first + cl->n && (int64_t)s->m->members[lo].rank == (int64_t)w ? lo : TL_NONE;
-}
-
 /* A neighbourhood collective's member k waits for the in-neighbour that
  * entered last (TL_NONE: none); 0 when its neighbours are not known
  * (a trace without them, a neighbour not among the members), *dep_p
@@ -187,38 +171,31 @@ static int tc_nbr_dep(const tc_state_t *s, const tm_coll_t *cl, uint32_t k, uint
 {
     const tm_member_t *mb = &s->m->members[k];
     const tl_rank_t *rk = &s->j->ranks[mb->rank];
-    const tl_rec_t *r = &rk->recs[mb->rec];
-    if (cl->comm >= s->j->ncomms) {
+    const tl_item_t *it = tl_rec_item(rk, mb->rec, TERN_TRACE_I_NBRS);
+    if (it == NULL || cl->comm >= s->j->ncomms || it->comm != cl->comm || it->id + it->bytes > rk->ncounts) {
         return 0;
     }
     const tl_comm_t *cm = &s->j->comms[cl->comm];
-    for (uint32_t q = r->item; q < r->item + r->nitems && q < rk->nitems; q++) {
-        const tl_item_t *it = &rk->items[q];
-        if (it->type != TERN_TRACE_I_NBRS || it->comm != cl->comm || it->id + it->bytes > rk->ncounts) {
-            continue;
+    uint32_t best = TL_NONE;
+    int64_t tb = INT64_MIN;
+    for (uint32_t i = 0; i < (uint32_t)it->bytes; i++) {
+        int32_t src = tl_nbr(rk, it, i);
+        if (src < 0) {
+            continue;                           /* MPI_PROC_NULL */
         }
-        uint32_t best = TL_NONE;
-        int64_t tb = INT64_MIN;
-        for (uint32_t i = 0; i < (uint32_t)it->bytes; i++) {
-            int32_t src = tl_nbr(rk, it, i);
-            if (src < 0) {
-                continue;                       /* MPI_PROC_NULL */
-            }
-            uint32_t o = (uint32_t)src < cm->size ? tc_member_of(s, cl, cm->world[src]) : TL_NONE;
-            if (o == TL_NONE) {
-                return 0;
-            }
-            const tm_member_t *om = &s->m->members[o];
-            int64_t t = s->j->ranks[om->rank].recs[om->rec].t_enter;
-            if (o != k && t > tb) {
-                tb = t;
-                best = o;
-            }
+        uint32_t o = (uint32_t)src < cm->size ? tm_member_of(s->m, cl, cm->world[src]) : TL_NONE;
+        if (o == TL_NONE) {
+            return 0;
         }
-        *dep_p = best;
-        return 1;
+        const tm_member_t *om = &s->m->members[o];
+        int64_t t = s->j->ranks[om->rank].recs[om->rec].t_enter;
+        if (o != k && t > tb) {
+            tb = t;
+            best = o;
+        }
     }
-    return 0;
+    *dep_p = best;
+    return 1;
 }
 
 /* The member a collective's member k waited for, or TL_NONE. */

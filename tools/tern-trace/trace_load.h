@@ -188,6 +188,19 @@ static inline const char *tl_call_name(const tl_job_t *j, unsigned call)
     return call < j->ncalls ? j->calls[call] : "?";
 }
 
+/* The first item of the given type (TERN_TRACE_I_*) in record rec of rank
+ * r, or NULL. */
+static inline const tl_item_t *tl_rec_item(const tl_rank_t *r, uint32_t rec, unsigned type)
+{
+    const tl_rec_t *c = &r->recs[rec];
+    for (uint32_t k = c->item; k < c->item + c->nitems && k < r->nitems; k++) {
+        if (r->items[k].type == type) {
+            return &r->items[k];
+        }
+    }
+    return NULL;
+}
+
 /* Neighbour k of an NBRS item of rank r (sources, then destinations): a
  * communicator rank or TERN_TRACE_PROC_NULL. */
 static inline int32_t tl_nbr(const tl_rank_t *r, const tl_item_t *it, uint32_t k)

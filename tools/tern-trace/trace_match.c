@@ -665,3 +665,17 @@ void tm_free(tm_match_t *m)
     free(m->members);
     memset(m, 0, sizeof(*m));
 }
+
+uint32_t tm_member_of(const tm_match_t *m, const tm_coll_t *c, int32_t w)
+{
+    uint32_t lo = c->first, hi = c->first + c->n;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if ((int64_t)m->members[mid].rank < (int64_t)w) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    return lo < c->first + c->n && (int64_t)m->members[lo].rank == (int64_t)w ? lo : TL_NONE;
+}

@@ -105,4 +105,8 @@ typedef struct {
 int tm_match(const tl_job_t *j, tm_match_t *m);
 void tm_free(tm_match_t *m);
 
+/* The index of the member of world rank w among collective c's (they are
+ * in world rank order, the communicator's may differ), or TL_NONE. */
+uint32_t tm_member_of(const tm_match_t *m, const tm_coll_t *c, int32_t w);
+
 #endif

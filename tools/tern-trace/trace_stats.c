@@ -172,12 +172,8 @@ static int ts_nbr_edges(const tl_job_t *j, uint32_t w, ts_pairs_t *t)
 {
     const tl_rank_t *rk = &j->ranks[w];
     for (uint32_t q = 0; q < rk->nrecs; q++) {
-        const tl_rec_t *r = &rk->recs[q];
-        const tl_item_t *nb = NULL, *sc = NULL;
-        for (uint32_t k = r->item; k < r->item + r->nitems && k < rk->nitems; k++) {
-            nb = rk->items[k].type == TERN_TRACE_I_NBRS ? &rk->items[k] : nb;
-            sc = rk->items[k].type == TERN_TRACE_I_SCOUNTS ? &rk->items[k] : sc;
-        }
+        const tl_item_t *nb = tl_rec_item(rk, q, TERN_TRACE_I_NBRS);
+        const tl_item_t *sc = nb != NULL ? tl_rec_item(rk, q, TERN_TRACE_I_SCOUNTS) : NULL;
         if (nb == NULL || sc == NULL || sc->bytes != nb->rbytes || nb->comm >= j->ncomms ||
             nb->id + nb->bytes + nb->rbytes > rk->ncounts || sc->id + sc->bytes > rk->ncounts) {
             continue;
